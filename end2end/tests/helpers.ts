@@ -1,0 +1,54 @@
+import { expect, type Page } from '@playwright/test';
+
+export const ADMIN = {
+  user: process.env.ADMIN_USER ?? 'admin',
+  password: process.env.ADMIN_PASSWORD ?? '',
+};
+export const STAFF = {
+  user: process.env.STAFF_USER ?? 'staff',
+  password: process.env.STAFF_PASSWORD ?? '',
+};
+
+/** The WASM bundle has hydrated the page (App sets this marker from an effect). */
+export async function waitHydrated(page: Page) {
+  await page.locator('body[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 30_000 });
+}
+
+export async function login(page: Page, who: { user: string; password: string }) {
+  await page.goto('/login');
+  await waitHydrated(page);
+  await page.getByTestId('login-username').fill(who.user);
+  await page.getByTestId('login-password').fill(who.password);
+  await page.getByTestId('login-submit').click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByTestId('logout')).toBeVisible();
+}
+
+/** Chooses the option whose `data-code` is `code` (values are ids, which the tests do not know). */
+export async function selectByCode(page: Page, testId: string, code: string) {
+  const select = page.getByTestId(testId);
+  const option = select.locator(`option[data-code="${code}"]`);
+  await expect(option).toHaveCount(1);
+  const value = await option.getAttribute('value');
+  await select.selectOption(value!);
+}
+
+/** Collects console errors and uncaught page errors from now on. */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
+}
+
+/** Requests to server functions or the REST API made from now on. */
+export function recordApiRequests(page: Page): string[] {
+  const urls: string[] = [];
+  page.on('request', (req) => {
+    const path = new URL(req.url()).pathname;
+    if (path.startsWith('/sfn') || path.startsWith('/api')) urls.push(`${req.method()} ${path}`);
+  });
+  return urls;
+}

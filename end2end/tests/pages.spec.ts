@@ -1,0 +1,66 @@
+import { expect, test, type Page } from '@playwright/test';
+import { ADMIN, STAFF, collectErrors, login, waitHydrated } from './helpers';
+
+async function visit(page: Page, path: string) {
+  await page.goto(path);
+  await waitHydrated(page);
+  await page.waitForLoadState('networkidle');
+}
+
+test('the login page hydrates without console errors', async ({ page }) => {
+  const errors = collectErrors(page);
+  await visit(page, '/login');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'th');
+  await expect(page.getByTestId('login-submit')).toBeEnabled();
+  expect(errors).toEqual([]);
+});
+
+test('the staff pages hydrate without console errors', async ({ page }) => {
+  await login(page, STAFF);
+  const errors = collectErrors(page);
+  await visit(page, '/');
+  await expect(page.getByTestId('select-project')).toBeVisible();
+  // interactive after hydration: choosing a project offers its organizations
+  await page.getByTestId('select-project').selectOption({ index: 1 });
+  await expect(page.getByTestId('user-name')).toBeVisible();
+  // staff see no admin links
+  await expect(page.getByTestId('nav-templates')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test('the admin pages hydrate without console errors', async ({ page }) => {
+  await login(page, ADMIN);
+  const errors = collectErrors(page);
+  for (const path of ['/', '/templates', '/tokens']) {
+    await visit(page, path);
+    await expect(page.getByTestId('logout')).toBeVisible();
+  }
+  await expect(page.getByTestId('token-name')).toBeVisible();
+  await visit(page, '/templates');
+  await expect(page.getByTestId('template-input')).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test('the language switch changes the words and is remembered', async ({ page }) => {
+  await login(page, STAFF);
+  const errors = collectErrors(page);
+  const nav = page.getByTestId('nav-reserve');
+  await expect(nav).toHaveText('ออกเลขที่');
+  await page.getByTestId('lang-switch').click();
+  await expect(nav).toHaveText('Numbers');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  // the server renders the remembered language, so the page hydrates in English
+  await visit(page, '/');
+  await expect(nav).toHaveText('Numbers');
+  await page.getByTestId('lang-switch').click();
+  await expect(nav).toHaveText('ออกเลขที่');
+  expect(errors).toEqual([]);
+});
+
+test('logout returns to the login page', async ({ page }) => {
+  await login(page, STAFF);
+  await page.getByTestId('logout').click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login$/);
+});

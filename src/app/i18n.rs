@@ -1,0 +1,248 @@
+//! The UI's words, Thai first, English second — the one dictionary of the web app.
+//! The language is a context signal, remembered in the `docnum_lang` cookie so that the server
+//! renders the page in the same language the browser hydrates it in.
+
+use leptos::prelude::*;
+
+pub const LANG_COOKIE: &str = "docnum_lang";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lang {
+    #[default]
+    Th,
+    En,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Th => "th",
+            Lang::En => "en",
+        }
+    }
+
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::Th => Lang::En,
+            Lang::En => Lang::Th,
+        }
+    }
+
+    /// The language chosen in a `Cookie:` header / `document.cookie` string; Thai when absent.
+    pub fn from_cookie_header(cookies: &str) -> Lang {
+        cookies
+            .split(';')
+            .filter_map(|c| c.trim().split_once('='))
+            .find(|(k, _)| *k == LANG_COOKIE)
+            .map(|(_, v)| if v.trim() == "en" { Lang::En } else { Lang::Th })
+            .unwrap_or_default()
+    }
+}
+
+/// (key, Thai, English)
+const WORDS: &[(&str, &str, &str)] = &[
+    ("app.name", "ระบบออกเลขที่เอกสาร", "Document Numbering"),
+    ("nav.reserve", "ออกเลขที่", "Numbers"),
+    ("nav.templates", "แม่แบบเลขที่", "Templates"),
+    ("nav.tokens", "API tokens", "API tokens"),
+    ("nav.logout", "ออกจากระบบ", "Log out"),
+    ("nav.switch", "EN", "ไทย"),
+    ("nav.switch.title", "Switch to English", "เปลี่ยนเป็นภาษาไทย"),
+    ("common.loading", "กำลังโหลด…", "Loading…"),
+    ("common.choose", "— เลือก —", "— choose —"),
+    ("common.copy", "คัดลอก", "Copy"),
+    ("common.copied", "คัดลอกแล้ว", "Copied"),
+    ("common.copy_failed", "คัดลอกไม่สำเร็จ — กรุณาคัดลอกเอง", "Could not copy — please copy it by hand"),
+    ("common.no_access", "คุณไม่มีสิทธิ์ใช้หน้านี้", "You do not have access to this page"),
+    ("common.redirecting", "กำลังไปหน้าเข้าสู่ระบบ…", "Going to the login page…"),
+    ("common.not_found", "ไม่พบหน้าที่ต้องการ", "Page not found"),
+    ("common.inactive", "(ปิดใช้งาน)", "(inactive)"),
+    ("login.title", "เข้าสู่ระบบ", "Log in"),
+    ("login.username", "ชื่อผู้ใช้", "User name"),
+    ("login.password", "รหัสผ่าน", "Password"),
+    ("login.submit", "เข้าสู่ระบบ", "Log in"),
+    ("login.busy", "กำลังเข้าสู่ระบบ…", "Logging in…"),
+    ("reserve.title", "ขอเลขที่เอกสาร", "Reserve a document number"),
+    ("reserve.project", "โครงการ", "Project"),
+    ("reserve.type", "ประเภทเอกสาร", "Correspondence type"),
+    ("reserve.originator", "ผู้ส่ง (ต้นเรื่อง)", "Originator"),
+    ("reserve.recipient", "ผู้รับ", "Recipient"),
+    ("reserve.subtype", "ประเภทย่อย", "Sub-type"),
+    ("reserve.rfatype", "ประเภท RFA", "RFA type"),
+    ("reserve.discipline", "สาขางาน", "Discipline"),
+    ("reserve.revision", "ครั้งที่แก้ไข (Revision)", "Revision"),
+    ("reserve.revision.hint", "เว้นว่าง = A", "empty = A"),
+    ("reserve.template", "แม่แบบที่ใช้", "Template in use"),
+    ("reserve.template.loading", "กำลังหาแม่แบบ…", "Finding the template…"),
+    ("reserve.source.ProjectType", "แม่แบบของโครงการสำหรับประเภทนี้", "project template for this type"),
+    ("reserve.source.ProjectDefault", "แม่แบบเริ่มต้นของโครงการ", "project default template"),
+    ("reserve.source.SystemDefault", "แม่แบบเริ่มต้นของระบบ", "system default template"),
+    ("reserve.incomplete", "เลือกข้อมูลให้ครบเพื่อดูเลขที่ถัดไป", "Complete the form to see the next number"),
+    ("reserve.preview", "เลขที่ถัดไป", "Next number"),
+    ("reserve.preview.note", "ตัวอย่างเท่านั้น — ยังไม่ได้จอง", "preview only — not reserved"),
+    ("reserve.button", "จองเลขที่", "Reserve number"),
+    ("reserve.busy", "กำลังจอง…", "Reserving…"),
+    ("reserve.reserved", "เลขที่ที่จองไว้", "Reserved number"),
+    ("reserve.expires_in", "หมดอายุใน", "Expires in"),
+    ("reserve.expired", "การจองหมดอายุแล้ว", "The reservation has expired"),
+    ("reserve.document_id", "รหัสเอกสาร (Document ID)", "Document ID"),
+    ("reserve.confirm", "ยืนยันการใช้เลขที่", "Confirm"),
+    ("reserve.cancel", "ยกเลิกการจอง", "Cancel reservation"),
+    ("reserve.cancel_reason", "เหตุผลการยกเลิก (ไม่บังคับ)", "Reason for cancelling (optional)"),
+    ("reserve.status", "สถานะ", "Status"),
+    ("reserve.status.RESERVED", "จองแล้ว (รอยืนยัน)", "reserved (awaiting confirmation)"),
+    ("reserve.status.CONFIRMED", "ยืนยันแล้ว", "confirmed"),
+    ("reserve.status.CANCELLED", "ยกเลิกแล้ว", "cancelled"),
+    ("reserve.new", "ขอเลขที่ใหม่", "Reserve another"),
+    ("reserve.no_template", "ไม่สามารถอ่านแม่แบบได้", "The template cannot be read"),
+    ("tpl.title", "แม่แบบเลขที่เอกสาร", "Numbering templates"),
+    ("tpl.project", "โครงการ", "Project"),
+    ("tpl.type", "ประเภทเอกสาร", "Correspondence type"),
+    ("tpl.project_default", "ค่าเริ่มต้นของโครงการ (ทุกประเภท)", "Project default (all types)"),
+    ("tpl.current", "แม่แบบปัจจุบัน", "Current template"),
+    ("tpl.current.none", "ยังไม่มีแม่แบบเฉพาะ — ใช้", "No own template yet — uses the"),
+    ("tpl.version", "ฉบับที่", "version"),
+    ("tpl.by", "โดย", "by"),
+    ("tpl.template", "แม่แบบ", "Template"),
+    ("tpl.reset", "การเริ่มนับใหม่", "Counter reset"),
+    ("tpl.reset.YEARLY", "ทุกปี (YEARLY)", "every year (YEARLY)"),
+    ("tpl.reset.MONTHLY", "ทุกเดือน (MONTHLY)", "every month (MONTHLY)"),
+    ("tpl.reset.NONE", "ไม่เริ่มใหม่ (NONE)", "never (NONE)"),
+    ("tpl.tokens_help", "โทเค็นที่ใช้ได้", "Tokens"),
+    ("tpl.preview", "ตัวอย่างเลขที่", "Preview"),
+    ("tpl.sample_year", "ปีตัวอย่าง (ค.ศ.)", "Sample year (A.D.)"),
+    ("tpl.sample_month", "เดือน", "Month"),
+    ("tpl.valid", "แม่แบบถูกต้อง", "The template is valid"),
+    ("tpl.errors", "ข้อผิดพลาด", "Errors"),
+    ("tpl.position", "ตำแหน่ง", "position"),
+    ("tpl.keyparts", "ตัวนับแยกตาม", "Separate counters per"),
+    ("tpl.kp.project", "โครงการ", "project"),
+    ("tpl.kp.type", "ประเภทเอกสาร", "correspondence type"),
+    ("tpl.kp.originator", "ผู้ส่ง", "originator"),
+    ("tpl.kp.recipient", "ผู้รับ", "recipient"),
+    ("tpl.kp.sub_type", "ประเภทย่อย", "sub-type"),
+    ("tpl.kp.rfa_type", "ประเภท RFA", "RFA type"),
+    ("tpl.kp.discipline", "สาขางาน", "discipline"),
+    ("tpl.kp.YEARLY", "ปี (เริ่มนับใหม่ทุกปี)", "year (restarts every year)"),
+    ("tpl.kp.MONTHLY", "เดือน (เริ่มนับใหม่ทุกเดือน)", "month (restarts every month)"),
+    ("tpl.kp.NONE", "ไม่เริ่มนับใหม่ (ลำดับต่อเนื่องตลอดโครงการ)", "never restarts (one sequence for the project)"),
+    ("tpl.reason", "เหตุผลการแก้ไข (บังคับ)", "Reason for the change (required)"),
+    ("tpl.save", "บันทึกแม่แบบ", "Save template"),
+    ("tpl.saving", "กำลังบันทึก…", "Saving…"),
+    ("tpl.saved", "บันทึกแล้ว ฉบับที่", "Saved, version"),
+    ("tpl.pick", "เลือกโครงการและประเภทเอกสาร", "Choose a project and a correspondence type"),
+    ("tokens.title", "API tokens", "API tokens"),
+    ("tokens.name", "ชื่อโทเค็น", "Token name"),
+    ("tokens.projects", "โครงการที่ใช้ได้ (ไม่เลือก = ทุกโครงการ)", "Projects (none chosen = all projects)"),
+    ("tokens.create", "สร้างโทเค็น", "Create token"),
+    ("tokens.secret", "โทเค็นใหม่ — แสดงครั้งเดียวเท่านั้น คัดลอกเก็บไว้ตอนนี้", "New token — shown only once, copy it now"),
+    ("tokens.list", "โทเค็นทั้งหมด", "All tokens"),
+    ("tokens.prefix", "ขึ้นต้นด้วย", "Prefix"),
+    ("tokens.scope", "โครงการ", "Projects"),
+    ("tokens.all_projects", "ทุกโครงการ", "all projects"),
+    ("tokens.created", "สร้างเมื่อ", "Created"),
+    ("tokens.state", "สถานะ", "State"),
+    ("tokens.active", "ใช้งานได้", "active"),
+    ("tokens.revoked", "ถูกเพิกถอน", "revoked"),
+    ("tokens.revoke", "เพิกถอน", "Revoke"),
+    ("tokens.empty", "ยังไม่มีโทเค็น", "No tokens yet"),
+];
+
+/// The word for `key` in `lang`; the key itself if the dictionary lacks it.
+pub fn word(lang: Lang, key: &'static str) -> &'static str {
+    WORDS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, th, en)| match lang {
+            Lang::Th => *th,
+            Lang::En => *en,
+        })
+        .unwrap_or(key)
+}
+
+/// The language signal, provided once by `App`.
+#[derive(Clone, Copy)]
+pub struct I18n {
+    pub lang: RwSignal<Lang>,
+}
+
+impl I18n {
+    /// The word for `key` in the current language (tracks the language).
+    pub fn t(&self, key: &'static str) -> &'static str {
+        word(self.lang.get(), key)
+    }
+
+    pub fn set(&self, lang: Lang) {
+        self.lang.set(lang);
+        store_lang(lang);
+    }
+}
+
+pub fn use_i18n() -> I18n {
+    use_context::<I18n>().expect("I18n is provided by App")
+}
+
+/// Creates the language signal from the cookie (request header on the server, `document.cookie`
+/// in the browser, so both render the same words) and provides it as context.
+pub fn provide_i18n() -> I18n {
+    let i18n = I18n { lang: RwSignal::new(initial_lang()) };
+    provide_context(i18n);
+    i18n
+}
+
+#[cfg(feature = "ssr")]
+fn initial_lang() -> Lang {
+    use_context::<axum::http::request::Parts>()
+        .and_then(|parts| {
+            parts
+                .headers
+                .get_all(axum::http::header::COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .map(Lang::from_cookie_header)
+                .find(|l| *l == Lang::En)
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+fn initial_lang() -> Lang {
+    Lang::from_cookie_header(&crate::app::browser::document_cookie())
+}
+
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+fn initial_lang() -> Lang {
+    Lang::Th
+}
+
+fn store_lang(lang: Lang) {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    {
+        crate::app::browser::set_document_cookie(&format!(
+            "{LANG_COOKIE}={}; path=/; max-age=31536000; SameSite=Lax",
+            lang.code()
+        ));
+        crate::app::browser::set_html_lang(lang.code());
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    let _ = lang;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_parsing() {
+        assert_eq!(Lang::from_cookie_header(""), Lang::Th);
+        assert_eq!(Lang::from_cookie_header("a=b; docnum_lang=en"), Lang::En);
+        assert_eq!(Lang::from_cookie_header("docnum_lang=th; x=1"), Lang::Th);
+    }
+
+    #[test]
+    fn every_key_is_unique() {
+        for (i, (k, _, _)) in WORDS.iter().enumerate() {
+            assert!(WORDS[i + 1..].iter().all(|(k2, _, _)| k2 != k), "duplicate key {k}");
+        }
+    }
+}

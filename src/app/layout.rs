@@ -1,0 +1,65 @@
+//! The header: app name, navigation, user, logout, language switch.
+
+use leptos::prelude::*;
+use leptos_router::{components::A, hooks::use_navigate};
+
+use super::api;
+use super::i18n::use_i18n;
+use super::use_current_user;
+
+#[component]
+pub fn Header() -> impl IntoView {
+    let i18n = use_i18n();
+    let current = use_current_user();
+    let user = current.resource;
+    let navigate = use_navigate();
+
+    let logout = Action::new(|_: &()| api::logout());
+    Effect::new(move |_| {
+        if let Some(result) = logout.value().get() {
+            // whatever the server answered, the session is of no use any more here
+            let _ = result;
+            current.reload();
+            navigate("/login", Default::default());
+        }
+    });
+
+    let switch_lang = move |_| i18n.set(i18n.lang.get_untracked().other());
+
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">{move || i18n.t("app.name")}</a>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match user.await {
+                        Ok(Some(u)) => {
+                            let is_admin = u.is_admin();
+                            let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
+                            view! {
+                                <nav class="nav">
+                                    <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
+                                    <Show when=move || is_admin>
+                                        <A href="/templates" attr:data-testid="nav-templates">{move || i18n.t("nav.templates")}</A>
+                                        <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
+                                    </Show>
+                                </nav>
+                                <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>
+                                <button type="button" class="link" data-testid="logout"
+                                    disabled=move || logout.pending().get()
+                                    on:click=move |_| { logout.dispatch(()); }>
+                                    {move || i18n.t("nav.logout")}
+                                </button>
+                            }.into_any()
+                        }
+                        _ => ().into_any(),
+                    }
+                })}
+            </Transition>
+            <button type="button" class="lang" data-testid="lang-switch"
+                title=move || i18n.t("nav.switch.title")
+                on:click=switch_lang>
+                {move || i18n.t("nav.switch")}
+            </button>
+        </header>
+    }
+}

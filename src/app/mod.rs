@@ -1,0 +1,109 @@
+//! The web app (SPEC §9): the HTML shell, the router and the pages. Every rule comes from
+//! `crate::numbering` (templates) or the server (through `api`); the UI only shows and asks.
+
+pub mod api;
+pub mod types;
+
+pub mod browser;
+pub mod i18n;
+mod layout;
+mod login;
+mod reserve;
+mod templates;
+mod tokens;
+mod widgets;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path,
+};
+
+use i18n::{provide_i18n, use_i18n};
+use types::UserInfo;
+
+/// The HTML document the server renders around the app.
+pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="th">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" type="image/x-icon" href="/favicon.ico"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The logged-in user (None = not logged in), loaded on the server and sent to the browser.
+#[derive(Clone, Copy)]
+pub struct CurrentUser {
+    pub resource: Resource<Result<Option<UserInfo>, ServerFnError>>,
+    /// Bump to load the user again (after login / logout).
+    pub version: RwSignal<u32>,
+}
+
+impl CurrentUser {
+    pub fn reload(&self) {
+        self.version.update(|v| *v += 1);
+    }
+}
+
+pub fn use_current_user() -> CurrentUser {
+    use_context::<CurrentUser>().expect("CurrentUser is provided by App")
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    let i18n = provide_i18n();
+
+    let version = RwSignal::new(0u32);
+    let resource = Resource::new(move || version.get(), |_| api::current_user());
+    provide_context(CurrentUser { resource, version });
+
+    #[cfg(feature = "hydrate")]
+    {
+        Effect::new(move |_| browser::set_html_lang(i18n.lang.get().code()));
+        // a marker for tests and scripts: the page is interactive from here on
+        Effect::new(move |_| {
+            if let Some(body) = document().body() {
+                let _ = body.set_attribute("data-hydrated", "true");
+            }
+        });
+    }
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/docnum.css"/>
+        <Title text=move || i18n.t("app.name")/>
+        <Router>
+            <layout::Header/>
+            <main class="page">
+                <Routes fallback=|| view! { <NotFound/> }>
+                    <Route path=path!("/") view=reserve::ReservePage/>
+                    <Route path=path!("/login") view=login::LoginPage/>
+                    <Route path=path!("/templates") view=templates::TemplatesPage/>
+                    <Route path=path!("/tokens") view=tokens::TokensPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    let i18n = use_i18n();
+    #[cfg(feature = "ssr")]
+    if let Some(resp) = use_context::<leptos_axum::ResponseOptions>() {
+        resp.set_status(axum::http::StatusCode::NOT_FOUND);
+    }
+    view! { <h1>{move || i18n.t("common.not_found")}</h1> }
+}

@@ -1,0 +1,183 @@
+//! `/tokens` — API tokens for machine clients (admins): list, create (secret shown once), revoke.
+
+use leptos::prelude::*;
+
+use super::api::{self, error_text};
+use super::i18n::use_i18n;
+use super::types::*;
+use super::widgets::{CopyButton, ErrorBox, ErrorSlot, RequireUser};
+
+#[component]
+pub fn TokensPage() -> impl IntoView {
+    let i18n = use_i18n();
+    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
+    view! {
+        <RequireUser content=move |user: UserInfo| {
+            if !user.is_admin() {
+                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
+            }
+            view! {
+                <section class="card">
+                    <h1>{move || i18n.t("tokens.title")}</h1>
+                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
+                        {move || Suspend::new(async move {
+                            match refdata.await {
+                                Ok(data) => view! { <Tokens projects=data.projects/> }.into_any(),
+                                Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                            }
+                        })}
+                    </Suspense>
+                </section>
+            }
+            .into_any()
+        }/>
+    }
+}
+
+#[component]
+fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
+    let i18n = use_i18n();
+    let projects = StoredValue::new(projects);
+
+    let version = RwSignal::new(0u32);
+    let list = LocalResource::new(move || {
+        version.track();
+        async move { api::list_api_tokens().await.map_err(|e| error_text(&e)) }
+    });
+
+    let name = RwSignal::new(String::new());
+    let chosen = RwSignal::new(Vec::<i64>::new());
+    let error = RwSignal::new(None::<String>);
+    let created = RwSignal::new(None::<CreatedApiToken>);
+
+    let create = Action::new(move |(n, ids): &(String, Vec<i64>)| {
+        let (n, ids) = (n.clone(), ids.clone());
+        async move {
+            match api::create_api_token(n, ids).await {
+                Ok(tok) => {
+                    created.set(Some(tok));
+                    name.set(String::new());
+                    chosen.set(Vec::new());
+                }
+                Err(e) => error.set(Some(error_text(&e))),
+            }
+            version.update(|v| *v += 1);
+        }
+    });
+    let revoke = Action::new(move |id: &i64| {
+        let id = *id;
+        async move {
+            if let Err(e) = api::revoke_api_token(id).await {
+                error.set(Some(error_text(&e)));
+            }
+            version.update(|v| *v += 1);
+        }
+    });
+
+    let project_code = move |id: i64| {
+        projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")))
+    };
+
+    view! {
+        <form class="token-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            error.set(None);
+            created.set(None);
+            create.dispatch((name.get_untracked().trim().to_string(), chosen.get_untracked()));
+        }>
+            <label class="field">
+                <span>{move || i18n.t("tokens.name")}</span>
+                <input type="text" required maxlength="100" data-testid="token-name"
+                    prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))/>
+            </label>
+            <fieldset class="checks">
+                <legend>{move || i18n.t("tokens.projects")}</legend>
+                {projects.with_value(|ps| ps.iter().map(|p| {
+                    let id = p.id;
+                    let code = p.code.clone();
+                    view! {
+                        <label class="check">
+                            <input type="checkbox" data-testid="token-project" data-code=code.clone()
+                                prop:checked=move || chosen.with(|c| c.contains(&id))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    chosen.update(|c| {
+                                        c.retain(|x| *x != id);
+                                        if on { c.push(id) }
+                                    });
+                                }/>
+                            {code}
+                        </label>
+                    }
+                }).collect_view())}
+            </fieldset>
+            <button type="submit" class="primary" data-testid="token-create"
+                disabled=move || create.pending().get() || name.with(|n| n.trim().is_empty())>
+                {move || i18n.t("tokens.create")}
+            </button>
+        </form>
+        <ErrorSlot error/>
+
+        {move || created.get().map(|tok| {
+            let secret = tok.token.clone();
+            view! {
+                <div class="secret-box" data-testid="token-created">
+                    <p><strong>{move || i18n.t("tokens.secret")}</strong></p>
+                    <code class="secret" data-testid="token-secret">{tok.token.clone()}</code>
+                    " "
+                    <CopyButton text=move || secret.clone() testid="token-copy"/>
+                </div>
+            }
+        })}
+
+        <h2>{move || i18n.t("tokens.list")}</h2>
+        <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
+            {move || list.get().map(|r| match r {
+                Err(m) => view! { <ErrorBox message=m/> }.into_any(),
+                Ok(tokens) if tokens.is_empty() => view! { <p class="muted" data-testid="token-empty">{move || i18n.t("tokens.empty")}</p> }.into_any(),
+                Ok(tokens) => view! {
+                    <table class="list" data-testid="token-table">
+                        <thead><tr>
+                            <th>{move || i18n.t("tokens.name")}</th>
+                            <th>{move || i18n.t("tokens.prefix")}</th>
+                            <th>{move || i18n.t("tokens.scope")}</th>
+                            <th>{move || i18n.t("tokens.created")}</th>
+                            <th>{move || i18n.t("tokens.state")}</th>
+                            <th></th>
+                        </tr></thead>
+                        <tbody>
+                            {tokens.into_iter().map(|t| {
+                                let id = t.id;
+                                let revoked = t.revoked_at.is_some();
+                                let scope = if t.project_ids.is_empty() {
+                                    None
+                                } else {
+                                    Some(t.project_ids.iter().map(|p| project_code(*p)).collect::<Vec<_>>().join(", "))
+                                };
+                                view! {
+                                    <tr data-testid="token-row" data-token-id=id.to_string() class:revoked=revoked>
+                                        <td>{t.name.clone()}</td>
+                                        <td><code>{t.prefix.clone()}"…"</code></td>
+                                        <td>{move || scope.clone().unwrap_or_else(|| i18n.t("tokens.all_projects").to_string())}</td>
+                                        <td>{t.created_at.format("%Y-%m-%d %H:%M").to_string()}" · "{t.created_by.clone()}</td>
+                                        <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
+                                        <td>
+                                            {(!revoked).then(|| view! {
+                                                <button type="button" class="danger small" data-testid="token-revoke"
+                                                    disabled=move || revoke.pending().get()
+                                                    on:click=move |_| { error.set(None); revoke.dispatch(id); }>
+                                                    {move || i18n.t("tokens.revoke")}
+                                                </button>
+                                            })}
+                                        </td>
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any(),
+            })}
+        </Suspense>
+    }
+}

@@ -1,0 +1,222 @@
+//! Data exchanged between the browser and the server (server functions) and, where marked, the REST API.
+//! Plain data only: every rule lives in `crate::numbering` or the server's engine.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::numbering::ResetScope;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Role {
+    Staff,
+    ProjectAdmin,
+    SuperAdmin,
+}
+
+impl Role {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Role::Staff => "STAFF",
+            Role::ProjectAdmin => "PROJECT_ADMIN",
+            Role::SuperAdmin => "SUPER_ADMIN",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Role> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "STAFF" => Some(Role::Staff),
+            "PROJECT_ADMIN" => Some(Role::ProjectAdmin),
+            "SUPER_ADMIN" => Some(Role::SuperAdmin),
+            _ => None,
+        }
+    }
+}
+
+/// The logged-in person, as the UI needs to know it (what to show; the server re-checks everything).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInfo {
+    pub id: i64,
+    pub username: String,
+    pub display_name: String,
+    pub role: Role,
+    /// Projects this user administers (PROJECT_ADMIN); empty for others.
+    pub admin_project_ids: Vec<i64>,
+}
+
+impl UserInfo {
+    pub fn can_edit_templates(&self, project_id: i64) -> bool {
+        self.role == Role::SuperAdmin || (self.role == Role::ProjectAdmin && self.admin_project_ids.contains(&project_id))
+    }
+    pub fn is_admin(&self) -> bool {
+        self.role != Role::Staff
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefItem {
+    pub id: i64,
+    pub code: String,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectItem {
+    pub id: i64,
+    pub code: String,
+    pub name: String,
+    pub active: bool,
+    /// Organizations that are members of this project (only they may originate or receive numbers).
+    pub member_org_ids: Vec<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrgItem {
+    pub id: i64,
+    pub code: String,
+    pub name: String,
+    /// OWNER / CONSULTANT / CONTRACTOR / OTHER
+    pub role: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubTypeItem {
+    pub id: i64,
+    pub corr_type_id: i64,
+    /// The number shown by `{SUB_TYPE}`, e.g. "21".
+    pub sub_type_number: String,
+    pub code: String,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferenceData {
+    pub projects: Vec<ProjectItem>,
+    pub organizations: Vec<OrgItem>,
+    pub correspondence_types: Vec<RefItem>,
+    pub sub_types: Vec<SubTypeItem>,
+    pub rfa_types: Vec<RefItem>,
+    pub disciplines: Vec<RefItem>,
+}
+
+/// A request for a number (SPEC §9): each part by id or by code. Also the REST body.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct NumberRequest {
+    pub project_id: Option<i64>,
+    pub project_code: Option<String>,
+    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_code: Option<String>,
+    pub originator_org_id: Option<i64>,
+    pub originator_code: Option<String>,
+    pub recipient_org_id: Option<i64>,
+    pub recipient_code: Option<String>,
+    pub sub_type_id: Option<i64>,
+    pub sub_type_number: Option<String>,
+    pub rfa_type_id: Option<i64>,
+    pub rfa_type_code: Option<String>,
+    pub discipline_id: Option<i64>,
+    pub discipline_code: Option<String>,
+    /// Revision label (A…Z, AA…); `A` when absent.
+    pub revision: Option<String>,
+    /// Optional; must equal the current year (A.D. or B.E.) — no back-dating.
+    pub year: Option<i32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TemplateSource {
+    /// A template for this project and correspondence type.
+    ProjectType,
+    /// The project's default template (no type).
+    ProjectDefault,
+    /// The system default `{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}`.
+    SystemDefault,
+}
+
+/// The template that a (project, type) request resolves to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedTemplate {
+    pub template: String,
+    pub reset_scope: ResetScope,
+    pub source: TemplateSource,
+    pub config_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PreviewResult {
+    pub document_number: String,
+    pub sequence: u64,
+    pub template: String,
+    /// Always false: a preview consumes nothing.
+    pub reserved: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ReservationResult {
+    pub token: String,
+    pub document_number: String,
+    pub sequence: u64,
+    pub expires_at: DateTime<Utc>,
+    /// Seconds from now until the reservation expires (the UI counts down from this, not from its own clock).
+    pub ttl_seconds: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct StatusResult {
+    pub document_number: String,
+    /// CONFIRMED or CANCELLED
+    pub status: String,
+}
+
+/// One stored numbering template (the current version).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct TemplateConfig {
+    pub id: i64,
+    pub project_id: i64,
+    /// None = the project's default template.
+    pub correspondence_type_id: Option<i64>,
+    pub template: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "YEARLY"))]
+    pub reset_scope: ResetScope,
+    pub version: i64,
+    pub updated_at: DateTime<Utc>,
+    pub updated_by: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiTokenInfo {
+    pub id: i64,
+    pub name: String,
+    /// First characters of the token, to recognise it; the token itself is shown once.
+    pub prefix: String,
+    /// Projects the token may number; empty = all projects.
+    pub project_ids: Vec<i64>,
+    pub created_at: DateTime<Utc>,
+    pub created_by: String,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedApiToken {
+    pub info: ApiTokenInfo,
+    /// The secret, shown once.
+    pub token: String,
+}

@@ -1,0 +1,98 @@
+//! Small pieces shared by the pages.
+
+use leptos::prelude::*;
+
+use super::api::error_text;
+use super::browser::copy_to_clipboard;
+use super::i18n::use_i18n;
+use super::types::UserInfo;
+use super::use_current_user;
+
+/// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
+/// (a 302 when the server can still set it, else a client-side navigation after hydration).
+#[component]
+pub fn RequireUser<F, IV>(content: F) -> impl IntoView
+where
+    F: Fn(UserInfo) -> IV + Clone + Send + Sync + 'static,
+    IV: IntoView + 'static,
+{
+    let i18n = use_i18n();
+    let user = use_current_user().resource;
+    view! {
+        <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
+            {move || {
+                let content = content.clone();
+                Suspend::new(async move {
+                    match user.await {
+                        Ok(Some(u)) => content(u).into_any(),
+                        Ok(None) => view! { <ToLogin/> }.into_any(),
+                        Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                    }
+                })
+            }}
+        </Suspense>
+    }
+}
+
+/// Goes to the login page.
+#[component]
+pub fn ToLogin() -> impl IntoView {
+    let i18n = use_i18n();
+    // on the server: a 302 if the response has not started yet
+    #[cfg(feature = "ssr")]
+    let server_redirect = view! { <leptos_router::components::Redirect path="/login"/> };
+    #[cfg(not(feature = "ssr"))]
+    let server_redirect = ();
+    // in the browser: navigate once hydrated
+    #[cfg(not(feature = "ssr"))]
+    {
+        let navigate = leptos_router::hooks::use_navigate();
+        Effect::new(move |_| navigate("/login", Default::default()));
+    }
+    view! {
+        {server_redirect}
+        <p class="muted">{move || i18n.t("common.redirecting")}</p>
+    }
+}
+
+/// A server's (Thai) error message.
+#[component]
+pub fn ErrorBox(#[prop(into)] message: String) -> impl IntoView {
+    view! { <p class="error" role="alert" data-testid="error">{message}</p> }
+}
+
+/// Shows the error in `error` when there is one.
+#[component]
+pub fn ErrorSlot(error: RwSignal<Option<String>>) -> impl IntoView {
+    move || error.get().map(|m| view! { <ErrorBox message=m/> })
+}
+
+/// A button that copies `text()` to the clipboard and says whether it worked.
+#[component]
+pub fn CopyButton<T>(text: T, #[prop(into)] testid: String) -> impl IntoView
+where
+    T: Fn() -> String + Send + Sync + 'static,
+{
+    let i18n = use_i18n();
+    // None = not clicked yet, Some(true) = copied, Some(false) = the browser refused
+    let copied = RwSignal::new(None::<bool>);
+    let on_click = move |_| {
+        copied.set(None);
+        copy_to_clipboard(text(), move |ok| copied.set(Some(ok)));
+    };
+    view! {
+        <button type="button" class="secondary" data-testid=testid on:click=on_click>
+            {move || i18n.t("common.copy")}
+        </button>
+        {move || match copied.get() {
+            Some(true) => Some(view! { <span class="ok small" data-testid="copy-result">{i18n.t("common.copied")}</span> }),
+            Some(false) => Some(view! { <span class="error small" data-testid="copy-result">{i18n.t("common.copy_failed")}</span> }),
+            None => None,
+        }}
+    }
+}
+
+/// Parses a `<select>` value holding an id; "" (the placeholder) is None.
+pub fn parse_id(value: &str) -> Option<i64> {
+    value.trim().parse().ok()
+}

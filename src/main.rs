@@ -1,0 +1,168 @@
+//! `docnum`: the document numbering service and its administrative commands.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use docnum::app::types::Role;
+use docnum::server::auth::rate_limit::RateLimits;
+use docnum::server::clock::Clock;
+use docnum::server::config::Config;
+use docnum::server::db::Db;
+use docnum::server::{audit, auth, run};
+
+#[derive(Parser)]
+#[command(name = "docnum", about = "Document numbering service")]
+struct Cli {
+    /// sqlite://file.db (embedded default) or mysql://user:pass@host/db
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://docnum.db", global = true)]
+    database_url: String,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web app and the REST API (the default).
+    Serve(ServeArgs),
+    /// Create a user.
+    CreateUser {
+        #[arg(long)]
+        username: String,
+        #[arg(long, env = "NEW_USER_PASSWORD")]
+        password: String,
+        /// STAFF, PROJECT_ADMIN or SUPER_ADMIN
+        #[arg(long, default_value = "STAFF")]
+        role: String,
+        #[arg(long)]
+        display_name: Option<String>,
+        /// Project codes this user administers (PROJECT_ADMIN).
+        #[arg(long = "admin-of")]
+        admin_of: Vec<String>,
+    },
+    /// Create an API token for a machine client; prints the secret once.
+    CreateToken {
+        #[arg(long)]
+        name: String,
+        /// Project codes the token may number (none = all projects).
+        #[arg(long = "project")]
+        projects: Vec<String>,
+    },
+    /// Recompute the audit hash chains; exits non-zero if anything was altered.
+    VerifyAudit,
+}
+
+#[derive(clap::Args, Default)]
+struct ServeArgs {
+    /// Address to listen on (overrides Leptos.toml's site-addr).
+    #[arg(long, env = "LISTEN_ADDR")]
+    addr: Option<String>,
+    /// Load the demo data set on first run.
+    #[arg(long, env = "DEMO_DATA", default_value_t = true, action = clap::ArgAction::Set)]
+    demo_data: bool,
+    #[arg(long, env = "BOOTSTRAP_ADMIN_PASSWORD")]
+    bootstrap_admin_password: Option<String>,
+    #[arg(long, env = "RESERVATION_TTL_SECS", default_value_t = 300)]
+    reservation_ttl_secs: u64,
+    #[arg(long, env = "EXPIRY_SWEEP_SECS", default_value_t = 10)]
+    expiry_sweep_secs: u64,
+    /// Start the service clock at this instant (RFC 3339) and let it run from there — for demos and tests.
+    #[arg(long, env = "CLOCK_START")]
+    clock_start: Option<String>,
+    #[arg(long, env = "RATE_LIMIT_USER_PER_MIN", default_value_t = 10)]
+    rate_limit_user: u32,
+    #[arg(long, env = "RATE_LIMIT_IP_PER_MIN", default_value_t = 50)]
+    rate_limit_ip: u32,
+    #[arg(long, env = "RATE_LIMIT_GLOBAL_PER_MIN", default_value_t = 5000)]
+    rate_limit_global: u32,
+    #[arg(long, env = "RATE_LIMIT_TOKEN_PER_MIN", default_value_t = 6000)]
+    rate_limit_token: u32,
+    #[arg(long, env = "SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
+    secure_cookies: bool,
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()))
+        .init();
+    let cli = Cli::parse();
+    if let Err(e) = run_command(cli).await {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.command.unwrap_or(Command::Serve(ServeArgs::parse_from_env())) {
+        Command::Serve(args) => {
+            let clock = Arc::new(match &args.clock_start {
+                Some(s) => Clock::starting_at(chrono::DateTime::parse_from_rfc3339(s)?.with_timezone(&chrono::Utc)),
+                None => Clock::system(),
+            });
+            let config = Config {
+                database_url: cli.database_url,
+                demo_data: args.demo_data,
+                bootstrap_admin_password: args.bootstrap_admin_password,
+                reservation_ttl: Duration::from_secs(args.reservation_ttl_secs),
+                sweep_interval: Duration::from_secs(args.expiry_sweep_secs.max(1)),
+                rate_limits: RateLimits {
+                    per_user_per_min: args.rate_limit_user,
+                    per_ip_per_min: args.rate_limit_ip,
+                    global_per_min: args.rate_limit_global,
+                    per_token_per_min: args.rate_limit_token,
+                },
+                secure_cookies: args.secure_cookies,
+            };
+            let addr = args.addr.map(|a| a.parse()).transpose()?.unwrap_or(run::leptos_options().site_addr);
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            println!("Document numbering service listening on http://{}", listener.local_addr()?);
+            run::serve(config, clock, listener).await?;
+        }
+        Command::CreateUser { username, password, role, display_name, admin_of } => {
+            let db = open(&cli.database_url).await?;
+            let role = Role::parse(&role).ok_or("role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN")?;
+            let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
+            let projects = admin_of.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
+            let id = auth::store::create_user(&db, &username, display_name.as_deref().unwrap_or(&username), &password, role).await?;
+            for p in projects {
+                auth::store::add_project_admin(&db, id, p).await?;
+            }
+            println!("user {username} created ({})", role.as_str());
+        }
+        Command::CreateToken { name, projects } => {
+            let db = open(&cli.database_url).await?;
+            let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
+            let ids = projects.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
+            let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
+            let (_, token) = auth::store::create_token(&db, &name, &ids, admin.0, chrono::Utc::now().timestamp_millis()).await?;
+            println!("{token}");
+        }
+        Command::VerifyAudit => {
+            let db = open(&cli.database_url).await?;
+            let report = audit::verify(&db).await?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            if !report.ok {
+                std::process::exit(2);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl ServeArgs {
+    fn parse_from_env() -> ServeArgs {
+        #[derive(Parser)]
+        struct Only {
+            #[command(flatten)]
+            args: ServeArgs,
+        }
+        Only::parse_from(["docnum"]).args
+    }
+}
+
+async fn open(url: &str) -> Result<Db, Box<dyn std::error::Error>> {
+    let db = Db::connect(url).await?;
+    db.migrate().await?;
+    Ok(db)
+}

@@ -1,0 +1,244 @@
+//! The append-only audit trail. Rows are chained by hash per chain: one chain per counter (extended
+//! inside the counter's own batch transaction, so it never serializes unrelated counters) and one for
+//! administrative changes. The head of each chain is kept in `audit_chains`, updated with a length check
+//! so that two writers can never fork a chain. `verify` recomputes every hash.
+
+pub mod http;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::server::db::{Db, Tx};
+use crate::server::error::AppError;
+
+pub const GENESIS: &str = "GENESIS";
+pub const ADMIN_CHAIN: &str = "admin";
+
+pub fn counter_chain(counter_id: i64) -> String {
+    format!("counter:{counter_id}")
+}
+
+/// One audit row's content (everything but its place in the chain). Field order is part of the hash.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct AuditEntry {
+    pub operation: String,
+    pub status: String,
+    pub document_number: Option<String>,
+    pub counter_id: Option<i64>,
+    pub sequence: Option<i64>,
+    pub counter_key: Option<String>,
+    pub template_used: Option<String>,
+    pub reservation_token: Option<String>,
+    pub document_id: Option<String>,
+    pub user_id: Option<i64>,
+    pub username: Option<String>,
+    pub ip_address: Option<String>,
+    pub user_agent: Option<String>,
+    pub retry_count: i64,
+    pub lock_wait_ms: i64,
+    pub total_ms: i64,
+    pub fallback_used: String,
+    pub old_value: Option<String>,
+    pub new_value: Option<String>,
+    pub metadata: Option<String>,
+    pub created_at: i64,
+}
+
+const COLUMNS: &str = "operation, status, document_number, counter_id, sequence, counter_key, template_used, \
+    reservation_token, document_id, user_id, username, ip_address, user_agent, retry_count, lock_wait_ms, \
+    total_ms, fallback_used, old_value, new_value, metadata, created_at";
+
+fn row_hash(prev_hash: &str, chain_key: &str, chain_seq: i64, entry: &AuditEntry) -> String {
+    let mut h = Sha256::new();
+    h.update(prev_hash.as_bytes());
+    h.update(b"\n");
+    h.update(chain_key.as_bytes());
+    h.update(b"\n");
+    h.update(chain_seq.to_string().as_bytes());
+    h.update(b"\n");
+    h.update(serde_json::to_vec(entry).unwrap_or_default());
+    hex::encode(h.finalize())
+}
+
+/// Appends entries to a chain inside the caller's transaction. Fails (and so rolls the caller back) if
+/// another writer extended the chain meanwhile.
+pub async fn append(tx: &mut Tx, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let head = sqlx::query("SELECT head_hash, length FROM audit_chains WHERE chain_key = ?")
+        .bind(chain_key)
+        .fetch_optional(&mut **tx)
+        .await?;
+    let (mut prev, length): (String, i64) = match head {
+        Some(r) => (r.get(0), r.get(1)),
+        None => {
+            sqlx::query("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES (?, ?, 0)")
+                .bind(chain_key)
+                .bind(GENESIS)
+                .execute(&mut **tx)
+                .await?;
+            (GENESIS.to_string(), 0)
+        }
+    };
+    // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
+    let mut seq = length;
+    for chunk in entries.chunks(500) {
+        let sql = format!(
+            "INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}",
+            Db::row_placeholders(chunk.len(), 25)
+        );
+        let mut q = sqlx::query(&sql);
+        for e in chunk {
+            seq += 1;
+            let hash = row_hash(&prev, chain_key, seq, e);
+            q = q
+                .bind(chain_key.to_string())
+                .bind(seq)
+                .bind(prev.clone())
+                .bind(hash.clone())
+                .bind(e.operation.clone())
+                .bind(e.status.clone())
+                .bind(e.document_number.clone())
+                .bind(e.counter_id)
+                .bind(e.sequence)
+                .bind(e.counter_key.clone())
+                .bind(e.template_used.clone())
+                .bind(e.reservation_token.clone())
+                .bind(e.document_id.clone())
+                .bind(e.user_id)
+                .bind(e.username.clone())
+                .bind(e.ip_address.clone())
+                .bind(e.user_agent.clone())
+                .bind(e.retry_count)
+                .bind(e.lock_wait_ms)
+                .bind(e.total_ms)
+                .bind(e.fallback_used.clone())
+                .bind(e.old_value.clone())
+                .bind(e.new_value.clone())
+                .bind(e.metadata.clone())
+                .bind(e.created_at);
+            prev = hash;
+        }
+        q.execute(&mut **tx).await?;
+    }
+    let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
+        .bind(prev)
+        .bind(seq)
+        .bind(chain_key)
+        .bind(length)
+        .execute(&mut **tx)
+        .await?;
+    if updated.rows_affected() != 1 {
+        return Err(AppError::VersionConflict(chain_key.to_string()));
+    }
+    Ok(())
+}
+
+/// Appends to a chain in a transaction of its own (administrative events), retrying a lost race.
+pub async fn append_standalone(db: &Db, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
+    let mut attempt = 0;
+    loop {
+        let mut tx = db.begin_write().await?;
+        match append(&mut tx, chain_key, entries).await {
+            Ok(()) => {
+                tx.commit().await?;
+                return Ok(());
+            }
+            Err(AppError::VersionConflict(_)) if attempt < 3 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn entry_from_row(r: &AnyRow) -> AuditEntry {
+    AuditEntry {
+        operation: r.get("operation"),
+        status: r.get("status"),
+        document_number: r.get("document_number"),
+        counter_id: r.get("counter_id"),
+        sequence: r.get("sequence"),
+        counter_key: r.get("counter_key"),
+        template_used: r.get("template_used"),
+        reservation_token: r.get("reservation_token"),
+        document_id: r.get("document_id"),
+        user_id: r.get("user_id"),
+        username: r.get("username"),
+        ip_address: r.get("ip_address"),
+        user_agent: r.get("user_agent"),
+        retry_count: r.get("retry_count"),
+        lock_wait_ms: r.get("lock_wait_ms"),
+        total_ms: r.get("total_ms"),
+        fallback_used: r.get("fallback_used"),
+        old_value: r.get("old_value"),
+        new_value: r.get("new_value"),
+        metadata: r.get("metadata"),
+        created_at: r.get("created_at"),
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyReport {
+    pub chains: i64,
+    pub rows: i64,
+    pub ok: bool,
+    /// Human-readable descriptions of every break found.
+    pub problems: Vec<String>,
+}
+
+/// Recomputes every chain: each row's hash, its link to the previous row, gap-free sequence numbers,
+/// and that the recorded head matches the last row (so a deleted tail is noticed too).
+pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
+    let mut report = VerifyReport { ok: true, ..Default::default() };
+    let heads: Vec<(String, String, i64)> = sqlx::query("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    for (chain_key, head_hash, length) in heads {
+        report.chains += 1;
+        let mut prev = GENESIS.to_string();
+        let mut expected_seq = 0i64;
+        let mut after = 0i64;
+        loop {
+            let rows = sqlx::query(&format!(
+                "SELECT chain_seq, prev_hash, hash, {COLUMNS} FROM audit_log WHERE chain_key = ? AND chain_seq > ? ORDER BY chain_seq LIMIT 5000"
+            ))
+            .bind(&chain_key)
+            .bind(after)
+            .fetch_all(&db.pool)
+            .await?;
+            if rows.is_empty() {
+                break;
+            }
+            for r in &rows {
+                let seq: i64 = r.get("chain_seq");
+                let stored_prev: String = r.get("prev_hash");
+                let stored_hash: String = r.get("hash");
+                expected_seq += 1;
+                if seq != expected_seq {
+                    report.problems.push(format!("{chain_key}: row {expected_seq} missing (next is {seq})"));
+                    expected_seq = seq;
+                }
+                if stored_prev != prev {
+                    report.problems.push(format!("{chain_key}#{seq}: link to previous row broken"));
+                }
+                if row_hash(&stored_prev, &chain_key, seq, &entry_from_row(r)) != stored_hash {
+                    report.problems.push(format!("{chain_key}#{seq}: content does not match its hash"));
+                }
+                prev = stored_hash;
+                after = seq;
+                report.rows += 1;
+            }
+        }
+        if expected_seq != length || prev != head_hash {
+            report.problems.push(format!("{chain_key}: head records {length} rows, found {expected_seq}"));
+        }
+    }
+    report.ok = report.problems.is_empty();
+    Ok(report)
+}

@@ -1,0 +1,34 @@
+//! Configuration from the environment (and the command line, see `main.rs`).
+
+use std::time::Duration;
+
+use crate::server::auth::rate_limit::RateLimits;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `sqlite://docnum.db` (embedded default) or `mysql://user:pass@host/db`.
+    pub database_url: String,
+    /// Load the demo data set on a first run (empty database).
+    pub demo_data: bool,
+    /// Password of the first super admin `admin`; generated and printed once when absent.
+    pub bootstrap_admin_password: Option<String>,
+    pub reservation_ttl: Duration,
+    pub sweep_interval: Duration,
+    pub rate_limits: RateLimits,
+    /// Mark the session cookie Secure (set when served over HTTPS).
+    pub secure_cookies: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: "sqlite://docnum.db".into(),
+            demo_data: true,
+            bootstrap_admin_password: None,
+            reservation_ttl: Duration::from_secs(300),
+            sweep_interval: Duration::from_secs(10),
+            rate_limits: RateLimits::default(),
+            secure_cookies: false,
+        }
+    }
+}

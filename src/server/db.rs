@@ -1,0 +1,154 @@
+//! The database handle: one `sqlx::Any` code path for SQLite (embedded default) and MariaDB, with the few
+//! differences (write-transaction start, migrations, pool shape) decided here and nowhere else.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{Any, AnyPool, Executor, Row, Transaction};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    MySql,
+}
+
+#[derive(Clone)]
+pub struct Db {
+    /// Reads (and, on MariaDB, writes too).
+    pub pool: AnyPool,
+    /// Writes. On SQLite this pool has one connection: SQLite has one writer anyway, and queueing in the
+    /// pool is far cheaper than "database is locked" retries between connections.
+    pub writer: AnyPool,
+    pub dialect: Dialect,
+    /// SQLite file path (for the session store, which needs a typed pool).
+    pub url: String,
+}
+
+pub type Tx = Transaction<'static, Any>;
+
+impl Db {
+    pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+        sqlx::any::install_default_drivers();
+        let dialect = if url.starts_with("sqlite:") {
+            Dialect::Sqlite
+        } else if url.starts_with("mysql:") || url.starts_with("mariadb:") {
+            Dialect::MySql
+        } else {
+            return Err(sqlx::Error::Configuration(format!("unsupported DATABASE_URL scheme: {url}").into()));
+        };
+        let url = if dialect == Dialect::Sqlite {
+            ensure_sqlite_create(url)
+        } else {
+            url.replacen("mariadb:", "mysql:", 1)
+        };
+        match dialect {
+            Dialect::Sqlite => {
+                let options = |max: u32| {
+                    AnyPoolOptions::new()
+                        .max_connections(max)
+                        .min_connections(1)
+                        .acquire_timeout(Duration::from_secs(30))
+                        .after_connect(|conn, _| {
+                            Box::pin(async move {
+                                // WAL lets readers run beside the writer; FULL makes every commit durable.
+                                conn.execute("PRAGMA journal_mode = WAL").await?;
+                                conn.execute("PRAGMA synchronous = FULL").await?;
+                                conn.execute("PRAGMA foreign_keys = ON").await?;
+                                conn.execute("PRAGMA busy_timeout = 10000").await?;
+                                Ok(())
+                            })
+                        })
+                };
+                let writer = options(1).connect(&url).await?;
+                let pool = options(8).connect(&url).await?;
+                Ok(Db { pool, writer, dialect, url })
+            }
+            Dialect::MySql => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(32)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect(&url)
+                    .await?;
+                Ok(Db { writer: pool.clone(), pool, dialect, url })
+            }
+        }
+    }
+
+    pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
+        match self.dialect {
+            Dialect::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.writer).await,
+            Dialect::MySql => Err(sqlx::migrate::MigrateError::Source(
+                "MariaDB migrations are not part of this build yet".into(),
+            )),
+        }
+    }
+
+    /// A write transaction. On SQLite it takes the write lock up front (`BEGIN IMMEDIATE`), so a
+    /// read-then-write transaction never fails half-way on lock upgrade when several processes share a file.
+    pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        match self.dialect {
+            Dialect::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
+            Dialect::MySql => self.writer.begin().await,
+        }
+    }
+
+    /// `?` placeholders for a multi-row INSERT: `(?, ?, ?), (?, ?, ?)`.
+    pub fn row_placeholders(rows: usize, cols: usize) -> String {
+        let one = format!("({})", vec!["?"; cols].join(", "));
+        vec![one; rows].join(", ")
+    }
+
+    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map(|_| ())
+    }
+}
+
+fn ensure_sqlite_create(url: &str) -> String {
+    if url.contains("mode=") || url.contains(":memory:") {
+        url.to_string()
+    } else if url.contains('?') {
+        format!("{url}&mode=rwc")
+    } else {
+        format!("{url}?mode=rwc")
+    }
+}
+
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+/// Whether an error is the database refusing a duplicate (unique constraint).
+pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => {
+            db.is_unique_violation()
+                || db.code().is_some_and(|c| c == "2067" || c == "1555" || c == "23000" || c == "1062")
+                || db.message().contains("UNIQUE constraint failed")
+                || db.message().contains("Duplicate entry")
+        }
+        _ => false,
+    }
+}
+
+/// Whether an error means the database could not be reached (worth a retry), as opposed to a refused statement.
+pub fn is_connection_error(e: &sqlx::Error) -> bool {
+    matches!(
+        e,
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_)
+    ) || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
+}
+
+pub fn opt_i64(row: &AnyRow, col: &str) -> Option<i64> {
+    row.try_get::<Option<i64>, _>(col).ok().flatten()
+}
+
+pub fn parse_url_path(url: &str) -> Option<std::path::PathBuf> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next()?;
+    std::path::PathBuf::from_str(path).ok()
+}

@@ -1,0 +1,85 @@
+//! First-run data: the demo data set of SPEC §2 (switchable off) and the first super admin.
+
+use crate::app::types::Role;
+use crate::numbering::seed_default_template;
+use crate::server::auth::{password, store as users};
+use crate::server::db::Db;
+use crate::server::error::AppError;
+use crate::server::reference::store as reference;
+use crate::server::templates::store as templates;
+
+pub const CORRESPONDENCE_TYPES: &[(&str, &str)] = &[
+    ("LETTER", "หนังสือ"),
+    ("RFI", "ขอข้อมูลเพิ่มเติม (RFI)"),
+    ("MEMO", "บันทึกข้อความ"),
+    ("EMAIL", "อีเมล"),
+    ("MOM", "รายงานการประชุม"),
+    ("INSTRUCTION", "หนังสือสั่งการ"),
+    ("NOTICE", "หนังสือแจ้ง"),
+    ("OTHER", "อื่น ๆ"),
+    ("TRANSMITTAL", "ใบนำส่งเอกสาร"),
+    ("RFA", "ขออนุมัติ (RFA)"),
+    ("DRAWING", "แบบ"),
+];
+
+/// Loads the demo data set when the database has no project yet.
+pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
+    if !reference::is_empty(db).await? {
+        return Ok(false);
+    }
+    let mut projects = vec![reference::create_project(db, "LCBP3", "โครงการท่าเรือแหลมฉบังระยะที่ 3", true).await?];
+    for i in 1..=4 {
+        projects.push(reference::create_project(db, &format!("LCBP3-C{i}"), &format!("LCBP3 สัญญาที่ {i}"), true).await?);
+    }
+    let orgs = [
+        ("กทท.", "การท่าเรือแห่งประเทศไทย", "OWNER"),
+        ("สคฉ.3", "สำนักงานโครงการท่าเรือแหลมฉบัง ระยะที่ 3", "OWNER"),
+        ("คคง.", "คณะที่ปรึกษาควบคุมงาน", "CONSULTANT"),
+        ("ผรม.1", "ผู้รับจ้าง 1", "CONTRACTOR"),
+        ("ผรม.2", "ผู้รับจ้าง 2", "CONTRACTOR"),
+    ];
+    for (code, name, role) in orgs {
+        let org = reference::create_organization(db, code, name, role).await?;
+        for p in &projects {
+            reference::add_member(db, *p, org).await?;
+        }
+    }
+    let mut types = Vec::new();
+    for (code, name) in CORRESPONDENCE_TYPES {
+        types.push((reference::create_corr_type(db, code, name).await?, *code));
+    }
+    let transmittal = types.iter().find(|(_, c)| *c == "TRANSMITTAL").map(|(id, _)| *id).unwrap_or_default();
+    for (number, code, name) in [("11", "MAT", "วัสดุ"), ("12", "SHP", "Shop drawing"), ("13", "DWG", "แบบ"), ("14", "MET", "วิธีการทำงาน"), ("21", "GEN", "ทั่วไป")] {
+        reference::create_sub_type(db, transmittal, number, code, name).await?;
+    }
+    for (code, name) in [("SDW", "Shop Drawing"), ("RPT", "Report"), ("MAT", "Material"), ("SHD", "Schedule")] {
+        reference::create_rfa_type(db, code, name).await?;
+    }
+    for (code, name) in [("GEN", "ทั่วไป"), ("STR", "โครงสร้าง"), ("ARC", "สถาปัตยกรรม"), ("TER", "งานท่าเทียบเรือ"), ("GEO", "ธรณีเทคนิค"), ("ROW", "เขตทาง")] {
+        reference::create_discipline(db, code, name).await?;
+    }
+    for p in &projects {
+        for (type_id, code) in &types {
+            let (template, scope) = seed_default_template(code);
+            templates::save_version(db, *p, Some(*type_id), template, scope, "ค่าเริ่มต้นตามเอกสารข้อกำหนด (demo data)", None, now_ms).await?;
+        }
+    }
+    tracing::info!("demo data loaded");
+    Ok(true)
+}
+
+/// Creates the first super admin `admin` when there is none; prints a generated password once.
+pub async fn ensure_admin(db: &Db, configured_password: Option<&str>) -> Result<(), AppError> {
+    if users::user_exists(db, "admin").await? {
+        return Ok(());
+    }
+    let (pw, generated) = match configured_password.filter(|p| !p.is_empty()) {
+        Some(p) => (p.to_string(), false),
+        None => (password::generate(), true),
+    };
+    users::create_user(db, "admin", "ผู้ดูแลระบบ", &pw, Role::SuperAdmin).await?;
+    if generated {
+        println!("First super admin created. Log in as: admin / {pw}   (this password is printed only once)");
+    }
+    Ok(())
+}

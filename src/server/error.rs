@@ -1,0 +1,284 @@
+//! The one application error type: every failure of the engine, storage and access layers ends here,
+//! and is mapped once to an HTTP status, an NB code and the Thai message of SPEC §6.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("numbering configuration not found: {0}")]
+    ConfigNotFound(String),
+    #[error("sequence exhausted: counter reached its maximum {max}")]
+    SequenceExhausted { max: u64 },
+    #[error("lock timeout on counter {key}")]
+    LockTimeout { key: String, retry_after_secs: u64 },
+    #[error("reservation expired")]
+    ReservationExpired,
+    #[error("duplicate document number {0}")]
+    DuplicateNumber(String),
+    #[error("invalid format: {en}")]
+    InvalidFormat { th: String, en: String },
+    #[error("manual override not allowed")]
+    ManualOverrideNotAllowed,
+    #[error("version conflict after retries on counter {0}")]
+    VersionConflict(String),
+    #[error("validation: {en}")]
+    Validation { th: String, en: String },
+    #[error("not found: {en}")]
+    NotFound { th: String, en: String },
+    #[error("conflict: {en}")]
+    Conflict { code: &'static str, th: String, en: String },
+    #[error("authentication required")]
+    Unauthenticated,
+    #[error("invalid username or password")]
+    InvalidCredentials,
+    #[error("forbidden: {0}")]
+    Forbidden(String),
+    #[error("rate limited ({scope})")]
+    RateLimited { scope: &'static str, retry_after_secs: u64 },
+    #[error("request body too large")]
+    PayloadTooLarge,
+    #[error("database error (ref {ref_id}): {message}")]
+    Database { ref_id: String, message: String },
+    #[error("internal error (ref {ref_id}): {message}")]
+    Internal { ref_id: String, message: String },
+}
+
+/// The JSON error body of SPEC §6.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    pub status_code: u16,
+    pub code: String,
+    pub error: String,
+    pub message: String,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+    /// English detail for logs and developers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl AppError {
+    pub fn validation(th: impl Into<String>, en: impl Into<String>) -> Self {
+        AppError::Validation { th: th.into(), en: en.into() }
+    }
+    pub fn not_found(th: impl Into<String>, en: impl Into<String>) -> Self {
+        AppError::NotFound { th: th.into(), en: en.into() }
+    }
+    pub fn forbidden(en: impl Into<String>) -> Self {
+        AppError::Forbidden(en.into())
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        AppError::Internal { ref_id: new_ref_id(), message: message.into() }
+    }
+
+    /// (HTTP status, NB code or error code, error name)
+    pub fn kind(&self) -> (StatusCode, &'static str, &'static str) {
+        use AppError::*;
+        match self {
+            ConfigNotFound(_) => (StatusCode::NOT_FOUND, "NB001", "CONFIG_NOT_FOUND"),
+            SequenceExhausted { .. } => (StatusCode::CONFLICT, "NB002", "SEQUENCE_EXHAUSTED"),
+            LockTimeout { .. } => (StatusCode::SERVICE_UNAVAILABLE, "NB003", "LOCK_TIMEOUT"),
+            ReservationExpired => (StatusCode::GONE, "NB004", "RESERVATION_EXPIRED"),
+            DuplicateNumber(_) => (StatusCode::CONFLICT, "NB005", "DUPLICATE_NUMBER"),
+            InvalidFormat { .. } => (StatusCode::BAD_REQUEST, "NB006", "INVALID_FORMAT"),
+            ManualOverrideNotAllowed => (StatusCode::FORBIDDEN, "NB007", "MANUAL_OVERRIDE_NOT_ALLOWED"),
+            VersionConflict(_) => (StatusCode::CONFLICT, "VERSION_CONFLICT", "VERSION_CONFLICT"),
+            Validation { .. } => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR", "VALIDATION_ERROR"),
+            NotFound { .. } => (StatusCode::NOT_FOUND, "NOT_FOUND", "NOT_FOUND"),
+            Conflict { code, .. } => (StatusCode::CONFLICT, code, code),
+            Unauthenticated => (StatusCode::UNAUTHORIZED, "UNAUTHENTICATED", "UNAUTHENTICATED"),
+            InvalidCredentials => (StatusCode::UNAUTHORIZED, "INVALID_CREDENTIALS", "INVALID_CREDENTIALS"),
+            Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", "FORBIDDEN"),
+            RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "RATE_LIMITED"),
+            PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE"),
+            Database { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "DB_ERROR", "DB_ERROR"),
+            Internal { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "INTERNAL_ERROR"),
+        }
+    }
+
+    /// The message shown to people (Thai, SPEC §6).
+    pub fn message_th(&self) -> String {
+        use AppError::*;
+        match self {
+            ConfigNotFound(_) => "ไม่พบการตั้งค่ารูปแบบเลขที่เอกสาร".into(),
+            SequenceExhausted { .. } => "เลขลำดับเต็มแล้ว กรุณาติดต่อผู้ดูแลระบบ".into(),
+            LockTimeout { .. } => "ระบบกำลังยุ่ง กรุณาลองใหม่ภายหลัง".into(),
+            ReservationExpired => "การจองเลขที่หมดอายุแล้ว กรุณาจองใหม่".into(),
+            DuplicateNumber(_) => "เลขที่เอกสารนี้มีอยู่แล้ว".into(),
+            InvalidFormat { th, .. } => format!("รูปแบบเลขที่เอกสารไม่ถูกต้อง: {th}"),
+            ManualOverrideNotAllowed => "ไม่อนุญาตให้กำหนดเลขที่เอง".into(),
+            VersionConflict(_) => "เลขที่เอกสารถูกเปลี่ยน กรุณาลองใหม่".into(),
+            Validation { th, .. } => format!("ข้อมูลไม่ถูกต้อง: {th}"),
+            NotFound { th, .. } => format!("ไม่พบข้อมูล: {th}"),
+            Conflict { th, .. } => th.clone(),
+            Unauthenticated => "กรุณาเข้าสู่ระบบก่อนใช้งาน".into(),
+            InvalidCredentials => "ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง".into(),
+            Forbidden(_) => "คุณไม่มีสิทธิ์ดำเนินการนี้".into(),
+            RateLimited { .. } => "มีการขอเลขที่บ่อยเกินไป กรุณารอสักครู่แล้วลองใหม่".into(),
+            PayloadTooLarge => "ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป".into(),
+            Database { .. } | Internal { .. } => "เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ".into(),
+        }
+    }
+
+    pub fn reference(&self) -> Option<&str> {
+        match self {
+            AppError::Database { ref_id, .. } | AppError::Internal { ref_id, .. } => Some(ref_id),
+            _ => None,
+        }
+    }
+
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => {
+                Some(*retry_after_secs)
+            }
+            _ => None,
+        }
+    }
+
+    /// The error-log type of SPEC §7, for the errors worth recording there.
+    pub fn log_type(&self) -> Option<&'static str> {
+        use AppError::*;
+        Some(match self {
+            LockTimeout { .. } => "LOCK_TIMEOUT",
+            VersionConflict(_) => "VERSION_CONFLICT",
+            Database { .. } | Internal { .. } => "DB_ERROR",
+            Validation { .. } | InvalidFormat { .. } | ConfigNotFound(_) => "VALIDATION_ERROR",
+            SequenceExhausted { .. } => "SEQUENCE_EXHAUSTED",
+            ReservationExpired => "RESERVATION_EXPIRED",
+            DuplicateNumber(_) => "DUPLICATE_NUMBER",
+            _ => return None,
+        })
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        let (status, code, name) = self.kind();
+        let detail = match self {
+            AppError::Database { .. } | AppError::Internal { .. } => None, // never leak internals
+            other => Some(other.to_string()),
+        };
+        ErrorBody {
+            status_code: status.as_u16(),
+            code: code.to_string(),
+            error: name.to_string(),
+            message: self.message_th(),
+            reference: self.reference().map(str::to_string),
+            retry_after: self.retry_after(),
+            detail,
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, _, _) = self.kind();
+        if status.is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+        let body = self.body();
+        let mut response = (status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after() {
+            if let Ok(v) = HeaderValue::from_str(&secs.max(1).to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        response
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        AppError::Database { ref_id: new_ref_id(), message: e.to_string() }
+    }
+}
+
+/// A reference id people can quote to an administrator: `ERR-YYYYMMDD-HHMM-XXXX`.
+pub fn new_ref_id() -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut rng = rand::thread_rng();
+    let suffix: String = (0..4).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    format!("ERR-{}-{suffix}", chrono::Utc::now().format("%Y%m%d-%H%M"))
+}
+
+/// JSON body extractor whose rejections (malformed JSON, wrong types, wrong content type) answer with
+/// the error body of SPEC §6 instead of axum's plain-text defaults.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiJson<T>(pub T);
+
+impl<T, S> axum::extract::FromRequest<S> for ApiJson<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::extract::rejection::JsonRejection;
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(ApiJson(v)),
+            Err(JsonRejection::MissingJsonContentType(_)) => Err(AppError::validation(
+                "ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)",
+                "expected Content-Type: application/json",
+            )),
+            Err(JsonRejection::JsonSyntaxError(e)) => {
+                Err(AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text())))
+            }
+            Err(JsonRejection::JsonDataError(e)) => Err(AppError::validation(
+                format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()),
+                format!("invalid JSON data: {}", e.body_text()),
+            )),
+            Err(JsonRejection::BytesRejection(e)) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(AppError::PayloadTooLarge)
+            }
+            Err(e) => Err(AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text())),
+        }
+    }
+}
+
+impl<T: Serialize> IntoResponse for ApiJson<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// Path extractor whose rejections (e.g. `/configs/abc` where a number is expected) answer with the §6 body.
+pub struct ApiPath<T>(pub T);
+
+impl<T, S> axum::extract::FromRequestParts<S> for ApiPath<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(v)| ApiPath(v))
+            .map_err(|e| AppError::validation("รหัสในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
+    }
+}
+
+/// Query-string extractor with the §6 error body.
+pub struct ApiQuery<T>(pub T);
+
+impl<T, S> axum::extract::FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Query(v)| ApiQuery(v))
+            .map_err(|e| AppError::validation("พารามิเตอร์ในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
+    }
+}

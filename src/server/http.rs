@@ -1,0 +1,114 @@
+//! The HTTP surface: REST API under `/api/v1`, server functions under `/sfn`, `/health`, the OpenAPI
+//! document, and the Leptos pages. Handlers live with their feature; this file only wires them.
+
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use leptos::prelude::provide_context;
+use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
+use utoipa::OpenApi;
+
+use crate::app::{shell, App};
+use crate::server::error::AppError;
+use crate::server::{audit, auth, numbering, reference, templates, AppState};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Document numbering service", version = "1", description = "Official running numbers: preview, reserve, confirm, cancel, generate."),
+    paths(
+        numbering::http::preview,
+        numbering::http::reserve,
+        numbering::http::confirm,
+        numbering::http::cancel,
+        numbering::http::generate,
+        reference::http::list,
+        templates::http::list,
+        templates::http::get,
+        templates::http::create,
+        templates::http::update,
+        auth::http::login,
+        audit::http::verify,
+    ),
+    components(schemas(crate::server::error::ErrorBody)),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+        }
+    }
+}
+
+/// The largest JSON body the API reads; anything bigger is 413 with the §6 body.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+pub fn api_router() -> Router<AppState> {
+    Router::new()
+        .route("/auth/login", post(auth::http::login))
+        .route("/auth/logout", post(auth::http::logout))
+        .route("/auth/me", get(auth::http::me))
+        .route("/document-numbering/preview", post(numbering::http::preview))
+        .route("/document-numbering/reserve", post(numbering::http::reserve))
+        .route("/document-numbering/confirm", post(numbering::http::confirm))
+        .route("/document-numbering/cancel", post(numbering::http::cancel))
+        .route("/documents/{document_id}/generate-number", post(numbering::http::generate))
+        .route("/document-numbering/configs", get(templates::http::list).post(templates::http::create))
+        .route("/document-numbering/configs/{id}", get(templates::http::get).put(templates::http::update))
+        .route("/document-numbering/logs/audit/verify", get(audit::http::verify))
+        .route("/reference/{kind}", get(reference::http::list))
+        .route("/admin/api-tokens", get(auth::http::list_tokens).post(auth::http::create_token))
+        .route("/admin/api-tokens/{id}", delete(auth::http::revoke_token))
+        .route("/admin/users", post(auth::http::create_user))
+        .route("/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
+        .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+}
+
+/// `/health`: the database answers, and a preview can be computed.
+async fn health(State(s): State<AppState>) -> impl IntoResponse {
+    let database = s.db.ping().await.is_ok();
+    let reference = s.reference.get().await.is_ok();
+    let status = if database && reference { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(serde_json::json!({ "status": if status == StatusCode::OK { "ok" } else { "degraded" }, "database": database, "redis": "not configured", "referenceData": reference })))
+}
+
+/// The whole application: API, server functions, pages, static files, sessions.
+pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
+    let routes = generate_route_list(App);
+    let options = state.leptos_options.clone();
+    let sessions = SessionManagerLayer::new(session_store)
+        .with_name("docnum_session")
+        .with_http_only(true)
+        .with_same_site(tower_sessions::cookie::SameSite::Lax)
+        .with_secure(state.config.secure_cookies)
+        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(8)));
+    let ctx_state = state.clone();
+    let sfn_state = state.clone();
+    Router::new()
+        .nest("/api/v1", api_router())
+        .route("/health", get(health))
+        .route(
+            "/sfn/{*fn_name}",
+            post(move |req: axum::extract::Request| {
+                let state = sfn_state.clone();
+                async move { handle_server_fns_with_context(move || provide_context(state.clone()), req).await }
+            })
+            .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
+        .leptos_routes_with_context(&state, routes, move || provide_context(ctx_state.clone()), {
+            let options = options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(sessions)
+        .with_state(state)
+}
+

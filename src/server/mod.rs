@@ -1,0 +1,99 @@
+//! The server half (feature `ssr`): storage, the numbering engine, access control and HTTP.
+
+pub mod audit;
+pub mod auth;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod demo;
+pub mod error;
+pub mod errors_log;
+pub mod http;
+pub mod numbering;
+pub mod reference;
+pub mod run;
+pub mod templates;
+pub mod ui;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::FromRef;
+use leptos::config::LeptosOptions;
+
+use auth::rate_limit::NumberRateLimiter;
+use auth::AuthCache;
+use clock::Clock;
+use config::Config;
+use db::Db;
+use error::AppError;
+use errors_log::ErrorLog;
+use numbering::{Engine, EngineConfig};
+use reference::ReferenceCache;
+
+/// Everything a request handler may need; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub clock: Arc<Clock>,
+    pub engine: Arc<Engine>,
+    pub reference: Arc<ReferenceCache>,
+    pub auth: Arc<AuthCache>,
+    pub limits: Arc<NumberRateLimiter>,
+    pub leptos_options: LeptosOptions,
+    pub config: Arc<Config>,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
+
+impl AppState {
+    /// Connects, migrates, seeds (first run), and builds the engine.
+    pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
+        let db = Db::connect(&config.database_url).await?;
+        db.migrate().await.map_err(|e| AppError::internal(format!("migrations failed: {e}")))?;
+        if config.demo_data {
+            demo::seed_if_empty(&db, clock.now_ms()).await?;
+        }
+        demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref()).await?;
+        let reference = Arc::new(ReferenceCache::load(db.clone(), Duration::from_secs(2)).await?);
+        let errors = ErrorLog::new(db.clone());
+        let engine = Engine::new(
+            db.clone(),
+            clock.clone(),
+            reference.clone(),
+            errors,
+            EngineConfig { reservation_ttl: config.reservation_ttl, ..EngineConfig::default() },
+        );
+        Ok(AppState {
+            db,
+            clock,
+            engine,
+            reference,
+            auth: Arc::new(AuthCache::default()),
+            limits: Arc::new(NumberRateLimiter::new(&config.rate_limits)),
+            leptos_options,
+            config: Arc::new(config),
+        })
+    }
+
+    /// Background work: the reservation expiry sweep.
+    pub fn spawn_background(&self) {
+        let engine = self.engine.clone();
+        let every = self.config.sweep_interval;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            loop {
+                tick.tick().await;
+                match engine.expire_due().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(expired = n, "expired reservations cancelled"),
+                    Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+                }
+            }
+        });
+    }
+}

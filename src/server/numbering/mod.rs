@@ -1,0 +1,339 @@
+//! The numbering engine (SPEC §4–§6): resolves a request to a template and a counter key, and serves
+//! preview / reserve / generate / confirm / cancel / expiry. Every operation that changes a counter's
+//! numbers goes through that counter's in-process queue (`queue`), which serves all waiting requests in
+//! one lock hold and one transaction; the version check and the unique constraint are the last guards.
+
+pub mod http;
+pub mod queue;
+pub mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::app::types::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::numbering::{bangkok_date, parse_rev, CounterKey, PartIds, Period, RenderValues, ResetScope, Template};
+use crate::server::auth::Caller;
+use crate::server::clock::Clock;
+use crate::server::db::{ms_to_datetime, Db};
+use crate::server::error::AppError;
+use crate::server::errors_log::ErrorLog;
+use crate::server::reference::{Part, ReferenceCache, Snapshot};
+use crate::server::templates;
+
+use queue::{JobKind, Outcome, Queues};
+
+/// A numbering request with every part resolved, its template chosen and its counter key computed.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub project_id: i64,
+    pub project_code: String,
+    pub corr_type_id: i64,
+    pub corr_type_code: String,
+    pub template: Template,
+    pub reset_scope: ResetScope,
+    pub originator: String,
+    pub recipient: String,
+    pub sub_type: String,
+    pub rfa_type: String,
+    pub discipline: String,
+    pub revision: String,
+    pub key: CounterKey,
+    pub period: Period,
+}
+
+impl Resolved {
+    pub fn render(&self, sequence: u64) -> String {
+        self.template.render(&RenderValues {
+            project: &self.project_code,
+            originator: &self.originator,
+            recipient: &self.recipient,
+            corr_type: &self.corr_type_code,
+            sub_type: &self.sub_type,
+            rfa_type: &self.rfa_type,
+            discipline: &self.discipline,
+            seq: sequence,
+            year: self.period.year,
+            month: self.period.month,
+            rev: &self.revision,
+        })
+    }
+}
+
+/// Resolves a request against the reference data at instant `now` (SPEC §3 resolution order, §4 key).
+pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> Result<Resolved, AppError> {
+    let project = snapshot.project(req.project_id, req.project_code.as_deref())?;
+    if !project.active {
+        return Err(AppError::validation(
+            format!("โครงการ {} ปิดใช้งานแล้ว", project.code),
+            format!("project {} is inactive", project.code),
+        ));
+    }
+    let corr_type = snapshot.corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())?;
+    let chosen = templates::resolve(snapshot, project.id, corr_type.id);
+    let template = Template::parse(&chosen.template).map_err(|errors| AppError::InvalidFormat {
+        th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
+        en: format!("stored template '{}' is invalid", chosen.template),
+    })?;
+    let parts = template.key_parts();
+    let mut ids = PartIds::default();
+    let member = |id: i64, code: &str, part: Part| -> Result<(), AppError> {
+        if snapshot.is_member(project.id, id) {
+            Ok(())
+        } else {
+            let (th, en) = part.names();
+            Err(AppError::validation(
+                format!("{th} {code} ไม่ได้เป็นสมาชิกของโครงการ {}", project.code),
+                format!("{en} {code} is not a member of project {}", project.code),
+            ))
+        }
+    };
+    let mut originator = String::new();
+    if parts.originator {
+        let o = snapshot.org(req.originator_org_id, req.originator_code.as_deref(), Part::Originator)?;
+        member(o.id, &o.code, Part::Originator)?;
+        ids.originator = o.id;
+        originator = o.code.clone();
+    }
+    let mut recipient = String::new();
+    if parts.recipient {
+        let o = snapshot.org(req.recipient_org_id, req.recipient_code.as_deref(), Part::Recipient)?;
+        member(o.id, &o.code, Part::Recipient)?;
+        ids.recipient = o.id;
+        recipient = o.code.clone();
+    }
+    let mut sub_type = String::new();
+    if parts.sub_type {
+        let s = snapshot.sub_type(corr_type.id, req.sub_type_id, req.sub_type_number.as_deref())?;
+        ids.sub_type = s.id;
+        sub_type = s.sub_type_number.clone();
+    }
+    let mut rfa_type = String::new();
+    if parts.rfa_type {
+        let r = snapshot.rfa_type(req.rfa_type_id, req.rfa_type_code.as_deref())?;
+        ids.rfa_type = r.id;
+        rfa_type = r.code.clone();
+    }
+    let mut discipline = String::new();
+    if parts.discipline {
+        let d = snapshot.discipline(req.discipline_id, req.discipline_code.as_deref())?;
+        ids.discipline = d.id;
+        discipline = d.code.clone();
+    }
+    let revision = match req.revision.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => "A".to_string(),
+        Some(r) => {
+            let r = r.to_ascii_uppercase();
+            parse_rev(&r).ok_or_else(|| {
+                AppError::validation(
+                    format!("รหัสฉบับแก้ไข '{r}' ไม่ถูกต้อง (ใช้ A–Z, AA, AB, …)"),
+                    format!("invalid revision label '{r}' (A-Z, AA, AB, ...)"),
+                )
+            })?;
+            r
+        }
+    };
+    let (year, _) = bangkok_date(now);
+    if let Some(asked) = req.year {
+        if asked != year && asked != year + 543 {
+            return Err(AppError::validation(
+                format!("ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {})", year, year + 543),
+                format!("year {asked} is not the current year {year} (no back-dating)"),
+            ));
+        }
+    }
+    let period = Period::at(chosen.reset_scope, now);
+    let key = CounterKey::new(project.id, corr_type.id, parts, &ids, &period);
+    Ok(Resolved {
+        project_id: project.id,
+        project_code: project.code.clone(),
+        corr_type_id: corr_type.id,
+        corr_type_code: corr_type.code.clone(),
+        template,
+        reset_scope: chosen.reset_scope,
+        originator,
+        recipient,
+        sub_type,
+        rfa_type,
+        discipline,
+        revision,
+        key,
+        period,
+    })
+}
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub reservation_ttl: Duration,
+    /// How many waiting requests one transaction serves at most.
+    pub max_batch: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256 }
+    }
+}
+
+pub struct Engine {
+    pub db: Db,
+    pub clock: Arc<Clock>,
+    pub reference: Arc<ReferenceCache>,
+    pub errors: ErrorLog,
+    pub config: EngineConfig,
+    queues: Arc<Queues>,
+}
+
+const MAX_DOCUMENT_ID_CHARS: usize = 100;
+const MAX_REASON_CHARS: usize = 500;
+
+impl Engine {
+    pub fn new(db: Db, clock: Arc<Clock>, reference: Arc<ReferenceCache>, errors: ErrorLog, config: EngineConfig) -> Arc<Engine> {
+        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch));
+        Arc::new(Engine { db, clock, reference, errors, config, queues })
+    }
+
+    async fn resolve_for(&self, caller: &Caller, req: &NumberRequest) -> Result<Resolved, AppError> {
+        let snapshot = self.reference.get().await?;
+        let resolved = resolve(&snapshot, req, self.clock.now())?;
+        caller.require_numbering(resolved.project_id)?;
+        Ok(resolved)
+    }
+
+    /// Records errors worth an operator's attention, then hands the error back.
+    fn logged<T>(&self, caller: &Caller, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
+        if let Err(e) = &result {
+            self.errors.record(e, caller, context);
+        }
+        result
+    }
+
+    /// The next number for a request, without consuming it.
+    pub async fn preview(&self, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+        let result = async {
+            let r = self.resolve_for(caller, req).await?;
+            let next = store::last_number(&self.db, &r.key).await? as u64 + 1;
+            if next > r.template.max_seq() {
+                return Err(AppError::SequenceExhausted { max: r.template.max_seq() });
+            }
+            Ok(PreviewResult { document_number: r.render(next), sequence: next, template: r.template.source().to_string(), reserved: false })
+        }
+        .await;
+        self.logged(caller, serde_json::json!({"operation": "PREVIEW", "request": req}), result)
+    }
+
+    pub async fn reserve(&self, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
+        let result = async {
+            let r = self.resolve_for(caller, req).await?;
+            let key = r.key.clone();
+            let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: self.config.reservation_ttl.as_millis() as i64, document_id: None };
+            match self.queues.submit(key, kind, caller.clone()).await? {
+                Outcome::Issued { number, sequence, token, expires_at, .. } => {
+                    let expires_at = expires_at.unwrap_or_default();
+                    Ok(ReservationResult {
+                        token: token.unwrap_or_default(),
+                        document_number: number,
+                        sequence: sequence as u64,
+                        expires_at: ms_to_datetime(expires_at),
+                        ttl_seconds: ((expires_at - self.clock.now_ms()) / 1000).max(0),
+                    })
+                }
+                Outcome::Status { .. } => Err(AppError::internal("reserve answered with a status")),
+            }
+        }
+        .await;
+        self.logged(caller, serde_json::json!({"operation": "RESERVE", "request": req}), result)
+    }
+
+    /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
+    pub async fn generate(&self, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
+        let result = async {
+            let document_id = check_document_id(document_id)?;
+            let r = self.resolve_for(caller, req).await?;
+            let key = r.key.clone();
+            let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: 0, document_id: Some(document_id) };
+            match self.queues.submit(key, kind, caller.clone()).await? {
+                Outcome::Issued { number, created_at, .. } => Ok((number, ms_to_datetime(created_at))),
+                Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
+            }
+        }
+        .await;
+        self.logged(caller, serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
+    }
+
+    pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+        let result = async {
+            let token = check_token(token)?;
+            let document_id = check_document_id(document_id)?;
+            let key = self.key_of_token(&token).await?;
+            caller.require_numbering(key.project_id)?;
+            self.status_job(key, JobKind::Confirm { token, document_id }, caller).await
+        }
+        .await;
+        self.logged(caller, serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
+    }
+
+    pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+        let result = async {
+            let token = check_token(token)?;
+            let reason = reason.map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
+            if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON_CHARS) {
+                return Err(AppError::validation(
+                    format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
+                    format!("reason longer than {MAX_REASON_CHARS} characters"),
+                ));
+            }
+            let key = self.key_of_token(&token).await?;
+            caller.require_numbering(key.project_id)?;
+            self.status_job(key, JobKind::Cancel { token, reason, expiry: false }, caller).await
+        }
+        .await;
+        self.logged(caller, serde_json::json!({"operation": "CANCEL", "token": token}), result)
+    }
+
+    /// Cancels reservations past their TTL (reason: expired). Returns how many were cancelled.
+    pub async fn expire_due(&self) -> Result<usize, AppError> {
+        let due = store::due_reservations(&self.db, self.clock.now_ms(), 1000).await?;
+        let system = Caller::system();
+        let jobs = due.into_iter().map(|(token, key)| {
+            let system = system.clone();
+            async move { self.queues.submit(key, JobKind::Cancel { token, reason: Some("expired".into()), expiry: true }, system).await }
+        });
+        let results = futures::future::join_all(jobs).await;
+        Ok(results.iter().filter(|r| matches!(r, Ok(Outcome::Status { changed: true, .. }))).count())
+    }
+
+    async fn key_of_token(&self, token: &str) -> Result<CounterKey, AppError> {
+        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| {
+            AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
+        })
+    }
+
+    async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {
+        match self.queues.submit(key, kind, caller.clone()).await? {
+            Outcome::Status { number, status, .. } => Ok(StatusResult { document_number: number, status: status.to_string() }),
+            Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
+        }
+    }
+}
+
+fn check_token(token: &str) -> Result<String, AppError> {
+    uuid::Uuid::parse_str(token.trim())
+        .map(|u| u.to_string())
+        .map_err(|_| AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>())))
+}
+
+fn check_document_id(document_id: &str) -> Result<String, AppError> {
+    let d = document_id.trim();
+    if d.is_empty() {
+        return Err(AppError::validation("ต้องระบุรหัสเอกสาร (documentId)", "documentId is required"));
+    }
+    if d.chars().count() > MAX_DOCUMENT_ID_CHARS || d.chars().any(char::is_control) {
+        return Err(AppError::validation(
+            format!("รหัสเอกสารต้องยาวไม่เกิน {MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
+            format!("documentId must be at most {MAX_DOCUMENT_ID_CHARS} printable characters"),
+        ));
+    }
+    Ok(d.to_string())
+}

@@ -1,0 +1,199 @@
+//! Reference data (projects, organizations, types, sub-types, RFA types, disciplines): storage, an
+//! in-memory snapshot for the hot path, and the resolution of a numbering request's parts.
+
+pub mod http;
+pub mod store;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::RwLock;
+
+use crate::app::types::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::numbering::normalize_code;
+use crate::server::db::Db;
+use crate::server::error::AppError;
+use crate::server::templates::StoredTemplate;
+
+/// Everything a request needs to resolve its parts, loaded at once (the tables are small).
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub data: ReferenceData,
+    pub project_by_id: HashMap<i64, usize>,
+    pub project_by_code: HashMap<String, usize>,
+    pub org_by_id: HashMap<i64, usize>,
+    pub org_by_code: HashMap<String, usize>,
+    pub members: HashSet<(i64, i64)>,
+    pub type_by_id: HashMap<i64, usize>,
+    pub type_by_code: HashMap<String, usize>,
+    pub sub_by_id: HashMap<i64, usize>,
+    pub sub_by_type_number: HashMap<(i64, String), usize>,
+    pub rfa_by_id: HashMap<i64, usize>,
+    pub rfa_by_code: HashMap<String, usize>,
+    pub disc_by_id: HashMap<i64, usize>,
+    pub disc_by_code: HashMap<String, usize>,
+    /// (project id, correspondence type id or 0 for the project default) → current template
+    pub templates: HashMap<(i64, i64), StoredTemplate>,
+}
+
+fn index<T>(items: &[T], key: impl Fn(&T) -> String) -> HashMap<String, usize> {
+    items.iter().enumerate().map(|(i, x)| (key(x), i)).collect()
+}
+fn index_id<T>(items: &[T], id: impl Fn(&T) -> i64) -> HashMap<i64, usize> {
+    items.iter().enumerate().map(|(i, x)| (id(x), i)).collect()
+}
+
+impl Snapshot {
+    pub fn build(data: ReferenceData, templates: Vec<StoredTemplate>) -> Snapshot {
+        let members = data
+            .projects
+            .iter()
+            .flat_map(|p| p.member_org_ids.iter().map(move |o| (p.id, *o)))
+            .collect();
+        Snapshot {
+            project_by_id: index_id(&data.projects, |p| p.id),
+            project_by_code: index(&data.projects, |p| p.code.clone()),
+            org_by_id: index_id(&data.organizations, |o| o.id),
+            org_by_code: index(&data.organizations, |o| o.code.clone()),
+            members,
+            type_by_id: index_id(&data.correspondence_types, |t| t.id),
+            type_by_code: index(&data.correspondence_types, |t| t.code.clone()),
+            sub_by_id: index_id(&data.sub_types, |s| s.id),
+            sub_by_type_number: data
+                .sub_types
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ((s.corr_type_id, s.sub_type_number.clone()), i))
+                .collect(),
+            rfa_by_id: index_id(&data.rfa_types, |t| t.id),
+            rfa_by_code: index(&data.rfa_types, |t| t.code.clone()),
+            disc_by_id: index_id(&data.disciplines, |d| d.id),
+            disc_by_code: index(&data.disciplines, |d| d.code.clone()),
+            templates: templates.into_iter().map(|t| ((t.project_id, t.corr_type_id.unwrap_or(0)), t)).collect(),
+            data,
+        }
+    }
+
+    pub fn project(&self, id: Option<i64>, code: Option<&str>) -> Result<&ProjectItem, AppError> {
+        pick(id, code, &self.project_by_id, &self.project_by_code, &self.data.projects, Part::Project)
+    }
+    pub fn corr_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+        pick(id, code, &self.type_by_id, &self.type_by_code, &self.data.correspondence_types, Part::CorrType)
+    }
+    pub fn org(&self, id: Option<i64>, code: Option<&str>, part: Part) -> Result<&OrgItem, AppError> {
+        pick(id, code, &self.org_by_id, &self.org_by_code, &self.data.organizations, part)
+    }
+    pub fn rfa_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+        pick(id, code, &self.rfa_by_id, &self.rfa_by_code, &self.data.rfa_types, Part::RfaType)
+    }
+    pub fn discipline(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+        pick(id, code, &self.disc_by_id, &self.disc_by_code, &self.data.disciplines, Part::Discipline)
+    }
+    /// A sub-type by id, or by its number within the correspondence type.
+    pub fn sub_type(&self, corr_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
+        let found = match (id, number) {
+            (Some(id), _) => self.sub_by_id.get(&id).map(|i| &self.data.sub_types[*i]),
+            (None, Some(n)) => self
+                .sub_by_type_number
+                .get(&(corr_type_id, normalize_code(n)))
+                .map(|i| &self.data.sub_types[*i]),
+            (None, None) => return Err(Part::SubType.missing()),
+        };
+        match found {
+            Some(s) if s.corr_type_id == corr_type_id => Ok(s),
+            Some(s) => Err(AppError::validation(
+                format!("ประเภทย่อย {} ไม่ได้อยู่ในประเภทเอกสารที่เลือก", s.sub_type_number),
+                format!("sub-type {} does not belong to the chosen correspondence type", s.sub_type_number),
+            )),
+            None => Err(Part::SubType.unknown(&id.map(|i| i.to_string()).or(number.map(str::to_string)).unwrap_or_default())),
+        }
+    }
+    pub fn is_member(&self, project_id: i64, org_id: i64) -> bool {
+        self.members.contains(&(project_id, org_id))
+    }
+}
+
+/// The parts of a numbering request, for messages that name the part.
+#[derive(Clone, Copy, Debug)]
+pub enum Part {
+    Project,
+    CorrType,
+    Originator,
+    Recipient,
+    SubType,
+    RfaType,
+    Discipline,
+}
+
+impl Part {
+    pub fn names(&self) -> (&'static str, &'static str) {
+        match self {
+            Part::Project => ("โครงการ", "projectId or projectCode"),
+            Part::CorrType => ("ประเภทเอกสาร", "correspondenceTypeId or correspondenceTypeCode"),
+            Part::Originator => ("หน่วยงานผู้ส่ง", "originatorOrgId or originatorCode"),
+            Part::Recipient => ("หน่วยงานผู้รับ", "recipientOrgId or recipientCode"),
+            Part::SubType => ("ประเภทย่อย", "subTypeId or subTypeNumber"),
+            Part::RfaType => ("ประเภท RFA", "rfaTypeId or rfaTypeCode"),
+            Part::Discipline => ("สาขางาน", "disciplineId or disciplineCode"),
+        }
+    }
+    pub fn missing(&self) -> AppError {
+        let (th, en) = self.names();
+        AppError::validation(format!("ต้องระบุ{th}"), format!("missing required part: {en}"))
+    }
+    pub fn unknown(&self, value: &str) -> AppError {
+        let (th, en) = self.names();
+        let value: String = value.chars().take(60).collect(); // never echo an oversize input back
+        AppError::validation(format!("ไม่พบ{th} '{value}'"), format!("unknown {en}: '{value}'"))
+    }
+}
+
+fn pick<'a, T>(
+    id: Option<i64>,
+    code: Option<&str>,
+    by_id: &HashMap<i64, usize>,
+    by_code: &HashMap<String, usize>,
+    items: &'a [T],
+    part: Part,
+) -> Result<&'a T, AppError> {
+    match (id, code) {
+        (Some(id), _) => by_id.get(&id).map(|i| &items[*i]).ok_or_else(|| part.unknown(&id.to_string())),
+        (None, Some(code)) => {
+            let code = normalize_code(code);
+            by_code.get(&code).map(|i| &items[*i]).ok_or_else(|| part.unknown(&code))
+        }
+        (None, None) => Err(part.missing()),
+    }
+}
+
+/// The snapshot, reloaded after local changes and at most `max_age` old otherwise (other instances may
+/// have changed the data).
+pub struct ReferenceCache {
+    db: Db,
+    current: RwLock<(Arc<Snapshot>, Instant)>,
+    max_age: Duration,
+}
+
+impl ReferenceCache {
+    pub async fn load(db: Db, max_age: Duration) -> Result<ReferenceCache, AppError> {
+        let snapshot = Arc::new(store::load_snapshot(&db).await?);
+        Ok(ReferenceCache { db, current: RwLock::new((snapshot, Instant::now())), max_age })
+    }
+
+    pub async fn get(&self) -> Result<Arc<Snapshot>, AppError> {
+        {
+            let current = self.current.read().await;
+            if current.1.elapsed() < self.max_age {
+                return Ok(current.0.clone());
+            }
+        }
+        self.reload().await
+    }
+
+    pub async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
+        let snapshot = Arc::new(store::load_snapshot(&self.db).await?);
+        *self.current.write().await = (snapshot.clone(), Instant::now());
+        Ok(snapshot)
+    }
+}

@@ -1,0 +1,171 @@
+//! SQL for reference data.
+
+use sqlx::Row;
+
+use super::Snapshot;
+use crate::app::types::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::numbering::{validate_code, CodeKind};
+use crate::server::db::{now_ms, Db};
+use crate::server::error::AppError;
+use crate::server::templates;
+
+pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
+    let data = load_reference_data(db).await?;
+    let templates = templates::store::load_current(db).await?;
+    Ok(Snapshot::build(data, templates))
+}
+
+pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
+    let members: Vec<(i64, i64)> = sqlx::query("SELECT project_id, org_id FROM project_organizations ORDER BY org_id")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let projects = sqlx::query("SELECT id, code, name, active FROM projects ORDER BY code")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get(0);
+            ProjectItem {
+                id,
+                code: r.get(1),
+                name: r.get(2),
+                active: r.get::<i64, _>(3) != 0,
+                member_org_ids: members.iter().filter(|(p, _)| *p == id).map(|(_, o)| *o).collect(),
+            }
+        })
+        .collect();
+    let organizations = sqlx::query("SELECT id, code, name, role FROM organizations ORDER BY id")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| OrgItem { id: r.get(0), code: r.get(1), name: r.get(2), role: r.get(3) })
+        .collect();
+    let sub_types = sqlx::query("SELECT id, corr_type_id, sub_type_number, code, name FROM sub_types ORDER BY corr_type_id, sub_type_number")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| SubTypeItem { id: r.get(0), corr_type_id: r.get(1), sub_type_number: r.get(2), code: r.get(3), name: r.get(4) })
+        .collect();
+    Ok(ReferenceData {
+        projects,
+        organizations,
+        correspondence_types: ref_items(db, "SELECT id, code, name FROM correspondence_types ORDER BY id").await?,
+        sub_types,
+        rfa_types: ref_items(db, "SELECT id, code, name FROM rfa_types ORDER BY id").await?,
+        disciplines: ref_items(db, "SELECT id, code, name FROM disciplines ORDER BY id").await?,
+    })
+}
+
+async fn ref_items(db: &Db, sql: &'static str) -> Result<Vec<RefItem>, AppError> {
+    Ok(sqlx::query(sql)
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| RefItem { id: r.get(0), code: r.get(1), name: r.get(2) })
+        .collect())
+}
+
+fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
+    validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
+}
+
+fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
+    if crate::server::db::is_unique_violation(&e) {
+        AppError::Conflict {
+            code: "ALREADY_EXISTS",
+            th: format!("{what} '{value}' มีอยู่แล้ว"),
+            en: format!("'{value}' already exists"),
+        }
+    } else {
+        e.into()
+    }
+}
+
+async fn insert_returning_id<'q>(
+    db: &Db,
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    what: &str,
+    value: &str,
+) -> Result<i64, AppError> {
+    let row = query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))?;
+    Ok(row.get::<i64, _>(0))
+}
+
+pub async fn create_project(db: &Db, raw_code: &str, name: &str, active: bool) -> Result<i64, AppError> {
+    let code = code(CodeKind::Project, raw_code)?;
+    let q = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(code.clone())
+        .bind(name.trim().to_string())
+        .bind(active as i64)
+        .bind(now_ms());
+    insert_returning_id(db, q, "โครงการ", &code).await
+}
+
+pub async fn create_organization(db: &Db, raw_code: &str, name: &str, role: &str) -> Result<i64, AppError> {
+    let code = code(CodeKind::Party, raw_code)?;
+    let role = role.trim().to_ascii_uppercase();
+    if !["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
+        return Err(AppError::validation(
+            "บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER",
+            "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER",
+        ));
+    }
+    let q = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(code.clone())
+        .bind(name.trim().to_string())
+        .bind(role)
+        .bind(now_ms());
+    insert_returning_id(db, q, "หน่วยงาน", &code).await
+}
+
+pub async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
+    let sql = match db.dialect {
+        crate::server::db::Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
+        crate::server::db::Dialect::MySql => "INSERT IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
+    };
+    sqlx::query(sql).bind(project_id).bind(org_id).execute(&db.writer).await?;
+    Ok(())
+}
+
+pub async fn create_corr_type(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+    let code = code(CodeKind::Party, raw_code)?;
+    let q = sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
+        .bind(code.clone())
+        .bind(name.trim().to_string())
+        .bind(now_ms());
+    insert_returning_id(db, q, "ประเภทเอกสาร", &code).await
+}
+
+pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name: &str) -> Result<i64, AppError> {
+    let number = number.trim().to_string();
+    if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
+        return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
+    }
+    let code = code(CodeKind::Party, raw_code)?;
+    let q = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(corr_type_id)
+        .bind(number.clone())
+        .bind(code)
+        .bind(name.trim().to_string());
+    insert_returning_id(db, q, "ประเภทย่อย", &number).await
+}
+
+pub async fn create_rfa_type(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+    let code = code(CodeKind::Party, raw_code)?;
+    let q = sqlx::query("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name.trim().to_string());
+    insert_returning_id(db, q, "ประเภท RFA", &code).await
+}
+
+pub async fn create_discipline(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+    let code = code(CodeKind::Party, raw_code)?;
+    let q = sqlx::query("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name.trim().to_string());
+    insert_returning_id(db, q, "สาขางาน", &code).await
+}
+
+pub async fn is_empty(db: &Db) -> Result<bool, AppError> {
+    let n: i64 = sqlx::query("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?.get(0);
+    Ok(n == 0)
+}

@@ -1,0 +1,68 @@
+//! Building and serving the whole application; shared by `main` and the integration tests.
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use leptos::config::LeptosOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use tokio::net::TcpListener;
+use tower_sessions_sqlx_store::{MySqlStore, SqliteStore};
+
+use crate::server::clock::Clock;
+use crate::server::config::Config;
+use crate::server::db::Dialect;
+use crate::server::error::AppError;
+use crate::server::{http, AppState};
+
+/// Leptos settings from `Leptos.toml` when present (environment variables override it), else defaults.
+pub fn leptos_options() -> LeptosOptions {
+    match leptos::config::get_configuration(Some("Leptos.toml")) {
+        Ok(conf) => conf.leptos_options,
+        Err(_) => LeptosOptions::builder()
+            .output_name("docnum")
+            .site_root(std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into()))
+            .site_pkg_dir("pkg")
+            .site_addr(
+                std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))),
+            )
+            .build(),
+    }
+}
+
+/// The router with its session store on the same database.
+pub async fn app(state: &AppState) -> Result<axum::Router, AppError> {
+    match state.db.dialect {
+        Dialect::Sqlite => {
+            let options = SqliteConnectOptions::from_str(&state.db.url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .busy_timeout(std::time::Duration::from_secs(10));
+            let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+            let store = SqliteStore::new(pool);
+            store.migrate().await?;
+            Ok(http::router(state.clone(), store))
+        }
+        Dialect::MySql => {
+            let pool = sqlx::mysql::MySqlPoolOptions::new().max_connections(8).connect(&state.db.url).await?;
+            let store = MySqlStore::new(pool);
+            store.migrate().await?;
+            Ok(http::router(state.clone(), store))
+        }
+    }
+}
+
+/// Starts the service on `listener` and runs until the process ends.
+pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> Result<(), AppError> {
+    let mut options = leptos_options();
+    options.site_addr = listener.local_addr().map_err(|e| AppError::internal(e.to_string()))?;
+    let state = AppState::start(config, options, clock).await?;
+    state.spawn_background();
+    let router = app(&state).await?;
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| AppError::internal(e.to_string()))
+}

@@ -1,0 +1,65 @@
+//! REST: numbering templates ("configs", SPEC §9).
+
+use axum::extract::State;
+use axum::Json;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::app::types::TemplateConfig;
+use crate::numbering::ResetScope;
+use crate::server::auth::Caller;
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::templates::{self, store};
+use crate::server::AppState;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    pub project_id: Option<i64>,
+}
+
+#[utoipa::path(get, path = "/api/v1/document-numbering/configs", params(("projectId" = Option<i64>, Query,)),
+    responses((status = 200, body = [TemplateConfig])), tag = "templates")]
+pub async fn list(State(s): State<AppState>, _caller: Caller, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<Vec<TemplateConfig>>, AppError> {
+    let all = match q.project_id {
+        Some(p) => store::list_for_project(&s.db, p).await?,
+        None => store::load_current(&s.db).await?,
+    };
+    Ok(Json(all.iter().map(|t| t.to_config()).collect()))
+}
+
+#[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}", params(("id" = i64, Path,)),
+    responses((status = 200, body = TemplateConfig), (status = 404, body = ErrorBody)), tag = "templates")]
+pub async fn get(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
+    let all = store::load_current(&s.db).await?;
+    all.iter().find(|t| t.id == id).map(|t| Json(t.to_config())).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SaveBody {
+    /// Only for POST (create or replace by project and type).
+    pub project_id: Option<i64>,
+    pub correspondence_type_id: Option<i64>,
+    pub template: String,
+    #[schema(value_type = String, example = "YEARLY")]
+    pub reset_scope: ResetScope,
+    pub reason: String,
+}
+
+/// `POST /configs`: a new version of the template of (projectId, correspondenceTypeId or the project default).
+#[utoipa::path(post, path = "/api/v1/document-numbering/configs", request_body = SaveBody,
+    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "templates")]
+pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
+    let project_id = b.project_id.ok_or_else(|| AppError::validation("ต้องระบุโครงการ (projectId)", "projectId is required"))?;
+    Ok(Json(templates::save(&s, &caller, project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason).await?))
+}
+
+/// `PUT /configs/{id}`: a new version of an existing template.
+#[utoipa::path(put, path = "/api/v1/document-numbering/configs/{id}", request_body = SaveBody, params(("id" = i64, Path,)),
+    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "templates")]
+pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
+    let all = store::load_current(&s.db).await?;
+    let current = all.iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
+    Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason).await?))
+}

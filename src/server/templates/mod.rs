@@ -1,0 +1,137 @@
+//! Numbering templates per project and correspondence type: resolution order (SPEC §3), validation on
+//! save with the shared template module, and versioning (every save is a new version with a reason).
+
+pub mod http;
+pub mod store;
+
+use crate::app::types::{ResolvedTemplate, TemplateConfig, TemplateSource};
+use crate::numbering::{seed_default_template, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
+use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+use crate::server::auth::Caller;
+use crate::server::error::AppError;
+use crate::server::reference::Snapshot;
+use crate::server::AppState;
+
+/// The current version of one stored template.
+#[derive(Clone, Debug)]
+pub struct StoredTemplate {
+    pub id: i64,
+    pub project_id: i64,
+    pub corr_type_id: Option<i64>,
+    pub template: String,
+    pub reset_scope: ResetScope,
+    pub version: i64,
+    pub updated_at: i64,
+    pub updated_by: String,
+}
+
+impl StoredTemplate {
+    pub fn to_config(&self) -> TemplateConfig {
+        TemplateConfig {
+            id: self.id,
+            project_id: self.project_id,
+            correspondence_type_id: self.corr_type_id,
+            template: self.template.clone(),
+            reset_scope: self.reset_scope,
+            version: self.version,
+            updated_at: crate::server::db::ms_to_datetime(self.updated_at),
+            updated_by: self.updated_by.clone(),
+        }
+    }
+}
+
+/// Template for (project, type); else the project's default; else the system default.
+pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> ResolvedTemplate {
+    let found = snapshot
+        .templates
+        .get(&(project_id, corr_type_id))
+        .map(|t| (t, TemplateSource::ProjectType))
+        .or_else(|| snapshot.templates.get(&(project_id, 0)).map(|t| (t, TemplateSource::ProjectDefault)));
+    match found {
+        Some((t, source)) => ResolvedTemplate {
+            template: t.template.clone(),
+            reset_scope: t.reset_scope,
+            source,
+            config_id: Some(t.id),
+        },
+        None => ResolvedTemplate {
+            template: SYSTEM_DEFAULT_TEMPLATE.to_string(),
+            reset_scope: ResetScope::Yearly,
+            source: TemplateSource::SystemDefault,
+            config_id: None,
+        },
+    }
+}
+
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// Saves a new version of the template of (project, type or default), after every rule of SPEC §3.
+pub async fn save(
+    state: &AppState,
+    caller: &Caller,
+    project_id: i64,
+    corr_type_id: Option<i64>,
+    text: &str,
+    reset_scope: ResetScope,
+    reason: &str,
+) -> Result<TemplateConfig, AppError> {
+    let snapshot = state.reference.get().await?;
+    let project = snapshot.project(Some(project_id), None)?;
+    caller.require_project_admin(project.id)?;
+    let corr_type_code = match corr_type_id {
+        Some(id) => snapshot.corr_type(Some(id), None)?.code.clone(),
+        None => String::new(),
+    };
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(AppError::validation("ต้องระบุเหตุผลของการเปลี่ยนแปลง", "a reason is required"));
+    }
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(AppError::validation(
+            format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
+            format!("reason longer than {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    let template = Template::validate(text, &corr_type_code, reset_scope).map_err(|errors| AppError::InvalidFormat {
+        th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
+        en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
+    })?;
+    let previous = snapshot.templates.get(&(project.id, corr_type_id.unwrap_or(0))).cloned();
+    let saved = store::save_version(
+        &state.db,
+        project.id,
+        corr_type_id,
+        template.source(),
+        reset_scope,
+        reason,
+        caller.user_id(),
+        state.clock.now_ms(),
+    )
+    .await?;
+    let entry = AuditEntry {
+        operation: "TEMPLATE_UPDATE".into(),
+        status: "SUCCESS".into(),
+        template_used: Some(saved.template.clone()),
+        old_value: previous.map(|p| format!("{} [{}]", p.template, p.reset_scope.as_str())),
+        new_value: Some(format!("{} [{}]", saved.template, saved.reset_scope.as_str())),
+        metadata: Some(
+            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": saved.version, "reason": reason})
+                .to_string(),
+        ),
+        ..caller.audit_base(state.clock.now_ms())
+    };
+    audit::append_standalone(&state.db, ADMIN_CHAIN, &[entry]).await?;
+    state.reference.reload().await?;
+    Ok(saved.to_config())
+}
+
+/// The seeds' default templates for a new project (SPEC §2/§3): one per correspondence type that needs its own.
+pub fn seed_defaults_for(types: &[(i64, String)]) -> Vec<(i64, &'static str, ResetScope)> {
+    types
+        .iter()
+        .map(|(id, code)| {
+            let (t, scope) = seed_default_template(code);
+            (*id, t, scope)
+        })
+        .collect()
+}

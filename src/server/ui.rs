@@ -1,0 +1,143 @@
+//! Bodies of the browser's server functions (`crate::app::api`): find the caller from the request,
+//! call the same engine and services as the REST API, and turn errors into their Thai message.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use leptos::prelude::{use_context, ServerFnError};
+use tower_sessions::Session;
+
+use crate::app::types::*;
+use crate::numbering::ResetScope;
+use crate::server::auth::{self, client_of, Caller, Principal};
+use crate::server::error::AppError;
+use crate::server::{templates, AppState};
+
+fn sfe(e: AppError) -> ServerFnError {
+    let (_, code, _) = e.kind();
+    let mut message = e.message_th();
+    if code.starts_with("NB") {
+        message = format!("{message} ({code})");
+    }
+    if let Some(r) = e.reference() {
+        message = format!("{message} [อ้างอิง {r}]");
+    }
+    ServerFnError::ServerError(message)
+}
+
+fn state() -> Result<AppState, ServerFnError> {
+    use_context::<AppState>().ok_or_else(|| ServerFnError::ServerError("server state missing".into()))
+}
+
+fn parts() -> Result<Parts, ServerFnError> {
+    use_context::<Parts>().ok_or_else(|| ServerFnError::ServerError("request missing".into()))
+}
+
+async fn session(state: &AppState) -> Result<Session, ServerFnError> {
+    let mut parts = parts()?;
+    Session::from_request_parts(&mut parts, state).await.map_err(|_| sfe(AppError::Unauthenticated))
+}
+
+/// The logged-in user behind this server-function call (sessions only: tokens are for the REST API).
+async fn caller(state: &AppState) -> Result<Caller, ServerFnError> {
+    let parts = parts()?;
+    let (ip, user_agent) = client_of(&parts);
+    let session = session(state).await?;
+    let user = auth::user_from_session(state, &session).await.map_err(sfe)?.ok_or_else(|| sfe(AppError::Unauthenticated))?;
+    Ok(Caller { principal: Principal::User(user), ip, user_agent })
+}
+
+pub async fn current_user() -> Result<Option<UserInfo>, ServerFnError> {
+    let state = state()?;
+    let session = session(&state).await?;
+    auth::user_from_session(&state, &session).await.map_err(sfe)
+}
+
+pub async fn login(username: String, password: String) -> Result<UserInfo, ServerFnError> {
+    let state = state()?;
+    let session = session(&state).await?;
+    auth::login(&state, &session, &username, &password).await.map_err(sfe)
+}
+
+pub async fn logout() -> Result<(), ServerFnError> {
+    let state = state()?;
+    let session = session(&state).await?;
+    auth::logout(&session).await.map_err(sfe)
+}
+
+pub async fn reference_data() -> Result<ReferenceData, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?;
+    Ok(state.reference.get().await.map_err(sfe)?.data.clone())
+}
+
+pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?;
+    let snapshot = state.reference.get().await.map_err(sfe)?;
+    snapshot.project(Some(project_id), None).map_err(sfe)?;
+    snapshot.corr_type(Some(correspondence_type_id), None).map_err(sfe)?;
+    Ok(templates::resolve(&snapshot, project_id, correspondence_type_id))
+}
+
+pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    state.engine.preview(&caller, &request).await.map_err(sfe)
+}
+
+pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    state.limits.check(&caller).map_err(sfe)?;
+    state.engine.reserve(&caller, &request).await.map_err(sfe)
+}
+
+pub async fn confirm_reservation(token: String, document_id: String) -> Result<StatusResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    state.engine.confirm(&caller, &token, &document_id).await.map_err(sfe)
+}
+
+pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result<StatusResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    state.engine.cancel(&caller, &token, reason.as_deref()).await.map_err(sfe)
+}
+
+pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?;
+    let list = templates::store::list_for_project(&state.db, project_id).await.map_err(sfe)?;
+    Ok(list.iter().map(|t| t.to_config()).collect())
+}
+
+pub async fn save_template(
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+    template: String,
+    reset_scope: ResetScope,
+    reason: String,
+) -> Result<TemplateConfig, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason).await.map_err(sfe)
+}
+
+pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    caller.require_admin().map_err(sfe)?;
+    auth::store::list_tokens(&state.db).await.map_err(sfe)
+}
+
+pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    auth::http::create_token_for(&state, &caller, &name, &project_ids).await.map_err(sfe)
+}
+
+pub async fn revoke_api_token(id: i64) -> Result<(), ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    auth::http::revoke_token_for(&state, &caller, id).await.map_err(sfe)
+}

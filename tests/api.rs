@@ -1,0 +1,444 @@
+//! The numbering service end to end over HTTP, on a real SQLite file.
+
+mod common;
+
+use std::collections::HashSet;
+
+use chrono::Duration;
+use common::*;
+use docnum::app::types::Role;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn the_seeds_examples_come_out_exactly() {
+    let app = TestApp::spawn().await;
+    let (s, letter) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{letter}");
+    assert_eq!(letter["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    assert_eq!(letter["sequence"], 1);
+
+    let (s, transmittal) = app
+        .reserve(&json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "TRANSMITTAL", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "subTypeNumber": "21" }))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{transmittal}");
+    assert_eq!(transmittal["documentNumber"], "คคง.-สคฉ.3-21-0001-2568");
+
+    let (s, rfa) = app
+        .reserve(&json!({ "projectCode": "LCBP3-C2", "correspondenceTypeCode": "RFA", "originatorCode": "ผรม.1", "disciplineCode": "TER", "rfaTypeCode": "RPT" }))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{rfa}");
+    assert_eq!(rfa["documentNumber"], "LCBP3-C2-RFA-TER-RPT-0001-A");
+}
+
+#[tokio::test]
+async fn preview_shows_the_next_number_without_consuming_it() {
+    let app = TestApp::spawn().await;
+    for _ in 0..2 {
+        let (s, p) = app.post_json("/api/v1/document-numbering/preview", &letter()).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(p["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+        assert_eq!(p["reserved"], false);
+        assert_eq!(p["template"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+    }
+    app.reserve(&letter()).await;
+    let (_, p) = app.post_json("/api/v1/document-numbering/preview", &letter()).await;
+    assert_eq!(p["sequence"], 2);
+}
+
+#[tokio::test]
+async fn letter_and_memo_have_separate_counters() {
+    let app = TestApp::spawn().await;
+    let (s1, a) = app.reserve(&letter()).await;
+    let mut memo = letter();
+    memo["correspondenceTypeCode"] = json!("MEMO");
+    let (s2, b) = app.reserve(&memo).await;
+    assert_eq!((s1, s2), (StatusCode::OK, StatusCode::OK), "{a} {b}");
+    assert_eq!(a["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    assert_eq!(b["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+}
+
+#[tokio::test]
+async fn rfas_of_two_contractors_never_share_a_number() {
+    let app = TestApp::spawn().await;
+    let mut numbers = Vec::new();
+    for originator in ["ผรม.1", "ผรม.2", "ผรม.1", "ผรม.2"] {
+        let (s, r) = app
+            .reserve(&json!({ "projectCode": "LCBP3-C2", "correspondenceTypeCode": "RFA", "originatorCode": originator, "disciplineCode": "TER", "rfaTypeCode": "RPT" }))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        numbers.push(r["documentNumber"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        numbers,
+        ["LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2-RFA-TER-RPT-0002-A", "LCBP3-C2-RFA-TER-RPT-0003-A", "LCBP3-C2-RFA-TER-RPT-0004-A"]
+    );
+}
+
+#[tokio::test]
+async fn a_thousand_concurrent_reserves_get_exactly_one_to_a_thousand() {
+    let app = TestApp::spawn().await;
+    let requests = (0..1000).map(|_| {
+        let client = app.client.clone();
+        let url = app.url("/api/v1/document-numbering/reserve");
+        let token = app.token.clone();
+        tokio::spawn(async move {
+            let r = client.post(url).bearer_auth(token).json(&letter()).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<Value>().await.unwrap()
+        })
+    });
+    let results: Vec<Value> = futures::future::join_all(requests).await.into_iter().map(|r| r.unwrap()).collect();
+    let numbers: HashSet<String> = results.iter().map(|r| r["documentNumber"].as_str().unwrap().to_string()).collect();
+    let mut sequences: Vec<i64> = results.iter().map(|r| r["sequence"].as_i64().unwrap()).collect();
+    sequences.sort();
+    assert_eq!(numbers.len(), 1000, "distinct numbers");
+    assert_eq!(sequences, (1..=1000).collect::<Vec<_>>());
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 1000);
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESERVE'").await, 1000);
+    assert_eq!(app.count("SELECT last_number FROM counters").await, 1000);
+    let report = docnum::server::audit::verify(&app.state.db).await.unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert!(report.rows >= 1000);
+}
+
+#[tokio::test]
+async fn confirm_and_cancel_follow_the_reservation_lifecycle() {
+    let app = TestApp::spawn().await;
+    let (_, r) = app.reserve(&letter()).await;
+    let token = r["token"].as_str().unwrap();
+    assert!(r["ttlSeconds"].as_i64().unwrap() > 290);
+
+    let (s, c) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": token, "documentId": "DOC-1" })).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(c, json!({ "documentNumber": "คคง.-สคฉ.3-0001-2568", "status": "CONFIRMED" }));
+    // the same confirmation again is harmless; another document may not take the number
+    let (s, _) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": token, "documentId": "DOC-1" })).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": token, "documentId": "DOC-2" })).await;
+    assert_error(s, &b, 409, "ALREADY_CONFIRMED");
+    let (s, b) = app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": token })).await;
+    assert_error(s, &b, 409, "ALREADY_CONFIRMED");
+}
+
+#[tokio::test]
+async fn a_cancelled_number_is_never_issued_again() {
+    let app = TestApp::spawn().await;
+    let (_, first) = app.reserve(&letter()).await;
+    let (s, c) = app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": first["token"], "reason": "ไม่ใช้แล้ว" })).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(c["status"], "CANCELLED");
+    let mut seen = HashSet::from([first["documentNumber"].as_str().unwrap().to_string()]);
+    for expected in 2..=5 {
+        let (_, r) = app.reserve(&letter()).await;
+        assert_eq!(r["sequence"], expected);
+        assert!(seen.insert(r["documentNumber"].as_str().unwrap().to_string()), "reissued {}", r["documentNumber"]);
+    }
+    // confirming a cancelled reservation is refused
+    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": first["token"], "documentId": "D" })).await;
+    assert_error(s, &b, 409, "RESERVATION_CANCELLED");
+    // the gap at sequence 1 is explained in the audit log
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL' AND sequence = 1").await, 1);
+}
+
+#[tokio::test]
+async fn confirming_an_expired_reservation_answers_410_nb004() {
+    let app = TestApp::spawn().await;
+    let (_, r) = app.reserve(&letter()).await;
+    app.clock.advance(Duration::seconds(301));
+    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": r["token"], "documentId": "DOC-9" })).await;
+    assert_error(s, &b, 410, "NB004");
+    assert_eq!(b["message"], "การจองเลขที่หมดอายุแล้ว กรุณาจองใหม่");
+    // the expiry is recorded and the number stays taken
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'CANCELLED' AND cancel_reason = 'expired'").await, 1);
+    let (_, next) = app.reserve(&letter()).await;
+    assert_eq!(next["sequence"], 2);
+}
+
+#[tokio::test]
+async fn the_expiry_sweep_cancels_overdue_reservations() {
+    let app = TestApp::spawn().await;
+    for _ in 0..3 {
+        app.reserve(&letter()).await;
+    }
+    assert_eq!(app.state.engine.expire_due().await.unwrap(), 0);
+    app.clock.advance(Duration::seconds(301));
+    assert_eq!(app.state.engine.expire_due().await.unwrap(), 3);
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL'").await, 3);
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await, 0);
+}
+
+#[tokio::test]
+async fn a_request_at_new_year_utc_is_numbered_in_the_bangkok_year() {
+    let app = TestApp::spawn_with(Options { start: "2025-12-31T17:30:00Z".parse().unwrap(), ..Options::default() }).await;
+    let (s, r) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["documentNumber"], "คคง.-สคฉ.3-0001-2569");
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters WHERE period = 'YEAR_2026'").await, 1);
+}
+
+#[tokio::test]
+async fn generate_confirms_at_once_and_is_idempotent_per_document() {
+    let app = TestApp::spawn().await;
+    let (s, a) = app.post_json("/api/v1/documents/DMS-42/generate-number", &letter()).await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    assert_eq!(a["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    assert!(a["generatedAt"].is_string());
+    let (_, again) = app.post_json("/api/v1/documents/DMS-42/generate-number", &letter()).await;
+    assert_eq!(again["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    let (_, other) = app.post_json("/api/v1/documents/DMS-43/generate-number", &letter()).await;
+    assert_eq!(other["documentNumber"], "คคง.-สคฉ.3-0002-2568");
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'GENERATE'").await, 2);
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'CONFIRMED'").await, 2);
+}
+
+#[tokio::test]
+async fn parts_by_id_work_like_parts_by_code() {
+    let app = TestApp::spawn().await;
+    let snapshot = app.state.reference.get().await.unwrap();
+    let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
+    let t = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
+    let r = snapshot.org(None, Some("สคฉ.3"), docnum::server::reference::Part::Recipient).unwrap().id;
+    let (s, b) = app.reserve(&json!({ "projectId": p, "correspondenceTypeId": t, "originatorOrgId": o, "recipientOrgId": r })).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(b["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_clear_4xx_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    let reserve = "/api/v1/document-numbering/reserve";
+
+    let r = app.client.post(app.url(reserve)).bearer_auth(&app.token).header("content-type", "application/json").body("{\"projectCode\": ").send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+
+    let (s, b) = app.reserve(&json!({ "projectCode": 42 })).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    let (s, b) = app.reserve(&json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "surprise": 1 })).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+
+    let mut unknown = letter();
+    unknown["projectCode"] = json!("NOPE");
+    let (s, b) = app.reserve(&unknown).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    assert!(b["message"].as_str().unwrap().contains("NOPE"));
+
+    let mut unknown_id = letter();
+    unknown_id["originatorOrgId"] = json!(99999);
+    let (s, b) = app.reserve(&unknown_id).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+
+    let mut missing = letter();
+    missing.as_object_mut().unwrap().remove("recipientCode");
+    let (s, b) = app.reserve(&missing).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    assert!(b["message"].as_str().unwrap().contains("ผู้รับ"), "names the missing part: {b}");
+    assert!(b["detail"].as_str().unwrap().contains("recipient"));
+
+    let mut huge = letter();
+    huge["originatorCode"] = json!("ก".repeat(5000));
+    let (s, b) = app.reserve(&huge).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    assert!(b["message"].as_str().unwrap().chars().count() < 200, "oversize input is not echoed back");
+
+    let mut too_big = letter();
+    too_big["revision"] = json!("A".repeat(100_000));
+    let (s, b) = app.reserve(&too_big).await;
+    assert_error(s, &b, 413, "PAYLOAD_TOO_LARGE");
+
+    let mut backdated = letter();
+    backdated["year"] = json!(2567);
+    let (s, b) = app.reserve(&backdated).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+
+    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": "not-a-token", "documentId": "X" })).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": "7f1c1f5e-3b7a-4c43-9a53-2f1e1d9c0a11", "documentId": "X" })).await;
+    assert_error(s, &b, 404, "NOT_FOUND");
+
+    let r = app.client.post(app.url(reserve)).json(&letter()).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 401, "UNAUTHENTICATED");
+    let r = app.client.post(app.url(reserve)).bearer_auth("dnt_wrong").json(&letter()).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 401, "UNAUTHENTICATED");
+
+    let (s, b) = app.post_json("/api/v1/no-such-thing", &json!({})).await;
+    assert_error(s, &b, 404, "NOT_FOUND");
+    let r = app.client.get(app.url("/api/v1/document-numbering/configs/abc")).bearer_auth(&app.token).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0, "nothing was issued");
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0, "no counter was touched");
+}
+
+#[tokio::test]
+async fn roles_are_checked_on_the_server() {
+    let app = TestApp::spawn().await;
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let project = app.project_id("LCBP3").await;
+    let save = json!({ "projectId": project, "correspondenceTypeId": null, "template": "{ORIGINATOR}-{RECIPIENT}-{SEQ:5}-{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ทดสอบ" });
+    let r = staff.post(app.url("/api/v1/document-numbering/configs")).json(&save).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
+    let r = staff.post(app.url("/api/v1/admin/api-tokens")).json(&json!({ "name": "x" })).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
+    let r = staff.post(app.url("/api/v1/admin/users")).json(&json!({ "username": "x", "password": "12345678", "role": "SUPER_ADMIN" })).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
+    assert_eq!(app.count("SELECT COUNT(*) FROM numbering_template_versions").await, 55, "only the demo versions");
+    assert_eq!(app.count("SELECT COUNT(*) FROM users").await, 2);
+
+    // a staff member can take numbers
+    let r = staff.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    // a project admin may edit their project only
+    let padmin = app.user_client("project-admin", Role::ProjectAdmin, &[project]).await;
+    let r = padmin.post(app.url("/api/v1/document-numbering/configs")).json(&save).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let other = app.project_id("LCBP3-C1").await;
+    let mut elsewhere = save.clone();
+    elsewhere["projectId"] = json!(other);
+    let r = padmin.post(app.url("/api/v1/document-numbering/configs")).json(&elsewhere).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_template_change_applies_to_new_numbers_only() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let (_, first) = app.reserve(&letter()).await;
+    let project = app.project_id("LCBP3").await;
+    let letter_type = app.state.reference.get().await.unwrap().corr_type(None, Some("LETTER")).unwrap().id;
+    let r = admin
+        .post(app.url("/api/v1/document-numbering/configs"))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:5}/{YEAR:A.D.}", "resetScope": "YEARLY", "reason": "รูปแบบใหม่ตามมติที่ประชุม" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let saved: Value = r.json().await.unwrap();
+    assert_eq!(saved["version"], 2);
+    let (_, second) = app.reserve(&letter()).await;
+    assert_eq!(second["documentNumber"], "คคง./สคฉ.3/00002/2025", "same key parts: the counter continues");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE number = 'คคง.-สคฉ.3-0001-2568'").await, 1);
+    assert_eq!(first["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+
+    // an invalid template is refused with the validator's reasons, and nothing is stored
+    let r = admin
+        .post(app.url("/api/v1/document-numbering/configs"))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}-{SEQ:4}", "resetScope": "YEARLY", "reason": "ลืมปี" }))
+        .send()
+        .await
+        .unwrap();
+    let s = r.status();
+    let b: Value = r.json().await.unwrap();
+    assert_error(s, &b, 400, "NB006");
+    assert_eq!(app.count("SELECT COUNT(*) FROM numbering_template_versions").await, 56);
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_UPDATE'").await, 1);
+}
+
+#[tokio::test]
+async fn past_the_seq_maximum_answers_nb002_instead_of_widening() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let r = admin
+        .post(app.url("/api/v1/document-numbering/configs"))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": "{ORIGINATOR}-{SEQ:1}-{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ทดสอบเลขเต็ม" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // a new type without its own template uses the project default
+    let t = docnum::server::reference::store::create_corr_type(&app.state.db, "SITEREPORT", "รายงานหน้างาน").await.unwrap();
+    app.state.reference.reload().await.unwrap();
+    let body = json!({ "projectCode": "LCBP3", "correspondenceTypeId": t, "originatorCode": "คคง." });
+    for i in 1..=9 {
+        let (s, r) = app.reserve(&body).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        assert_eq!(r["documentNumber"], format!("คคง.-{i}-2568"));
+    }
+    let (s, b) = app.reserve(&body).await;
+    assert_error(s, &b, 409, "NB002");
+    assert_eq!(b["message"], "เลขลำดับเต็มแล้ว กรุณาติดต่อผู้ดูแลระบบ");
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_change_or_delete_audit_rows() {
+    let app = TestApp::spawn().await;
+    app.reserve(&letter()).await;
+    let update = sqlx::query("UPDATE audit_log SET document_number = 'X'").execute(&app.state.db.writer).await;
+    assert!(update.is_err(), "UPDATE must be refused");
+    assert!(update.unwrap_err().to_string().contains("append-only"));
+    let delete = sqlx::query("DELETE FROM audit_log").execute(&app.state.db.writer).await;
+    assert!(delete.is_err(), "DELETE must be refused");
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESERVE'").await, 1);
+}
+
+#[tokio::test]
+async fn verify_notices_a_row_altered_behind_the_triggers() {
+    let app = TestApp::spawn().await;
+    for _ in 0..3 {
+        app.reserve(&letter()).await;
+    }
+    assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok);
+    // someone with file access drops the trigger and edits history
+    sqlx::query("DROP TRIGGER audit_log_no_update").execute(&app.state.db.writer).await.unwrap();
+    sqlx::query("UPDATE audit_log SET document_number = 'คคง.-สคฉ.3-9999-2568' WHERE sequence = 2").execute(&app.state.db.writer).await.unwrap();
+    let report = docnum::server::audit::verify(&app.state.db).await.unwrap();
+    assert!(!report.ok);
+    assert!(report.problems.iter().any(|p| p.contains("does not match its hash")), "{:?}", report.problems);
+}
+
+#[tokio::test]
+async fn per_user_limits_answer_429_with_retry_after() {
+    let limits = docnum::server::auth::rate_limit::RateLimits { per_user_per_min: 3, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 };
+    let app = TestApp::spawn_with(Options { limits, ..Options::default() }).await;
+    let staff = app.user_client("somsri", Role::Staff, &[]).await;
+    for _ in 0..3 {
+        let r = staff.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let r = staff.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+    let retry_after: u64 = r.headers().get("retry-after").unwrap().to_str().unwrap().parse().unwrap();
+    assert!(retry_after >= 1);
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 429, "RATE_LIMITED");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 3);
+}
+
+#[tokio::test]
+async fn reference_data_and_openapi_are_served() {
+    let app = TestApp::spawn().await;
+    let r: Value = app.client.get(app.url("/api/v1/reference/organizations")).bearer_auth(&app.token).send().await.unwrap().json().await.unwrap();
+    let codes: Vec<&str> = r.as_array().unwrap().iter().map(|o| o["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["กทท.", "สคฉ.3", "คคง.", "ผรม.1", "ผรม.2"]);
+    let r: Value = app.client.get(app.url("/api/v1/reference/sub-types")).bearer_auth(&app.token).send().await.unwrap().json().await.unwrap();
+    assert_eq!(r.as_array().unwrap().len(), 5);
+    let doc: Value = app.client.get(app.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
+    for path in ["/api/v1/document-numbering/reserve", "/api/v1/documents/{documentId}/generate-number", "/api/v1/document-numbering/confirm"] {
+        assert!(doc["paths"][path].is_object(), "openapi documents {path}");
+    }
+    let health = app.client.get(app.url("/health")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_token_scoped_to_one_project_cannot_number_another() {
+    let app = TestApp::spawn().await;
+    let p = app.project_id("LCBP3-C1").await;
+    let (_, token) = docnum::server::auth::store::create_token(&app.state.db, "c1 only", &[p], 1, 0).await.unwrap();
+    let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&letter()).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
+    let mut c1 = letter();
+    c1["projectCode"] = json!("LCBP3-C1");
+    let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&c1).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}
