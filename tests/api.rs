@@ -100,6 +100,7 @@ async fn a_thousand_concurrent_reserves_get_exactly_one_to_a_thousand() {
     let report = docnum::server::audit::verify(&app.state.db).await.unwrap();
     assert!(report.ok, "{:?}", report.problems);
     assert!(report.rows >= 1000);
+    assert!(docnum::server::audit::unexplained_gaps(&app.state.db).await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -139,6 +140,7 @@ async fn a_cancelled_number_is_never_issued_again() {
     assert_error(s, &b, 409, "RESERVATION_CANCELLED");
     // the gap at sequence 1 is explained in the audit log
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL' AND sequence = 1").await, 1);
+    assert!(docnum::server::audit::unexplained_gaps(&app.state.db).await.unwrap().is_empty());
 }
 
 #[tokio::test]

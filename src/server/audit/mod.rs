@@ -242,3 +242,32 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
     report.ok = report.problems.is_empty();
     Ok(report)
 }
+
+/// Per counter, the sequences in 1..=last_number that neither an issued number nor an audit row
+/// accounts for. Empty means the counter's sequence has no unexplained gap (SPEC §5).
+pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
+    let counters: Vec<(i64, i64)> =
+        sqlx::query("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&db.pool).await?.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let mut gaps = Vec::new();
+    for (id, last) in counters {
+        let mut seen = vec![false; last.max(0) as usize + 1];
+        let rows = sqlx::query(
+            "SELECT sequence FROM document_numbers WHERE counter_id = ? UNION SELECT sequence FROM audit_log WHERE counter_id = ? AND sequence IS NOT NULL",
+        )
+        .bind(id)
+        .bind(id)
+        .fetch_all(&db.pool)
+        .await?;
+        for r in rows {
+            let s: i64 = r.get(0);
+            if s >= 1 && s <= last {
+                seen[s as usize] = true;
+            }
+        }
+        let missing: Vec<i64> = (1..=last).filter(|s| !seen[*s as usize]).collect();
+        if !missing.is_empty() {
+            gaps.push((id, missing));
+        }
+    }
+    Ok(gaps)
+}

@@ -138,7 +138,10 @@ impl Queues {
                 let n = q.jobs.len().min(self.max_batch);
                 q.jobs.drain(..n).collect()
             };
+            let size = batch.len();
+            let t0 = Instant::now();
             self.serve(&key, batch).await;
+            tracing::debug!(size, micros = t0.elapsed().as_micros() as u64, "batch served");
         }
         guard.2 = false;
     }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Browser tests: starts the built server on a free loopback port with a fresh SQLite file, the demo data,
+# and the clock at 2025-06-15 (B.E. 2568); creates a staff user; runs Playwright with Debian's Chromium.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+if [ -z "${SERVER_BIN:-}" ]; then build_site; fi
+ensure_chromium
+ensure_npm_packages
+
+work="$(mktemp -d)"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+export DATABASE_URL="sqlite://$work/e2e.db"
+export ADMIN_USER=admin ADMIN_PASSWORD="e2e-admin-pass" STAFF_USER=staff STAFF_PASSWORD="e2e-staff-pass"
+log "starting the server for the browser tests on 127.0.0.1:$port"
+(cd "$ROOT" && BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" CLOCK_START="2025-06-15T03:00:00Z" \
+   RATE_LIMIT_USER_PER_MIN=0 RATE_LIMIT_IP_PER_MIN=0 RUST_LOG="${RUST_LOG:-warn}" \
+   exec "$SERVER_BIN" serve --addr "127.0.0.1:$port") > "$work/server.log" 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true; wait $server_pid 2>/dev/null || true' EXIT
+wait_for_health "127.0.0.1:$port" 60 || { cat "$work/server.log"; exit 1; }
+"$SERVER_BIN" create-user --username "$STAFF_USER" --password "$STAFF_PASSWORD" --role STAFF --display-name "สมชาย ใจดี" >/dev/null
+
+cd "$ROOT/end2end"
+status=0
+BASE_URL="http://127.0.0.1:$port" npx playwright test "$@" || status=$?
+if [ $status -ne 0 ]; then echo "--- server log ---"; tail -n 50 "$work/server.log"; fi
+exit $status
