@@ -48,7 +48,9 @@ build_site() {
   cp "$ROOT/style/main.css" "$LEPTOS_SITE_ROOT/pkg/docnum.css"
   cp -r "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   log "building the server ($profile_dir)"
-  (cd "$ROOT" && LEPTOS_OUTPUT_NAME=docnum cargo build --features ssr --bins $profile_flag)
+  # no LEPTOS_OUTPUT_NAME here: leptos_config reads it with option_env!, so setting it would rebuild leptos
+  # whenever `cargo test` and this script alternate; the server reads output-name from Leptos.toml instead.
+  (cd "$ROOT" && cargo build --features ssr --bins $profile_flag)
   export SERVER_BIN="$CARGO_TARGET_DIR/$profile_dir/docnum"
   export LOADGEN_BIN="$CARGO_TARGET_DIR/$profile_dir/loadgen"
 }

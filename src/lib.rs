@@ -2,6 +2,8 @@
 //! `numbering` (pure rules) and `app` (Leptos UI + server-function contract) compile into both the server
 //! and the WASM bundle; `server` (storage, engine, HTTP) exists only with the `ssr` feature.
 
+#![recursion_limit = "512"]
+
 pub mod app;
 pub mod numbering;
 

@@ -21,7 +21,7 @@ pub struct Db {
     /// pool is far cheaper than "database is locked" retries between connections.
     pub writer: AnyPool,
     pub dialect: Dialect,
-    /// SQLite file path (for the session store, which needs a typed pool).
+    /// The connection URL as used (`mysql:` for MariaDB): the session store needs a typed pool of its own.
     pub url: String,
 }
 
@@ -65,6 +65,12 @@ impl Db {
                 Ok(Db { pool, writer, dialect, url })
             }
             Dialect::MySql => {
+                let options = sqlx::mysql::MySqlConnectOptions::from_str(&url)?;
+                if options.get_database().is_none_or(str::is_empty) {
+                    return Err(sqlx::Error::Configuration(
+                        "DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>".into(),
+                    ));
+                }
                 let pool = AnyPoolOptions::new()
                     .max_connections(32)
                     .acquire_timeout(Duration::from_secs(10))
@@ -78,9 +84,7 @@ impl Db {
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         match self.dialect {
             Dialect::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.writer).await,
-            Dialect::MySql => Err(sqlx::migrate::MigrateError::Source(
-                "MariaDB migrations are not part of this build yet".into(),
-            )),
+            Dialect::MySql => sqlx::migrate!("./migrations/mysql").run(&self.pool).await,
         }
     }
 
@@ -122,12 +126,24 @@ pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
 }
 
+/// The MariaDB/MySQL error number (e.g. 1062), when `e` came from that server. Through the `Any` driver the
+/// backend's own error arrives unchanged, so it downcasts; `code()` is the SQLSTATE there, not the number.
+fn mysql_error_number(e: &sqlx::Error) -> Option<u16> {
+    match e {
+        sqlx::Error::Database(db) => db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| m.number()),
+        _ => None,
+    }
+}
+
 /// Whether an error is the database refusing a duplicate (unique constraint).
+/// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
+/// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
 pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
             db.is_unique_violation()
-                || db.code().is_some_and(|c| c == "2067" || c == "1555" || c == "23000" || c == "1062")
+                || db.code().is_some_and(|c| c == "2067" || c == "1555")
+                || mysql_error_number(e).is_some_and(|n| matches!(n, 1022 | 1062 | 1169 | 1557 | 1586))
                 || db.message().contains("UNIQUE constraint failed")
                 || db.message().contains("Duplicate entry")
         }
@@ -135,12 +151,33 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     }
 }
 
+/// Whether the database aborted a statement or transaction because another transaction held or changed the
+/// rows it needed — a lost race, worth retrying the whole transaction at once, like a version conflict:
+/// MariaDB 1213 ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020
+/// ER_CHECKREAD ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`,
+/// the default from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed
+/// after its snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
+/// SQLite's "database is locked" stays a connection error (retried with backoff), see `is_connection_error`.
+pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => {
+            mysql_error_number(e).is_some_and(|n| matches!(n, 1020 | 1205 | 1213)) || db.code().is_some_and(|c| c == "40001")
+        }
+        _ => false,
+    }
+}
+
 /// Whether an error means the database could not be reached (worth a retry), as opposed to a refused statement.
+/// MariaDB reports a connection killed or a server shutting down as a database error (SQLSTATE class 08,
+/// 1053 ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
 pub fn is_connection_error(e: &sqlx::Error) -> bool {
     matches!(
         e,
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_)
     ) || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
+        || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1927 | 2006 | 2013))
+        || (mysql_error_number(e).is_some()
+            && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
 }
 
 pub fn opt_i64(row: &AnyRow, col: &str) -> Option<i64> {

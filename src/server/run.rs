@@ -5,6 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use leptos::config::LeptosOptions;
+use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use tokio::net::TcpListener;
 use tower_sessions_sqlx_store::{MySqlStore, SqliteStore};
@@ -44,11 +45,25 @@ pub async fn app(state: &AppState) -> Result<axum::Router, AppError> {
             Ok(http::router(state.clone(), store))
         }
         Dialect::MySql => {
-            let pool = sqlx::mysql::MySqlPoolOptions::new().max_connections(8).connect(&state.db.url).await?;
-            let store = MySqlStore::new(pool);
+            // The store's default schema `tower_sessions` is a database of its own, which the service's user
+            // may not be allowed to create: keep the `session` table in the service's database instead.
+            let options = MySqlConnectOptions::from_str(&state.db.url)?;
+            let database = mysql_database_name(&options)?;
+            let pool = MySqlPoolOptions::new().max_connections(8).connect_with(options).await?;
+            let store = MySqlStore::new(pool)
+                .with_schema_name(&database)
+                .map_err(|e| AppError::internal(format!("session store for database {database:?}: {e}")))?;
             store.migrate().await?;
             Ok(http::router(state.clone(), store))
         }
+    }
+}
+
+/// The database named in a MariaDB URL's path (`mysql://user@host:3306/<database>`), percent-decoded.
+fn mysql_database_name(options: &MySqlConnectOptions) -> Result<String, AppError> {
+    match options.get_database() {
+        Some(name) if !name.is_empty() => Ok(name.to_string()),
+        _ => Err(AppError::internal("DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>")),
     }
 }
 

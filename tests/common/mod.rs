@@ -1,5 +1,7 @@
-//! `TestApp`: the real service on a real SQLite file in a temp directory, served on a loopback port,
-//! with a clock the test can move. No mocks.
+//! `TestApp`: the real service on a real database, served on a loopback port, with a clock the test can
+//! move. No mocks. The database is a SQLite file in a temp directory, or — with `DOCNUM_TEST_DB=mysql` — a
+//! fresh MariaDB database `docnum_t_…` on `DOCNUM_TEST_MYSQL_URL` (default `mysql://root@127.0.0.1:3306`),
+//! dropped when the `TestApp` is dropped.
 
 #![allow(dead_code)]
 
@@ -27,6 +29,8 @@ pub struct TestApp {
     /// An API token of the super admin (all projects).
     pub token: String,
     pub dir: tempfile::TempDir,
+    /// The MariaDB database of this app (`DOCNUM_TEST_DB=mysql`), dropped with the app.
+    pub mysql: Option<MySqlTestDb>,
 }
 
 /// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the seeds' examples.
@@ -57,7 +61,11 @@ impl TestApp {
 
     pub async fn spawn_with(options: Options) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let database_url = format!("sqlite://{}", dir.path().join("docnum.db").display());
+        let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
+        let database_url = match &mysql {
+            Some(db) => db.url.clone(),
+            None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
+        };
         let clock = Arc::new(Clock::starting_at(options.start));
         let config = Config {
             database_url,
@@ -86,6 +94,7 @@ impl TestApp {
             clock,
             token,
             dir,
+            mysql,
         }
     }
 
@@ -135,6 +144,118 @@ impl TestApp {
 
     pub async fn project_id(&self, code: &str) -> i64 {
         self.state.reference.get().await.unwrap().project(None, Some(code)).unwrap().id
+    }
+}
+
+/// Whether the tests run against MariaDB (`DOCNUM_TEST_DB=mysql`) instead of a SQLite file.
+pub fn use_mysql() -> bool {
+    matches!(std::env::var("DOCNUM_TEST_DB").as_deref(), Ok("mysql" | "mariadb"))
+}
+
+/// The server to create test databases on: a URL without a database.
+fn mysql_server_url() -> String {
+    std::env::var("DOCNUM_TEST_MYSQL_URL").unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".into())
+}
+
+/// `base` (optionally ending in `/` or with `?options`) with `database` as its path.
+fn with_database(base: &str, database: &str) -> String {
+    let (server, query) = match base.split_once('?') {
+        Some((s, q)) => (s, Some(q)),
+        None => (base, None),
+    };
+    let server = server.trim_end_matches('/');
+    // a database already in the URL is replaced
+    let server = match server.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('/') {
+            Some((authority, _)) => format!("{scheme}://{authority}"),
+            None => server.to_string(),
+        },
+        None => server.to_string(),
+    };
+    match query {
+        Some(q) => format!("{server}/{database}?{q}"),
+        None => format!("{server}/{database}"),
+    }
+}
+
+const MYSQL_TEST_PREFIX: &str = "docnum_t_";
+/// Leftover test databases older than this are dropped at the start of a run (see `MySqlTestDb::create`).
+const MYSQL_LEFTOVER_AGE_SECS: u64 = 3600;
+
+fn unix_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// A fresh MariaDB database for one `TestApp`: `docnum_t_<8 hex digits: creation time in Unix seconds><12 random hex digits>`.
+pub struct MySqlTestDb {
+    pub name: String,
+    pub url: String,
+    server: String,
+}
+
+impl MySqlTestDb {
+    pub async fn create() -> MySqlTestDb {
+        use sqlx::Connection;
+        let server = mysql_server_url();
+        let mut conn = sqlx::mysql::MySqlConnection::connect(&server)
+            .await
+            .unwrap_or_else(|e| panic!("DOCNUM_TEST_DB=mysql but MariaDB at {server} does not answer: {e}"));
+        drop_leftovers(&mut conn).await;
+        let random = uuid::Uuid::new_v4().simple().to_string();
+        let name = format!("{MYSQL_TEST_PREFIX}{:08x}{}", unix_secs(), &random[..12]);
+        sqlx::query(&format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let _ = conn.close().await;
+        MySqlTestDb { url: with_database(&server, &name), name, server }
+    }
+}
+
+/// Once per test process: drops `docnum_t_…` databases that earlier runs left behind (a test process can end
+/// before the drop of its last apps completes). Only those created more than an hour ago, by the time in their
+/// name, so databases of a run going on at the same time (another checkout, CI) are never touched.
+async fn drop_leftovers(conn: &mut sqlx::MySqlConnection) {
+    use sqlx::Row;
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if DONE.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let names: Vec<String> = sqlx::query("SELECT CAST(SCHEMA_NAME AS CHAR) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'docnum\\_t\\_%'")
+        .fetch_all(&mut *conn)
+        .await
+        .map(|rows| rows.iter().map(|r| r.get::<String, _>(0)).collect())
+        .unwrap_or_default();
+    let cutoff = unix_secs().saturating_sub(MYSQL_LEFTOVER_AGE_SECS);
+    for name in names {
+        let created = name
+            .strip_prefix(MYSQL_TEST_PREFIX)
+            .filter(|rest| rest.len() == 20 && rest.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|rest| u64::from_str_radix(&rest[..8], 16).ok());
+        if created.is_some_and(|t| t < cutoff) {
+            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS `{name}`")).execute(&mut *conn).await;
+        }
+    }
+}
+
+impl Drop for MySqlTestDb {
+    /// Drops the database from a thread of its own, so the test's runtime is never blocked: the app's pools
+    /// live on that runtime and must be able to finish (or be closed with it) before MariaDB lets the DROP
+    /// take its metadata locks. The thread is not joined; if the test process ends first, the next run's
+    /// `drop_leftovers` removes the database.
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        let server = self.server.clone();
+        let _ = std::thread::Builder::new().name(format!("drop {name}")).spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+            rt.block_on(async move {
+                use sqlx::Connection;
+                let Ok(mut conn) = sqlx::mysql::MySqlConnection::connect(&server).await else { return };
+                let _ = sqlx::query("SET SESSION lock_wait_timeout = 60").execute(&mut conn).await;
+                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS `{name}`")).execute(&mut conn).await;
+                let _ = conn.close().await;
+            });
+        });
     }
 }
 
