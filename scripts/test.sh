@@ -7,6 +7,7 @@ cd "$ROOT"
 
 log "unit, property and API tests"
 cargo test --features ssr
+source "$ROOT/scripts/services.sh"; ensure_mariadb && { log "API tests against MariaDB"; DOCNUM_TEST_DB=mysql cargo test --features ssr --test api; }
 
 build_site
 log "browser tests (Playwright, system Chromium)"

@@ -79,6 +79,15 @@ struct ServeArgs {
     rate_limit_token: u32,
     #[arg(long, env = "SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
     secure_cookies: bool,
+    /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum).
+    #[arg(long, env = "REDIS_URLS", value_delimiter = ',')]
+    redis_urls: Vec<String>,
+    /// Longest wait for a counter lock held by another instance before NB003.
+    #[arg(long, env = "LOCK_MAX_WAIT_MS", default_value_t = 5000)]
+    lock_max_wait_ms: u64,
+    /// Base of the exponential backoff (with jitter) between lock attempts.
+    #[arg(long, env = "LOCK_RETRY_BASE_MS", default_value_t = 100)]
+    lock_retry_base_ms: u64,
 }
 
 #[tokio::main]
@@ -113,6 +122,12 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     per_token_per_min: args.rate_limit_token,
                 },
                 secure_cookies: args.secure_cookies,
+                redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
+                lock: docnum::server::numbering::lock::LockConfig {
+                    max_wait: Duration::from_millis(args.lock_max_wait_ms),
+                    retry_base: Duration::from_millis(args.lock_retry_base_ms.max(1)),
+                    ..Default::default()
+                },
             };
             let addr = args.addr.map(|a| a.parse()).transpose()?.unwrap_or(run::leptos_options().site_addr);
             let listener = tokio::net::TcpListener::bind(addr).await?;

@@ -1,65 +1,26 @@
 //! Several server processes on one SQLite file hammer one counter, with cancellations in between; then
 //! every number is checked: none twice, sequences exactly 1..N, every gap explained in the audit log,
-//! and the audit chains intact. (Within one process the queue serializes a counter; across processes it
-//! is SQLite's write lock and the counter's version check.)
+//! and the audit chains intact. Without Redis the processes meet at SQLite's write lock and the counter's
+//! version check; with Redis they take turns on the Redlock first.
+
+mod support;
 
 use std::collections::HashSet;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use docnum::server::db::Db;
 use serde_json::{json, Value};
+use sqlx::Row;
+use support::{DocnumServer, RedisServer};
 
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn start(db_url: &str) -> Server {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_docnum"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
-        .env("DATABASE_URL", db_url)
-        .env("BOOTSTRAP_ADMIN_PASSWORD", "multi-process-admin")
-        .env("CLOCK_START", "2025-06-15T03:00:00Z")
-        .env("RATE_LIMIT_TOKEN_PER_MIN", "0")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start docnum");
-    Server(child, format!("http://127.0.0.1:{port}"))
-}
-
-async fn wait_healthy(client: &reqwest::Client, base: &str) {
-    for _ in 0..300 {
-        if let Ok(r) = client.get(format!("{base}/health")).send().await {
-            if r.status().is_success() {
-                return;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{base} did not become healthy");
-}
-
-#[tokio::test]
-async fn two_processes_on_one_sqlite_file_never_issue_a_number_twice() {
+async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("shared.db").display());
     let client = reqwest::Client::new();
     // the first process creates and seeds the database; the second joins it
-    let a = start(&db_url);
-    wait_healthy(&client, &a.1).await;
-    let b = start(&db_url);
-    wait_healthy(&client, &b.1).await;
+    let a = DocnumServer::start(&db_url, extra_env);
+    a.wait_healthy(&client).await;
+    let b = DocnumServer::start(&db_url, extra_env);
+    b.wait_healthy(&client).await;
 
     let db = Db::connect(&db_url).await.unwrap();
     let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
@@ -68,7 +29,7 @@ async fn two_processes_on_one_sqlite_file_never_issue_a_number_twice() {
 
     let per_process = 300;
     let tasks = (0..per_process * 2).map(|i| {
-        let base = if i % 2 == 0 { a.1.clone() } else { b.1.clone() };
+        let base = if i % 2 == 0 { a.base.clone() } else { b.base.clone() };
         let (client, token, body) = (client.clone(), token.clone(), body.clone());
         tokio::spawn(async move {
             let r: Value = client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&body).send().await.unwrap().json().await.unwrap();
@@ -89,7 +50,20 @@ async fn two_processes_on_one_sqlite_file_never_issue_a_number_twice() {
     assert!(docnum::server::audit::unexplained_gaps(&db).await.unwrap().is_empty());
     let report = docnum::server::audit::verify(&db).await.unwrap();
     assert!(report.ok, "{:?}", report.problems);
-    use sqlx::Row;
     let cancelled: i64 = sqlx::query("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL'").fetch_one(&db.pool).await.unwrap().get(0);
     assert_eq!(cancelled, (per_process * 2 / 10) as i64);
+    (dir, db)
+}
+
+#[tokio::test]
+async fn two_processes_on_one_sqlite_file_never_issue_a_number_twice() {
+    hammer(&[]).await;
+}
+
+#[tokio::test]
+async fn two_processes_taking_turns_through_redis_never_issue_a_number_twice() {
+    let redis = RedisServer::start().await;
+    let (_dir, db) = hammer(&[("REDIS_URLS", redis.url()), ("LOCK_RETRY_BASE_MS", "5".into())]).await;
+    let fallback: i64 = sqlx::query("SELECT COUNT(*) FROM audit_log WHERE fallback_used = 'DB_LOCK'").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(fallback, 0, "contention between instances waited for the lock; it never fell back");
 }

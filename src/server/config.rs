@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::server::auth::rate_limit::RateLimits;
+use crate::server::numbering::lock::LockConfig;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -17,6 +18,9 @@ pub struct Config {
     pub rate_limits: RateLimits,
     /// Mark the session cookie Secure (set when served over HTTPS).
     pub secure_cookies: bool,
+    /// Redis servers for the distributed lock (one, or three or more for a Redlock quorum); empty = in-process lock.
+    pub redis_urls: Vec<String>,
+    pub lock: LockConfig,
 }
 
 impl Default for Config {
@@ -29,6 +33,8 @@ impl Default for Config {
             sweep_interval: Duration::from_secs(10),
             rate_limits: RateLimits::default(),
             secure_cookies: false,
+            redis_urls: Vec::new(),
+            lock: LockConfig::default(),
         }
     }
 }

@@ -76,8 +76,14 @@ pub fn api_router() -> Router<AppState> {
 async fn health(State(s): State<AppState>) -> impl IntoResponse {
     let database = s.db.ping().await.is_ok();
     let reference = s.reference.get().await.is_ok();
+    // Redis down is not unhealthy: numbering continues on the database lock.
+    let redis = match s.engine.redis_up() {
+        None => "not configured",
+        Some(true) => "up",
+        Some(false) => "down (database-lock fallback)",
+    };
     let status = if database && reference { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, Json(serde_json::json!({ "status": if status == StatusCode::OK { "ok" } else { "degraded" }, "database": database, "redis": "not configured", "referenceData": reference })))
+    (status, Json(serde_json::json!({ "status": if status == StatusCode::OK { "ok" } else { "degraded" }, "database": database, "redis": redis, "referenceData": reference })))
 }
 
 /// The whole application: API, server functions, pages, static files, sessions.

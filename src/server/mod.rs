@@ -28,6 +28,7 @@ use config::Config;
 use db::Db;
 use error::AppError;
 use errors_log::ErrorLog;
+use numbering::lock::{CounterLock, RedisLock};
 use numbering::{Engine, EngineConfig};
 use reference::ReferenceCache;
 
@@ -61,12 +62,18 @@ impl AppState {
         demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref()).await?;
         let reference = Arc::new(ReferenceCache::load(db.clone(), Duration::from_secs(2)).await?);
         let errors = ErrorLog::new(db.clone());
+        let lock = if config.redis_urls.is_empty() {
+            CounterLock::InProcess
+        } else {
+            CounterLock::Redis(Arc::new(RedisLock::new(&config.redis_urls, config.lock.clone())?))
+        };
         let engine = Engine::new(
             db.clone(),
             clock.clone(),
             reference.clone(),
             errors,
             EngineConfig { reservation_ttl: config.reservation_ttl, ..EngineConfig::default() },
+            lock,
         );
         Ok(AppState {
             db,

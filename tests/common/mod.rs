@@ -42,6 +42,8 @@ pub struct Options {
     pub start: DateTime<Utc>,
     pub limits: RateLimits,
     pub ttl: Duration,
+    /// Redis servers for the distributed lock; empty = in-process lock.
+    pub redis_urls: Vec<String>,
 }
 
 impl Default for Options {
@@ -50,6 +52,7 @@ impl Default for Options {
             start: be2568(),
             limits: RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 },
             ttl: Duration::from_secs(300),
+            redis_urls: Vec::new(),
         }
     }
 }
@@ -75,6 +78,8 @@ impl TestApp {
             sweep_interval: Duration::from_secs(3600),
             rate_limits: options.limits,
             secure_cookies: false,
+            redis_urls: options.redis_urls.clone(),
+            lock: Default::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut leptos_options = run::leptos_options();

@@ -4,6 +4,7 @@
 //! one lock hold and one transaction; the version check and the unique constraint are the last guards.
 
 pub mod http;
+pub mod lock;
 pub mod queue;
 pub mod store;
 
@@ -189,9 +190,21 @@ const MAX_DOCUMENT_ID_CHARS: usize = 100;
 const MAX_REASON_CHARS: usize = 500;
 
 impl Engine {
-    pub fn new(db: Db, clock: Arc<Clock>, reference: Arc<ReferenceCache>, errors: ErrorLog, config: EngineConfig) -> Arc<Engine> {
-        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch));
+    pub fn new(
+        db: Db,
+        clock: Arc<Clock>,
+        reference: Arc<ReferenceCache>,
+        errors: ErrorLog,
+        config: EngineConfig,
+        lock: lock::CounterLock,
+    ) -> Arc<Engine> {
+        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, lock));
         Arc::new(Engine { db, clock, reference, errors, config, queues })
+    }
+
+    /// Redis reachability as the lock sees it (None: no Redis configured).
+    pub fn redis_up(&self) -> Option<bool> {
+        self.queues.lock.redis_up()
     }
 
     async fn resolve_for(&self, caller: &Caller, req: &NumberRequest) -> Result<Resolved, AppError> {

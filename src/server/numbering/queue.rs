@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use super::lock::{CounterLock, Held};
 use super::store::{self, NewNumber, NumberRow, StatusChange};
 use super::Resolved;
 use crate::numbering::CounterKey;
@@ -47,6 +48,7 @@ struct KeyQueue {
 
 pub struct Queues {
     db: Db,
+    pub lock: CounterLock,
     clock: Arc<Clock>,
     max_batch: usize,
     /// Keys with a live worker, and the jobs waiting for it.
@@ -87,8 +89,8 @@ impl From<AppError> for BatchError {
 }
 
 impl Queues {
-    pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize) -> Queues {
-        Queues { db, clock, max_batch: max_batch.max(1), waiting: Mutex::new(HashMap::new()) }
+    pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, lock: CounterLock) -> Queues {
+        Queues { db, lock, clock, max_batch: max_batch.max(1), waiting: Mutex::new(HashMap::new()) }
     }
 
     /// Queues a job on its counter and waits for its outcome.
@@ -148,15 +150,34 @@ impl Queues {
 
     async fn serve(&self, key: &CounterKey, jobs: Vec<Job>) {
         let started = Instant::now();
+        let held = match self.lock.acquire(&key.lock_name()).await {
+            Ok(held) => held,
+            Err(e) => {
+                tracing::warn!(error = %e, "counter lock not acquired in time");
+                let retry_after_secs = e.retry_after().unwrap_or(1);
+                for job in jobs {
+                    let _ = job.reply.send(Err(AppError::LockTimeout { key: key.lock_name(), retry_after_secs }));
+                }
+                return;
+            }
+        };
+        let results = self.serve_locked(key, &jobs, started, &held).await;
+        self.lock.release(held).await;
+        for (job, result) in jobs.into_iter().zip(results) {
+            let _ = job.reply.send(result); // a caller that went away still has its number recorded and audited
+        }
+    }
+
+    async fn serve_locked(&self, key: &CounterKey, jobs: &[Job], started: Instant, held: &Held) -> Vec<Result<Outcome, AppError>> {
         let mut conflicts = 0;
         let mut connection_failures = 0;
-        let results = loop {
+        loop {
             let retries = conflicts + connection_failures;
-            match self.run_batch(key, &jobs, started, retries).await {
-                Ok(results) => break results,
+            match self.run_batch(key, jobs, started, retries, held.fallback()).await {
+                Ok(results) => return results,
                 Err(BatchError::Conflict | BatchError::Unique) if conflicts < MAX_CONFLICT_RETRIES => conflicts += 1,
                 Err(BatchError::Conflict | BatchError::Unique) => {
-                    break jobs.iter().map(|_| Err(AppError::VersionConflict(key.lock_name()))).collect();
+                    return jobs.iter().map(|_| Err(AppError::VersionConflict(key.lock_name()))).collect();
                 }
                 Err(BatchError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
                     connection_failures += 1;
@@ -166,23 +187,27 @@ impl Queues {
                 Err(BatchError::Db(e)) => {
                     let ref_id = new_ref_id();
                     tracing::error!(error = %e, %ref_id, counter = %key.lock_name(), "batch failed");
-                    break jobs.iter().map(|_| Err(AppError::Database { ref_id: ref_id.clone(), message: e.to_string() })).collect();
+                    return jobs.iter().map(|_| Err(AppError::Database { ref_id: ref_id.clone(), message: e.to_string() })).collect();
                 }
                 Err(BatchError::App(e)) => {
                     tracing::error!(error = %e, counter = %key.lock_name(), "batch failed");
                     let message = e.to_string();
                     let ref_id = e.reference().map(str::to_string).unwrap_or_else(new_ref_id);
-                    break jobs.iter().map(|_| Err(AppError::Internal { ref_id: ref_id.clone(), message: message.clone() })).collect();
+                    return jobs.iter().map(|_| Err(AppError::Internal { ref_id: ref_id.clone(), message: message.clone() })).collect();
                 }
             }
-        };
-        for (job, result) in jobs.into_iter().zip(results) {
-            let _ = job.reply.send(result); // a caller that went away still has its number recorded and audited
         }
     }
 
     /// One transaction serving the whole batch. Returns one result per job, in order.
-    async fn run_batch(&self, key: &CounterKey, jobs: &[Job], started: Instant, retries: u32) -> Result<Vec<Result<Outcome, AppError>>, BatchError> {
+    async fn run_batch(
+        &self,
+        key: &CounterKey,
+        jobs: &[Job],
+        started: Instant,
+        retries: u32,
+        fallback: &'static str,
+    ) -> Result<Vec<Result<Outcome, AppError>>, BatchError> {
         let now = self.clock.now_ms();
         let lock_wait_ms = started.elapsed().as_millis() as i64;
         let max_number = jobs
@@ -195,7 +220,7 @@ impl Queues {
             .unwrap_or(0);
 
         let mut tx = self.db.begin_write().await?;
-        let counter = store::load_or_create_counter(&mut tx, key, max_number, now).await?;
+        let counter = store::load_or_create_counter(&mut tx, self.db.dialect, key, max_number, now).await?;
         let tokens: Vec<String> = jobs
             .iter()
             .filter_map(|j| match &j.kind {
@@ -228,6 +253,7 @@ impl Queues {
                 retry_count: retries as i64,
                 lock_wait_ms,
                 total_ms: job.enqueued.elapsed().as_millis() as i64,
+                fallback_used: fallback.into(),
                 ..job.caller.audit_base(now)
             };
             match &job.kind {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use sqlx::Row;
 
 use crate::numbering::CounterKey;
-use crate::server::db::{Db, Tx};
+use crate::server::db::{Db, Dialect, Tx};
 use crate::server::error::AppError;
 
 #[derive(Clone, Debug)]
@@ -33,9 +33,12 @@ fn bind_key<'q>(
         .bind(key.period.clone())
 }
 
-/// The counter row of `key`, created at 0 on first use (a new year simply gets a new row).
-pub async fn load_or_create_counter(tx: &mut Tx, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
-    let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}");
+/// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
+/// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
+/// row locks in different orders; SQLite's write transaction is already exclusive.
+pub async fn load_or_create_counter(tx: &mut Tx, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
+    let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
+    let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{lock}");
     if let Some(r) = bind_key(sqlx::query(&sql), key).fetch_optional(&mut **tx).await? {
         return Ok(CounterRow { id: r.get(0), last_number: r.get(1), version: r.get(2) });
     }

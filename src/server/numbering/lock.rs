@@ -1,0 +1,178 @@
+//! Step 1 of SPEC §6: the lock on a counter key around each batch.
+//!
+//! - Embedded default (no Redis configured): the per-key queue already guarantees one batch per key in
+//!   this process; SQLite's `BEGIN IMMEDIATE` and the version check cover other processes.
+//! - `REDIS_URLS`: a Redlock (rslock) over one or several independent Redis servers, TTL 5 s. A lock
+//!   held elsewhere is waited for (exponential backoff with jitter, bounded → NB003); only Redis being
+//!   unreachable — checked by PING with a short timeout, not by rslock's own answer, which cannot tell
+//!   "held" from "down" — selects the database-lock fallback. While Redis is down the fallback is taken at
+//!   once, and a probe every second switches back when a quorum answers again.
+//!
+//! Either way the counter's version check is the fence: a holder whose lock expired mid-batch loses.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+
+use crate::server::error::AppError;
+
+#[derive(Clone, Debug)]
+pub struct LockConfig {
+    pub ttl: Duration,
+    pub max_wait: Duration,
+    pub retry_base: Duration,
+    /// How long a PING may take before that server counts as unreachable.
+    pub probe_timeout: Duration,
+}
+
+impl Default for LockConfig {
+    fn default() -> Self {
+        LockConfig {
+            ttl: Duration::from_secs(5),
+            max_wait: Duration::from_secs(5),
+            retry_base: Duration::from_millis(100),
+            probe_timeout: Duration::from_millis(250),
+        }
+    }
+}
+
+/// What a batch holds while it runs; `fallback` is recorded in its audit rows.
+pub enum Held {
+    Local,
+    Redis(rslock::Lock),
+    DbFallback,
+}
+
+impl Held {
+    pub fn fallback(&self) -> &'static str {
+        match self {
+            Held::DbFallback => "DB_LOCK",
+            _ => "NONE",
+        }
+    }
+}
+
+pub enum CounterLock {
+    InProcess,
+    Redis(Arc<RedisLock>),
+}
+
+impl CounterLock {
+    pub async fn acquire(&self, name: &str) -> Result<Held, AppError> {
+        match self {
+            CounterLock::InProcess => Ok(Held::Local),
+            CounterLock::Redis(r) => r.acquire(name).await,
+        }
+    }
+
+    /// Best effort: a failed release only leaves the key to expire; the version check already protects the row.
+    pub async fn release(&self, held: Held) {
+        if let (CounterLock::Redis(r), Held::Redis(lock)) = (self, held) {
+            r.manager.unlock(&lock).await;
+        }
+    }
+
+    /// None when no Redis is configured.
+    pub fn redis_up(&self) -> Option<bool> {
+        match self {
+            CounterLock::InProcess => None,
+            CounterLock::Redis(r) => Some(r.up.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+pub struct RedisLock {
+    manager: rslock::LockManager,
+    probes: Vec<redis::Client>,
+    quorum: usize,
+    config: LockConfig,
+    up: AtomicBool,
+    /// Milliseconds since `started` at which the last "down" verdict was reached.
+    down_since_ms: AtomicU64,
+    started: Instant,
+    pub fallbacks: AtomicU64,
+}
+
+impl RedisLock {
+    pub fn new(urls: &[String], config: LockConfig) -> Result<RedisLock, AppError> {
+        let probes = urls
+            .iter()
+            .map(|u| redis::Client::open(u.as_str()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
+        let mut manager = rslock::LockManager::new(urls.to_vec());
+        manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
+        Ok(RedisLock {
+            manager,
+            quorum: probes.len() / 2 + 1,
+            probes,
+            config,
+            up: AtomicBool::new(true),
+            down_since_ms: AtomicU64::new(0),
+            started: Instant::now(),
+            fallbacks: AtomicU64::new(0),
+        })
+    }
+
+    /// Whether a quorum of the servers answers PING within the probe timeout.
+    pub async fn reachable(&self) -> bool {
+        let pings = self.probes.iter().map(|c| async move {
+            let ping = async {
+                let mut con = c.get_multiplexed_async_connection().await?;
+                redis::cmd("PING").query_async::<String>(&mut con).await
+            };
+            matches!(tokio::time::timeout(self.config.probe_timeout, ping).await, Ok(Ok(_)))
+        });
+        futures::future::join_all(pings).await.into_iter().filter(|ok| *ok).count() >= self.quorum
+    }
+
+    fn mark_down(&self) {
+        if self.up.swap(false, Ordering::Relaxed) {
+            tracing::warn!("Redis unreachable (no quorum): numbering falls back to the database lock");
+        }
+        self.down_since_ms.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn mark_up(&self) {
+        if !self.up.swap(true, Ordering::Relaxed) {
+            tracing::info!("Redis reachable again: numbering uses the distributed lock");
+        }
+    }
+
+    async fn acquire(&self, name: &str) -> Result<Held, AppError> {
+        // While Redis is known to be down, do not pay a failed attempt per batch: probe once a second.
+        if !self.up.load(Ordering::Relaxed) {
+            let since = self.down_since_ms.load(Ordering::Relaxed);
+            if (self.started.elapsed().as_millis() as u64).saturating_sub(since) < 1000 || !self.reachable().await {
+                self.mark_down();
+                self.fallbacks.fetch_add(1, Ordering::Relaxed);
+                return Ok(Held::DbFallback);
+            }
+            self.mark_up();
+        }
+        let deadline = Instant::now() + self.config.max_wait;
+        let mut attempt = 0u32;
+        loop {
+            let tried = tokio::time::timeout(self.config.probe_timeout * 4, self.manager.lock(name.as_bytes(), self.config.ttl)).await;
+            if let Ok(Ok(lock)) = tried {
+                return Ok(Held::Redis(lock));
+            }
+            if !self.reachable().await {
+                self.mark_down();
+                self.fallbacks.fetch_add(1, Ordering::Relaxed);
+                return Ok(Held::DbFallback);
+            }
+            // Held by another instance: wait our turn.
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(AppError::LockTimeout { key: name.to_string(), retry_after_secs: 1 });
+            }
+            let ceiling = self.config.retry_base.saturating_mul(1 << attempt.min(4));
+            let pause = Duration::from_millis(rand::thread_rng().gen_range(1..=ceiling.as_millis().max(1) as u64));
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            attempt += 1;
+        }
+    }
+}

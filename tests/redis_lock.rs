@@ -1,0 +1,104 @@
+//! The distributed lock against real Redis servers: Redlock when Redis answers, the database-lock fallback
+//! (recorded as DB_LOCK in the audit rows) when it does not, back to Redis when it returns, a Redlock quorum
+//! that survives one dead server, and NB003 when another holder keeps the lock past the bounded wait.
+
+mod common;
+mod support;
+
+use common::*;
+use reqwest::StatusCode;
+use serde_json::json;
+use support::*;
+
+async fn fallbacks(app: &TestApp) -> (i64, i64) {
+    (
+        app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESERVE' AND fallback_used = 'NONE'").await,
+        app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESERVE' AND fallback_used = 'DB_LOCK'").await,
+    )
+}
+
+async fn reserve_ok(app: &TestApp, n: usize) {
+    for _ in 0..n {
+        let (s, b) = app.reserve(&letter()).await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+    }
+}
+
+#[tokio::test]
+async fn numbers_keep_coming_when_redis_dies_and_redis_is_used_again_when_it_returns() {
+    let mut redis = RedisServer::start().await;
+    let port = redis.port;
+    let app = TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await;
+
+    reserve_ok(&app, 5).await;
+    assert_eq!(fallbacks(&app).await, (5, 0), "Redlock used while Redis answers");
+
+    redis.kill();
+    reserve_ok(&app, 5).await;
+    assert_eq!(fallbacks(&app).await, (5, 5), "database lock while Redis is down");
+    let health: serde_json::Value = app.client.get(app.url("/health")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(health["redis"], "down (database-lock fallback)");
+    assert_eq!(health["status"], "ok");
+
+    let _redis = RedisServer::start_on(port).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await; // the once-a-second probe
+    reserve_ok(&app, 3).await;
+    let (normal, fallback) = fallbacks(&app).await;
+    assert_eq!(fallback, 5);
+    assert_eq!(normal, 8, "back on Redis by itself");
+
+    let (_, last) = app.reserve(&letter()).await;
+    assert_eq!(last["sequence"], 14, "one contiguous run across the outage");
+    assert!(docnum::server::audit::unexplained_gaps(&app.state.db).await.unwrap().is_empty());
+    assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok);
+}
+
+#[tokio::test]
+async fn a_quorum_of_three_survives_one_dead_server() {
+    let mut a = RedisServer::start().await;
+    let b = RedisServer::start().await;
+    let c = RedisServer::start().await;
+    let app = TestApp::spawn_with(Options { redis_urls: vec![a.url(), b.url(), c.url()], ..Options::default() }).await;
+    reserve_ok(&app, 3).await;
+    a.kill();
+    reserve_ok(&app, 3).await;
+    assert_eq!(fallbacks(&app).await, (6, 0), "two of three is still a quorum");
+}
+
+#[tokio::test]
+async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after() {
+    let redis = RedisServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("locked.db").display());
+    let server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("LOCK_MAX_WAIT_MS", "400".into()), ("LOCK_RETRY_BASE_MS", "20".into())]);
+    let client = reqwest::Client::new();
+    server.wait_healthy(&client).await;
+    let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
+    let (_, token) = docnum::server::auth::store::create_token(&db, "t", &[], 1, 0).await.unwrap();
+
+    // another instance holds the LETTER คคง.→สคฉ.3 counter of LCBP3 (ids from the demo data order)
+    let snapshot = docnum::server::reference::store::load_snapshot(&db).await.unwrap();
+    let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
+    let t = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
+    let r = snapshot.org(None, Some("สคฉ.3"), docnum::server::reference::Part::Recipient).unwrap().id;
+    let name = format!("docnum:{p}:{t}:{o}:{r}:0:0:0:YEAR_2025");
+    let mut con = redis.connection().await;
+    let _: () = redis::cmd("SET").arg(&name).arg("someone-else").arg("PX").arg(60_000).query_async(&mut con).await.unwrap();
+
+    let resp = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();
+    let retry_after = resp.headers().get("retry-after").map(|v| v.to_str().unwrap().to_string());
+    let status = resp.status();
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_error(status, &body, 503, "NB003");
+    assert_eq!(body["message"], "ระบบกำลังยุ่ง กรุณาลองใหม่ภายหลัง");
+    assert_eq!(retry_after.as_deref(), Some("1"));
+    use sqlx::Row;
+    let issued: i64 = sqlx::query("SELECT COUNT(*) FROM document_numbers").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(issued, 0, "contention did not fall back to the database lock");
+
+    // when the holder lets go, numbering resumes
+    let _: () = redis::cmd("DEL").arg(&name).query_async(&mut con).await.unwrap();
+    let resp = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&json!(letter())).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
