@@ -50,6 +50,13 @@ enum Command {
     },
     /// Recompute the audit hash chains; exits non-zero if anything was altered.
     VerifyAudit,
+    /// Check every number in the database: no duplicate, per counter every sequence 1..last issued or
+    /// explained in the audit log, audit chains intact. Optionally, every number in FILE (one per line,
+    /// first tab-separated field) must exist. Prints a JSON report; exits 2 on any problem.
+    Check {
+        #[arg(long)]
+        received: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(clap::Args, Default)]
@@ -152,6 +159,18 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
             let (_, token) = auth::store::create_token(&db, &name, &ids, admin.0, chrono::Utc::now().timestamp_millis()).await?;
             println!("{token}");
+        }
+        Command::Check { received } => {
+            let db = open(&cli.database_url).await?;
+            let received: Vec<String> = match received {
+                Some(path) => std::fs::read_to_string(path)?.lines().filter_map(|l| l.split('\t').next()).filter(|s| !s.is_empty()).map(str::to_string).collect(),
+                None => Vec::new(),
+            };
+            let report = docnum::server::numbering::check::check(&db, &received).await?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            if !report.ok {
+                std::process::exit(2);
+            }
         }
         Command::VerifyAudit => {
             let db = open(&cli.database_url).await?;

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
 use super::types::*;
-use super::widgets::{parse_id, CopyButton, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{client_fetch, parse_id, CopyButton, ErrorBox, ErrorSlot, RequireUser};
 use crate::numbering::{Segment, Template, Token};
 
 /// The parts of a request the resolved template shows (and therefore asks for).
@@ -171,7 +171,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
         Signal::derive(move || data.with_value(|d| d.disciplines.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
 
     // ---- the template this (project, type) resolves to; the server decides which one ----
-    let resolved = LocalResource::new(move || {
+    let resolved = client_fetch(move || {
         let key = (project.get(), ctype.get());
         async move {
             match key {
@@ -232,7 +232,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
 
     // ---- preview (reserves nothing); reloaded after every reserve / confirm / cancel ----
     let preview_version = RwSignal::new(0u32);
-    let preview = LocalResource::new(move || {
+    let preview = client_fetch(move || {
         let req = request.get();
         preview_version.track();
         async move {

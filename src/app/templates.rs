@@ -8,7 +8,7 @@ use super::api::{self, error_text};
 use super::i18n::{use_i18n, Lang};
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
-use super::widgets::{ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{client_fetch, ErrorBox, ErrorSlot, RequireUser};
 use crate::numbering::{RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
@@ -119,7 +119,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
 
     // ---- the stored templates: loaded when the selection changes and after a save, never per keystroke ----
     let saved_version = RwSignal::new(0u32);
-    let list = LocalResource::new(move || {
+    let list = client_fetch(move || {
         let p = project.get();
         saved_version.track();
         async move {
@@ -129,7 +129,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             }
         }
     });
-    let resolved = LocalResource::new(move || {
+    let resolved = client_fetch(move || {
         let key = (project.get(), ctype.get());
         saved_version.track();
         async move {

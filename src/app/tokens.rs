@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::types::*;
-use super::widgets::{CopyButton, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, RequireUser};
 
 #[component]
 pub fn TokensPage() -> impl IntoView {
@@ -40,7 +40,7 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
     let projects = StoredValue::new(projects);
 
     let version = RwSignal::new(0u32);
-    let list = LocalResource::new(move || {
+    let list = client_fetch(move || {
         version.track();
         async move { api::list_api_tokens().await.map_err(|e| error_text(&e)) }
     });
@@ -132,8 +132,9 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
         })}
 
         <h2>{move || i18n.t("tokens.list")}</h2>
-        <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
-            {move || list.get().map(|r| match r {
+        {move || match list.get() {
+            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+            Some(r) => match r {
                 Err(m) => view! { <ErrorBox message=m/> }.into_any(),
                 Ok(tokens) if tokens.is_empty() => view! { <p class="muted" data-testid="token-empty">{move || i18n.t("tokens.empty")}</p> }.into_any(),
                 Ok(tokens) => view! {
@@ -177,7 +178,7 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
                         </tbody>
                     </table>
                 }.into_any(),
-            })}
-        </Suspense>
+            },
+        }}
     }
 }

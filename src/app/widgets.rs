@@ -96,3 +96,28 @@ where
 pub fn parse_id(value: &str) -> Option<i64> {
     value.trim().parse().ok()
 }
+
+/// Loads data in the browser: runs `fetcher` now and whenever a signal it reads (synchronously)
+/// changes, and keeps the latest answer in a plain signal (the previous one while the next loads;
+/// answers to superseded calls are dropped). Unlike a resource, reading it never suspends a
+/// surrounding `<Suspense>`, and on the server it stays `None`, so server HTML and hydration agree.
+pub fn client_fetch<T, Fut>(fetcher: impl Fn() -> Fut + 'static) -> ReadSignal<Option<T>>
+where
+    T: Send + Sync + 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
+    let (value, set_value) = signal(None::<T>);
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let fut = fetcher();
+        let this_call = generation.get_value().wrapping_add(1);
+        generation.set_value(this_call);
+        leptos::task::spawn_local(async move {
+            let answer = fut.await;
+            if generation.try_get_value() == Some(this_call) {
+                set_value.try_set(Some(answer));
+            }
+        });
+    });
+    value
+}

@@ -3,6 +3,7 @@
 //! numbers goes through that counter's in-process queue (`queue`), which serves all waiting requests in
 //! one lock hold and one transaction; the version check and the unique constraint are the last guards.
 
+pub mod check;
 pub mod http;
 pub mod lock;
 pub mod queue;
@@ -215,9 +216,9 @@ impl Engine {
     }
 
     /// Records errors worth an operator's attention, then hands the error back.
-    fn logged<T>(&self, caller: &Caller, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
+    fn logged<T>(&self, caller: &Caller, context: impl FnOnce() -> serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
         if let Err(e) = &result {
-            self.errors.record(e, caller, context);
+            self.errors.record(e, caller, context());
         }
         result
     }
@@ -233,7 +234,7 @@ impl Engine {
             Ok(PreviewResult { document_number: r.render(next), sequence: next, template: r.template.source().to_string(), reserved: false })
         }
         .await;
-        self.logged(caller, serde_json::json!({"operation": "PREVIEW", "request": req}), result)
+        self.logged(caller, || serde_json::json!({"operation": "PREVIEW", "request": req}), result)
     }
 
     pub async fn reserve(&self, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
@@ -256,7 +257,7 @@ impl Engine {
             }
         }
         .await;
-        self.logged(caller, serde_json::json!({"operation": "RESERVE", "request": req}), result)
+        self.logged(caller, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
     }
 
     /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
@@ -272,7 +273,7 @@ impl Engine {
             }
         }
         .await;
-        self.logged(caller, serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
+        self.logged(caller, || serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
     }
 
     pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
@@ -284,7 +285,7 @@ impl Engine {
             self.status_job(key, JobKind::Confirm { token, document_id }, caller).await
         }
         .await;
-        self.logged(caller, serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
+        self.logged(caller, || serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
     }
 
     pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
@@ -302,7 +303,7 @@ impl Engine {
             self.status_job(key, JobKind::Cancel { token, reason, expiry: false }, caller).await
         }
         .await;
-        self.logged(caller, serde_json::json!({"operation": "CANCEL", "token": token}), result)
+        self.logged(caller, || serde_json::json!({"operation": "CANCEL", "token": token}), result)
     }
 
     /// Cancels reservations past their TTL (reason: expired). Returns how many were cancelled.

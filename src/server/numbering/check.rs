@@ -1,0 +1,80 @@
+//! A whole-database check of the promises of SPEC §5: no number twice, no unexplained gap, an intact
+//! audit trail, and (for fault tests) every number a caller received still on record.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::server::audit;
+use crate::server::db::Db;
+use crate::server::error::AppError;
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    pub counters: i64,
+    pub numbers: i64,
+    pub confirmed: i64,
+    pub reserved: i64,
+    pub cancelled: i64,
+    pub duplicates: i64,
+    pub unexplained_gaps: i64,
+    pub audit_rows: i64,
+    pub audit_ok: bool,
+    pub received_checked: usize,
+    pub received_missing: usize,
+    pub ok: bool,
+    pub problems: Vec<String>,
+}
+
+async fn count(db: &Db, sql: &str) -> Result<i64, AppError> {
+    Ok(sqlx::query(sql).fetch_one(&db.pool).await?.get::<i64, _>(0))
+}
+
+pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError> {
+    let mut problems = Vec::new();
+    let duplicates = count(
+        db,
+        "SELECT COUNT(*) FROM (SELECT project_id, corr_type_id, number FROM document_numbers GROUP BY project_id, corr_type_id, number HAVING COUNT(*) > 1) d",
+    )
+    .await?;
+    if duplicates > 0 {
+        problems.push(format!("{duplicates} numbers issued more than once"));
+    }
+    let gaps = audit::unexplained_gaps(db).await?;
+    let unexplained: i64 = gaps.iter().map(|(_, g)| g.len() as i64).sum();
+    for (counter, missing) in gaps.iter().take(10) {
+        problems.push(format!("counter {counter}: sequences without a record {:?}", &missing[..missing.len().min(10)]));
+    }
+    let verify = audit::verify(db).await?;
+    problems.extend(verify.problems.iter().take(10).cloned());
+    let mut missing = 0;
+    if !received.is_empty() {
+        let on_record: HashSet<String> =
+            sqlx::query("SELECT number FROM document_numbers").fetch_all(&db.pool).await?.iter().map(|r| r.get::<String, _>(0)).collect();
+        for n in received {
+            if !on_record.contains(n) {
+                missing += 1;
+                if missing <= 10 {
+                    problems.push(format!("a caller received {n}, which is not on record"));
+                }
+            }
+        }
+    }
+    Ok(CheckReport {
+        counters: count(db, "SELECT COUNT(*) FROM counters").await?,
+        numbers: count(db, "SELECT COUNT(*) FROM document_numbers").await?,
+        confirmed: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CONFIRMED'").await?,
+        reserved: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await?,
+        cancelled: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CANCELLED'").await?,
+        duplicates,
+        unexplained_gaps: unexplained,
+        audit_rows: verify.rows,
+        audit_ok: verify.ok,
+        received_checked: received.len(),
+        received_missing: missing,
+        ok: problems.is_empty(),
+        problems,
+    })
+}
