@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# README command 2: installs what the tests need (wasm32 target, wasm-bindgen-cli, Chromium, npm packages)
-# and runs the whole suite: unit and property tests, API tests on a real SQLite file, browser tests, and a
-# load-generator check of one hot counter. Exits non-zero on any failure.
+# README command 2: installs what the tests need (wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
+# MariaDB and Redis when missing) and runs the whole suite: unit and property tests, API tests on a real
+# SQLite file and on MariaDB, the distributed lock against real Redis servers, several processes on one
+# counter, browser tests, and a load-generator check of one hot counter. Exits non-zero on any failure;
+# with CI set, a service that cannot start is a failure, never a skip.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$ROOT/scripts/services.sh"
 cd "$ROOT"
 
-log "unit, property and API tests"
+ensure_redis || true   # the Redis tests start their own servers; this makes sure redis-server is installed
+
+log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
-source "$ROOT/scripts/services.sh"; ensure_mariadb && { log "API tests against MariaDB"; DOCNUM_TEST_DB=mysql cargo test --features ssr --test api; }
+
+if ensure_mariadb; then
+  log "API and Redis-lock tests against MariaDB"
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock
+fi
 
 build_site
 log "browser tests (Playwright, system Chromium)"

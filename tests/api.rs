@@ -444,3 +444,27 @@ async fn a_token_scoped_to_one_project_cannot_number_another() {
     let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&c1).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let saves = (0..12).map(|i| {
+        let (admin, url) = (admin.clone(), app.url("/api/v1/document-numbering/configs"));
+        async move {
+            admin
+                .post(url)
+                .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": format!("{{ORIGINATOR}}-{{SEQ:{}}}-{{YEAR:B.E.}}", 3 + i % 5), "resetScope": "YEARLY", "reason": format!("บันทึกพร้อมกันครั้งที่ {i}") }))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    });
+    let statuses = futures::future::join_all(saves).await;
+    assert!(statuses.iter().all(|s| *s == StatusCode::OK), "{statuses:?}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_UPDATE'").await, 12);
+    assert_eq!(app.count("SELECT MAX(version) FROM numbering_templates WHERE corr_type_id = 0").await, 12);
+    assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok);
+}

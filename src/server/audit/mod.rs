@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::server::db::{Db, Tx};
+use crate::server::db::{is_retryable_conflict, is_unique_violation, Db, Dialect, Tx};
 use crate::server::error::AppError;
 
 pub const GENESIS: &str = "GENESIS";
@@ -62,13 +62,33 @@ fn row_hash(prev_hash: &str, chain_key: &str, chain_seq: i64, entry: &AuditEntry
     hex::encode(h.finalize())
 }
 
-/// Appends entries to a chain inside the caller's transaction. Fails (and so rolls the caller back) if
-/// another writer extended the chain meanwhile.
-pub async fn append(tx: &mut Tx, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
+/// Appends entries to a chain inside the caller's transaction. Fails with `VersionConflict` (and so rolls
+/// the caller back for a retry) if another writer extended the chain meanwhile.
+pub async fn append(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
+    append_inner(tx, dialect, chain_key, entries).await.map_err(|e| match e {
+        AppError::Database { ref message, .. } if message.contains("Duplicate entry") || message.contains("UNIQUE constraint") => {
+            AppError::VersionConflict(chain_key.to_string())
+        }
+        other => other,
+    })
+}
+
+fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
+    if is_unique_violation(&e) || is_retryable_conflict(&e) {
+        AppError::VersionConflict(chain_key.to_string())
+    } else {
+        e.into()
+    }
+}
+
+async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
     if entries.is_empty() {
         return Ok(());
     }
-    let head = sqlx::query("SELECT head_hash, length FROM audit_chains WHERE chain_key = ?")
+    // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
+    // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
+    let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
+    let head = sqlx::query(&format!("SELECT head_hash, length FROM audit_chains WHERE chain_key = ?{lock}"))
         .bind(chain_key)
         .fetch_optional(&mut **tx)
         .await?;
@@ -79,7 +99,8 @@ pub async fn append(tx: &mut Tx, chain_key: &str, entries: &[AuditEntry]) -> Res
                 .bind(chain_key)
                 .bind(GENESIS)
                 .execute(&mut **tx)
-                .await?;
+                .await
+                .map_err(|e| lost_race(e, chain_key))?;
             (GENESIS.to_string(), 0)
         }
     };
@@ -122,7 +143,7 @@ pub async fn append(tx: &mut Tx, chain_key: &str, entries: &[AuditEntry]) -> Res
                 .bind(e.created_at);
             prev = hash;
         }
-        q.execute(&mut **tx).await?;
+        q.execute(&mut **tx).await.map_err(|e| lost_race(e, chain_key))?;
     }
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
         .bind(prev)
@@ -142,12 +163,12 @@ pub async fn append_standalone(db: &Db, chain_key: &str, entries: &[AuditEntry])
     let mut attempt = 0;
     loop {
         let mut tx = db.begin_write().await?;
-        match append(&mut tx, chain_key, entries).await {
+        match append(&mut tx, db.dialect, chain_key, entries).await {
             Ok(()) => {
                 tx.commit().await?;
                 return Ok(());
             }
-            Err(AppError::VersionConflict(_)) if attempt < 3 => attempt += 1,
+            Err(AppError::VersionConflict(_)) if attempt < 5 => attempt += 1,
             Err(e) => return Err(e),
         }
     }

@@ -50,6 +50,9 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
     if plain_password.chars().count() < 8 {
         return Err(AppError::validation("รหัสผ่านต้องมีอย่างน้อย 8 ตัวอักษร", "password must have at least 8 characters"));
     }
+    if display_name.trim().chars().count() > 200 {
+        return Err(AppError::validation("ชื่อที่แสดงยาวเกิน 200 ตัวอักษร", "display name longer than 200 characters"));
+    }
     let hash = password::hash(plain_password.to_string()).await;
     let result = sqlx::query("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
         .bind(username)

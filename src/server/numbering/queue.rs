@@ -17,7 +17,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_unique_violation, Db};
+use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db};
 use crate::server::error::{new_ref_id, AppError};
 
 pub enum JobKind {
@@ -71,7 +71,9 @@ enum BatchError {
 
 impl From<sqlx::Error> for BatchError {
     fn from(e: sqlx::Error) -> Self {
-        if is_unique_violation(&e) {
+        if is_retryable_conflict(&e) {
+            BatchError::Conflict
+        } else if is_unique_violation(&e) {
             BatchError::Unique
         } else {
             BatchError::Db(e)
@@ -434,7 +436,7 @@ impl Queues {
         store::insert_numbers(&mut tx, &rows).await?;
         store::apply_status_changes(&mut tx, &changes).await?;
         let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
-        audit::append(&mut tx, &counter_chain(counter.id), &entries).await?;
+        audit::append(&mut tx, self.db.dialect, &counter_chain(counter.id), &entries).await?;
         tx.commit().await?;
         Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect())
     }

@@ -68,6 +68,19 @@ async fn ref_items(db: &Db, sql: &'static str) -> Result<Vec<RefItem>, AppError>
         .collect())
 }
 
+pub const MAX_NAME_CHARS: usize = 200;
+
+fn name(raw: &str) -> Result<String, AppError> {
+    let n = raw.trim();
+    if n.is_empty() || n.chars().count() > MAX_NAME_CHARS {
+        return Err(AppError::validation(
+            format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"),
+            format!("name must be 1-{MAX_NAME_CHARS} characters"),
+        ));
+    }
+    Ok(n.to_string())
+}
+
 fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
     validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
 }
@@ -94,17 +107,17 @@ async fn insert_returning_id<'q>(
     Ok(row.get::<i64, _>(0))
 }
 
-pub async fn create_project(db: &Db, raw_code: &str, name: &str, active: bool) -> Result<i64, AppError> {
+pub async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<i64, AppError> {
     let code = code(CodeKind::Project, raw_code)?;
     let q = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
-        .bind(name.trim().to_string())
+        .bind(name(name_raw)?)
         .bind(active as i64)
         .bind(now_ms());
     insert_returning_id(db, q, "โครงการ", &code).await
 }
 
-pub async fn create_organization(db: &Db, raw_code: &str, name: &str, role: &str) -> Result<i64, AppError> {
+pub async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let role = role.trim().to_ascii_uppercase();
     if !["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
@@ -115,7 +128,7 @@ pub async fn create_organization(db: &Db, raw_code: &str, name: &str, role: &str
     }
     let q = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
-        .bind(name.trim().to_string())
+        .bind(name(name_raw)?)
         .bind(role)
         .bind(now_ms());
     insert_returning_id(db, q, "หน่วยงาน", &code).await
@@ -124,22 +137,23 @@ pub async fn create_organization(db: &Db, raw_code: &str, name: &str, role: &str
 pub async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
     let sql = match db.dialect {
         crate::server::db::Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
-        crate::server::db::Dialect::MySql => "INSERT IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
+        // not INSERT IGNORE: on MariaDB it would also swallow a foreign-key failure
+        crate::server::db::Dialect::MySql => "INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?) ON DUPLICATE KEY UPDATE org_id = org_id",
     };
     sqlx::query(sql).bind(project_id).bind(org_id).execute(&db.writer).await?;
     Ok(())
 }
 
-pub async fn create_corr_type(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+pub async fn create_corr_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
         .bind(code.clone())
-        .bind(name.trim().to_string())
+        .bind(name(name_raw)?)
         .bind(now_ms());
     insert_returning_id(db, q, "ประเภทเอกสาร", &code).await
 }
 
-pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name: &str) -> Result<i64, AppError> {
+pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let number = number.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
         return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
@@ -149,19 +163,19 @@ pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code:
         .bind(corr_type_id)
         .bind(number.clone())
         .bind(code)
-        .bind(name.trim().to_string());
+        .bind(name(name_raw)?);
     insert_returning_id(db, q, "ประเภทย่อย", &number).await
 }
 
-pub async fn create_rfa_type(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+pub async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name.trim().to_string());
+    let q = sqlx::query("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "ประเภท RFA", &code).await
 }
 
-pub async fn create_discipline(db: &Db, raw_code: &str, name: &str) -> Result<i64, AppError> {
+pub async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name.trim().to_string());
+    let q = sqlx::query("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "สาขางาน", &code).await
 }
 
