@@ -283,7 +283,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
             let type_id = snapshot.corr_type(None, Some(t)).unwrap().id;
             docnum::server::templates::store::save_version(
                 &state.db, p.id, Some(type_id), "{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}",
-                docnum::numbering::ResetScope::Yearly, "loadgen: room for long runs", None, 0,
+                docnum::numbering::ResetScope::Yearly, "loadgen: room for long runs", None, 0, None,
             ).await.unwrap();
         }
     }

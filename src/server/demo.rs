@@ -61,7 +61,7 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
     for p in &projects {
         for (type_id, code) in &types {
             let (template, scope) = seed_default_template(code);
-            templates::save_version(db, *p, Some(*type_id), template, scope, "ค่าเริ่มต้นตามเอกสารข้อกำหนด (demo data)", None, now_ms).await?;
+            templates::save_version(db, *p, Some(*type_id), template, scope, "ค่าเริ่มต้นตามเอกสารข้อกำหนด (demo data)", None, now_ms, None).await?;
         }
     }
     tracing::info!("demo data loaded");

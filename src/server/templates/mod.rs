@@ -6,7 +6,7 @@ pub mod store;
 
 use crate::app::types::{ResolvedTemplate, TemplateConfig, TemplateSource};
 use crate::numbering::{seed_default_template, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
-use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::AppError;
 use crate::server::reference::Snapshot;
@@ -96,31 +96,21 @@ pub async fn save(
         th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
         en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
     })?;
-    let previous = snapshot.templates.get(&(project.id, corr_type_id.unwrap_or(0))).cloned();
-    let saved = store::save_version(
-        &state.db,
-        project.id,
-        corr_type_id,
-        template.source(),
-        reset_scope,
-        reason,
-        caller.user_id(),
-        state.clock.now_ms(),
-    )
-    .await?;
-    let entry = AuditEntry {
+    let now = state.clock.now_ms();
+    let audit_row = |version: i64, previous: Option<&(String, String)>| AuditEntry {
         operation: "TEMPLATE_UPDATE".into(),
         status: "SUCCESS".into(),
-        template_used: Some(saved.template.clone()),
-        old_value: previous.map(|p| format!("{} [{}]", p.template, p.reset_scope.as_str())),
-        new_value: Some(format!("{} [{}]", saved.template, saved.reset_scope.as_str())),
+        template_used: Some(template.source().to_string()),
+        old_value: previous.map(|(t, scope)| format!("{t} [{scope}]")),
+        new_value: Some(format!("{} [{}]", template.source(), reset_scope.as_str())),
         metadata: Some(
-            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": saved.version, "reason": reason})
-                .to_string(),
+            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": version, "reason": reason}).to_string(),
         ),
-        ..caller.audit_base(state.clock.now_ms())
+        ..caller.audit_base(now)
     };
-    audit::append_standalone(&state.db, ADMIN_CHAIN, &[entry]).await?;
+    let saved =
+        store::save_version(&state.db, project.id, corr_type_id, template.source(), reset_scope, reason, caller.user_id(), now, Some(&audit_row))
+            .await?;
     state.reference.reload().await?;
     Ok(saved.to_config())
 }

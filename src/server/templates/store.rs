@@ -4,7 +4,8 @@ use sqlx::Row;
 
 use super::StoredTemplate;
 use crate::numbering::ResetScope;
-use crate::server::db::Db;
+use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+use crate::server::db::{is_retryable_conflict, is_unique_violation, Db, Dialect};
 use crate::server::error::AppError;
 
 const SELECT: &str = "SELECT t.id, t.project_id, t.corr_type_id, t.template, t.reset_scope, t.version, t.updated_at, \
@@ -38,7 +39,12 @@ pub async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemp
         .collect())
 }
 
-/// Stores `template` as the next version of (project, type), recording the text before and after.
+/// Builds the audit row of a save from (new version, previous text and scope).
+pub type AuditFor<'a> = &'a (dyn Fn(i64, Option<&(String, String)>) -> AuditEntry + Sync);
+
+/// Stores `template` as the next version of (project, type), recording the text before and after, and
+/// its audit row in the same transaction. Concurrent saves of one template queue up (each becomes the
+/// next version); a lost race is retried.
 #[allow(clippy::too_many_arguments)]
 pub async fn save_version(
     db: &Db,
@@ -49,14 +55,51 @@ pub async fn save_version(
     reason: &str,
     user_id: Option<i64>,
     now_ms: i64,
+    audit_entry: Option<AuditFor<'_>>,
+) -> Result<StoredTemplate, AppError> {
+    let mut attempt = 0;
+    loop {
+        match save_once(db, project_id, corr_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry).await {
+            Err(AppError::VersionConflict(_)) if attempt < 8 => {
+                attempt += 1;
+                use rand::Rng;
+                let pause = rand::thread_rng().gen_range(1..=5 * attempt);
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn lost_race(e: sqlx::Error) -> AppError {
+    if is_unique_violation(&e) || is_retryable_conflict(&e) {
+        AppError::VersionConflict("numbering template".into())
+    } else {
+        e.into()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn save_once(
+    db: &Db,
+    project_id: i64,
+    corr_type_id: Option<i64>,
+    template: &str,
+    reset_scope: ResetScope,
+    reason: &str,
+    user_id: Option<i64>,
+    now_ms: i64,
+    audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
     let type_key = corr_type_id.unwrap_or(0);
-    let mut tx = db.begin_write().await?;
-    let current = sqlx::query("SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND corr_type_id = ?")
+    let mut tx = db.begin_write().await.map_err(lost_race)?;
+    let lock = if db.dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
+    let current = sqlx::query(&format!("SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND corr_type_id = ?{lock}"))
         .bind(project_id)
         .bind(type_key)
         .fetch_optional(&mut *tx)
-        .await?;
+        .await
+        .map_err(lost_race)?;
     let (id, version, previous) = match current {
         Some(r) => {
             let id: i64 = r.get(0);
@@ -72,7 +115,8 @@ pub async fn save_version(
             .bind(id)
             .bind(version - 1)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .map_err(lost_race)?;
             if updated.rows_affected() != 1 {
                 return Err(AppError::VersionConflict(format!("template {id}")));
             }
@@ -89,7 +133,8 @@ pub async fn save_version(
             .bind(now_ms)
             .bind(user_id)
             .fetch_one(&mut *tx)
-            .await?;
+            .await
+            .map_err(lost_race)?;
             (inserted.get::<i64, _>(0), 1, None)
         }
     };
@@ -106,8 +151,12 @@ pub async fn save_version(
     .bind(user_id)
     .bind(now_ms)
     .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
+    .await
+    .map_err(lost_race)?;
+    if let Some(entry) = audit_entry {
+        audit::append(&mut tx, db.dialect, ADMIN_CHAIN, &[entry(version, previous.as_ref())]).await?;
+    }
+    tx.commit().await.map_err(lost_race)?;
     let row = sqlx::query(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_one(&db.pool).await?;
     Ok(from_row(&row))
 }
