@@ -22,6 +22,11 @@ build_site
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
 
+if ensure_mariadb; then
+  log "cluster harness (shortened): own MariaDB, 3 Redis, 3 instances, faults under load"
+  bash "$ROOT/scripts/cluster.sh"
+fi
+
 log "load generator: 5,000 reserves from 64 callers on one counter, every number checked"
 "$LOADGEN_BIN" --embedded --concurrency 64 --requests 5000
 

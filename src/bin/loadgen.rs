@@ -35,6 +35,9 @@ struct Args {
     /// Spread requests over this many counters (1 = one hot counter). At most 25 per project and type pair.
     #[arg(long, default_value_t = 1)]
     counters: usize,
+    /// Index of the first counter used (so that concurrent runs can use disjoint counters).
+    #[arg(long, default_value_t = 0)]
+    first_counter: usize,
     /// Give up after this many seconds whatever the count.
     #[arg(long, default_value_t = 300)]
     max_seconds: u64,
@@ -94,7 +97,7 @@ async fn main() {
         tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
     }
     let max_counters = PROJECTS.len() * TYPES.len() * 25;
-    if args.counters == 0 || args.counters > max_counters {
+    if args.counters == 0 || args.first_counter + args.counters > max_counters {
         eprintln!("--counters must be 1..={max_counters}");
         std::process::exit(2);
     }
@@ -120,7 +123,7 @@ async fn main() {
         Arc::new(if args.url.is_empty() { vec![base] } else { args.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect() });
     let next = Arc::new(AtomicUsize::new(0));
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
-    let bodies: Arc<Vec<Value>> = Arc::new((0..args.counters).map(request_for).collect());
+    let bodies: Arc<Vec<Value>> = Arc::new((args.first_counter..args.first_counter + args.counters).map(request_for).collect());
     let started = Instant::now();
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
@@ -191,7 +194,7 @@ async fn main() {
 
     // Check every number.
     let mut distinct = HashSet::new();
-    let duplicates = samples.iter().filter(|s| !distinct.insert((bodies_key(s.counter), s.number.clone()))).count();
+    let duplicates = samples.iter().filter(|s| !distinct.insert((bodies_key(args.first_counter + s.counter), s.number.clone()))).count();
     let mut per_counter: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for s in &samples {
         per_counter.entry(s.counter).or_default().push(s.sequence);

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Cluster harness (loopback only, bounded in time and count): its own MariaDB on its own port, three Redis
+# servers, three app instances; drives reserve / confirm / cancel over all instances on one hot counter and
+# many cold ones; then fault scenarios, each under load: one Redis of three killed, all Redis killed (the
+# database-lock fallback) and brought back, MariaDB restarted, one app instance kill -9'd. After each phase
+# `docnum check` proves: no number twice, every sequence 1..last issued or explained in the audit log, the
+# audit chains intact, and every number any caller received still on record.
+#
+#   scripts/cluster.sh            # the shortened run that CI does (~10,000 requests)
+#   CLUSTER_SCALE=10 scripts/cluster.sh   # the full run (~100,000 requests)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SCALE="${CLUSTER_SCALE:-1}"
+[ -n "${SERVER_BIN:-}" ] || build_site
+W="$(mktemp -d /tmp/docnum-cluster.XXXXXX)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ -n "${MARIADB_PID:-}" ] && kill -9 "$MARIADB_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# --- MariaDB of our own ---------------------------------------------------------------------------------
+DB_PORT="$(free_port)"
+start_mariadb() {
+  /usr/sbin/mariadbd --no-defaults --user=root --datadir="$W/mysql" --port="$DB_PORT" --bind-address=127.0.0.1 \
+    --socket="$W/mysql.sock" --pid-file="$W/mysql.pid" --log-error="$W/mysql.err" --skip-grant-tables \
+    --innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=256M --max-connections=500 &
+  MARIADB_PID=$!
+  for _ in $(seq 1 120); do mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e 'select 1' >/dev/null 2>&1 && return 0; sleep 0.5; done
+  echo "own MariaDB did not start"; cat "$W/mysql.err"; return 1
+}
+log "cluster: own MariaDB on 127.0.0.1:$DB_PORT ($W)"
+mariadb-install-db --no-defaults --datadir="$W/mysql" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
+start_mariadb
+mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e 'CREATE DATABASE docnum CHARACTER SET utf8mb4'
+export DATABASE_URL="mysql://root@127.0.0.1:$DB_PORT/docnum"
+
+# --- three Redis servers -------------------------------------------------------------------------------
+REDIS_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+declare -A REDIS_PID
+start_redis() { redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --logfile "$W/redis-$1.log" & REDIS_PID[$1]=$!; PIDS+=($!); disown $!; }
+for p in "${REDIS_PORTS[@]}"; do start_redis "$p"; done
+sleep 0.5
+REDIS_URLS="$(printf 'redis://127.0.0.1:%s,' "${REDIS_PORTS[@]}")"; export REDIS_URLS="${REDIS_URLS%,}"
+
+# --- three app instances -------------------------------------------------------------------------------
+APP_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+declare -A APP_PID
+start_app() {
+  (cd "$ROOT" && BOOTSTRAP_ADMIN_PASSWORD=cluster-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 LOCK_RETRY_BASE_MS=5 \
+     RUST_LOG="${RUST_LOG:-warn}" exec "$SERVER_BIN" serve --addr "127.0.0.1:$1") >> "$W/app-$1.log" 2>&1 &
+  APP_PID[$1]=$!; PIDS+=($!)
+  wait_for_health "127.0.0.1:$1" 60
+}
+for p in "${APP_PORTS[@]}"; do start_app "$p"; done
+URLS="$(printf 'http://127.0.0.1:%s,' "${APP_PORTS[@]}")"; URLS="${URLS%,}"
+TOKEN="$("$SERVER_BIN" create-token --name cluster-harness)"
+log "cluster: 3 instances (${APP_PORTS[*]}), Redis quorum of 3 (${REDIS_PORTS[*]})"
+
+RECORDS="$W/received.tsv"; : > "$RECORDS"
+# load NAME HOT COLD: one hot counter and 300 cold ones at once, reserve then confirm 50 % / cancel 10 %
+load() {
+  local name="$1" hot="$2" cold="$3"
+  "$LOADGEN_BIN" --url "$URLS" --token "$TOKEN" -c 32 -n "$hot" --counters 1 --confirm-ratio 0.5 --cancel-ratio 0.1 \
+    --allow-errors --record "$W/$name-hot.tsv" --max-seconds 600 > "$W/$name-hot.out" 2>&1 &
+  local hot_pid=$!
+  "$LOADGEN_BIN" --url "$URLS" --token "$TOKEN" -c 32 -n "$cold" --first-counter 1 --counters 300 --confirm-ratio 0.5 --cancel-ratio 0.1 \
+    --allow-errors --record "$W/$name-cold.tsv" --max-seconds 600 > "$W/$name-cold.out" 2>&1 &
+  LOAD_PIDS=("$hot_pid" $!)
+}
+finish() {
+  local name="$1" status=0
+  for p in "${LOAD_PIDS[@]}"; do wait "$p" || status=1; done
+  cat "$W/$name-hot.tsv" "$W/$name-cold.tsv" >> "$RECORDS"
+  echo "[$name] hot:  $(head -n1 "$W/$name-hot.out")"
+  echo "[$name] cold: $(head -n1 "$W/$name-cold.out")"
+  grep -h "errors" "$W/$name-hot.out" "$W/$name-cold.out" | sed "s/^/[$name]   /" || true
+  if [ $status -ne 0 ]; then echo "[$name] loadgen found duplicate numbers"; cat "$W/$name-hot.out" "$W/$name-cold.out"; exit 1; fi
+}
+check() {
+  local name="$1"
+  if ! "$SERVER_BIN" check --received "$RECORDS" > "$W/$name-check.json"; then
+    echo "[$name] CHECK FAILED"; cat "$W/$name-check.json"; exit 1
+  fi
+  python3 - "$W/$name-check.json" "$name" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"[{sys.argv[2]}] check: numbers {r['numbers']} (confirmed {r['confirmed']}, cancelled {r['cancelled']}, reserved {r['reserved']}) "
+      f"in {r['counters']} counters; duplicates = {r['duplicates']}, unexplained gaps = {r['unexplainedGaps']}, "
+      f"received {r['receivedChecked']} / missing {r['receivedMissing']}, audit rows {r['auditRows']} intact = {r['auditOk']}")
+PY
+}
+fallbacks() { mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -N -e "SELECT COUNT(*) FROM docnum.audit_log WHERE fallback_used = 'DB_LOCK'"; }
+
+HOT=$((1000 * SCALE)); COLD=$((2000 * SCALE))
+log "phase 1: normal load"
+load normal "$HOT" "$COLD"; finish normal; check normal
+
+log "phase 2: one Redis of three killed under load (the quorum holds)"
+load one-redis "$HOT" "$COLD"; sleep 1
+kill -9 "${REDIS_PID[${REDIS_PORTS[0]}]}"
+finish one-redis; check one-redis
+echo "[one-redis] database-lock fallbacks so far: $(fallbacks)"
+start_redis "${REDIS_PORTS[0]}"
+
+log "phase 3: all Redis killed under load (database-lock fallback), then brought back"
+before="$(fallbacks)"
+load no-redis "$HOT" "$COLD"; sleep 1
+for p in "${REDIS_PORTS[@]}"; do kill -9 "${REDIS_PID[$p]}"; done
+sleep 3
+for p in "${REDIS_PORTS[@]}"; do start_redis "$p"; done
+finish no-redis; check no-redis
+after="$(fallbacks)"
+echo "[no-redis] audit rows written under the database-lock fallback during the outage: $((after - before))"
+[ "$((after - before))" -gt 0 ] || { echo "[no-redis] expected database-lock fallbacks"; exit 1; }
+
+log "phase 4: MariaDB restarted under load (errors, then recovery, nothing lost)"
+load db-restart "$HOT" "$COLD"; sleep 1
+kill -TERM "$MARIADB_PID"; wait "$MARIADB_PID" 2>/dev/null || true
+sleep 2
+start_mariadb
+finish db-restart; check db-restart
+
+log "phase 5: one app instance kill -9'd under load"
+load kill-app "$HOT" "$COLD"; sleep 1
+kill -9 "${APP_PID[${APP_PORTS[1]}]}"
+finish kill-app; check kill-app
+start_app "${APP_PORTS[1]}"
+
+log "cluster harness: all phases passed"
