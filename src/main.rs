@@ -95,6 +95,9 @@ struct ServeArgs {
     /// Base of the exponential backoff (with jitter) between lock attempts.
     #[arg(long, env = "LOCK_RETRY_BASE_MS", default_value_t = 100)]
     lock_retry_base_ms: u64,
+    /// Most requests one counter transaction serves (1 = one transaction per number, the baseline).
+    #[arg(long, env = "MAX_BATCH", default_value_t = 256)]
+    max_batch: usize,
 }
 
 #[tokio::main]
@@ -129,6 +132,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     per_token_per_min: args.rate_limit_token,
                 },
                 secure_cookies: args.secure_cookies,
+                max_batch: args.max_batch.max(1),
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 lock: docnum::server::numbering::lock::LockConfig {
                     max_wait: Duration::from_millis(args.lock_max_wait_ms),

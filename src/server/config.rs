@@ -21,6 +21,8 @@ pub struct Config {
     /// Redis servers for the distributed lock (one, or three or more for a Redlock quorum); empty = in-process lock.
     pub redis_urls: Vec<String>,
     pub lock: LockConfig,
+    /// Most requests one counter transaction serves.
+    pub max_batch: usize,
 }
 
 impl Default for Config {
@@ -35,6 +37,7 @@ impl Default for Config {
             secure_cookies: false,
             redis_urls: Vec::new(),
             lock: LockConfig::default(),
+            max_batch: 256,
         }
     }
 }

@@ -72,7 +72,7 @@ impl AppState {
             clock.clone(),
             reference.clone(),
             errors,
-            EngineConfig { reservation_ttl: config.reservation_ttl, ..EngineConfig::default() },
+            EngineConfig { reservation_ttl: config.reservation_ttl, max_batch: config.max_batch },
             lock,
         );
         Ok(AppState {

@@ -80,6 +80,7 @@ impl TestApp {
             secure_cookies: false,
             redis_urls: options.redis_urls.clone(),
             lock: Default::default(),
+            max_batch: 256,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut leptos_options = run::leptos_options();
