@@ -44,7 +44,9 @@ build_site() {
   mkdir -p "$LEPTOS_SITE_ROOT/pkg"
   wasm-bindgen --target web --out-dir "$LEPTOS_SITE_ROOT/pkg" --out-name docnum --no-typescript \
     "$CARGO_TARGET_DIR/wasm32-unknown-unknown/$profile_dir/docnum.wasm"
-  mv -f "$LEPTOS_SITE_ROOT/pkg/docnum_bg.wasm" "$LEPTOS_SITE_ROOT/pkg/docnum.wasm"
+  # keep wasm-bindgen's name docnum_bg.wasm: without LEPTOS_OUTPUT_NAME at compile time (see below) the
+  # hydration script asks for exactly that file
+  rm -f "$LEPTOS_SITE_ROOT/pkg/docnum.wasm"
   cp "$ROOT/style/main.css" "$LEPTOS_SITE_ROOT/pkg/docnum.css"
   cp -r "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   log "building the server ($profile_dir)"

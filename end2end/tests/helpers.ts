@@ -11,7 +11,13 @@ export const STAFF = {
 
 /** The WASM bundle has hydrated the page (App sets this marker from an effect). */
 export async function waitHydrated(page: Page) {
-  await page.locator('body[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 30_000 });
+  try {
+    await page.locator('body[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 30_000 });
+  } catch (e) {
+    throw new Error(
+      `the page never hydrated: is /pkg/<name>.wasm served under the name the hydration script asks for? (${e})`,
+    );
+  }
 }
 
 export async function login(page: Page, who: { user: string; password: string }) {

@@ -419,7 +419,10 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
                 <div class="errors">
                     <div class="label">{i18n.t("tpl.errors")}</div>
                     <ul data-testid="template-errors">
-                        {errors.into_iter().map(|e| view! { <li>{error_line(lang.get(), &e)}</li> }).collect_view()}
+                        {errors.into_iter().map(|e| {
+                            let position = e.position().map(|p| (p + 1).to_string());
+                            view! { <li data-position=position>{error_line(lang.get(), &e)}</li> }
+                        }).collect_view()}
                     </ul>
                 </div>
             }.into_any(),
