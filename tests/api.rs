@@ -352,7 +352,7 @@ async fn past_the_seq_maximum_answers_nb002_instead_of_widening() {
     let project = app.project_id("LCBP3").await;
     let r = admin
         .post(app.url("/api/v1/document-numbering/configs"))
-        .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": "{ORIGINATOR}-{SEQ:1}-{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ทดสอบเลขเต็ม" }))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": "{ORIGINATOR}-{SEQ:1}-{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ทดสอบเลขเต็ม", "acknowledgeKeyChange": true }))
         .send()
         .await
         .unwrap();
@@ -455,7 +455,7 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
         async move {
             admin
                 .post(url)
-                .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": format!("{{ORIGINATOR}}-{{SEQ:{}}}-{{YEAR:B.E.}}", 3 + i % 5), "resetScope": "YEARLY", "reason": format!("บันทึกพร้อมกันครั้งที่ {i}") }))
+                .json(&json!({ "projectId": project, "correspondenceTypeId": null, "template": format!("{{ORIGINATOR}}-{{SEQ:{}}}-{{YEAR:B.E.}}", 3 + i % 5), "resetScope": "YEARLY", "reason": format!("บันทึกพร้อมกันครั้งที่ {i}"), "acknowledgeKeyChange": true }))
                 .send()
                 .await
                 .unwrap()
@@ -467,4 +467,151 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_UPDATE'").await, 12);
     assert_eq!(app.count("SELECT MAX(version) FROM numbering_templates WHERE corr_type_id = 0").await, 12);
     assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok);
+}
+
+async fn letter_type(app: &TestApp) -> i64 {
+    app.state.reference.get().await.unwrap().corr_type(None, Some("LETTER")).unwrap().id
+}
+
+#[tokio::test]
+async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_were() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let t = letter_type(&app).await;
+    let save = |template: &'static str| {
+        let admin = admin.clone();
+        let url = app.url("/api/v1/document-numbering/configs");
+        async move {
+            let r = admin.post(url).json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": template, "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" })).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let (_, n1) = app.reserve(&letter()).await;
+    let v2 = save("{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}").await;
+    let (_, n2) = app.reserve(&letter()).await;
+    assert_eq!(n2["documentNumber"], "คคง./สคฉ.3/0002/2568");
+    let id = v2["id"].as_i64().unwrap();
+
+    let versions: Value = admin.get(app.url(&format!("/api/v1/document-numbering/configs/{id}/versions"))).send().await.unwrap().json().await.unwrap();
+    let list: Vec<i64> = versions.as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
+    assert_eq!(list, [2, 1]);
+    assert_eq!(versions[0]["previousTemplate"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+
+    let r = admin.post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback"))).json(&json!({ "version": 1, "reason": "กลับไปใช้รูปแบบเดิม" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let restored: Value = r.json().await.unwrap();
+    assert_eq!(restored["version"], 3);
+    assert_eq!(restored["template"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+    let (_, n3) = app.reserve(&letter()).await;
+    assert_eq!(n3["documentNumber"], "คคง.-สคฉ.3-0003-2568");
+    for (n, text) in [(&n1, "คคง.-สคฉ.3-0001-2568"), (&n2, "คคง./สคฉ.3/0002/2568")] {
+        assert_eq!(n["documentNumber"], text);
+        assert_eq!(app.count(&format!("SELECT COUNT(*) FROM document_numbers WHERE number = '{text}'")).await, 1, "{text} is still on record");
+    }
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_ROLLBACK'").await, 1);
+
+    let r = admin.post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback"))).json(&json!({ "version": 99, "reason": "x" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_change_of_counter_key_needs_an_explicit_acknowledgment() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let t = letter_type(&app).await;
+    let body = json!({ "projectId": project, "correspondenceTypeId": t, "template": "{ORIGINATOR}-{SEQ:4}-{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ไม่แยกตามผู้รับ" });
+    let r = admin.post(app.url("/api/v1/document-numbering/configs")).json(&body).send().await.unwrap();
+    let s = r.status();
+    let b: Value = r.json().await.unwrap();
+    assert_error(s, &b, 409, "KEY_CHANGE_NOT_ACKNOWLEDGED");
+    assert!(b["message"].as_str().unwrap().contains("ผู้รับ"), "{b}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM numbering_template_versions").await, 55, "nothing stored");
+    let mut acknowledged = body.clone();
+    acknowledged["acknowledgeKeyChange"] = json!(true);
+    let r = admin.post(app.url("/api/v1/document-numbering/configs")).json(&acknowledged).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // a reset-period change is a key change too
+    let mut none = acknowledged.clone();
+    none["resetScope"] = json!("NONE");
+    none["acknowledgeKeyChange"] = json!(false);
+    let r = admin.post(app.url("/api/v1/document-numbering/configs")).json(&none).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn the_audit_log_can_be_searched_paged_and_exported() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    for _ in 0..5 {
+        app.reserve(&letter()).await;
+    }
+    let mut memo = letter();
+    memo["correspondenceTypeCode"] = json!("MEMO");
+    let (_, m) = app.reserve(&memo).await;
+    app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": m["token"] })).await;
+
+    let page: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=1")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(page["total"], 6);
+    assert_eq!(page["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(page["rows"][0]["operation"], "RESERVE");
+    let page2: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=2")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(page2["rows"].as_array().unwrap().len(), 2);
+
+    let cancels: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=cancel")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(cancels["total"], 1);
+    assert_eq!(cancels["rows"][0]["user"], "token:tests");
+    let by_number: Value = admin
+        .get(app.url("/api/v1/document-numbering/logs/audit"))
+        .query(&[("number", "คคง.-สคฉ.3-0003")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(by_number["total"], 1, "{by_number}");
+
+    let r = admin.get(app.url("/api/v1/document-numbering/logs/audit?format=csv&operation=RESERVE")).send().await.unwrap();
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/csv"));
+    let csv = r.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].contains("document_number"));
+    assert_eq!(lines.len(), 7, "header + 6 rows");
+    assert!(csv.contains("คคง.-สคฉ.3-0005-2568"));
+
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let r = staff.get(app.url("/api/v1/document-numbering/logs/audit")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = admin.get(app.url("/api/v1/document-numbering/logs/audit?page=abc")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn errors_are_logged_and_can_be_marked_resolved() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let mut bad = letter();
+    bad["projectCode"] = json!("NOPE");
+    app.reserve(&bad).await;
+    // the error log is written off the request path
+    let mut listed = Value::Null;
+    for _ in 0..50 {
+        listed = admin.get(app.url("/api/v1/document-numbering/logs/errors?errorType=VALIDATION_ERROR")).send().await.unwrap().json().await.unwrap();
+        if listed["total"].as_i64() == Some(1) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(listed["total"], 1, "{listed}");
+    let id = listed["rows"][0]["id"].as_i64().unwrap();
+    assert!(listed["rows"][0]["message"].as_str().unwrap().contains("NOPE"));
+    let r = admin.post(app.url(&format!("/api/v1/document-numbering/logs/errors/{id}/resolve"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let open: Value = admin.get(app.url("/api/v1/document-numbering/logs/errors?unresolvedOnly=true")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(open["total"], 0);
+    let r = admin.post(app.url(&format!("/api/v1/document-numbering/logs/errors/{id}/resolve"))).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }

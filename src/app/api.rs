@@ -76,8 +76,42 @@ pub async fn save_template(
     template: String,
     reset_scope: ResetScope,
     reason: String,
+    acknowledge_key_change: bool,
 ) -> Result<TemplateConfig, ServerFnError> {
-    crate::server::ui::save_template(project_id, correspondence_type_id, template, reset_scope, reason).await
+    crate::server::ui::save_template(project_id, correspondence_type_id, template, reset_scope, reason, acknowledge_key_change).await
+}
+
+/// The history of the template of (project, type or default), newest first.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ServerFnError> {
+    crate::server::ui::list_template_versions(project_id, correspondence_type_id).await
+}
+
+/// Restores an older version as a new version.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn rollback_template(
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+    version: i64,
+    reason: String,
+    acknowledge_key_change: bool,
+) -> Result<TemplateConfig, ServerFnError> {
+    crate::server::ui::rollback_template(project_id, correspondence_type_id, version, reason, acknowledge_key_change).await
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ServerFnError> {
+    crate::server::ui::search_audit(query).await
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_errors(query: ErrorQuery) -> Result<ErrorPage, ServerFnError> {
+    crate::server::ui::list_errors(query).await
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn resolve_error(id: i64) -> Result<(), ServerFnError> {
+    crate::server::ui::resolve_error(id).await
 }
 
 #[server(prefix = "/sfn", input = Json)]

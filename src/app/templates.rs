@@ -303,7 +303,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     let save = Action::new(move |(p, t, tpl, sc, why): &(i64, Option<i64>, String, ResetScope, String)| {
         let (p, t, tpl, sc, why) = (*p, *t, tpl.clone(), *sc, why.clone());
         async move {
-            match api::save_template(p, t, tpl, sc, why).await {
+            match api::save_template(p, t, tpl, sc, why, false).await {
                 Ok(cfg) => {
                     saved.set(Some(cfg));
                     reason.set(String::new());

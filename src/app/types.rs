@@ -220,3 +220,93 @@ pub struct CreatedApiToken {
     /// The secret, shown once.
     pub token: String,
 }
+
+/// One stored version of a template (history), with the text before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateVersion {
+    pub version: i64,
+    pub template: String,
+    pub reset_scope: ResetScope,
+    pub previous_template: Option<String>,
+    pub previous_reset_scope: Option<ResetScope>,
+    pub reason: String,
+    pub changed_by: String,
+    pub changed_at: DateTime<Utc>,
+}
+
+/// Filters of the audit search; every field optional. Dates are inclusive (`from`) / exclusive (`to`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AuditQuery {
+    pub from: Option<DateTime<Utc>>,
+    pub to: Option<DateTime<Utc>>,
+    /// Username (exact), or `token:<name>` for a machine client.
+    pub user: Option<String>,
+    pub operation: Option<String>,
+    /// A document number, or its beginning.
+    pub number: Option<String>,
+    pub project_id: Option<i64>,
+    pub page: Option<u32>,
+    pub page_size: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRow {
+    pub id: i64,
+    pub created_at: DateTime<Utc>,
+    pub operation: String,
+    pub status: String,
+    pub document_number: Option<String>,
+    pub sequence: Option<i64>,
+    pub counter_id: Option<i64>,
+    pub document_id: Option<String>,
+    pub user: Option<String>,
+    pub ip_address: Option<String>,
+    pub fallback_used: String,
+    pub old_value: Option<String>,
+    pub new_value: Option<String>,
+    pub metadata: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditPage {
+    pub rows: Vec<AuditRow>,
+    pub total: i64,
+    pub page: u32,
+    pub page_size: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ErrorQuery {
+    /// LOCK_TIMEOUT, VERSION_CONFLICT, DB_ERROR, REDIS_ERROR, VALIDATION_ERROR, SEQUENCE_EXHAUSTED, RESERVATION_EXPIRED, DUPLICATE_NUMBER
+    pub error_type: Option<String>,
+    pub unresolved_only: bool,
+    pub page: Option<u32>,
+    pub page_size: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorRow {
+    pub id: i64,
+    pub created_at: DateTime<Utc>,
+    pub error_type: String,
+    pub code: Option<String>,
+    pub message: String,
+    pub ref_id: Option<String>,
+    pub ip_address: Option<String>,
+    pub resolved_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorPage {
+    pub rows: Vec<ErrorRow>,
+    pub total: i64,
+    pub page: u32,
+    pub page_size: u32,
+}

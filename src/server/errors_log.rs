@@ -19,7 +19,7 @@ impl ErrorLog {
         let Some(error_type) = error.log_type() else { return };
         let (_, code, _) = error.kind();
         let db = self.db.clone();
-        let message = error.to_string();
+        let message: String = error.to_string().chars().take(2000).collect();
         let ref_id = error.reference().map(str::to_string);
         let user_id = caller.user_id();
         let ip = caller.ip.clone();
@@ -46,4 +46,59 @@ impl ErrorLog {
             }
         });
     }
+}
+
+use crate::app::types::{ErrorPage, ErrorQuery, ErrorRow};
+use crate::server::db::ms_to_datetime;
+use sqlx::Row;
+
+fn page_of(page: Option<u32>, size: Option<u32>) -> (u32, u32) {
+    (page.unwrap_or(1).max(1), size.unwrap_or(50).clamp(1, 500))
+}
+
+/// The error log, newest first, filtered by type and (optionally) unresolved only.
+pub async fn search(db: &Db, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+    let (page, size) = page_of(q.page, q.page_size);
+    let mut filter = String::from(" WHERE 1 = 1");
+    if q.error_type.is_some() {
+        filter.push_str(" AND error_type = ?");
+    }
+    if q.unresolved_only {
+        filter.push_str(" AND resolved_at IS NULL");
+    }
+    let total_sql = format!("SELECT COUNT(*) FROM error_log{filter}");
+    let mut total = sqlx::query(&total_sql);
+    let rows_sql = format!(
+        "SELECT id, created_at, error_type, code, message, ref_id, ip_address, resolved_at FROM error_log{filter} ORDER BY id DESC LIMIT ? OFFSET ?"
+    );
+    let mut rows = sqlx::query(&rows_sql);
+    if let Some(t) = &q.error_type {
+        total = total.bind(t.clone());
+        rows = rows.bind(t.clone());
+    }
+    let total: i64 = total.fetch_one(&db.pool).await?.get(0);
+    let rows = rows
+        .bind(size as i64)
+        .bind(((page - 1) * size) as i64)
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| ErrorRow {
+            id: r.get(0),
+            created_at: ms_to_datetime(r.get(1)),
+            error_type: r.get(2),
+            code: r.get(3),
+            message: r.get(4),
+            ref_id: r.get(5),
+            ip_address: r.get(6),
+            resolved_at: r.get::<Option<i64>, _>(7).map(ms_to_datetime),
+        })
+        .collect();
+    Ok(ErrorPage { rows, total, page, page_size: size })
+}
+
+/// Marks an error as dealt with; false when there is no such unresolved error.
+pub async fn resolve(db: &Db, id: i64, now_ms: i64) -> Result<bool, AppError> {
+    let r = sqlx::query("UPDATE error_log SET resolved_at = ? WHERE id = ? AND resolved_at IS NULL").bind(now_ms).bind(id).execute(&db.writer).await?;
+    Ok(r.rows_affected() == 1)
 }

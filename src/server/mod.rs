@@ -1,5 +1,6 @@
 //! The server half (feature `ssr`): storage, the numbering engine, access control and HTTP.
 
+pub mod admin_ops;
 pub mod audit;
 pub mod auth;
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod reference;
 pub mod run;
 pub mod templates;
 pub mod ui;
+pub mod workflow;
 
 use std::sync::Arc;
 use std::time::Duration;

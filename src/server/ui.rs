@@ -117,10 +117,52 @@ pub async fn save_template(
     template: String,
     reset_scope: ResetScope,
     reason: String,
+    acknowledge_key_change: bool,
 ) -> Result<TemplateConfig, ServerFnError> {
     let state = state()?;
     let caller = caller(&state).await?;
-    templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason).await.map_err(sfe)
+    let options = templates::SaveOptions { acknowledge_key_change, ..Default::default() };
+    templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason, options).await.map_err(sfe)
+}
+
+pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?;
+    templates::store::list_versions(&state.db, project_id, correspondence_type_id).await.map_err(sfe)
+}
+
+pub async fn rollback_template(
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+    version: i64,
+    reason: String,
+    acknowledge_key_change: bool,
+) -> Result<TemplateConfig, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    templates::rollback(&state, &caller, project_id, correspondence_type_id, version, &reason, acknowledge_key_change).await.map_err(sfe)
+}
+
+pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?.require_admin().map_err(sfe)?;
+    crate::server::audit::search(&state.db, &query).await.map_err(sfe)
+}
+
+pub async fn list_errors(query: ErrorQuery) -> Result<ErrorPage, ServerFnError> {
+    let state = state()?;
+    caller(&state).await?.require_admin().map_err(sfe)?;
+    crate::server::errors_log::search(&state.db, &query).await.map_err(sfe)
+}
+
+pub async fn resolve_error(id: i64) -> Result<(), ServerFnError> {
+    let state = state()?;
+    caller(&state).await?.require_admin().map_err(sfe)?;
+    if crate::server::errors_log::resolve(&state.db, id, state.clock.now_ms()).await.map_err(sfe)? {
+        Ok(())
+    } else {
+        Err(sfe(AppError::not_found(format!("ข้อผิดพลาดที่ยังไม่แก้ไขรหัส {id}"), format!("unresolved error {id}"))))
+    }
 }
 
 pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ServerFnError> {

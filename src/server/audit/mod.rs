@@ -292,3 +292,139 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
     }
     Ok(gaps)
 }
+
+use crate::app::types::{AuditPage, AuditQuery, AuditRow};
+
+/// The WHERE clause and its values for an audit query (shared by the page and the CSV export).
+fn audit_filter(q: &AuditQuery) -> (String, Vec<FilterValue>) {
+    let mut sql = String::from(" WHERE 1 = 1");
+    let mut values = Vec::new();
+    if let Some(from) = q.from {
+        sql.push_str(" AND created_at >= ?");
+        values.push(FilterValue::Int(from.timestamp_millis()));
+    }
+    if let Some(to) = q.to {
+        sql.push_str(" AND created_at < ?");
+        values.push(FilterValue::Int(to.timestamp_millis()));
+    }
+    if let Some(user) = q.user.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        sql.push_str(" AND username = ?");
+        values.push(FilterValue::Text(user.to_string()));
+    }
+    if let Some(op) = q.operation.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        sql.push_str(" AND operation = ?");
+        values.push(FilterValue::Text(op.to_ascii_uppercase()));
+    }
+    if let Some(number) = q.number.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        // a prefix match; LIKE's own wildcards in the input are taken literally
+        // (`!` as the escape character: a backslash means different things to SQLite and MariaDB)
+        let escaped = number.replace('!', "!!").replace('%', "!%").replace('_', "!_");
+        sql.push_str(" AND document_number LIKE ? ESCAPE '!'");
+        values.push(FilterValue::Text(format!("{escaped}%")));
+    }
+    if let Some(p) = q.project_id {
+        sql.push_str(" AND counter_id IN (SELECT id FROM counters WHERE project_id = ?)");
+        values.push(FilterValue::Int(p));
+    }
+    (sql, values)
+}
+
+enum FilterValue {
+    Int(i64),
+    Text(String),
+}
+
+fn bind_all<'q>(
+    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    values: &[FilterValue],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for v in values {
+        q = match v {
+            FilterValue::Int(i) => q.bind(*i),
+            FilterValue::Text(t) => q.bind(t.clone()),
+        };
+    }
+    q
+}
+
+const SEARCH_COLUMNS: &str = "id, created_at, operation, status, document_number, sequence, counter_id, document_id, username, \
+    ip_address, fallback_used, old_value, new_value, metadata";
+
+fn audit_row(r: &AnyRow) -> AuditRow {
+    AuditRow {
+        id: r.get(0),
+        created_at: crate::server::db::ms_to_datetime(r.get(1)),
+        operation: r.get(2),
+        status: r.get(3),
+        document_number: r.get(4),
+        sequence: r.get(5),
+        counter_id: r.get(6),
+        document_id: r.get(7),
+        user: r.get(8),
+        ip_address: r.get(9),
+        fallback_used: r.get(10),
+        old_value: r.get(11),
+        new_value: r.get(12),
+        metadata: r.get(13),
+    }
+}
+
+pub const MAX_PAGE_SIZE: u32 = 500;
+/// The CSV export stops here; narrow the filters for more.
+pub const MAX_EXPORT_ROWS: i64 = 100_000;
+
+/// One page of audit rows matching the filters, newest first, with the total count.
+pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
+    let page = q.page.unwrap_or(1).max(1);
+    let size = q.page_size.unwrap_or(50).clamp(1, MAX_PAGE_SIZE);
+    let (filter, values) = audit_filter(q);
+    let count_sql = format!("SELECT COUNT(*) FROM audit_log{filter}");
+    let total: i64 = bind_all(sqlx::query(&count_sql), &values).fetch_one(&db.pool).await?.get(0);
+    let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{filter} ORDER BY id DESC LIMIT ? OFFSET ?");
+    let rows = bind_all(sqlx::query(&rows_sql), &values)
+        .bind(size as i64)
+        .bind(((page - 1) * size) as i64)
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(audit_row)
+        .collect();
+    Ok(AuditPage { rows, total, page, page_size: size })
+}
+
+/// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
+pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
+    let (filter, values) = audit_filter(q);
+    let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{filter} ORDER BY id LIMIT {MAX_EXPORT_ROWS}");
+    let rows = bind_all(sqlx::query(&sql), &values).fetch_all(&db.pool).await?;
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| AppError::internal(format!("csv: {e}"));
+    out.write_record([
+        "id", "created_at", "operation", "status", "document_number", "sequence", "counter_id", "document_id", "user", "ip_address",
+        "fallback_used", "old_value", "new_value", "metadata",
+    ])
+    .map_err(csv_err)?;
+    for r in rows.iter().map(audit_row) {
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        out.write_record([
+            r.id.to_string(),
+            r.created_at.to_rfc3339(),
+            r.operation,
+            r.status,
+            opt(r.document_number),
+            r.sequence.map(|s| s.to_string()).unwrap_or_default(),
+            r.counter_id.map(|s| s.to_string()).unwrap_or_default(),
+            opt(r.document_id),
+            opt(r.user),
+            opt(r.ip_address),
+            r.fallback_used,
+            opt(r.old_value),
+            opt(r.new_value),
+            opt(r.metadata),
+        ])
+        .map_err(csv_err)?;
+    }
+    let bytes = out.into_inner().map_err(|e| AppError::internal(format!("csv: {e}")))?;
+    // a UTF-8 byte-order mark, so spreadsheet programs read the Thai text correctly
+    Ok(format!("\u{feff}{}", String::from_utf8_lossy(&bytes)))
+}

@@ -45,6 +45,9 @@ pub struct SaveBody {
     #[schema(value_type = String, example = "YEARLY")]
     pub reset_scope: ResetScope,
     pub reason: String,
+    /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
+    #[serde(default)]
+    pub acknowledge_key_change: bool,
 }
 
 /// `POST /configs`: a new version of the template of (projectId, correspondenceTypeId or the project default).
@@ -52,7 +55,8 @@ pub struct SaveBody {
     responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "templates")]
 pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
     let project_id = b.project_id.ok_or_else(|| AppError::validation("ต้องระบุโครงการ (projectId)", "projectId is required"))?;
-    Ok(Json(templates::save(&s, &caller, project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason).await?))
+    let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
+    Ok(Json(templates::save(&s, &caller, project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
 
 /// `PUT /configs/{id}`: a new version of an existing template.
@@ -61,5 +65,36 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
 pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
     let all = store::load_current(&s.db).await?;
     let current = all.iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
-    Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason).await?))
+    let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
+    Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
+}
+
+async fn config_by_id(s: &AppState, id: i64) -> Result<super::StoredTemplate, AppError> {
+    store::load_current(&s.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
+}
+
+/// `GET /configs/{id}/versions`: the history, newest first.
+pub async fn versions(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::app::types::TemplateVersion>>, AppError> {
+    let t = config_by_id(&s, id).await?;
+    Ok(Json(store::list_versions(&s.db, t.project_id, t.corr_type_id).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RollbackBody {
+    pub version: i64,
+    pub reason: String,
+    #[serde(default)]
+    pub acknowledge_key_change: bool,
+}
+
+/// `POST /configs/{id}/rollback`: restore an older version as a new one.
+pub async fn rollback(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(b): ApiJson<RollbackBody>,
+) -> Result<Json<TemplateConfig>, AppError> {
+    let t = config_by_id(&s, id).await?;
+    Ok(Json(templates::rollback(&s, &caller, t.project_id, t.corr_type_id, b.version, &b.reason, b.acknowledge_key_change).await?))
 }

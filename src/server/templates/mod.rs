@@ -65,7 +65,37 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
 
 pub const MAX_REASON_CHARS: usize = 500;
 
+/// What a save asks for, beyond the text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SaveOptions<'a> {
+    /// The admin has seen that this change moves numbering to a new counter (SPEC §4) and accepts it.
+    pub acknowledge_key_change: bool,
+    /// Set when the save restores an older version.
+    pub rollback_of: Option<i64>,
+    pub operation: Option<&'a str>,
+}
+
+/// Whether replacing `old` by `new` changes the counter key: the parts shown, or the reset period.
+fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> Option<(String, String)> {
+    let before = Template::parse(&old.template).ok()?.key_parts();
+    let after = new.key_parts();
+    if before == after && old.reset_scope == new_scope {
+        return None;
+    }
+    let describe = |k: crate::numbering::KeyParts, scope: ResetScope| {
+        let mut parts = vec![];
+        for (shown, th) in [(k.originator, "ผู้ส่ง"), (k.recipient, "ผู้รับ"), (k.sub_type, "ประเภทย่อย"), (k.rfa_type, "ประเภท RFA"), (k.discipline, "สาขางาน")] {
+            if shown {
+                parts.push(th);
+            }
+        }
+        format!("[{}] รีเซ็ต {}", parts.join(", "), scope.as_str())
+    };
+    Some((describe(before, old.reset_scope), describe(after, new_scope)))
+}
+
 /// Saves a new version of the template of (project, type or default), after every rule of SPEC §3.
+#[allow(clippy::too_many_arguments)]
 pub async fn save(
     state: &AppState,
     caller: &Caller,
@@ -74,6 +104,7 @@ pub async fn save(
     text: &str,
     reset_scope: ResetScope,
     reason: &str,
+    options: SaveOptions<'_>,
 ) -> Result<TemplateConfig, AppError> {
     let snapshot = state.reference.get().await?;
     let project = snapshot.project(Some(project_id), None)?;
@@ -96,15 +127,30 @@ pub async fn save(
         th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
         en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
     })?;
+    // A change of the parts shown or of the reset period starts numbering on a new counter: say so, and
+    // require the admin to acknowledge it.
+    let current = resolve(&snapshot, project.id, corr_type_id.unwrap_or(0));
+    if let Some((before, after)) = key_change(&current, &template, reset_scope) {
+        if !options.acknowledge_key_change {
+            return Err(AppError::Conflict {
+                code: "KEY_CHANGE_NOT_ACKNOWLEDGED",
+                th: format!(
+                    "การเปลี่ยนแปลงนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยันการเปลี่ยนแปลง"
+                ),
+                en: format!("the change moves numbering from counter key {before} to {after}; acknowledge it to save"),
+            });
+        }
+    }
     let now = state.clock.now_ms();
+    let operation = options.operation.unwrap_or("TEMPLATE_UPDATE");
     let audit_row = |version: i64, previous: Option<&(String, String)>| AuditEntry {
-        operation: "TEMPLATE_UPDATE".into(),
+        operation: operation.into(),
         status: "SUCCESS".into(),
         template_used: Some(template.source().to_string()),
         old_value: previous.map(|(t, scope)| format!("{t} [{scope}]")),
         new_value: Some(format!("{} [{}]", template.source(), reset_scope.as_str())),
         metadata: Some(
-            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": version, "reason": reason}).to_string(),
+            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": version, "reason": reason, "rollbackOf": options.rollback_of}).to_string(),
         ),
         ..caller.audit_base(now)
     };
@@ -113,6 +159,27 @@ pub async fn save(
             .await?;
     state.reference.reload().await?;
     Ok(saved.to_config())
+}
+
+/// Restores an older version as a new version (which is itself audited). Numbers already issued keep
+/// their text: a template change never touches them.
+pub async fn rollback(
+    state: &AppState,
+    caller: &Caller,
+    project_id: i64,
+    corr_type_id: Option<i64>,
+    version: i64,
+    reason: &str,
+    acknowledge_key_change: bool,
+) -> Result<TemplateConfig, AppError> {
+    caller.require_project_admin(project_id)?;
+    let versions = store::list_versions(&state.db, project_id, corr_type_id).await?;
+    let old = versions
+        .iter()
+        .find(|v| v.version == version)
+        .ok_or_else(|| AppError::not_found(format!("รุ่นที่ {version} ของแม่แบบนี้"), format!("template version {version}")))?;
+    let options = SaveOptions { acknowledge_key_change, rollback_of: Some(version), operation: Some("TEMPLATE_ROLLBACK") };
+    save(state, caller, project_id, corr_type_id, &old.template, old.reset_scope, reason, options).await
 }
 
 /// The seeds' default templates for a new project (SPEC §2/§3): one per correspondence type that needs its own.

@@ -160,3 +160,28 @@ async fn save_once(
     let row = sqlx::query(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_one(&db.pool).await?;
     Ok(from_row(&row))
 }
+
+/// Every version of the template of (project, type or default), newest first.
+pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::app::types::TemplateVersion>, AppError> {
+    Ok(sqlx::query(
+        "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, COALESCE(u.username, 'system'), v.changed_at \
+         FROM numbering_template_versions v JOIN numbering_templates t ON t.id = v.template_id LEFT JOIN users u ON u.id = v.changed_by \
+         WHERE t.project_id = ? AND t.corr_type_id = ? ORDER BY v.version DESC",
+    )
+    .bind(project_id)
+    .bind(corr_type_id.unwrap_or(0))
+    .fetch_all(&db.pool)
+    .await?
+    .iter()
+    .map(|r| crate::app::types::TemplateVersion {
+        version: r.get(0),
+        template: r.get(1),
+        reset_scope: ResetScope::parse(&r.get::<String, _>(2)).unwrap_or(ResetScope::Yearly),
+        previous_template: r.get(3),
+        previous_reset_scope: r.get::<Option<String>, _>(4).and_then(|s| ResetScope::parse(&s)),
+        reason: r.get(5),
+        changed_by: r.get(6),
+        changed_at: crate::server::db::ms_to_datetime(r.get(7)),
+    })
+    .collect())
+}

@@ -127,7 +127,8 @@ impl Machine {
             return Err(AppError::forbidden(format!("{action} needs role {}", t.required_role)));
         }
         if !fits_actor_rule(t, caller, created_by) {
-            return Err(AppError::forbidden(format!("{action} must be taken by someone other than the requester ({})", t.actor_rule)));
+            let who = if t.actor_rule == "NOT_REQUESTER" { "someone other than the requester" } else { "the requester" };
+            return Err(AppError::forbidden(format!("{action} must be taken by {who}")));
         }
         Ok(t)
     }

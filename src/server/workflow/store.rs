@@ -3,8 +3,18 @@
 use sqlx::{Any, Executor, Row};
 
 use super::{EventView, Instance, Transition};
-use crate::server::db::{Db, Tx};
+use crate::server::db::{is_retryable_conflict, Db, Tx};
 use crate::server::error::AppError;
+
+/// A lost race inside a transaction (MariaDB deadlock, lock wait timeout) becomes a version conflict, which
+/// the operations built on the engine retry; anything else is a database error.
+pub fn sql(e: sqlx::Error) -> AppError {
+    if is_retryable_conflict(&e) {
+        AppError::VersionConflict("workflow transaction".into())
+    } else {
+        e.into()
+    }
+}
 
 pub async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code: &str) -> Result<Vec<Transition>, AppError> {
     Ok(sqlx::query(
@@ -13,7 +23,8 @@ pub async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code
     )
     .bind(workflow_code)
     .fetch_all(e)
-    .await?
+    .await
+    .map_err(sql)?
     .iter()
     .map(|r| Transition { from_state: r.get(0), action: r.get(1), to_state: r.get(2), required_role: r.get(3), actor_rule: r.get(4) })
     .collect())
@@ -35,8 +46,8 @@ fn instance(r: &sqlx::any::AnyRow) -> Instance {
 }
 
 pub async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, public_id: &str) -> Result<Option<Instance>, AppError> {
-    let sql = format!("SELECT {INSTANCE_COLUMNS} FROM workflow_instances WHERE public_id = ?");
-    Ok(sqlx::query(&sql).bind(public_id).fetch_optional(e).await?.as_ref().map(instance))
+    let sql_text = format!("SELECT {INSTANCE_COLUMNS} FROM workflow_instances WHERE public_id = ?");
+    Ok(sqlx::query(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)?.as_ref().map(instance))
 }
 
 pub async fn insert_instance(tx: &mut Tx, public_id: &str, workflow_code: &str, state: &str, created_by: Option<i64>, now_ms: i64) -> Result<i64, AppError> {
@@ -51,7 +62,8 @@ pub async fn insert_instance(tx: &mut Tx, public_id: &str, workflow_code: &str, 
     .bind(now_ms)
     .bind(now_ms)
     .fetch_one(&mut **tx)
-    .await?;
+    .await
+    .map_err(sql)?;
     Ok(r.get(0))
 }
 
@@ -60,10 +72,11 @@ pub async fn advance(tx: &mut Tx, instance: &Instance, to_state: &str, now_ms: i
     let r = sqlx::query("UPDATE workflow_instances SET state = ?, version = version + 1, updated_at = ? WHERE public_id = ? AND version = ?")
         .bind(to_state)
         .bind(now_ms)
-        .bind(&instance.public_id)
+        .bind(instance.public_id.as_str())
         .bind(instance.version)
         .execute(&mut **tx)
-        .await?;
+        .await
+        .map_err(sql)?;
     Ok(r.rows_affected() == 1)
 }
 
@@ -91,7 +104,8 @@ pub async fn insert_event(
     .bind(comment)
     .bind(now_ms)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .map_err(sql)?;
     Ok(())
 }
 
@@ -99,12 +113,12 @@ pub async fn insert_event(
 pub async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView)>, AppError> {
     let mut out = Vec::new();
     for chunk in instance_ids.chunks(500) {
-        let sql = format!(
+        let sql_text = format!(
             "SELECT instance_id, action, from_state, to_state, actor_name, comment, created_at FROM workflow_events \
              WHERE instance_id IN ({}) ORDER BY id",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query(&sql);
+        let mut q = sqlx::query(&sql_text);
         for id in chunk {
             q = q.bind(*id);
         }

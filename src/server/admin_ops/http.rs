@@ -1,0 +1,141 @@
+//! REST: counter browser, counter reset requests, revise, void-and-replace, manual override (SPEC §5, §9).
+//! Thin: parse, call `admin_ops`, answer.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Deserialize;
+
+use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
+use crate::server::auth::Caller;
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError};
+use crate::server::workflow::Envelope;
+use crate::server::AppState;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountersQuery {
+    pub project_id: Option<i64>,
+    pub correspondence_type_id: Option<i64>,
+    /// A.D. or B.E.
+    pub year: Option<i32>,
+}
+
+/// `GET /document-numbering/counters?projectId&correspondenceTypeId&year`
+pub async fn list_counters(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
+    Ok(Json(super::counters(&s, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NumbersQuery {
+    pub after_sequence: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+/// `GET /document-numbering/counters/{id}/numbers?afterSequence&limit`
+pub async fn counter_numbers(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(q): ApiQuery<NumbersQuery>,
+) -> Result<Json<CounterNumbers>, AppError> {
+    Ok(Json(super::counter_numbers(&s, &caller, id, q.after_sequence, q.limit).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResetBody {
+    /// Default 0.
+    pub new_value: Option<i64>,
+    pub reason: String,
+}
+
+/// `POST /document-numbering/counters/{id}/reset-requests` `{"newValue"?, "reason"}`
+pub async fn request_reset(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(b): ApiJson<ResetBody>,
+) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
+    Ok(Json(super::request_reset(&s, &caller, id, b.new_value, &b.reason).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetListQuery {
+    pub state: Option<String>,
+    pub counter_id: Option<i64>,
+}
+
+/// `GET /workflow/reset-requests?state&counterId`
+pub async fn list_reset_requests(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ResetListQuery>,
+) -> Result<Json<Vec<Envelope<ResetRequestView>>>, AppError> {
+    Ok(Json(super::reset_requests(&s, &caller, q.state.as_deref(), q.counter_id).await?))
+}
+
+/// The number an operation applies to: project and type (by id or code) and its text.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NumberBody {
+    pub project_id: Option<i64>,
+    pub project_code: Option<String>,
+    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_code: Option<String>,
+    pub document_number: String,
+    /// Revise / void-and-replace: the document the new number is for (default: the original's).
+    pub document_id: Option<String>,
+    /// Void-and-replace: required.
+    pub reason: Option<String>,
+}
+
+impl NumberBody {
+    fn number(&self) -> NumberRef {
+        NumberRef {
+            project_id: self.project_id,
+            project_code: self.project_code.clone(),
+            correspondence_type_id: self.correspondence_type_id,
+            correspondence_type_code: self.correspondence_type_code.clone(),
+            document_number: self.document_number.clone(),
+        }
+    }
+}
+
+/// `POST /document-numbering/revise`
+pub async fn revise(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<IssuedNumber>, AppError> {
+    Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref()).await?))
+}
+
+/// `POST /document-numbering/void-and-replace`
+pub async fn void_and_replace(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<VoidResult>, AppError> {
+    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or(""), b.document_id.as_deref()).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OverrideBody {
+    pub counter_id: i64,
+    /// Register this legacy number …
+    pub document_number: Option<String>,
+    pub document_id: Option<String>,
+    /// … or set the counter to this value (exactly one of the two).
+    pub value: Option<i64>,
+    pub reason: String,
+}
+
+/// `POST /document-numbering/manual-override`
+pub async fn manual_override(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<OverrideBody>) -> Result<Json<OverrideResult>, AppError> {
+    let what = match (b.document_number, b.value) {
+        (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },
+        (None, Some(value)) => Override::SetValue(value),
+        _ => {
+            return Err(AppError::validation(
+                "ระบุอย่างใดอย่างหนึ่ง: เลขที่เอกสาร (documentNumber) หรือค่าตัวนับ (value)",
+                "give exactly one of documentNumber or value",
+            ))
+        }
+    };
+    Ok(Json(super::manual_override(&s, &caller, b.counter_id, what, &b.reason).await?))
+}

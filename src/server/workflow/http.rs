@@ -1,0 +1,44 @@
+//! REST: the generic workflow endpoints. The engine is generic; the data of an instance and the side effects
+//! of its transitions belong to the feature that owns the workflow, so these handlers route by workflow code.
+
+use axum::extract::State;
+use axum::Json;
+use serde::Deserialize;
+
+use super::{not_found, store};
+use crate::server::admin_ops::{self, ResetRequestView};
+use crate::server::auth::Caller;
+use crate::server::error::{ApiJson, ApiPath, AppError};
+use crate::server::workflow::Envelope;
+use crate::server::AppState;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActionBody {
+    pub comment: Option<String>,
+}
+
+async fn workflow_of(s: &AppState, public_id: &str) -> Result<String, AppError> {
+    Ok(store::instance_by_public_id(&s.db.pool, public_id).await?.ok_or_else(|| not_found(public_id))?.workflow_code)
+}
+
+/// `GET /workflow/{publicId}`: one instance with its envelope.
+pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(public_id): ApiPath<String>) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
+    match workflow_of(&s, &public_id).await?.as_str() {
+        admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
+        _ => Err(not_found(&public_id)),
+    }
+}
+
+/// `POST /workflow/{publicId}/actions/{action}` `{"comment"?}`: takes an action; answers the new envelope.
+pub async fn act(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath((public_id, action)): ApiPath<(String, String)>,
+    ApiJson(body): ApiJson<ActionBody>,
+) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
+    match workflow_of(&s, &public_id).await?.as_str() {
+        admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::act_on_reset(&s, &caller, &public_id, &action, body.comment.as_deref()).await?)),
+        _ => Err(not_found(&public_id)),
+    }
+}
