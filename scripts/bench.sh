@@ -5,7 +5,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
-cargo build --release --features ssr --bins
+[ -n "${BENCH_NO_BUILD:-}" ] || cargo build --release --features ssr --bins
 REL="$CARGO_TARGET_DIR/release"
 ensure_mariadb; ensure_redis
 W="$(mktemp -d /tmp/docnum-bench.XXXXXX)"
