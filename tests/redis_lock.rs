@@ -1,6 +1,7 @@
 //! The distributed lock against real Redis servers: Redlock when Redis answers, the database-lock fallback
 //! (recorded as DB_LOCK in the audit rows) when it does not, back to Redis when it returns, a Redlock quorum
-//! that survives one dead server, and NB003 when another holder keeps the lock past the bounded wait.
+//! that survives one dead server, NB003 when another holder keeps the lock past the bounded wait, and
+//! rate limits shared by instances.
 
 mod common;
 mod support;
@@ -101,4 +102,31 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
     let _: () = redis::cmd("DEL").arg(&name).query_async(&mut con).await.unwrap();
     let resp = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&json!(letter())).send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn rate_limits_are_shared_by_instances_through_redis() {
+    let redis = RedisServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("limits.db").display());
+    let env = [("REDIS_URLS", redis.url()), ("RATE_LIMIT_TOKEN_PER_MIN", "5".to_string())];
+    let client = reqwest::Client::new();
+    let a = DocnumServer::start(&db_url, &env);
+    a.wait_healthy(&client).await;
+    let b = DocnumServer::start(&db_url, &env);
+    b.wait_healthy(&client).await;
+    let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
+    let (_, token) = docnum::server::auth::store::create_token(&db, "limited", &[], 1, 0).await.unwrap();
+    // the shared counts live in one-minute windows: start well inside one
+    let into_minute = chrono::Utc::now().timestamp_millis() % 60_000;
+    if into_minute > 55_000 {
+        tokio::time::sleep(std::time::Duration::from_millis((60_000 - into_minute + 200) as u64)).await;
+    }
+    let mut statuses = Vec::new();
+    for i in 0..6 {
+        let base = if i % 2 == 0 { &a.base } else { &b.base };
+        let r = client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&letter()).send().await.unwrap();
+        statuses.push(r.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 429], "five per minute for the token across both instances");
 }

@@ -121,3 +121,46 @@ where
     });
     value
 }
+
+/// A time as people in Thailand read it (UTC+7, no daylight saving), e.g. `2025-06-15 10:02:03`.
+pub fn bangkok_time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    let bangkok = chrono::FixedOffset::east_opt(7 * 3600).expect("a valid offset");
+    t.with_timezone(&bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The number of pages for `total` rows (at least 1).
+pub fn page_count(total: i64, page_size: u32) -> u32 {
+    let size = i64::from(page_size.max(1));
+    ((total.max(0) + size - 1) / size).max(1) as u32
+}
+
+/// "Page x of y" with previous / next buttons (`{prefix}-prev`, `{prefix}-next`, `{prefix}-page`).
+#[component]
+pub fn Pager(
+    prefix: &'static str,
+    #[prop(into)] page: Signal<u32>,
+    #[prop(into)] page_size: Signal<u32>,
+    #[prop(into)] total: Signal<i64>,
+    #[prop(into)] busy: Signal<bool>,
+    go: Callback<u32>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let pages = move || page_count(total.get(), page_size.get());
+    view! {
+        <div class="pager">
+            <button type="button" class="secondary small" data-testid=format!("{prefix}-prev")
+                disabled=move || busy.get() || page.get() <= 1
+                on:click=move |_| go.run(page.get_untracked().saturating_sub(1).max(1))>
+                {move || i18n.t("common.prev")}
+            </button>
+            <span class="small" data-testid=format!("{prefix}-page") data-page=move || page.get().to_string()>
+                {move || format!("{} {} {} {}", i18n.t("common.page"), page.get(), i18n.t("common.of"), pages())}
+            </span>
+            <button type="button" class="secondary small" data-testid=format!("{prefix}-next")
+                disabled=move || busy.get() || page.get() >= pages()
+                on:click=move |_| go.run(page.get_untracked() + 1)>
+                {move || i18n.t("common.next")}
+            </button>
+        </div>
+    }
+}

@@ -83,7 +83,10 @@ impl AppState {
             engine,
             reference,
             auth: Arc::new(AuthCache::default()),
-            limits: Arc::new(NumberRateLimiter::new(&config.rate_limits)),
+            limits: Arc::new(match config.redis_urls.first() {
+                Some(url) => NumberRateLimiter::new(&config.rate_limits).shared_through(url)?,
+                None => NumberRateLimiter::new(&config.rate_limits),
+            }),
             leptos_options,
             config: Arc::new(config),
         })

@@ -88,7 +88,7 @@ pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, Ser
 pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult, ServerFnError> {
     let state = state()?;
     let caller = caller(&state).await?;
-    state.limits.check(&caller).map_err(sfe)?;
+    state.limits.check(&caller).await.map_err(sfe)?;
     state.engine.reserve(&caller, &request).await.map_err(sfe)
 }
 

@@ -1,10 +1,15 @@
 //! Limits on number requests (SPEC §8): per user, per IP and global for people; per token for machine
 //! clients. A limit of 0 switches it off. Exceeding one answers 429 with `Retry-After`.
+//!
+//! With Redis configured the counts are shared by all instances: a fixed one-minute window per key in Redis
+//! (`INCR` + `EXPIRE NX`, one round trip per limit). When Redis does not answer quickly, each instance falls
+//! back to its own in-memory limiter (governor), so an outage never blocks numbering.
 
 use std::num::NonZeroU32;
+use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, DefaultDirectRateLimiter, Quota, RateLimiter};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::{Caller, Principal};
 use crate::server::error::AppError;
@@ -24,34 +29,74 @@ impl Default for RateLimits {
 }
 
 pub struct NumberRateLimiter {
+    limits: RateLimits,
     user: Option<DefaultKeyedRateLimiter<i64>>,
     ip: Option<DefaultKeyedRateLimiter<String>>,
     global: Option<DefaultDirectRateLimiter>,
     token: Option<DefaultKeyedRateLimiter<i64>>,
+    shared: Option<redis::Client>,
 }
-
 
 fn quota(per_min: u32) -> Option<Quota> {
     NonZeroU32::new(per_min).map(Quota::per_minute)
 }
 
+const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
+
 impl NumberRateLimiter {
     pub fn new(limits: &RateLimits) -> Self {
         NumberRateLimiter {
+            limits: limits.clone(),
             user: quota(limits.per_user_per_min).map(RateLimiter::keyed),
             ip: quota(limits.per_ip_per_min).map(RateLimiter::keyed),
             global: quota(limits.global_per_min).map(RateLimiter::direct),
             token: quota(limits.per_token_per_min).map(RateLimiter::keyed),
+            shared: None,
         }
     }
 
+    /// Shares the counts through this Redis server.
+    pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
+        self.shared = Some(redis::Client::open(redis_url).map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?);
+        Ok(self)
+    }
+
+    /// The limits that apply to this caller: (scope, key, limit per minute).
+    fn applicable(&self, caller: &Caller) -> Vec<(&'static str, String, u32)> {
+        let l = &self.limits;
+        let mut out = Vec::new();
+        match &caller.principal {
+            Principal::Token { id, .. } => out.push(("token", id.to_string(), l.per_token_per_min)),
+            Principal::User(u) => {
+                out.push(("user", u.id.to_string(), l.per_user_per_min));
+                if let Some(ip) = &caller.ip {
+                    out.push(("ip", ip.clone(), l.per_ip_per_min));
+                }
+                out.push(("global", String::new(), l.global_per_min));
+            }
+        }
+        out.retain(|(_, _, limit)| *limit > 0);
+        out
+    }
+
     /// Takes one request from every limit that applies to the caller.
-    pub fn check(&self, caller: &Caller) -> Result<(), AppError> {
+    pub async fn check(&self, caller: &Caller) -> Result<(), AppError> {
+        let limits = self.applicable(caller);
+        if limits.is_empty() {
+            return Ok(());
+        }
+        if let Some(client) = &self.shared {
+            match tokio::time::timeout(REDIS_TIMEOUT, check_shared(client, &limits)).await {
+                Ok(Ok(result)) => return result,
+                _ => tracing::debug!("rate limits: Redis did not answer, using this instance's counts"),
+            }
+        }
+        self.check_local(caller)
+    }
+
+    fn check_local(&self, caller: &Caller) -> Result<(), AppError> {
         let now = DefaultClock::default().now();
-        let refuse = |scope: &'static str, wait: std::time::Duration| AppError::RateLimited {
-            scope,
-            retry_after_secs: wait.as_secs() + 1,
-        };
+        let refuse = |scope: &'static str, wait: Duration| AppError::RateLimited { scope, retry_after_secs: wait.as_secs() + 1 };
         match &caller.principal {
             Principal::Token { id, .. } => {
                 if let Some(l) = &self.token {
@@ -72,4 +117,24 @@ impl NumberRateLimiter {
         }
         Ok(())
     }
+}
+
+/// One pipeline: INCR each window key (and give it a 60 s life when new); refuse on the first over its limit.
+async fn check_shared(client: &redis::Client, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let window = now_ms / 60_000;
+    let mut con = client.get_multiplexed_async_connection().await?;
+    let mut pipe = redis::pipe();
+    for (scope, key, _) in limits {
+        let name = format!("docnum:rl:{scope}:{key}:{window}");
+        pipe.cmd("INCR").arg(&name).cmd("EXPIRE").arg(&name).arg(60).arg("NX").ignore();
+    }
+    let counts: Vec<u64> = pipe.query_async(&mut con).await?;
+    let retry_after_secs = ((window + 1) * 60_000 - now_ms) as u64 / 1000 + 1;
+    for ((scope, _, limit), count) in limits.iter().zip(counts) {
+        if count > *limit as u64 {
+            return Ok(Err(AppError::RateLimited { scope, retry_after_secs }));
+        }
+    }
+    Ok(Ok(()))
 }

@@ -41,7 +41,7 @@ pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
 #[utoipa::path(post, path = "/api/v1/document-numbering/reserve", request_body = NumberRequest,
     responses((status = 200, body = ReservationResult), (status = "4XX", body = ErrorBody), (status = 503, body = ErrorBody)), tag = "numbering")]
 pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<ReservationResult>, AppError> {
-    s.limits.check(&caller)?;
+    s.limits.check(&caller).await?;
     Ok(Json(s.engine.reserve(&caller, &req).await?))
 }
 
@@ -66,7 +66,7 @@ pub async fn generate(
     ApiPath(document_id): ApiPath<String>,
     ApiJson(req): ApiJson<NumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
-    s.limits.check(&caller)?;
+    s.limits.check(&caller).await?;
     let (document_number, generated_at) = s.engine.generate(&caller, &document_id, &req).await?;
     Ok(Json(GenerateResult { document_number, generated_at }))
 }
