@@ -58,6 +58,14 @@ for p in "${APP_PORTS[@]}"; do start_app "$p"; done
 URLS="$(printf 'http://127.0.0.1:%s,' "${APP_PORTS[@]}")"; URLS="${URLS%,}"
 TOKEN="$("$SERVER_BIN" create-token --name cluster-harness)"
 log "cluster: 3 instances (${APP_PORTS[*]}), Redis quorum of 3 (${REDIS_PORTS[*]})"
+# The hot counter (loadgen's counter 0: project LCBP3, LETTER) takes every phase's hot load: give it room
+# past 9,999 with {SEQ:8} (same parts shown, so the same counter continues).
+B="http://127.0.0.1:${APP_PORTS[0]}"
+curl -fsS -c "$W/cookies" -H 'content-type: application/json' -d '{"username":"admin","password":"cluster-admin-pass"}' "$B/api/v1/auth/login" >/dev/null
+ids="$(curl -fsS -b "$W/cookies" "$B/api/v1/reference/projects" | python3 -c 'import json,sys; print(next(p["id"] for p in json.load(sys.stdin) if p["code"]=="LCBP3"))') $(curl -fsS -b "$W/cookies" "$B/api/v1/reference/correspondence-types" | python3 -c 'import json,sys; print(next(t["id"] for t in json.load(sys.stdin) if t["code"]=="LETTER"))')"
+read -r project_id letter_id <<< "$ids"
+curl -fsS -b "$W/cookies" -H 'content-type: application/json' "$B/api/v1/document-numbering/configs" \
+  -d "{\"projectId\":$project_id,\"correspondenceTypeId\":$letter_id,\"template\":\"{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}\",\"resetScope\":\"YEARLY\",\"reason\":\"cluster harness: room for long runs\"}" >/dev/null
 
 RECORDS="$W/received.tsv"; : > "$RECORDS"
 # load NAME HOT COLD: one hot counter and 300 cold ones at once, reserve then confirm 50 % / cancel 10 %
