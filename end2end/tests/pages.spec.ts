@@ -31,10 +31,14 @@ test('the staff pages hydrate without console errors', async ({ page }) => {
 test('the admin pages hydrate without console errors', async ({ page }) => {
   await login(page, ADMIN);
   const errors = collectErrors(page);
-  for (const path of ['/', '/templates', '/tokens']) {
+  for (const path of ['/', '/templates', '/tokens', '/audit', '/errors']) {
     await visit(page, path);
     await expect(page.getByTestId('logout')).toBeVisible();
   }
+  await expect(page.getByTestId('error-filter-type')).toBeVisible();
+  await visit(page, '/audit');
+  await expect(page.getByTestId('audit-row').first()).toBeVisible();
+  await visit(page, '/tokens');
   await expect(page.getByTestId('token-name')).toBeVisible();
   await visit(page, '/templates');
   await expect(page.getByTestId('template-input')).toBeVisible();

@@ -41,6 +41,8 @@ pub fn Header() -> impl IntoView {
                                     <Show when=move || is_admin>
                                         <A href="/templates" attr:data-testid="nav-templates">{move || i18n.t("nav.templates")}</A>
                                         <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
+                                        <A href="/audit" attr:data-testid="nav-audit">{move || i18n.t("nav.audit")}</A>
+                                        <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
                                     </Show>
                                 </nav>
                                 <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>

@@ -4,7 +4,10 @@
 pub mod api;
 pub mod types;
 
+mod audit;
 pub mod browser;
+mod diff;
+mod errors;
 pub mod i18n;
 mod layout;
 mod login;
@@ -92,6 +95,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/login") view=login::LoginPage/>
                     <Route path=path!("/templates") view=templates::TemplatesPage/>
                     <Route path=path!("/tokens") view=tokens::TokensPage/>
+                    <Route path=path!("/audit") view=audit::AuditPage/>
+                    <Route path=path!("/errors") view=errors::ErrorsPage/>
                 </Routes>
             </main>
         </Router>

@@ -8,8 +8,9 @@ use super::api::{self, error_text};
 use super::i18n::{use_i18n, Lang};
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
-use super::widgets::{client_fetch, ErrorBox, ErrorSlot, RequireUser};
-use crate::numbering::{RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
+use super::diff::{diff, Part};
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, RequireUser};
+use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
 pub fn TemplatesPage() -> impl IntoView {
@@ -155,7 +156,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
                 origin: Origin::Own {
                     version: c.version,
                     updated_by: c.updated_by.clone(),
-                    updated_at: c.updated_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+                    updated_at: bangkok_time(&c.updated_at),
                 },
             });
         }
@@ -278,38 +279,49 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     let key_words = Memo::new(move |_| {
         let lang = i18n.lang.get();
         let t = parsed.get()?;
-        let kp = t.key_parts();
-        let w = |k| super::i18n::word(lang, k);
-        let mut parts = vec![w("tpl.kp.project"), w("tpl.kp.type")];
-        for (shown, key) in [
-            (kp.originator, "tpl.kp.originator"),
-            (kp.recipient, "tpl.kp.recipient"),
-            (kp.sub_type, "tpl.kp.sub_type"),
-            (kp.rfa_type, "tpl.kp.rfa_type"),
-            (kp.discipline, "tpl.kp.discipline"),
-        ] {
-            if shown {
-                parts.push(w(key));
-            }
-        }
-        parts.push(w(match scope.get() {
-            ResetScope::Yearly => "tpl.kp.YEARLY",
-            ResetScope::Monthly => "tpl.kp.MONTHLY",
-            ResetScope::None => "tpl.kp.NONE",
-        }));
-        Some(parts.join(", "))
+        Some(describe_key(lang, t.key_parts(), scope.get()))
     });
 
-    let save = Action::new(move |(p, t, tpl, sc, why): &(i64, Option<i64>, String, ResetScope, String)| {
-        let (p, t, tpl, sc, why) = (*p, *t, tpl.clone(), *sc, why.clone());
+    // ---- a change of the counter key (parts shown, reset period) against the stored template: warn,
+    // and ask for the acknowledgment before saving (the server refuses the save without it) ----
+    let key_change = Memo::new(move |_| -> Option<(KeyParts, ResetScope, KeyParts, ResetScope)> {
+        let l = loaded.get()?;
+        let before = Template::parse(&l.text).ok()?.key_parts();
+        let after = parsed.get()?.key_parts();
+        let new_scope = scope.get();
+        (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
+    });
+    let ack = RwSignal::new(false);
+    // set when the server answered that the change needs the acknowledgment although the editor saw none
+    // (the stored template changed meanwhile)
+    let server_wants_ack = RwSignal::new(false);
+    Effect::new(move |_| {
+        key_change.track();
+        ack.set(false);
+    });
+    Effect::new(move |_| {
+        let _ = (project.get(), ctype.get(), text.with(|_| ()), scope.get());
+        server_wants_ack.set(false);
+    });
+    let needs_ack = Memo::new(move |_| key_change.with(|k| k.is_some()) || server_wants_ack.get());
+
+    let save = Action::new(move |(p, t, tpl, sc, why, acked): &(i64, Option<i64>, String, ResetScope, String, bool)| {
+        let (p, t, tpl, sc, why, acked) = (*p, *t, tpl.clone(), *sc, why.clone(), *acked);
         async move {
-            match api::save_template(p, t, tpl, sc, why, false).await {
+            match api::save_template(p, t, tpl, sc, why, acked).await {
                 Ok(cfg) => {
                     saved.set(Some(cfg));
                     reason.set(String::new());
                     saved_version.update(|v| *v += 1);
                 }
-                Err(e) => save_error.set(Some(error_text(&e))),
+                Err(e) => {
+                    let message = error_text(&e);
+                    if is_key_change_refusal(&message) {
+                        server_wants_ack.set(true);
+                        ack.set(false);
+                    }
+                    save_error.set(Some(message));
+                }
             }
         }
     });
@@ -317,13 +329,15 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         project.get().is_some()
             && validation.with(|v| v.is_ok())
             && reason.with(|r| !r.trim().is_empty())
+            && (!needs_ack.get() || ack.get())
             && !save.pending().get()
     };
     let on_save = move |_| {
         let Some(p) = project.get_untracked() else { return };
         save_error.set(None);
         saved.set(None);
-        save.dispatch((p, ctype.get_untracked(), text.get_untracked(), scope.get_untracked(), reason.get_untracked().trim().to_string()));
+        let acked = needs_ack.get_untracked() && ack.get_untracked();
+        save.dispatch((p, ctype.get_untracked(), text.get_untracked(), scope.get_untracked(), reason.get_untracked().trim().to_string(), acked));
     };
     // a new selection starts without the previous save's message
     Effect::new(move |_| {
@@ -428,6 +442,28 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             }.into_any(),
         }}
 
+        <Show when=move || needs_ack.get()>
+            <div class="warning-box" data-testid="template-key-change" role="alert">
+                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                {move || match key_change.get() {
+                    Some((before, before_scope, after, after_scope)) => view! {
+                        <p>{i18n.t("tpl.key_change.body")}</p>
+                        <ul class="small">
+                            <li data-testid="template-key-before">{i18n.t("tpl.key_change.before")}": "{describe_key(lang.get(), before, before_scope)}</li>
+                            <li data-testid="template-key-after">{i18n.t("tpl.key_change.after")}": "{describe_key(lang.get(), after, after_scope)}</li>
+                        </ul>
+                    }.into_any(),
+                    None => view! { <p>{i18n.t("tpl.key_change.server")}</p> }.into_any(),
+                }}
+                <label class="check">
+                    <input type="checkbox" data-testid="template-ack-key-change"
+                        prop:checked=move || ack.get()
+                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
+                    {move || i18n.t("tpl.key_change.ack")}
+                </label>
+            </div>
+        </Show>
+
         <label class="field">
             <span>{move || i18n.t("tpl.reason")}</span>
             <input type="text" data-testid="template-reason" maxlength="500"
@@ -441,8 +477,271 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             <p class="ok" data-testid="template-saved">{i18n.t("tpl.saved")}" "{cfg.version}": "<code>{cfg.template}</code></p>
         })}
         <ErrorSlot error=save_error/>
+
+        <TemplateHistory project ctype reload=saved_version saved/>
     }
     .into_any()
+}
+
+/// "project, type, originator, …, reset" — the parts a counter is kept per, in words.
+fn describe_key(lang: Lang, kp: KeyParts, scope: ResetScope) -> String {
+    let w = |k| super::i18n::word(lang, k);
+    let mut parts = vec![w("tpl.kp.project"), w("tpl.kp.type")];
+    for (shown, key) in [
+        (kp.originator, "tpl.kp.originator"),
+        (kp.recipient, "tpl.kp.recipient"),
+        (kp.sub_type, "tpl.kp.sub_type"),
+        (kp.rfa_type, "tpl.kp.rfa_type"),
+        (kp.discipline, "tpl.kp.discipline"),
+    ] {
+        if shown {
+            parts.push(w(key));
+        }
+    }
+    parts.push(w(match scope {
+        ResetScope::Yearly => "tpl.kp.YEARLY",
+        ResetScope::Monthly => "tpl.kp.MONTHLY",
+        ResetScope::None => "tpl.kp.NONE",
+    }));
+    parts.join(", ")
+}
+
+/// Whether two (template, reset) pairs keep their numbers on different counters; None if either is unreadable.
+fn key_differs(a: &str, a_scope: ResetScope, b: &str, b_scope: ResetScope) -> Option<bool> {
+    let ka = Template::parse(a).ok()?.key_parts();
+    let kb = Template::parse(b).ok()?.key_parts();
+    Some(ka != kb || a_scope != b_scope)
+}
+
+/// The server's refusal of a counter-key change that was not acknowledged (KEY_CHANGE_NOT_ACKNOWLEDGED).
+/// Server-function errors carry only the Thai message, so it is recognised by its wording.
+fn is_key_change_refusal(message: &str) -> bool {
+    message.contains("KEY_CHANGE_NOT_ACKNOWLEDGED") || (message.contains("ตัวนับ") && message.contains("กรุณายืนยัน"))
+}
+
+fn scope_word(scope: ResetScope) -> &'static str {
+    match scope {
+        ResetScope::Yearly => "tpl.reset.YEARLY",
+        ResetScope::Monthly => "tpl.reset.MONTHLY",
+        ResetScope::None => "tpl.reset.NONE",
+    }
+}
+
+/// The before/after text of one version, removed and added parts marked.
+#[component]
+fn TemplateDiff(before: Option<String>, after: String) -> impl IntoView {
+    let i18n = use_i18n();
+    let parts = diff(before.as_deref().unwrap_or(""), &after);
+    let unchanged = before.as_deref() == Some(after.as_str());
+    let first = before.is_none();
+    view! {
+        <div class="diff mono" data-testid="template-diff" data-before=before.clone().unwrap_or_default() data-after=after.clone()>
+            {parts.into_iter().map(|p| match p {
+                Part::Same(s) => view! { <span class="diff-same">{s}</span> }.into_any(),
+                Part::Removed(s) => view! {
+                    <del class="diff-del" data-testid="template-diff-removed" title=move || i18n.t("tpl.history.removed")>{s}</del>
+                }.into_any(),
+                Part::Added(s) => view! {
+                    <ins class="diff-ins" data-testid="template-diff-added" title=move || i18n.t("tpl.history.added")>{s}</ins>
+                }.into_any(),
+            }).collect_view()}
+        </div>
+        {unchanged.then(|| view! { <div class="small muted">{move || i18n.t("tpl.history.unchanged")}</div> })}
+        {first.then(|| view! { <div class="small muted">{move || i18n.t("tpl.history.first")}</div> })}
+    }
+}
+
+/// The versions of the chosen template, newest first, with a rollback per older version.
+#[component]
+fn TemplateHistory(
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    /// Bumped after a save; bumped here after a rollback (reloads the editor too).
+    reload: RwSignal<u32>,
+    saved: RwSignal<Option<TemplateConfig>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let versions = client_fetch(move || {
+        let key = (project.get(), ctype.get());
+        reload.track();
+        async move {
+            match key {
+                (Some(p), t) => Some(((p, t), api::list_template_versions(p, t).await.map_err(|e| error_text(&e)))),
+                _ => None,
+            }
+        }
+    });
+    let current = Memo::new(move |_| {
+        let key = (project.get()?, ctype.get());
+        match versions.get().flatten() {
+            Some((k, r)) if k == key => Some(r),
+            _ => None,
+        }
+    });
+
+    // the rollback being asked for: (version, its text, its reset)
+    let rolling = RwSignal::new(None::<(i64, String, ResetScope)>);
+    let rb_reason = RwSignal::new(String::new());
+    let rb_ack = RwSignal::new(false);
+    let rb_server_wants_ack = RwSignal::new(false);
+    let rb_error = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        let _ = (project.get(), ctype.get());
+        rolling.set(None);
+    });
+    Effect::new(move |_| {
+        rolling.track();
+        rb_reason.set(String::new());
+        rb_ack.set(false);
+        rb_server_wants_ack.set(false);
+        rb_error.set(None);
+    });
+    // the newest stored version: what a rollback replaces
+    let newest = Memo::new(move |_| match current.get() {
+        Some(Ok(vs)) => vs.iter().max_by_key(|v| v.version).map(|v| (v.version, v.template.clone(), v.reset_scope)),
+        _ => None,
+    });
+    let rb_key_change = Memo::new(move |_| {
+        let (_, text, scope) = rolling.get()?;
+        let (_, cur, cur_scope) = newest.get()?;
+        key_differs(&cur, cur_scope, &text, scope).filter(|d| *d)
+    });
+    let rb_needs_ack = Memo::new(move |_| rb_key_change.get().is_some() || rb_server_wants_ack.get());
+
+    let rollback = Action::new(move |(p, t, version, why, acked): &(i64, Option<i64>, i64, String, bool)| {
+        let (p, t, version, why, acked) = (*p, *t, *version, why.clone(), *acked);
+        async move {
+            match api::rollback_template(p, t, version, why, acked).await {
+                Ok(cfg) => {
+                    rolling.set(None);
+                    saved.set(Some(cfg));
+                    reload.update(|v| *v += 1);
+                }
+                Err(e) => {
+                    let message = error_text(&e);
+                    if is_key_change_refusal(&message) {
+                        rb_server_wants_ack.set(true);
+                        rb_ack.set(false);
+                    }
+                    rb_error.set(Some(message));
+                }
+            }
+        }
+    });
+    let can_rollback = move || {
+        rolling.with(|r| r.is_some())
+            && rb_reason.with(|r| !r.trim().is_empty())
+            && (!rb_needs_ack.get() || rb_ack.get())
+            && !rollback.pending().get()
+    };
+    let on_rollback = move |_| {
+        let (Some(p), Some((version, _, _))) = (project.get_untracked(), rolling.get_untracked()) else { return };
+        rb_error.set(None);
+        let acked = rb_needs_ack.get_untracked() && rb_ack.get_untracked();
+        rollback.dispatch((p, ctype.get_untracked(), version, rb_reason.get_untracked().trim().to_string(), acked));
+    };
+
+    let rollback_form = move || {
+        view! {
+            <div class="rollback-box" data-testid="template-rollback-form">
+                <p class="small">{move || i18n.t("tpl.rollback.note")}</p>
+                <Show when=move || rb_needs_ack.get()>
+                    <div class="warning-box" data-testid="template-rollback-key-change" role="alert">
+                        <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                        <p>{move || i18n.t("tpl.key_change.body")}</p>
+                        <label class="check">
+                            <input type="checkbox" data-testid="template-rollback-ack"
+                                prop:checked=move || rb_ack.get()
+                                on:change=move |ev| rb_ack.set(event_target_checked(&ev))/>
+                            {move || i18n.t("tpl.key_change.ack")}
+                        </label>
+                    </div>
+                </Show>
+                <label class="field">
+                    <span>{move || i18n.t("tpl.rollback.reason")}</span>
+                    <input type="text" data-testid="template-rollback-reason" maxlength="500"
+                        prop:value=move || rb_reason.get()
+                        on:input=move |ev| rb_reason.set(event_target_value(&ev))/>
+                </label>
+                <div class="form-row">
+                    <button type="button" class="primary" data-testid="template-rollback-confirm"
+                        disabled=move || !can_rollback() on:click=on_rollback>
+                        {move || if rollback.pending().get() { i18n.t("tpl.rollback.busy") } else { i18n.t("tpl.rollback.confirm") }}
+                    </button>
+                    <button type="button" class="secondary" data-testid="template-rollback-cancel"
+                        on:click=move |_| rolling.set(None)>
+                        {move || i18n.t("common.cancel")}
+                    </button>
+                </div>
+                <ErrorSlot error=rb_error/>
+            </div>
+        }
+    };
+
+    view! {
+        <section class="history" data-testid="template-history">
+            <h2>{move || i18n.t("tpl.history")}</h2>
+            {move || match current.get() {
+                None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+                Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
+                Some(Ok(vs)) if vs.is_empty() => view! {
+                    <p class="muted" data-testid="template-history-empty">{i18n.t("tpl.history.empty")}</p>
+                }.into_any(),
+                Some(Ok(vs)) => {
+                    let newest_version = vs.iter().map(|v| v.version).max().unwrap_or_default();
+                    view! {
+                        <ol class="versions">
+                            {vs.into_iter().map(|v| {
+                                let version = v.version;
+                                let is_current = version == newest_version;
+                                let scope_changed = v.previous_reset_scope.filter(|s| *s != v.reset_scope);
+                                let target = (version, v.template.clone(), v.reset_scope);
+                                view! {
+                                    <li class="version" data-testid="template-version-row" data-version=version.to_string()
+                                        data-current=is_current.to_string()>
+                                        <div class="version-head">
+                                            <strong data-testid="template-version-number">{move || i18n.t("tpl.version")}" "{version}</strong>
+                                            {is_current.then(|| view! { <span class="badge">{move || i18n.t("tpl.history.current")}</span> })}
+                                            <span class="small muted" data-testid="template-version-by">
+                                                {move || i18n.t("tpl.by")}" "{v.changed_by.clone()}" · "{bangkok_time(&v.changed_at)}
+                                            </span>
+                                        </div>
+                                        <div class="small" data-testid="template-version-reason">
+                                            {move || i18n.t("tpl.history.reason")}": "{v.reason.clone()}
+                                        </div>
+                                        <TemplateDiff before=v.previous_template.clone() after=v.template.clone()/>
+                                        <div class="small muted" data-testid="template-version-reset">
+                                            {move || i18n.t("tpl.reset")}": "
+                                            {move || match scope_changed {
+                                                Some(before) => format!("{} → {}", i18n.t(scope_word(before)), i18n.t(scope_word(v.reset_scope))),
+                                                None => i18n.t(scope_word(v.reset_scope)).to_string(),
+                                            }}
+                                        </div>
+                                        {(!is_current).then(|| {
+                                            let target = target.clone();
+                                            view! {
+                                                <Show when=move || rolling.with(|r| r.as_ref().map(|r| r.0) != Some(version))>
+                                                    <button type="button" class="secondary small" data-testid="template-rollback"
+                                                        disabled=move || rollback.pending().get()
+                                                        on:click={
+                                                            let target = target.clone();
+                                                            move |_| rolling.set(Some(target.clone()))
+                                                        }>
+                                                        {move || i18n.t("tpl.rollback")}
+                                                    </button>
+                                                </Show>
+                                            }
+                                        })}
+                                        {move || rolling.with(|r| r.as_ref().map(|r| r.0) == Some(version)).then(rollback_form)}
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ol>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
 }
 
 /// One validation message in the chosen language (the numbering module words both).

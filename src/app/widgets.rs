@@ -149,7 +149,7 @@ pub fn Pager(
     view! {
         <div class="pager">
             <button type="button" class="secondary small" data-testid=format!("{prefix}-prev")
-                disabled=move || busy.get() || page.get() <= 1
+                disabled=move || { busy.get() || page.get() <= 1 }
                 on:click=move |_| go.run(page.get_untracked().saturating_sub(1).max(1))>
                 {move || i18n.t("common.prev")}
             </button>
@@ -157,7 +157,7 @@ pub fn Pager(
                 {move || format!("{} {} {} {}", i18n.t("common.page"), page.get(), i18n.t("common.of"), pages())}
             </span>
             <button type="button" class="secondary small" data-testid=format!("{prefix}-next")
-                disabled=move || busy.get() || page.get() >= pages()
+                disabled=move || { busy.get() || page.get() >= pages() }
                 on:click=move |_| go.run(page.get_untracked() + 1)>
                 {move || i18n.t("common.next")}
             </button>

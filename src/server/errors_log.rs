@@ -2,17 +2,18 @@
 //! Written off the request path so a slow or failing database never delays the answer.
 
 use crate::server::auth::Caller;
-use crate::server::db::{now_ms, Db};
+use crate::server::db::Db;
 use crate::server::error::AppError;
 
 #[derive(Clone)]
 pub struct ErrorLog {
     db: Db,
+    clock: std::sync::Arc<crate::server::clock::Clock>,
 }
 
 impl ErrorLog {
-    pub fn new(db: Db) -> ErrorLog {
-        ErrorLog { db }
+    pub fn new(db: Db, clock: std::sync::Arc<crate::server::clock::Clock>) -> ErrorLog {
+        ErrorLog { db, clock }
     }
 
     pub fn record(&self, error: &AppError, caller: &Caller, context: serde_json::Value) {
@@ -24,6 +25,7 @@ impl ErrorLog {
         let user_id = caller.user_id();
         let ip = caller.ip.clone();
         let context = serde_json::json!({ "caller": caller.display_name(), "context": context }).to_string();
+        let at = self.clock.now_ms(); // the service clock, like every other timestamp
         if error_type == "DB_ERROR" {
             tracing::error!(%message, ref_id = ?ref_id, "database error");
         }
@@ -38,7 +40,7 @@ impl ErrorLog {
             .bind(ref_id)
             .bind(user_id)
             .bind(ip)
-            .bind(now_ms())
+            .bind(at)
             .execute(&db.writer)
             .await;
             if let Err(e) = written {

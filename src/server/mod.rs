@@ -63,7 +63,7 @@ impl AppState {
         }
         demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref()).await?;
         let reference = Arc::new(ReferenceCache::load(db.clone(), Duration::from_secs(2)).await?);
-        let errors = ErrorLog::new(db.clone());
+        let errors = ErrorLog::new(db.clone(), clock.clone());
         let lock = if config.redis_urls.is_empty() {
             CounterLock::InProcess
         } else {

@@ -21,6 +21,7 @@ pub struct CountersQuery {
 }
 
 /// `GET /document-numbering/counters?projectId&correspondenceTypeId&year`
+#[utoipa::path(get, path = "/api/v1/document-numbering/counters", params(("projectId" = Option<i64>, Query,), ("correspondenceTypeId" = Option<i64>, Query,), ("year" = Option<i32>, Query, description = "A.D. or B.E.")), responses((status = 200, description = "counters with last number, maximum and utilization"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
 pub async fn list_counters(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
     Ok(Json(super::counters(&s, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
 }
@@ -33,6 +34,7 @@ pub struct NumbersQuery {
 }
 
 /// `GET /document-numbering/counters/{id}/numbers?afterSequence&limit`
+#[utoipa::path(get, path = "/api/v1/document-numbering/counters/{id}/numbers", params(("id" = i64, Path,), ("afterSequence" = Option<i64>, Query,), ("limit" = Option<i64>, Query,)), responses((status = 200, description = "every number of the counter with its status, and the audit row explaining each missing sequence"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
 pub async fn counter_numbers(
     State(s): State<AppState>,
     caller: Caller,
@@ -51,6 +53,7 @@ pub struct ResetBody {
 }
 
 /// `POST /document-numbering/counters/{id}/reset-requests` `{"newValue"?, "reason"}`
+#[utoipa::path(post, path = "/api/v1/document-numbering/counters/{id}/reset-requests", params(("id" = i64, Path,)), responses((status = 200, description = "the request in the workflow envelope; body {newValue?, reason (>= 20 characters)}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
 pub async fn request_reset(
     State(s): State<AppState>,
     caller: Caller,
@@ -68,6 +71,7 @@ pub struct ResetListQuery {
 }
 
 /// `GET /workflow/reset-requests?state&counterId`
+#[utoipa::path(get, path = "/api/v1/workflow/reset-requests", responses((status = 200, description = "reset requests, each in the workflow envelope"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
 pub async fn list_reset_requests(
     State(s): State<AppState>,
     caller: Caller,
@@ -104,11 +108,13 @@ impl NumberBody {
 }
 
 /// `POST /document-numbering/revise`
+#[utoipa::path(post, path = "/api/v1/document-numbering/revise", responses((status = 200, description = "the next revision of a confirmed number; body {projectCode|projectId, correspondenceTypeCode|Id, documentNumber, documentId?}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
 pub async fn revise(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<IssuedNumber>, AppError> {
     Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref()).await?))
 }
 
 /// `POST /document-numbering/void-and-replace`
+#[utoipa::path(post, path = "/api/v1/document-numbering/void-and-replace", responses((status = 200, description = "the voided number and its replacement; body as revise plus reason"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
 pub async fn void_and_replace(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<VoidResult>, AppError> {
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or(""), b.document_id.as_deref()).await?))
 }
@@ -126,6 +132,7 @@ pub struct OverrideBody {
 }
 
 /// `POST /document-numbering/manual-override`
+#[utoipa::path(post, path = "/api/v1/document-numbering/manual-override", responses((status = 200, description = "body {counterId, reason, documentNumber | value}; super admins only (NB007)"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
 pub async fn manual_override(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<OverrideBody>) -> Result<Json<OverrideResult>, AppError> {
     let what = match (b.document_number, b.value) {
         (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },

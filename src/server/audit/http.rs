@@ -16,6 +16,7 @@ pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<Ve
 }
 
 /// `GET /logs/audit?from&to&user&operation&number&projectId&page&pageSize[&format=csv]` (admins).
+#[utoipa::path(get, path = "/api/v1/document-numbering/logs/audit", params(("from" = Option<String>, Query,), ("to" = Option<String>, Query,), ("user" = Option<String>, Query,), ("operation" = Option<String>, Query,), ("number" = Option<String>, Query, description = "a number or its beginning"), ("projectId" = Option<i64>, Query,), ("page" = Option<u32>, Query,), ("pageSize" = Option<u32>, Query,), ("format" = Option<String>, Query, description = "csv for a CSV export")), responses((status = 200, description = "a page of audit rows, or CSV"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
 pub async fn search(
     State(s): State<AppState>,
     caller: Caller,
@@ -42,6 +43,7 @@ pub struct Format {
 }
 
 /// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
+#[utoipa::path(get, path = "/api/v1/document-numbering/logs/errors", params(("errorType" = Option<String>, Query,), ("unresolvedOnly" = Option<bool>, Query,), ("page" = Option<u32>, Query,), ("pageSize" = Option<u32>, Query,)), responses((status = 200, description = "a page of the error log"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
 pub async fn errors(
     State(s): State<AppState>,
     caller: Caller,
@@ -52,6 +54,7 @@ pub async fn errors(
 }
 
 /// `POST /logs/errors/{id}/resolve` (admins).
+#[utoipa::path(post, path = "/api/v1/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)), responses((status = 200, description = "marked resolved"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
 pub async fn resolve_error(
     State(s): State<AppState>,
     caller: Caller,

@@ -74,6 +74,7 @@ async fn config_by_id(s: &AppState, id: i64) -> Result<super::StoredTemplate, Ap
 }
 
 /// `GET /configs/{id}/versions`: the history, newest first.
+#[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)), responses((status = 200, description = "every version, newest first, with the text before and after"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
 pub async fn versions(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::app::types::TemplateVersion>>, AppError> {
     let t = config_by_id(&s, id).await?;
     Ok(Json(store::list_versions(&s.db, t.project_id, t.corr_type_id).await?))
@@ -89,6 +90,7 @@ pub struct RollbackBody {
 }
 
 /// `POST /configs/{id}/rollback`: restore an older version as a new one.
+#[utoipa::path(post, path = "/api/v1/document-numbering/configs/{id}/rollback", params(("id" = i64, Path,)), request_body = RollbackBody, responses((status = 200, body = TemplateConfig), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
 pub async fn rollback(
     State(s): State<AppState>,
     caller: Caller,

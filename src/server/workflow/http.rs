@@ -23,6 +23,7 @@ async fn workflow_of(s: &AppState, public_id: &str) -> Result<String, AppError> 
 }
 
 /// `GET /workflow/{publicId}`: one instance with its envelope.
+#[utoipa::path(get, path = "/api/v1/workflow/{publicId}", params(("publicId" = String, Path,)), responses((status = 200, description = "a workflow object in the envelope {data, workflow}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
 pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(public_id): ApiPath<String>) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     match workflow_of(&s, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
@@ -31,6 +32,7 @@ pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(public_id): 
 }
 
 /// `POST /workflow/{publicId}/actions/{action}` `{"comment"?}`: takes an action; answers the new envelope.
+#[utoipa::path(post, path = "/api/v1/workflow/{publicId}/actions/{action}", params(("publicId" = String, Path,), ("action" = String, Path, description = "APPROVE or REJECT")), responses((status = 200, description = "the object after the transition, in the envelope"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
 pub async fn act(
     State(s): State<AppState>,
     caller: Caller,

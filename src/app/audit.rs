@@ -1,0 +1,345 @@
+//! `/audit` — audit log search for admins (SPEC §7, §9): filters, paging, CSV export through the REST
+//! endpoint with the same filters. The server checks the role; this page only asks and shows.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+
+use super::api::{self, error_text};
+use super::i18n::use_i18n;
+use super::reserve::{Choice, IdSelect};
+use super::types::*;
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, RequireUser};
+
+/// The operations of SPEC §5 and the template changes, as the audit log names them.
+pub const OPERATIONS: &[&str] = &[
+    "RESERVE",
+    "CONFIRM",
+    "CANCEL",
+    "GENERATE",
+    "VOID",
+    "MANUAL_OVERRIDE",
+    "TEMPLATE_UPDATE",
+    "TEMPLATE_ROLLBACK",
+    "RESET_REQUEST",
+    "RESET_APPROVE",
+    "RESET_REJECT",
+    "RESET_EXECUTE",
+];
+
+const PAGE_SIZES: &[u32] = &[10, 25, 50, 100];
+const DEFAULT_PAGE_SIZE: u32 = 50;
+const CSV_ENDPOINT: &str = "/api/v1/document-numbering/logs/audit";
+
+#[component]
+pub fn AuditPage() -> impl IntoView {
+    let i18n = use_i18n();
+    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
+    view! {
+        <RequireUser content=move |user: UserInfo| {
+            if !user.is_admin() {
+                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
+            }
+            view! {
+                <section class="card wide-card">
+                    <h1>{move || i18n.t("audit.title")}</h1>
+                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
+                        {move || Suspend::new(async move {
+                            match refdata.await {
+                                Ok(data) => view! { <AuditSearch projects=data.projects/> }.into_any(),
+                                Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                            }
+                        })}
+                    </Suspense>
+                </section>
+            }
+            .into_any()
+        }/>
+    }
+}
+
+/// Midnight (Bangkok) of `date` (`YYYY-MM-DD`) plus `plus_days`, as a UTC instant.
+fn bangkok_midnight(date: &str, plus_days: u64) -> Option<DateTime<Utc>> {
+    let d = chrono::NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d").ok()?;
+    let d = d.checked_add_days(chrono::Days::new(plus_days))?;
+    let local = d.and_hms_opt(0, 0, 0)?;
+    Some(DateTime::from_naive_utc_and_offset(local - chrono::Duration::hours(7), Utc))
+}
+
+/// Percent-encodes a query-string value (UTF-8; only unreserved characters stay as they are).
+fn encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The REST export of the rows `q` finds (all pages), as a link the session cookie authenticates.
+fn csv_href(q: &AuditQuery) -> String {
+    let mut params = vec![("format", "csv".to_string())];
+    let rfc3339 = |t: &DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    if let Some(t) = &q.from {
+        params.push(("from", rfc3339(t)));
+    }
+    if let Some(t) = &q.to {
+        params.push(("to", rfc3339(t)));
+    }
+    if let Some(u) = &q.user {
+        params.push(("user", u.clone()));
+    }
+    if let Some(o) = &q.operation {
+        params.push(("operation", o.clone()));
+    }
+    if let Some(n) = &q.number {
+        params.push(("number", n.clone()));
+    }
+    if let Some(p) = q.project_id {
+        params.push(("projectId", p.to_string()));
+    }
+    let query = params.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&");
+    format!("{CSV_ENDPOINT}?{query}")
+}
+
+fn non_empty(s: String) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+#[component]
+fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
+    let i18n = use_i18n();
+
+    // ---- the form ----
+    let from = RwSignal::new(String::new());
+    let to = RwSignal::new(String::new());
+    let user = RwSignal::new(String::new());
+    let operation = RwSignal::new(String::new());
+    let number = RwSignal::new(String::new());
+    let project = RwSignal::new(None::<i64>);
+    let page_size = RwSignal::new(DEFAULT_PAGE_SIZE);
+    let project_choices = Signal::derive({
+        let choices: Vec<Choice> = projects
+            .iter()
+            .map(|p| Choice {
+                id: p.id,
+                code: p.code.clone(),
+                label: if p.name.trim().is_empty() { p.code.clone() } else { format!("{} — {}", p.code, p.name) },
+                disabled: false,
+            })
+            .collect();
+        move || choices.clone()
+    });
+
+    let form_query = move |page: u32| AuditQuery {
+        from: bangkok_midnight(&from.get_untracked(), 0),
+        // the "to" date is inclusive for people: the search ends at the next midnight
+        to: bangkok_midnight(&to.get_untracked(), 1),
+        user: non_empty(user.get_untracked()),
+        operation: non_empty(operation.get_untracked()),
+        number: non_empty(number.get_untracked()),
+        project_id: project.get_untracked(),
+        page: Some(page),
+        page_size: Some(page_size.get_untracked()),
+    };
+
+    // ---- the search that was asked for, and its answer ----
+    let applied = RwSignal::new(AuditQuery { page: Some(1), page_size: Some(DEFAULT_PAGE_SIZE), ..Default::default() });
+    let result = client_fetch(move || {
+        let q = applied.get();
+        async move {
+            let answer = api::search_audit(q.clone()).await.map_err(|e| error_text(&e));
+            (q, answer)
+        }
+    });
+    let loading = Signal::derive(move || result.with(|r| r.as_ref().map(|(q, _)| q != &applied.get()).unwrap_or(true)));
+    let page_data = Memo::new(move |_| match result.get() {
+        Some((_, Ok(p))) => Some(p),
+        _ => None,
+    });
+
+    let search = move || applied.set(form_query(1));
+    let clear = move |_| {
+        for s in [from, to, user, operation, number] {
+            s.set(String::new());
+        }
+        project.set(None);
+        search();
+    };
+    let go = Callback::new(move |page: u32| applied.update(|q| q.page = Some(page.max(1))));
+
+    view! {
+        <form class="filters" on:submit=move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            search();
+        }>
+            <div class="form-grid">
+                <label class="field">
+                    <span>{move || i18n.t("audit.from")}</span>
+                    <input type="date" data-testid="audit-filter-from"
+                        prop:value=move || from.get()
+                        on:input=move |ev| from.set(event_target_value(&ev))
+                        on:change=move |ev| from.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("audit.to")}</span>
+                    <input type="date" data-testid="audit-filter-to"
+                        prop:value=move || to.get()
+                        on:input=move |ev| to.set(event_target_value(&ev))
+                        on:change=move |ev| to.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("audit.user")}</span>
+                    <input type="text" data-testid="audit-filter-user" maxlength="200"
+                        prop:value=move || user.get()
+                        on:input=move |ev| user.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("audit.operation")}</span>
+                    <select data-testid="audit-filter-operation" on:change=move |ev| operation.set(event_target_value(&ev))>
+                        <option value="" prop:selected=move || operation.with(|o| o.is_empty())>{move || i18n.t("common.all")}</option>
+                        {OPERATIONS.iter().map(|op| {
+                            let op: &'static str = op;
+                            view! {
+                                <option value=op prop:selected=move || operation.with(|o| o == op)>{op}</option>
+                            }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("audit.number")}</span>
+                    <input type="text" class="mono" data-testid="audit-filter-number" maxlength="200"
+                        prop:value=move || number.get()
+                        on:input=move |ev| number.set(event_target_value(&ev))/>
+                </label>
+                <IdSelect label="audit.project" testid="audit-filter-project" choices=project_choices value=project placeholder="common.all"/>
+                <label class="field">
+                    <span>{move || i18n.t("common.per_page")}</span>
+                    <select data-testid="audit-page-size"
+                        on:change=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() { page_size.set(n) }
+                        }>
+                        {PAGE_SIZES.iter().map(|n| {
+                            let n = *n;
+                            view! { <option value=n.to_string() prop:selected=move || page_size.get() == n>{n}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+            </div>
+            <div class="form-row">
+                <button type="submit" class="primary" data-testid="audit-search">{move || i18n.t("audit.search")}</button>
+                <button type="button" class="secondary" data-testid="audit-clear" on:click=clear>{move || i18n.t("audit.clear")}</button>
+                <a class="button secondary" data-testid="audit-csv" download="audit-log.csv" href=move || applied.with(csv_href)>
+                    {move || i18n.t("audit.csv")}
+                </a>
+            </div>
+        </form>
+
+        {move || match result.get() {
+            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+            Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
+            Some((_, Ok(_))) => ().into_any(),
+        }}
+        {move || page_data.get().map(|p| {
+            let total = p.total;
+            view! {
+                <div class="results-head">
+                    <p data-testid="audit-total" data-total=total.to_string() data-loading=move || loading.get().to_string()>
+                        {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
+                    </p>
+                    <span class="small muted">{move || i18n.t("common.time_note")}</span>
+                </div>
+                {if p.rows.is_empty() {
+                    view! { <p class="muted" data-testid="audit-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
+                } else {
+                    view! { <AuditTable rows=p.rows/> }.into_any()
+                }}
+            }
+        })}
+        <Pager prefix="audit"
+            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
+            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(DEFAULT_PAGE_SIZE)))
+            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
+            busy=loading
+            go/>
+    }
+}
+
+#[component]
+fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="table-wrap">
+            <table class="list" data-testid="audit-table">
+                <thead><tr>
+                    <th>{move || i18n.t("audit.col.time")}</th>
+                    <th>{move || i18n.t("audit.col.operation")}</th>
+                    <th>{move || i18n.t("audit.col.status")}</th>
+                    <th>{move || i18n.t("audit.col.number")}</th>
+                    <th>{move || i18n.t("audit.col.sequence")}</th>
+                    <th>{move || i18n.t("audit.col.user")}</th>
+                    <th>{move || i18n.t("audit.col.details")}</th>
+                </tr></thead>
+                <tbody>
+                    {rows.into_iter().map(|r| {
+                        let number = r.document_number.clone().unwrap_or_default();
+                        let number_attr = number.clone();
+                        let fallback = (r.fallback_used != "NONE").then(|| r.fallback_used.clone());
+                        view! {
+                            <tr data-testid="audit-row" data-audit-id=r.id.to_string() data-operation=r.operation.clone()
+                                data-number=number_attr>
+                                <td class="nowrap">{bangkok_time(&r.created_at)}</td>
+                                <td data-testid="audit-row-operation"><code>{r.operation.clone()}</code></td>
+                                <td>{r.status.clone()}</td>
+                                <td class="mono" data-testid="audit-row-number">{number}</td>
+                                <td>{r.sequence.map(|s| s.to_string())}</td>
+                                <td>{r.user.clone()}{r.ip_address.clone().map(|ip| view! { <div class="small muted">{ip}</div> })}</td>
+                                <td class="small details">
+                                    {r.document_id.clone().map(|d| view! {
+                                        <div>{move || i18n.t("audit.document_id")}": "<code>{d.clone()}</code></div>
+                                    })}
+                                    {fallback.map(|f| view! { <div>{move || i18n.t("audit.fallback")}": "{f.clone()}</div> })}
+                                    {r.old_value.clone().map(|v| view! { <div>{move || i18n.t("audit.old")}": "<code>{v.clone()}</code></div> })}
+                                    {r.new_value.clone().map(|v| view! { <div>{move || i18n.t("audit.new")}": "<code>{v.clone()}</code></div> })}
+                                    {r.metadata.clone().map(|m| view! { <div class="muted meta">{m}</div> })}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_bangkok_days() {
+        assert_eq!(bangkok_midnight("2025-06-15", 0).unwrap().to_rfc3339(), "2025-06-14T17:00:00+00:00");
+        assert_eq!(bangkok_midnight("2025-06-15", 1).unwrap().to_rfc3339(), "2025-06-15T17:00:00+00:00");
+        assert_eq!(bangkok_midnight("", 0), None);
+    }
+
+    #[test]
+    fn the_csv_link_carries_the_filters() {
+        let q = AuditQuery {
+            from: bangkok_midnight("2025-06-15", 0),
+            number: Some("คคง.-ผรม.2".into()),
+            operation: Some("RESERVE".into()),
+            project_id: Some(3),
+            page: Some(2),
+            ..Default::default()
+        };
+        assert_eq!(
+            csv_href(&q),
+            "/api/v1/document-numbering/logs/audit?format=csv&from=2025-06-14T17%3A00%3A00Z&operation=RESERVE\
+             &number=%E0%B8%84%E0%B8%84%E0%B8%87.-%E0%B8%9C%E0%B8%A3%E0%B8%A1.2&projectId=3"
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! `/errors` — the error log for admins (SPEC §7): filter by type, unresolved only, paging, mark resolved.
+
+use leptos::prelude::*;
+
+use super::api::{self, error_text};
+use super::i18n::use_i18n;
+use super::types::*;
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, Pager, RequireUser};
+
+/// The error types of SPEC §7.
+pub const ERROR_TYPES: &[&str] = &[
+    "LOCK_TIMEOUT",
+    "VERSION_CONFLICT",
+    "DB_ERROR",
+    "REDIS_ERROR",
+    "VALIDATION_ERROR",
+    "SEQUENCE_EXHAUSTED",
+    "RESERVATION_EXPIRED",
+    "DUPLICATE_NUMBER",
+];
+
+const PAGE_SIZE: u32 = 50;
+
+#[component]
+pub fn ErrorsPage() -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <RequireUser content=move |user: UserInfo| {
+            if !user.is_admin() {
+                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
+            }
+            view! {
+                <section class="card wide-card">
+                    <h1>{move || i18n.t("errors.title")}</h1>
+                    <ErrorLog/>
+                </section>
+            }
+            .into_any()
+        }/>
+    }
+}
+
+#[component]
+fn ErrorLog() -> impl IntoView {
+    let i18n = use_i18n();
+    let error_type = RwSignal::new(String::new());
+    let unresolved = RwSignal::new(true);
+    let page = RwSignal::new(1u32);
+    let reload = RwSignal::new(0u32);
+    let action_error = RwSignal::new(None::<String>);
+
+    let query = Memo::new(move |_| ErrorQuery {
+        error_type: Some(error_type.get()).filter(|t| !t.is_empty()),
+        unresolved_only: unresolved.get(),
+        page: Some(page.get()),
+        page_size: Some(PAGE_SIZE),
+    });
+    let result = client_fetch(move || {
+        let q = query.get();
+        reload.track();
+        async move {
+            let answer = api::list_errors(q.clone()).await.map_err(|e| error_text(&e));
+            (q, answer)
+        }
+    });
+    let loading = Signal::derive(move || result.with(|r| r.as_ref().map(|(q, _)| q != &query.get()).unwrap_or(true)));
+    let page_data = Memo::new(move |_| match result.get() {
+        Some((_, Ok(p))) => Some(p),
+        _ => None,
+    });
+
+    let resolve = Action::new(move |id: &i64| {
+        let id = *id;
+        async move {
+            if let Err(e) = api::resolve_error(id).await {
+                action_error.set(Some(error_text(&e)));
+            }
+            reload.update(|v| *v += 1);
+        }
+    });
+    let go = Callback::new(move |p: u32| page.set(p.max(1)));
+
+    view! {
+        <div class="filters form-row">
+            <label class="field">
+                <span>{move || i18n.t("errors.type")}</span>
+                <select data-testid="error-filter-type"
+                    on:change=move |ev| {
+                        error_type.set(event_target_value(&ev));
+                        page.set(1);
+                    }>
+                    <option value="" prop:selected=move || error_type.with(|t| t.is_empty())>{move || i18n.t("common.all")}</option>
+                    {ERROR_TYPES.iter().map(|t| {
+                        let t: &'static str = t;
+                        view! { <option value=t prop:selected=move || error_type.with(|x| x == t)>{t}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="error-unresolved"
+                    prop:checked=move || unresolved.get()
+                    on:change=move |ev| {
+                        unresolved.set(event_target_checked(&ev));
+                        page.set(1);
+                    }/>
+                {move || i18n.t("errors.unresolved")}
+            </label>
+            <button type="button" class="secondary" data-testid="error-reload"
+                on:click=move |_| { action_error.set(None); reload.update(|v| *v += 1); }>
+                {move || i18n.t("errors.reload")}
+            </button>
+        </div>
+        <ErrorSlot error=action_error/>
+
+        {move || match result.get() {
+            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+            Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
+            Some((_, Ok(_))) => ().into_any(),
+        }}
+        {move || page_data.get().map(|p| {
+            let total = p.total;
+            view! {
+                <div class="results-head">
+                    <p data-testid="error-total" data-total=total.to_string()>
+                        {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
+                    </p>
+                    <span class="small muted">{move || i18n.t("common.time_note")}</span>
+                </div>
+                {if p.rows.is_empty() {
+                    view! { <p class="muted" data-testid="error-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
+                } else {
+                    view! {
+                        <div class="table-wrap">
+                            <table class="list" data-testid="error-table">
+                                <thead><tr>
+                                    <th>{move || i18n.t("errors.col.time")}</th>
+                                    <th>{move || i18n.t("errors.col.type")}</th>
+                                    <th>{move || i18n.t("errors.col.message")}</th>
+                                    <th>{move || i18n.t("errors.col.ref")}</th>
+                                    <th>"IP"</th>
+                                    <th>{move || i18n.t("errors.col.state")}</th>
+                                    <th></th>
+                                </tr></thead>
+                                <tbody>
+                                    {p.rows.into_iter().map(|r| {
+                                        let id = r.id;
+                                        let resolved_at = r.resolved_at.as_ref().map(bangkok_time);
+                                        let is_resolved = resolved_at.is_some();
+                                        view! {
+                                            <tr data-testid="error-row" data-error-id=id.to_string() data-type=r.error_type.clone()
+                                                data-resolved=is_resolved.to_string() class:resolved=is_resolved>
+                                                <td class="nowrap">{bangkok_time(&r.created_at)}</td>
+                                                <td>
+                                                    <code data-testid="error-row-type">{r.error_type.clone()}</code>
+                                                    {r.code.clone().filter(|c| *c != r.error_type).map(|c| view! { <div class="small muted">{c}</div> })}
+                                                </td>
+                                                <td class="small" data-testid="error-row-message">{r.message.clone()}</td>
+                                                <td class="small">{r.ref_id.clone().map(|x| view! { <code data-testid="error-row-ref">{x}</code> })}</td>
+                                                <td class="small muted">{r.ip_address.clone()}</td>
+                                                <td data-testid="error-state">
+                                                    {match resolved_at {
+                                                        Some(t) => view! { <span class="ok">{move || i18n.t("errors.resolved")}</span><div class="small muted">{t}</div> }.into_any(),
+                                                        None => view! { <span class="warn">{move || i18n.t("errors.open")}</span> }.into_any(),
+                                                    }}
+                                                </td>
+                                                <td>
+                                                    {(!is_resolved).then(|| view! {
+                                                        <button type="button" class="secondary small" data-testid="error-resolve"
+                                                            disabled=move || resolve.pending().get()
+                                                            on:click=move |_| { action_error.set(None); resolve.dispatch(id); }>
+                                                            {move || i18n.t("errors.resolve")}
+                                                        </button>
+                                                    })}
+                                                </td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        </div>
+                    }.into_any()
+                }}
+            }
+        })}
+        <Pager prefix="error"
+            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
+            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(PAGE_SIZE)))
+            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
+            busy=loading
+            go/>
+    }
+}
