@@ -4,8 +4,9 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{Any, AnyPool, Executor, Row, Transaction};
+use sqlx::any::{AnyArguments, AnyPoolOptions};
+use sqlx::query::Query;
+use sqlx::{Any, AnyPool, Executor, Transaction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -193,12 +194,71 @@ pub fn is_connection_error(e: &sqlx::Error) -> bool {
             && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
 }
 
-pub fn opt_i64(row: &AnyRow, col: &str) -> Option<i64> {
-    row.try_get::<Option<i64>, _>(col).ok().flatten()
+/// A value bound to a `?` of a [`Conditions`] clause.
+pub enum SqlValue {
+    Int(i64),
+    Text(String),
 }
 
-pub fn parse_url_path(url: &str) -> Option<std::path::PathBuf> {
-    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
-    let path = rest.split('?').next()?;
-    std::path::PathBuf::from_str(path).ok()
+impl From<i64> for SqlValue {
+    fn from(v: i64) -> Self {
+        SqlValue::Int(v)
+    }
+}
+
+impl From<String> for SqlValue {
+    fn from(v: String) -> Self {
+        SqlValue::Text(v)
+    }
+}
+
+impl From<&str> for SqlValue {
+    fn from(v: &str) -> Self {
+        SqlValue::Text(v.to_string())
+    }
+}
+
+/// A `WHERE` clause built from optional filters, with its values in placeholder order, so the same
+/// filters can serve a count and a page (or an export) of one query.
+pub struct Conditions {
+    sql: String,
+    values: Vec<SqlValue>,
+}
+
+impl Default for Conditions {
+    fn default() -> Self {
+        Conditions { sql: " WHERE 1 = 1".into(), values: Vec::new() }
+    }
+}
+
+impl Conditions {
+    /// Adds `AND clause`, binding `values` to its placeholders.
+    pub fn and(&mut self, clause: &str, values: impl IntoIterator<Item = SqlValue>) -> &mut Self {
+        self.sql.push_str(" AND ");
+        self.sql.push_str(clause);
+        self.values.extend(values);
+        self
+    }
+
+    /// Adds `AND clause` with one value, when there is a value.
+    pub fn and_if<V: Into<SqlValue>>(&mut self, clause: &str, value: Option<V>) -> &mut Self {
+        if let Some(v) = value {
+            self.and(clause, [v.into()]);
+        }
+        self
+    }
+
+    pub fn sql(&self) -> &str {
+        &self.sql
+    }
+
+    pub fn bind<'q>(&self, mut q: Query<'q, Any, AnyArguments<'q>>) -> Query<'q, Any, AnyArguments<'q>> {
+        for v in &self.values {
+            q = match v {
+                SqlValue::Int(i) => q.bind(*i),
+                SqlValue::Text(t) => q.bind(t.clone()),
+            };
+        }
+        q
+    }
 }

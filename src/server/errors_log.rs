@@ -51,7 +51,7 @@ impl ErrorLog {
 }
 
 use crate::app::types::{ErrorPage, ErrorQuery, ErrorRow};
-use crate::server::db::ms_to_datetime;
+use crate::server::db::{ms_to_datetime, Conditions};
 use sqlx::Row;
 
 fn page_of(page: Option<u32>, size: Option<u32>) -> (u32, u32) {
@@ -61,25 +61,19 @@ fn page_of(page: Option<u32>, size: Option<u32>) -> (u32, u32) {
 /// The error log, newest first, filtered by type and (optionally) unresolved only.
 pub async fn search(db: &Db, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     let (page, size) = page_of(q.page, q.page_size);
-    let mut filter = String::from(" WHERE 1 = 1");
-    if q.error_type.is_some() {
-        filter.push_str(" AND error_type = ?");
-    }
+    let mut filter = Conditions::default();
+    filter.and_if("error_type = ?", q.error_type.clone());
     if q.unresolved_only {
-        filter.push_str(" AND resolved_at IS NULL");
+        filter.and("resolved_at IS NULL", []);
     }
-    let total_sql = format!("SELECT COUNT(*) FROM error_log{filter}");
-    let mut total = sqlx::query(&total_sql);
+    let total_sql = format!("SELECT COUNT(*) FROM error_log{}", filter.sql());
+    let total: i64 = filter.bind(sqlx::query(&total_sql)).fetch_one(&db.pool).await?.get(0);
     let rows_sql = format!(
-        "SELECT id, created_at, error_type, code, message, ref_id, ip_address, resolved_at FROM error_log{filter} ORDER BY id DESC LIMIT ? OFFSET ?"
+        "SELECT id, created_at, error_type, code, message, ref_id, ip_address, resolved_at FROM error_log{} ORDER BY id DESC LIMIT ? OFFSET ?",
+        filter.sql()
     );
-    let mut rows = sqlx::query(&rows_sql);
-    if let Some(t) = &q.error_type {
-        total = total.bind(t.clone());
-        rows = rows.bind(t.clone());
-    }
-    let total: i64 = total.fetch_one(&db.pool).await?.get(0);
-    let rows = rows
+    let rows = filter
+        .bind(sqlx::query(&rows_sql))
         .bind(size as i64)
         .bind(((page - 1) * size) as i64)
         .fetch_all(&db.pool)

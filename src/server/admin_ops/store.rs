@@ -5,7 +5,7 @@ use sqlx::{Any, Executor, Row};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::numbering::CounterKey;
-use crate::server::db::{ms_to_datetime, Db, Dialect, Tx};
+use crate::server::db::{ms_to_datetime, Conditions, Db, Dialect, Tx};
 use crate::server::error::AppError;
 use crate::server::numbering::store::CounterRow;
 pub use crate::server::workflow::store::sql;
@@ -55,28 +55,13 @@ pub async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
 
 /// Counters, optionally of one project / type / A.D. year (yearly and monthly periods of that year).
 pub async fn counters(db: &Db, project_id: Option<i64>, corr_type_id: Option<i64>, year: Option<i32>, limit: i64) -> Result<Vec<Counter>, AppError> {
-    let mut sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE 1 = 1");
-    if project_id.is_some() {
-        sql_text.push_str(" AND project_id = ?");
-    }
-    if corr_type_id.is_some() {
-        sql_text.push_str(" AND corr_type_id = ?");
-    }
-    if year.is_some() {
-        sql_text.push_str(" AND (period = ? OR period LIKE ?)");
-    }
-    sql_text.push_str(" ORDER BY project_id, corr_type_id, period, id LIMIT ?");
-    let mut q = sqlx::query(&sql_text);
-    if let Some(p) = project_id {
-        q = q.bind(p);
-    }
-    if let Some(t) = corr_type_id {
-        q = q.bind(t);
-    }
+    let mut filter = Conditions::default();
+    filter.and_if("project_id = ?", project_id).and_if("corr_type_id = ?", corr_type_id);
     if let Some(y) = year {
-        q = q.bind(format!("YEAR_{y}")).bind(format!("MONTH_{y}_%"));
+        filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
     }
-    Ok(q.bind(limit).fetch_all(&db.pool).await?.iter().map(counter_row).collect())
+    let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, corr_type_id, period, id LIMIT ?", filter.sql());
+    Ok(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?.iter().map(counter_row).collect())
 }
 
 /// The highest sequence of the counter among numbers in one of `statuses`.
@@ -251,28 +236,10 @@ pub async fn reset_by_instance(tx: &mut Tx, instance_id: i64) -> Result<Option<R
 
 /// Reset requests, newest first, filtered by instance public id, state and counter.
 pub async fn reset_requests(db: &Db, public_id: Option<&str>, state: Option<&str>, counter_id: Option<i64>, limit: i64) -> Result<Vec<ResetRow>, AppError> {
-    let mut sql_text = format!("{RESET_SELECT} WHERE 1 = 1");
-    if public_id.is_some() {
-        sql_text.push_str(" AND w.public_id = ?");
-    }
-    if state.is_some() {
-        sql_text.push_str(" AND w.state = ?");
-    }
-    if counter_id.is_some() {
-        sql_text.push_str(" AND r.counter_id = ?");
-    }
-    sql_text.push_str(" ORDER BY r.id DESC LIMIT ?");
-    let mut q = sqlx::query(&sql_text);
-    if let Some(p) = public_id {
-        q = q.bind(p);
-    }
-    if let Some(s) = state {
-        q = q.bind(s);
-    }
-    if let Some(c) = counter_id {
-        q = q.bind(c);
-    }
-    Ok(q.bind(limit).fetch_all(&db.pool).await?.iter().map(reset_row).collect())
+    let mut filter = Conditions::default();
+    filter.and_if("w.public_id = ?", public_id).and_if("w.state = ?", state).and_if("r.counter_id = ?", counter_id);
+    let sql_text = format!("{RESET_SELECT}{} ORDER BY r.id DESC LIMIT ?", filter.sql());
+    Ok(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?.iter().map(reset_row).collect())
 }
 
 // ---- a counter's numbers, for the counter browser ----

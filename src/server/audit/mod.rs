@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::server::db::{is_retryable_conflict, is_unique_violation, Db, Dialect, Tx};
+use crate::server::db::{is_retryable_conflict, is_unique_violation, Conditions, Db, Dialect, Tx};
 use crate::server::error::AppError;
 
 pub const GENESIS: &str = "GENESIS";
@@ -158,22 +158,6 @@ async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &
     Ok(())
 }
 
-/// Appends to a chain in a transaction of its own (administrative events), retrying a lost race.
-pub async fn append_standalone(db: &Db, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
-    let mut attempt = 0;
-    loop {
-        let mut tx = db.begin_write().await?;
-        match append(&mut tx, db.dialect, chain_key, entries).await {
-            Ok(()) => {
-                tx.commit().await?;
-                return Ok(());
-            }
-            Err(AppError::VersionConflict(_)) if attempt < 5 => attempt += 1,
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 fn entry_from_row(r: &AnyRow) -> AuditEntry {
     AuditEntry {
         operation: r.get("operation"),
@@ -295,56 +279,22 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
 
 use crate::app::types::{AuditPage, AuditQuery, AuditRow};
 
-/// The WHERE clause and its values for an audit query (shared by the page and the CSV export).
-fn audit_filter(q: &AuditQuery) -> (String, Vec<FilterValue>) {
-    let mut sql = String::from(" WHERE 1 = 1");
-    let mut values = Vec::new();
-    if let Some(from) = q.from {
-        sql.push_str(" AND created_at >= ?");
-        values.push(FilterValue::Int(from.timestamp_millis()));
-    }
-    if let Some(to) = q.to {
-        sql.push_str(" AND created_at < ?");
-        values.push(FilterValue::Int(to.timestamp_millis()));
-    }
-    if let Some(user) = q.user.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        sql.push_str(" AND username = ?");
-        values.push(FilterValue::Text(user.to_string()));
-    }
-    if let Some(op) = q.operation.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        sql.push_str(" AND operation = ?");
-        values.push(FilterValue::Text(op.to_ascii_uppercase()));
-    }
-    if let Some(number) = q.number.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+/// The filters of an audit query (shared by the page and the CSV export).
+fn audit_filter(q: &AuditQuery) -> Conditions {
+    let text = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let mut c = Conditions::default();
+    c.and_if("created_at >= ?", q.from.map(|t| t.timestamp_millis()))
+        .and_if("created_at < ?", q.to.map(|t| t.timestamp_millis()))
+        .and_if("username = ?", text(&q.user))
+        .and_if("operation = ?", text(&q.operation).map(|op| op.to_ascii_uppercase()))
         // a prefix match; LIKE's own wildcards in the input are taken literally
         // (`!` as the escape character: a backslash means different things to SQLite and MariaDB)
-        let escaped = number.replace('!', "!!").replace('%', "!%").replace('_', "!_");
-        sql.push_str(" AND document_number LIKE ? ESCAPE '!'");
-        values.push(FilterValue::Text(format!("{escaped}%")));
-    }
-    if let Some(p) = q.project_id {
-        sql.push_str(" AND counter_id IN (SELECT id FROM counters WHERE project_id = ?)");
-        values.push(FilterValue::Int(p));
-    }
-    (sql, values)
-}
-
-enum FilterValue {
-    Int(i64),
-    Text(String),
-}
-
-fn bind_all<'q>(
-    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
-    values: &[FilterValue],
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    for v in values {
-        q = match v {
-            FilterValue::Int(i) => q.bind(*i),
-            FilterValue::Text(t) => q.bind(t.clone()),
-        };
-    }
-    q
+        .and_if(
+            "document_number LIKE ? ESCAPE '!'",
+            text(&q.number).map(|n| format!("{}%", n.replace('!', "!!").replace('%', "!%").replace('_', "!_"))),
+        )
+        .and_if("counter_id IN (SELECT id FROM counters WHERE project_id = ?)", q.project_id);
+    c
 }
 
 const SEARCH_COLUMNS: &str = "id, created_at, operation, status, document_number, sequence, counter_id, document_id, username, \
@@ -377,11 +327,11 @@ pub const MAX_EXPORT_ROWS: i64 = 100_000;
 pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let page = q.page.unwrap_or(1).max(1);
     let size = q.page_size.unwrap_or(50).clamp(1, MAX_PAGE_SIZE);
-    let (filter, values) = audit_filter(q);
-    let count_sql = format!("SELECT COUNT(*) FROM audit_log{filter}");
-    let total: i64 = bind_all(sqlx::query(&count_sql), &values).fetch_one(&db.pool).await?.get(0);
-    let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{filter} ORDER BY id DESC LIMIT ? OFFSET ?");
-    let rows = bind_all(sqlx::query(&rows_sql), &values)
+    let filter = audit_filter(q);
+    let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
+    let total: i64 = filter.bind(sqlx::query(&count_sql)).fetch_one(&db.pool).await?.get(0);
+    let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.sql());
+    let rows = filter.bind(sqlx::query(&rows_sql))
         .bind(size as i64)
         .bind(((page - 1) * size) as i64)
         .fetch_all(&db.pool)
@@ -394,9 +344,9 @@ pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
 pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
-    let (filter, values) = audit_filter(q);
-    let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{filter} ORDER BY id LIMIT {MAX_EXPORT_ROWS}");
-    let rows = bind_all(sqlx::query(&sql), &values).fetch_all(&db.pool).await?;
+    let filter = audit_filter(q);
+    let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
+    let rows = filter.bind(sqlx::query(&sql)).fetch_all(&db.pool).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let csv_err = |e: csv::Error| AppError::internal(format!("csv: {e}"));
     out.write_record([

@@ -319,9 +319,7 @@ impl Engine {
     }
 
     async fn key_of_token(&self, token: &str) -> Result<CounterKey, AppError> {
-        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| {
-            AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
-        })
+        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| queue::reservation_not_found(token))
     }
 
     async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {

@@ -442,7 +442,7 @@ impl Queues {
     }
 }
 
-fn reservation_not_found(token: &str) -> AppError {
+pub(super) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
 }
 

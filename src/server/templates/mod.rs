@@ -5,7 +5,7 @@ pub mod http;
 pub mod store;
 
 use crate::app::types::{ResolvedTemplate, TemplateConfig, TemplateSource};
-use crate::numbering::{seed_default_template, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
+use crate::numbering::{ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::AppError;
@@ -182,13 +182,3 @@ pub async fn rollback(
     save(state, caller, project_id, corr_type_id, &old.template, old.reset_scope, reason, options).await
 }
 
-/// The seeds' default templates for a new project (SPEC §2/§3): one per correspondence type that needs its own.
-pub fn seed_defaults_for(types: &[(i64, String)]) -> Vec<(i64, &'static str, ResetScope)> {
-    types
-        .iter()
-        .map(|(id, code)| {
-            let (t, scope) = seed_default_template(code);
-            (*id, t, scope)
-        })
-        .collect()
-}
