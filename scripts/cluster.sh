@@ -49,7 +49,7 @@ REDIS_URLS="$(printf 'redis://127.0.0.1:%s,' "${REDIS_PORTS[@]}")"; export REDIS
 APP_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 declare -A APP_PID
 start_app() {
-  (cd "$ROOT" && BOOTSTRAP_ADMIN_PASSWORD=cluster-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 LOCK_RETRY_BASE_MS=5 \
+  (cd "$ROOT" && BOOTSTRAP_ADMIN_PASSWORD=cluster-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 LOCK_RETRY_BASE_MS=2 \
      RUST_LOG="${RUST_LOG:-warn}" exec "$SERVER_BIN" serve --addr "127.0.0.1:$1") >> "$W/app-$1.log" 2>&1 &
   APP_PID[$1]=$!; PIDS+=($!)
   wait_for_health "127.0.0.1:$1" 60

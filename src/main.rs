@@ -93,7 +93,7 @@ struct ServeArgs {
     #[arg(long, env = "LOCK_MAX_WAIT_MS", default_value_t = 5000)]
     lock_max_wait_ms: u64,
     /// Base of the exponential backoff (with jitter) between lock attempts.
-    #[arg(long, env = "LOCK_RETRY_BASE_MS", default_value_t = 100)]
+    #[arg(long, env = "LOCK_RETRY_BASE_MS", default_value_t = 2)]
     lock_retry_base_ms: u64,
     /// Most requests one counter transaction serves (1 = one transaction per number, the baseline).
     #[arg(long, env = "MAX_BATCH", default_value_t = 256)]

@@ -62,10 +62,24 @@ fn row_hash(prev_hash: &str, chain_key: &str, chain_seq: i64, entry: &AuditEntry
     hex::encode(h.finalize())
 }
 
+/// Where a chain ends: the hash of its last row and how many rows it has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainHead {
+    pub hash: String,
+    pub length: i64,
+}
+
 /// Appends entries to a chain inside the caller's transaction. Fails with `VersionConflict` (and so rolls
 /// the caller back for a retry) if another writer extended the chain meanwhile.
 pub async fn append(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
-    append_inner(tx, dialect, chain_key, entries).await.map_err(|e| match e {
+    append_after(tx, dialect, chain_key, None, entries).await.map(|_| ())
+}
+
+/// `append` for a writer that already knows the chain's head (the counter batch remembers it between
+/// batches): no read of the head, only the length-checked update, which still refuses a head that moved.
+/// Returns the new head.
+pub async fn append_after(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
+    append_inner(tx, dialect, chain_key, known, entries).await.map_err(|e| match e {
         AppError::Database { ref message, .. } if message.contains("Duplicate entry") || message.contains("UNIQUE constraint") => {
             AppError::VersionConflict(chain_key.to_string())
         }
@@ -81,10 +95,7 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
     }
 }
 
-async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
-    if entries.is_empty() {
-        return Ok(());
-    }
+async fn load_head(tx: &mut Tx, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
@@ -92,8 +103,8 @@ async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &
         .bind(chain_key)
         .fetch_optional(&mut **tx)
         .await?;
-    let (mut prev, length): (String, i64) = match head {
-        Some(r) => (r.get(0), r.get(1)),
+    Ok(match head {
+        Some(r) => ChainHead { hash: r.get(0), length: r.get(1) },
         None => {
             sqlx::query("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES (?, ?, 0)")
                 .bind(chain_key)
@@ -101,11 +112,25 @@ async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &
                 .execute(&mut **tx)
                 .await
                 .map_err(|e| lost_race(e, chain_key))?;
-            (GENESIS.to_string(), 0)
+            ChainHead { hash: GENESIS.to_string(), length: 0 }
         }
+    })
+}
+
+async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
+    if entries.is_empty() {
+        return match known {
+            Some(head) => Ok(head.clone()),
+            None => load_head(tx, dialect, chain_key).await,
+        };
+    }
+    let start = match known {
+        Some(head) => head.clone(),
+        None => load_head(tx, dialect, chain_key).await?,
     };
+    let mut prev = start.hash.clone();
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
-    let mut seq = length;
+    let mut seq = start.length;
     for chunk in entries.chunks(500) {
         let sql = format!(
             "INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}",
@@ -146,16 +171,16 @@ async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &
         q.execute(&mut **tx).await.map_err(|e| lost_race(e, chain_key))?;
     }
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
-        .bind(prev)
+        .bind(prev.clone())
         .bind(seq)
         .bind(chain_key)
-        .bind(length)
+        .bind(start.length)
         .execute(&mut **tx)
         .await?;
     if updated.rows_affected() != 1 {
         return Err(AppError::VersionConflict(chain_key.to_string()));
     }
-    Ok(())
+    Ok(ChainHead { hash: prev, length: seq })
 }
 
 fn entry_from_row(r: &AnyRow) -> AuditEntry {

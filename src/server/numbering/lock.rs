@@ -32,7 +32,8 @@ impl Default for LockConfig {
         LockConfig {
             ttl: Duration::from_secs(5),
             max_wait: Duration::from_secs(5),
-            retry_base: Duration::from_millis(100),
+            // a holder keeps a batch's lock for a few milliseconds: poll at that pace, not at Redlock's 200 ms
+            retry_base: Duration::from_millis(2),
             probe_timeout: Duration::from_millis(250),
         }
     }
@@ -41,7 +42,12 @@ impl Default for LockConfig {
 /// What a batch holds while it runs; `fallback` is recorded in its audit rows.
 pub enum Held {
     Local,
-    Redis(rslock::Lock),
+    Redis {
+        lock: rslock::Lock,
+        acquired: Instant,
+        /// When the holder last asked whether another instance wants the lock.
+        checked: Instant,
+    },
     DbFallback,
 }
 
@@ -52,7 +58,16 @@ impl Held {
             _ => "NONE",
         }
     }
+
+    /// Whether to keep it between batches: only a Redis lock costs round trips to take again.
+    pub fn lingers(&self) -> bool {
+        matches!(self, Held::Redis { .. })
+    }
 }
+
+/// A kept Redis lock is reconsidered this often: handed over if another instance wants it, extended before
+/// half its TTL has passed.
+pub const HOLD_SLICE: Duration = Duration::from_millis(10);
 
 pub enum CounterLock {
     InProcess,
@@ -69,9 +84,34 @@ impl CounterLock {
 
     /// Best effort: a failed release only leaves the key to expire; the version check already protects the row.
     pub async fn release(&self, held: Held) {
-        if let (CounterLock::Redis(r), Held::Redis(lock)) = (self, held) {
+        if let (CounterLock::Redis(r), Held::Redis { lock, .. }) = (self, held) {
             r.manager.unlock(&lock).await;
         }
+    }
+
+    /// Before serving another batch under a lock kept from the previous one: true to go on holding it.
+    /// Every `HOLD_SLICE` a Redis holder looks for another instance's wait marker (then it lets go, so a hot
+    /// counter changes hands in slices instead of starving the others) and extends the lock past half its TTL.
+    pub async fn keep(&self, name: &str, held: &mut Held) -> bool {
+        let (CounterLock::Redis(r), Held::Redis { lock, acquired, checked }) = (self, held) else { return true };
+        if checked.elapsed() < HOLD_SLICE {
+            return true;
+        }
+        *checked = Instant::now();
+        // Someone waits, or Redis does not answer (then the next acquisition finds out whether to fall back).
+        if r.wanted(name).await != Some(false) {
+            return false;
+        }
+        if acquired.elapsed() > r.config.ttl / 2 {
+            match tokio::time::timeout(r.config.probe_timeout * 4, r.manager.extend(lock, r.config.ttl)).await {
+                Ok(Ok(extended)) => {
+                    *lock = extended;
+                    *acquired = Instant::now();
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 
     /// None when no Redis is configured.
@@ -93,6 +133,8 @@ pub struct RedisLock {
     down_since_ms: AtomicU64,
     started: Instant,
     pub fallbacks: AtomicU64,
+    /// For the advisory wait markers (first server only): one multiplexed connection, rebuilt after an error.
+    markers: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
 }
 
 impl RedisLock {
@@ -113,6 +155,7 @@ impl RedisLock {
             down_since_ms: AtomicU64::new(0),
             started: Instant::now(),
             fallbacks: AtomicU64::new(0),
+            markers: tokio::sync::Mutex::new(None),
         })
     }
 
@@ -126,6 +169,43 @@ impl RedisLock {
             matches!(tokio::time::timeout(self.config.probe_timeout, ping).await, Ok(Ok(_)))
         });
         futures::future::join_all(pings).await.into_iter().filter(|ok| *ok).count() >= self.quorum
+    }
+
+    /// Runs one command on the first server for the wait markers. They are advice, not safety; an error drops
+    /// the connection so the next call reconnects.
+    async fn marker_command<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Option<T> {
+        let mut slot = self.markers.lock().await;
+        let run = async {
+            if slot.is_none() {
+                *slot = Some(self.probes[0].get_multiplexed_async_connection().await?);
+            }
+            cmd.query_async::<T>(slot.as_mut().expect("connected above")).await
+        };
+        match tokio::time::timeout(self.config.probe_timeout, run).await {
+            Ok(Ok(v)) => Some(v),
+            _ => {
+                *slot = None;
+                None
+            }
+        }
+    }
+
+    fn marker_name(name: &str) -> String {
+        format!("{name}:wanted")
+    }
+
+    /// Whether another instance recently failed to take this lock; None when the first server does not answer.
+    async fn wanted(&self, name: &str) -> Option<bool> {
+        self.marker_command::<i64>(redis::cmd("EXISTS").arg(Self::marker_name(name)).to_owned()).await.map(|n| n > 0)
+    }
+
+    async fn want(&self, name: &str, on: bool) {
+        let cmd = if on {
+            redis::cmd("SET").arg(Self::marker_name(name)).arg(1).arg("PX").arg(50).to_owned()
+        } else {
+            redis::cmd("DEL").arg(Self::marker_name(name)).to_owned()
+        };
+        let _ = self.marker_command::<redis::Value>(cmd).await;
     }
 
     fn mark_down(&self) {
@@ -157,19 +237,24 @@ impl RedisLock {
         loop {
             let tried = tokio::time::timeout(self.config.probe_timeout * 4, self.manager.lock(name.as_bytes(), self.config.ttl)).await;
             if let Ok(Ok(lock)) = tried {
-                return Ok(Held::Redis(lock));
+                if attempt > 0 {
+                    self.want(name, false).await;
+                }
+                let now = Instant::now();
+                return Ok(Held::Redis { lock, acquired: now, checked: now });
             }
             if !self.reachable().await {
                 self.mark_down();
                 self.fallbacks.fetch_add(1, Ordering::Relaxed);
                 return Ok(Held::DbFallback);
             }
-            // Held by another instance: wait our turn.
+            // Held by another instance: say so (its holder hands over within a slice) and wait our turn.
             let now = Instant::now();
             if now >= deadline {
                 return Err(AppError::LockTimeout { key: name.to_string(), retry_after_secs: 1 });
             }
-            let ceiling = self.config.retry_base.saturating_mul(1 << attempt.min(4));
+            self.want(name, true).await;
+            let ceiling = self.config.retry_base.saturating_mul(1 << attempt.min(2));
             let pause = Duration::from_millis(rand::thread_rng().gen_range(1..=ceiling.as_millis().max(1) as u64));
             tokio::time::sleep(pause.min(deadline - now)).await;
             attempt += 1;

@@ -8,13 +8,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
 
 use super::lock::{CounterLock, Held};
-use super::store::{self, NewNumber, NumberRow, StatusChange};
+use super::store::{self, CounterRow, NewNumber, NumberRow, StatusChange};
 use super::Resolved;
 use crate::numbering::CounterKey;
-use crate::server::audit::{self, counter_chain, AuditEntry};
+use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db};
@@ -41,9 +41,19 @@ struct Job {
     reply: oneshot::Sender<Result<Outcome, AppError>>,
 }
 
-#[derive(Default)]
 struct KeyQueue {
     jobs: VecDeque<Job>,
+    /// Wakes a worker that lingers on a kept lock when a job arrives.
+    wake: Arc<Notify>,
+}
+
+/// What a worker remembers of its counter between batches served under one continuous hold, so the next
+/// batch skips reading the counter row and its chain head. The counter's version check and the chain's
+/// length check still refuse a stale memory, and the batch then reads afresh.
+#[derive(Clone, Debug)]
+struct Known {
+    counter: CounterRow,
+    chain: ChainHead,
 }
 
 pub struct Queues {
@@ -59,6 +69,12 @@ pub struct Queues {
 const MAX_CONFLICT_RETRIES: u32 = 2;
 /// Connection errors are retried three times with exponential backoff (SPEC §6).
 const MAX_CONNECTION_RETRIES: u32 = 3;
+/// How long a worker keeps a Redis lock after its queue ran dry, for the next request: one caller's next
+/// request usually follows its answer within a fraction of a millisecond, and taking the lock again costs
+/// two round trips to every Redis server.
+const LINGER: Duration = Duration::from_millis(2);
+/// A worker that lets go of a wanted lock steps back this long, so that a waiting instance gets its turn.
+const YIELD: Duration = Duration::from_millis(3);
 
 enum BatchError {
     /// The counter (or its audit chain) moved under us: another holder got there first.
@@ -99,28 +115,33 @@ impl Queues {
     pub async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller) -> Result<Outcome, AppError> {
         let (reply, outcome) = oneshot::channel();
         let job = Job { kind, caller, enqueued: Instant::now(), reply };
-        let start_worker = {
+        let (wake, start_worker) = {
             let mut waiting = self.waiting.lock().unwrap();
             match waiting.get_mut(&key) {
                 Some(q) => {
                     q.jobs.push_back(job);
-                    false
+                    (q.wake.clone(), false)
                 }
                 None => {
-                    waiting.insert(key.clone(), KeyQueue { jobs: VecDeque::from([job]) });
-                    true
+                    let wake = Arc::new(Notify::new());
+                    waiting.insert(key.clone(), KeyQueue { jobs: VecDeque::from([job]), wake: wake.clone() });
+                    (wake, true)
                 }
             }
         };
         if start_worker {
             let queues = self.clone();
-            tokio::spawn(async move { queues.work(key).await });
+            tokio::spawn(async move { queues.work(key, wake).await });
+        } else {
+            wake.notify_one();
         }
         outcome.await.map_err(|_| AppError::internal("the counter's worker stopped before answering"))?
     }
 
     /// Serves batches for `key` until no job waits; then the key leaves the map (a later job starts a new worker).
-    async fn work(self: Arc<Self>, key: CounterKey) {
+    /// A Redis lock is kept from one batch to the next while jobs keep coming (see `CounterLock::keep` for
+    /// how it is handed to another instance that wants it); callers are answered as soon as their batch commits.
+    async fn work(self: Arc<Self>, key: CounterKey, wake: Arc<Notify>) {
         // If serving a batch panics, drop the key so its waiting jobs fail fast instead of hanging forever.
         struct Abandon<'a>(&'a Queues, &'a CounterKey, bool);
         impl Drop for Abandon<'_> {
@@ -131,53 +152,100 @@ impl Queues {
             }
         }
         let mut guard = Abandon(&self, &key, true);
+        let name = key.lock_name();
+        let mut held: Option<Held> = None;
+        let mut known: Option<Known> = None;
         loop {
-            let batch: Vec<Job> = {
+            let batch: Option<Vec<Job>> = {
                 let mut waiting = self.waiting.lock().unwrap();
                 let Some(q) = waiting.get_mut(&key) else { break };
                 if q.jobs.is_empty() {
-                    waiting.remove(&key);
-                    break;
+                    if held.is_none() {
+                        waiting.remove(&key);
+                        break;
+                    }
+                    None
+                } else {
+                    let n = q.jobs.len().min(self.max_batch);
+                    Some(q.jobs.drain(..n).collect())
                 }
-                let n = q.jobs.len().min(self.max_batch);
-                q.jobs.drain(..n).collect()
             };
+            let Some(batch) = batch else {
+                // Nothing waits, a lock is kept: linger a moment for the next job, else let the lock go.
+                let h = held.take().expect("checked above");
+                if tokio::time::timeout(LINGER, wake.notified()).await.is_ok() {
+                    held = Some(h);
+                } else {
+                    self.lock.release(h).await;
+                }
+                continue;
+            };
+
+            if let Some(h) = held.as_mut() {
+                if !self.lock.keep(&name, h).await {
+                    self.lock.release(held.take().expect("just checked")).await;
+                    tokio::time::sleep(YIELD).await;
+                }
+            }
+            let lock_wait = Instant::now();
+            if held.is_none() {
+                match self.lock.acquire(&name).await {
+                    Ok(h) => {
+                        // Only this process's own queue guarantees nobody wrote since our last batch.
+                        if !matches!(h, Held::Local) {
+                            known = None;
+                        }
+                        held = Some(h);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "counter lock not acquired in time");
+                        let retry_after_secs = e.retry_after().unwrap_or(1);
+                        for job in batch {
+                            let _ = job.reply.send(Err(AppError::LockTimeout { key: name.clone(), retry_after_secs }));
+                        }
+                        continue;
+                    }
+                }
+            }
+            let h = held.as_ref().expect("acquired above");
             let size = batch.len();
             let t0 = Instant::now();
-            self.serve(&key, batch).await;
+            let results = self.serve_locked(&key, &batch, lock_wait.elapsed().as_millis() as i64, h, &mut known).await;
+            for (job, result) in batch.into_iter().zip(results) {
+                let _ = job.reply.send(result); // a caller that went away still has its number recorded and audited
+            }
             tracing::debug!(size, micros = t0.elapsed().as_micros() as u64, "batch served");
+            if !h.lingers() {
+                if matches!(h, Held::DbFallback) {
+                    known = None;
+                }
+                self.lock.release(held.take().expect("held")).await;
+            }
         }
         guard.2 = false;
     }
 
-    async fn serve(&self, key: &CounterKey, jobs: Vec<Job>) {
-        let started = Instant::now();
-        let held = match self.lock.acquire(&key.lock_name()).await {
-            Ok(held) => held,
-            Err(e) => {
-                tracing::warn!(error = %e, "counter lock not acquired in time");
-                let retry_after_secs = e.retry_after().unwrap_or(1);
-                for job in jobs {
-                    let _ = job.reply.send(Err(AppError::LockTimeout { key: key.lock_name(), retry_after_secs }));
-                }
-                return;
-            }
-        };
-        let results = self.serve_locked(key, &jobs, started, &held).await;
-        self.lock.release(held).await;
-        for (job, result) in jobs.into_iter().zip(results) {
-            let _ = job.reply.send(result); // a caller that went away still has its number recorded and audited
-        }
-    }
-
-    async fn serve_locked(&self, key: &CounterKey, jobs: &[Job], started: Instant, held: &Held) -> Vec<Result<Outcome, AppError>> {
+    async fn serve_locked(&self, key: &CounterKey, jobs: &[Job], lock_wait_ms: i64, held: &Held, known: &mut Option<Known>) -> Vec<Result<Outcome, AppError>> {
         let mut conflicts = 0;
         let mut connection_failures = 0;
+        // The pre-check for numbers that exist already costs a query per batch; the unique constraint catches
+        // them anyway, so it only runs on the retry after a unique violation (to name the culprit: NB005).
+        let mut precheck = false;
         loop {
             let retries = conflicts + connection_failures;
-            match self.run_batch(key, jobs, started, retries, held.fallback()).await {
-                Ok(results) => return results,
-                Err(BatchError::Conflict | BatchError::Unique) if conflicts < MAX_CONFLICT_RETRIES => conflicts += 1,
+            let memory = known.take();
+            let from_memory = memory.is_some();
+            match self.run_batch(key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await {
+                Ok((results, next)) => {
+                    *known = Some(next);
+                    return results;
+                }
+                // A stale memory (another process moved the counter) is not a lost race: read afresh.
+                Err(BatchError::Conflict) if from_memory => {}
+                Err(BatchError::Conflict | BatchError::Unique) if conflicts < MAX_CONFLICT_RETRIES => {
+                    conflicts += 1;
+                    precheck = true;
+                }
                 Err(BatchError::Conflict | BatchError::Unique) => {
                     return jobs.iter().map(|_| Err(AppError::VersionConflict(key.lock_name()))).collect();
                 }
@@ -206,12 +274,13 @@ impl Queues {
         &self,
         key: &CounterKey,
         jobs: &[Job],
-        started: Instant,
+        lock_wait_ms: i64,
         retries: u32,
         fallback: &'static str,
-    ) -> Result<Vec<Result<Outcome, AppError>>, BatchError> {
+        known: Option<&Known>,
+        precheck: bool,
+    ) -> Result<(Vec<Result<Outcome, AppError>>, Known), BatchError> {
         let now = self.clock.now_ms();
-        let lock_wait_ms = started.elapsed().as_millis() as i64;
         let max_number = jobs
             .iter()
             .filter_map(|j| match &j.kind {
@@ -222,7 +291,10 @@ impl Queues {
             .unwrap_or(0);
 
         let mut tx = self.db.begin_write().await?;
-        let counter = store::load_or_create_counter(&mut tx, self.db.dialect, key, max_number, now).await?;
+        let counter = match known {
+            Some(k) => k.counter.clone(),
+            None => store::load_or_create_counter(&mut tx, self.db.dialect, key, max_number, now).await?,
+        };
         let tokens: Vec<String> = jobs
             .iter()
             .filter_map(|j| match &j.kind {
@@ -408,7 +480,7 @@ impl Queues {
 
         // A rendered number that already exists (a hand-registered legacy number, a template that
         // renders like an older one…) fails with NB005; its sequence stays consumed and the audit row says why.
-        if !new_numbers.is_empty() {
+        if precheck && !new_numbers.is_empty() {
             let rendered: Vec<String> = new_numbers.iter().map(|(_, n)| n.number.clone()).collect();
             let mut taken: HashSet<String> =
                 store::existing_numbers(&mut tx, key.project_id, key.corr_type_id, &rendered).await?.into_iter().collect();
@@ -436,9 +508,10 @@ impl Queues {
         store::insert_numbers(&mut tx, &rows).await?;
         store::apply_status_changes(&mut tx, &changes).await?;
         let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
-        audit::append(&mut tx, self.db.dialect, &counter_chain(counter.id), &entries).await?;
+        let chain = audit::append_after(&mut tx, self.db.dialect, &counter_chain(counter.id), known.map(|k| &k.chain), &entries).await?;
         tx.commit().await?;
-        Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect())
+        let next = Known { counter: CounterRow { id: counter.id, last_number: last, version: counter.version + 1 }, chain };
+        Ok((results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect(), next))
     }
 }
 
