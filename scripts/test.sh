@@ -13,6 +13,15 @@ ensure_redis || true   # the Redis tests start their own servers; this makes sur
 log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
 
+# --- observability (SPEC §10): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
+if ensure_mariadb; then
+  log "metrics tests against MariaDB"
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test metrics
+fi
+log "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries"
+bash "$ROOT/scripts/check-monitoring.sh"
+# --- end observability ---
+
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops

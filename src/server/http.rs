@@ -129,6 +129,8 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
     Router::new()
         .nest("/api/v1", api_router())
         .route("/health", get(health))
+        // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
+        .merge(crate::server::metrics::routes())
         .route(
             "/sfn/{*fn_name}",
             post(move |req: axum::extract::Request| {

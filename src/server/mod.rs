@@ -10,6 +10,8 @@ pub mod demo;
 pub mod error;
 pub mod errors_log;
 pub mod http;
+// --- observability (SPEC §10): Prometheus metrics and /metrics ---
+pub mod metrics;
 pub mod numbering;
 pub mod reference;
 pub mod run;

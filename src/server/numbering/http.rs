@@ -1,5 +1,7 @@
 //! REST endpoints of the numbering operations (SPEC §9). Thin: check the caller, call the engine.
 
+use std::time::Instant;
+
 use axum::extract::State;
 use axum::Json;
 use chrono::{DateTime, Utc};
@@ -9,7 +11,7 @@ use utoipa::ToSchema;
 use crate::app::types::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
-use crate::server::AppState;
+use crate::server::{metrics, AppState};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -42,7 +44,14 @@ pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
     responses((status = 200, body = ReservationResult), (status = "4XX", body = ErrorBody), (status = 503, body = ErrorBody)), tag = "numbering")]
 pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<ReservationResult>, AppError> {
     s.limits.check(&caller).await?;
-    Ok(Json(s.engine.reserve(&caller, &req).await?))
+    let started = Instant::now();
+    let result = s.engine.reserve(&caller, &req).await;
+    let type_code = type_label(&s, &req).await;
+    metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
+    if result.is_ok() {
+        metrics::issued(&type_code, 1);
+    }
+    Ok(Json(result?))
 }
 
 #[utoipa::path(post, path = "/api/v1/document-numbering/confirm", request_body = ConfirmBody,
@@ -67,6 +76,47 @@ pub async fn generate(
     ApiJson(req): ApiJson<NumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
     s.limits.check(&caller).await?;
-    let (document_number, generated_at) = s.engine.generate(&caller, &document_id, &req).await?;
+    let started = Instant::now();
+    let started_ms = s.clock.now_ms();
+    let result = s.engine.generate(&caller, &document_id, &req).await;
+    let type_code = type_label(&s, &req).await;
+    metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
+    let (document_number, generated_at) = result?;
+    if issued_since(&s, &req, &document_number, started_ms).await {
+        metrics::issued(&type_code, 1);
+    }
     Ok(Json(GenerateResult { document_number, generated_at }))
+}
+
+/// Whether `number` was created by this request: asking again for a document returns the number it already
+/// has (with the time of the answer as `generatedAt`), which is not a new number. One indexed lookup.
+async fn issued_since(s: &AppState, req: &NumberRequest, number: &str, started_ms: i64) -> bool {
+    let Ok(snapshot) = s.reference.get().await else { return false };
+    let (Ok(project), Ok(corr_type)) = (
+        snapshot.project(req.project_id, req.project_code.as_deref()),
+        snapshot.corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref()),
+    ) else {
+        return false;
+    };
+    sqlx::query_scalar::<_, i64>("SELECT created_at FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?")
+        .bind(project.id)
+        .bind(corr_type.id)
+        .bind(number)
+        .fetch_optional(&s.db.pool)
+        .await
+        .ok()
+        .flatten()
+        .is_some_and(|created_at| created_at >= started_ms)
+}
+
+/// The correspondence type of a request as a metrics label: its code in the reference data, or `unknown`
+/// (never the raw input, so the label's values stay bounded).
+async fn type_label(s: &AppState, req: &NumberRequest) -> String {
+    match s.reference.get().await {
+        Ok(snapshot) => snapshot
+            .corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
+            .map(|t| t.code.clone())
+            .unwrap_or_else(|_| metrics::UNKNOWN.to_string()),
+        Err(_) => metrics::UNKNOWN.to_string(),
+    }
 }

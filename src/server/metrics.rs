@@ -1,0 +1,363 @@
+//! SPEC §10 observability: the Prometheus metrics of the service and the `/metrics` endpoint.
+//!
+//! Two kinds of series:
+//! - **recorded** as things happen, through the plain functions below ([`lock_acquired`], [`lock_failed`],
+//!   [`batch`], [`generation`], [`issued`]). They need no state: the registry is process-wide and created on
+//!   first use, so any code (the queue, the lock, a handler) can call them.
+//! - **computed when `/metrics` is scraped** from the application state: Redis reachability, the database
+//!   pools, and sequence utilization (one bounded query).
+//!
+//! Names follow Prometheus conventions (`_seconds`, `_total`, `_ratio`), and every label has a bounded set of
+//! values: lock kinds, failure reasons and statuses are fixed lists; correspondence type codes come from the
+//! reference data (callers must pass a resolved code, or [`UNKNOWN`]). No number, user, token or counter-key
+//! labels.
+//!
+//! `/metrics` needs no login and is outside the numbering rate limits; it is meant for the monitoring
+//! network only (see deploy/README.md). With `METRICS_TOKEN` set it requires `Authorization: Bearer <token>`.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use prometheus::core::Collector;
+use prometheus::{
+    Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
+};
+use sqlx::Row;
+
+use crate::numbering::{Period, ResetScope};
+use crate::server::db::Dialect;
+use crate::server::error::AppError;
+use crate::server::AppState;
+
+// ---- names (alerts and the dashboard in deploy/ use exactly these) ----
+
+pub const LOCK_WAIT: &str = "docnum_lock_wait_seconds";
+pub const LOCK_ATTEMPTS: &str = "docnum_lock_attempts_total";
+pub const LOCK_FAILURES: &str = "docnum_lock_failures_total";
+pub const RETRIES: &str = "docnum_retries";
+pub const BATCH_SIZE: &str = "docnum_batch_size";
+pub const GENERATION: &str = "docnum_generation_duration_seconds";
+pub const ISSUED: &str = "docnum_numbers_issued_total";
+pub const REDIS_UP: &str = "docnum_redis_up";
+pub const LOCK_FALLBACK_ACTIVE: &str = "docnum_lock_fallback_active";
+pub const DB_POOL_CONNECTIONS: &str = "docnum_db_pool_connections";
+pub const DB_POOL_MAX: &str = "docnum_db_pool_max_connections";
+pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
+
+/// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
+/// need `REDIS_URLS`, utilization needs a counter in the current period).
+pub const FAMILIES: &[&str] = &[
+    LOCK_WAIT,
+    LOCK_ATTEMPTS,
+    LOCK_FAILURES,
+    RETRIES,
+    BATCH_SIZE,
+    GENERATION,
+    ISSUED,
+    REDIS_UP,
+    LOCK_FALLBACK_ACTIVE,
+    DB_POOL_CONNECTIONS,
+    DB_POOL_MAX,
+    SEQUENCE_UTILIZATION,
+];
+
+/// The type label for a request whose correspondence type could not be resolved.
+pub const UNKNOWN: &str = "unknown";
+/// The status label of a successful generation.
+pub const SUCCESS: &str = "success";
+
+/// Which lock a counter batch ran under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// The in-process queue alone (no Redis configured).
+    Local,
+    /// A Redlock over `REDIS_URLS`.
+    Redis,
+    /// Redis unreachable: the database lock (`FOR UPDATE` / `BEGIN IMMEDIATE`).
+    DbFallback,
+}
+
+impl LockKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            LockKind::Local => "local",
+            LockKind::Redis => "redis",
+            LockKind::DbFallback => "db_fallback",
+        }
+    }
+}
+
+/// The reasons [`lock_failed`] records; anything else is recorded as `other`.
+pub const LOCK_FAILURE_REASONS: &[&str] = &["timeout", "redis_down", "error"];
+
+// ---- the recorded series ----
+
+struct Recorded {
+    registry: Registry,
+    lock_wait: HistogramVec,
+    lock_attempts: IntCounter,
+    lock_failures: IntCounterVec,
+    retries: Histogram,
+    batch_size: Histogram,
+    generation: HistogramVec,
+    issued: IntCounterVec,
+}
+
+fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
+    registry.register(Box::new(c.clone())).expect("metric names are unique");
+    c
+}
+
+static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
+    let r = Registry::new();
+    let seconds = vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0];
+    let m = Recorded {
+        lock_wait: register(
+            &r,
+            HistogramVec::new(
+                HistogramOpts::new(LOCK_WAIT, "Time a counter batch waited for its lock, by lock kind.").buckets(seconds.clone()),
+                &["kind"],
+            )
+            .unwrap(),
+        ),
+        lock_attempts: register(&r, IntCounter::new(LOCK_ATTEMPTS, "Lock acquisitions attempted (acquired + failed).").unwrap()),
+        lock_failures: register(
+            &r,
+            IntCounterVec::new(Opts::new(LOCK_FAILURES, "Lock acquisitions that failed, by reason."), &["reason"]).unwrap(),
+        ),
+        retries: register(
+            &r,
+            Histogram::with_opts(
+                HistogramOpts::new(RETRIES, "Version-conflict retries per counter batch.").buckets(vec![0.0, 1.0, 2.0, 3.0, 5.0, 10.0]),
+            )
+            .unwrap(),
+        ),
+        batch_size: register(
+            &r,
+            Histogram::with_opts(
+                HistogramOpts::new(BATCH_SIZE, "Requests served by one counter transaction.")
+                    .buckets(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0]),
+            )
+            .unwrap(),
+        ),
+        generation: register(
+            &r,
+            HistogramVec::new(
+                HistogramOpts::new(GENERATION, "Latency of a number request (reserve / generate), by correspondence type and status.")
+                    .buckets(seconds),
+                &["type", "status"],
+            )
+            .unwrap(),
+        ),
+        issued: register(
+            &r,
+            IntCounterVec::new(Opts::new(ISSUED, "Document numbers issued, by correspondence type."), &["type"]).unwrap(),
+        ),
+        registry: r,
+    };
+    // Known label sets start at zero, so rates and ratios exist before the first event.
+    for kind in [LockKind::Local, LockKind::Redis, LockKind::DbFallback] {
+        m.lock_wait.with_label_values(&[kind.label()]);
+    }
+    for reason in LOCK_FAILURE_REASONS {
+        m.lock_failures.with_label_values(&[reason]);
+    }
+    m
+});
+
+/// A counter batch got its lock after waiting `wait`.
+pub fn lock_acquired(kind: LockKind, wait: Duration) {
+    let m = &*RECORDED;
+    m.lock_attempts.inc();
+    m.lock_wait.with_label_values(&[kind.label()]).observe(wait.as_secs_f64());
+}
+
+/// A lock acquisition failed: `timeout` (bounded wait exhausted → NB003), `redis_down` (Redis unreachable;
+/// the batch then falls back to the database lock), `error`; anything else is recorded as `other`.
+pub fn lock_failed(reason: &str) {
+    let m = &*RECORDED;
+    let reason = LOCK_FAILURE_REASONS.iter().find(|r| **r == reason).copied().unwrap_or("other");
+    m.lock_attempts.inc();
+    m.lock_failures.with_label_values(&[reason]).inc();
+}
+
+/// One counter transaction served `size` requests after `retries` version-conflict retries.
+pub fn batch(size: usize, retries: u32) {
+    let m = &*RECORDED;
+    m.batch_size.observe(size as f64);
+    m.retries.observe(f64::from(retries));
+}
+
+/// One number request finished. `type_code` must be a correspondence type code from the reference data
+/// (or [`UNKNOWN`]); `status` is [`SUCCESS`] or an error name ([`status_of`]).
+pub fn generation(type_code: &str, status: &str, latency: Duration) {
+    RECORDED.generation.with_label_values(&[type_code, status]).observe(latency.as_secs_f64());
+}
+
+/// `n` numbers of correspondence type `type_code` were issued (committed).
+pub fn issued(type_code: &str, n: u64) {
+    RECORDED.issued.with_label_values(&[type_code]).inc_by(n);
+}
+
+/// The status label of a result: [`SUCCESS`], or the error's name (`VALIDATION_ERROR`, `LOCK_TIMEOUT`, …: a
+/// fixed set, see `AppError::kind`).
+pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
+    match result {
+        Ok(_) => SUCCESS,
+        Err(e) => e.kind().2,
+    }
+}
+
+// ---- the scrape ----
+
+/// `/metrics`, with the bearer token of `METRICS_TOKEN` required when that variable is set (read when the
+/// router is built).
+pub fn routes() -> Router<AppState> {
+    let token = std::env::var("METRICS_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
+    Router::new().route(
+        "/metrics",
+        get(move |State(state): State<AppState>, headers: HeaderMap| {
+            let token = token.clone();
+            async move {
+                if let Some(expected) = token.as_deref() {
+                    if !bearer_matches(&headers, expected) {
+                        return unauthorized();
+                    }
+                }
+                scrape(&state).await
+            }
+        }),
+    )
+}
+
+fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+    else {
+        return false;
+    };
+    let (a, b) = (given.trim().as_bytes(), expected.as_bytes());
+    // constant time in the token's content
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn unauthorized() -> Response {
+    let mut r = (StatusCode::UNAUTHORIZED, "metrics: Authorization: Bearer <METRICS_TOKEN> required\n").into_response();
+    r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    r
+}
+
+async fn scrape(state: &AppState) -> Response {
+    let encoder = TextEncoder::new();
+    let mut families = RECORDED.registry.gather();
+    families.extend(scrape_time(state).await.gather());
+    families.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut body = Vec::with_capacity(8 * 1024);
+    if let Err(e) = encoder.encode(&families, &mut body) {
+        tracing::warn!(error = %e, "metrics encoding failed");
+        return (StatusCode::INTERNAL_SERVER_ERROR, "metrics encoding failed\n").into_response();
+    }
+    let mut r = body.into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    r
+}
+
+/// The gauges computed from the state at scrape time, in a registry of their own made for this scrape (so
+/// a type that no longer has a counter in the current period leaves no stale series).
+async fn scrape_time(state: &AppState) -> Registry {
+    let r = Registry::new();
+
+    // Redis: reachability now (PING quorum), and whether numbering currently runs on the fallback.
+    if !state.config.redis_urls.is_empty() {
+        let up = register(&r, IntGauge::new(REDIS_UP, "1 when a quorum of the REDIS_URLS servers answers PING at scrape time.").unwrap());
+        up.set(i64::from(redis_quorum_answers(&state.config.redis_urls).await));
+        let fallback = register(
+            &r,
+            IntGauge::new(LOCK_FALLBACK_ACTIVE, "1 while counter batches use the database-lock fallback instead of Redis.").unwrap(),
+        );
+        fallback.set(i64::from(state.engine.redis_up() == Some(false)));
+    }
+
+    // Database pools: on SQLite a read pool and a one-connection writer; on MariaDB one pool.
+    let connections = register(
+        &r,
+        IntGaugeVec::new(Opts::new(DB_POOL_CONNECTIONS, "Open database connections by pool and state (idle / in_use)."), &["pool", "state"]).unwrap(),
+    );
+    let max = register(&r, IntGaugeVec::new(Opts::new(DB_POOL_MAX, "Largest number of connections of the pool."), &["pool"]).unwrap());
+    let mut pools = vec![("main", &state.db.pool)];
+    if state.db.dialect == Dialect::Sqlite {
+        pools.push(("writer", &state.db.writer));
+    }
+    for (name, pool) in pools {
+        let size = i64::from(pool.size());
+        let idle = pool.num_idle() as i64;
+        connections.with_label_values(&[name, "idle"]).set(idle);
+        connections.with_label_values(&[name, "in_use"]).set((size - idle).max(0));
+        max.with_label_values(&[name]).set(i64::from(pool.options().get_max_connections()));
+    }
+
+    // Sequence utilization: per type, the fullest counter of the current period.
+    let utilization = register(
+        &r,
+        GaugeVec::new(
+            Opts::new(SEQUENCE_UTILIZATION, "Highest last_number / max_number over the counters of the current period, by correspondence type."),
+            &["type"],
+        )
+        .unwrap(),
+    );
+    match tokio::time::timeout(Duration::from_secs(2), sequence_utilization(state)).await {
+        Ok(Ok(rows)) => {
+            for (type_code, ratio) in rows {
+                utilization.with_label_values(&[&type_code]).set(ratio);
+            }
+        }
+        Ok(Err(e)) => tracing::warn!(error = %e, "metrics: sequence utilization query failed"),
+        Err(_) => tracing::warn!("metrics: sequence utilization query took more than 2 s; skipped"),
+    }
+    r
+}
+
+/// Per correspondence type, the highest `last_number / max_number` over counters of the current period
+/// (this year's yearly counters, this month's monthly counters, and never-resetting counters), as a ratio
+/// 0..1. One grouped query; rows = number of types. The ratio is computed in millionths as an integer, so
+/// the same code reads it on SQLite and MariaDB.
+pub async fn sequence_utilization(state: &AppState) -> Result<Vec<(String, f64)>, sqlx::Error> {
+    let now = state.clock.now();
+    let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
+    let div = match state.db.dialect {
+        Dialect::Sqlite => "/",
+        Dialect::MySql => "DIV",
+    };
+    let sql = format!(
+        "SELECT t.code, MAX((c.last_number * 1000000) {div} c.max_number) \
+         FROM counters c JOIN correspondence_types t ON t.id = c.corr_type_id \
+         WHERE c.period IN (?, ?, ?) AND c.max_number > 0 \
+         GROUP BY t.code"
+    );
+    let rows = sqlx::query(&sql).bind(&periods[0]).bind(&periods[1]).bind(&periods[2]).fetch_all(&state.db.pool).await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)? as f64 / 1_000_000.0)))
+        .collect()
+}
+
+/// Whether a quorum of `urls` answers PING within 250 ms (fresh connections: this runs once per scrape).
+async fn redis_quorum_answers(urls: &[String]) -> bool {
+    let pings = urls.iter().map(|url| async move {
+        let ping = async {
+            let client = redis::Client::open(url.as_str())?;
+            let mut con = client.get_multiplexed_async_connection().await?;
+            redis::cmd("PING").query_async::<String>(&mut con).await
+        };
+        matches!(tokio::time::timeout(Duration::from_millis(250), ping).await, Ok(Ok(_)))
+    });
+    let answered = futures::future::join_all(pings).await.into_iter().filter(|ok| *ok).count();
+    answered > urls.len() / 2
+}

@@ -1,0 +1,300 @@
+//! SPEC §10: `GET /metrics` over HTTP on the real service — the series after real requests with their
+//! values, the scrape-time gauges (database pools, sequence utilization, Redis), `METRICS_TOKEN`, and that
+//! the alert rules and the dashboard in deploy/ use only metric names the service exports.
+//!
+//! The recorded series live in one process-wide registry, so the tests of this file take turns (`SERIAL`)
+//! and only one of them sends number requests; the lock and batch series, which the queue will also feed,
+//! are checked as differences between two scrapes.
+
+mod common;
+mod support;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use common::*;
+use docnum::server::metrics::{self, LockKind};
+use reqwest::StatusCode;
+use serde_json::json;
+use support::RedisServer;
+
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The samples of a text exposition: (name, sorted labels) → value.
+struct Scrape {
+    text: String,
+    samples: HashMap<(String, Vec<(String, String)>), f64>,
+}
+
+impl Scrape {
+    fn parse(text: String) -> Scrape {
+        let mut samples = HashMap::new();
+        for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+            let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("sample line: {line}"));
+            let value: f64 = value.parse().unwrap_or_else(|_| panic!("value of {line}"));
+            let (name, labels) = match series.split_once('{') {
+                None => (series.to_string(), Vec::new()),
+                Some((name, rest)) => {
+                    let rest = rest.strip_suffix('}').unwrap_or_else(|| panic!("labels of {line}"));
+                    let mut labels: Vec<(String, String)> = split_labels(rest)
+                        .into_iter()
+                        .map(|pair| {
+                            let (k, v) = pair.split_once('=').unwrap_or_else(|| panic!("label {pair} in {line}"));
+                            (k.to_string(), v.trim_matches('"').to_string())
+                        })
+                        .collect();
+                    labels.sort();
+                    (name.to_string(), labels)
+                }
+            };
+            samples.insert((name, labels), value);
+        }
+        Scrape { text, samples }
+    }
+
+    fn get(&self, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+        let mut key: Vec<(String, String)> = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        key.sort();
+        self.samples.get(&(name.to_string(), key)).copied()
+    }
+
+    /// The value of a sample that must be there.
+    fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        self.get(name, labels).unwrap_or_else(|| panic!("no sample {name}{labels:?} in:\n{}", self.text))
+    }
+
+    /// A sample that may not exist yet counts as 0 (a difference between two scrapes).
+    fn or_zero(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        self.get(name, labels).unwrap_or(0.0)
+    }
+
+    fn has_family(&self, name: &str) -> bool {
+        self.text.lines().any(|l| l.strip_prefix("# TYPE ").is_some_and(|rest| rest.split(' ').next() == Some(name)))
+    }
+}
+
+/// `a="x",b="y, z"` → [`a="x"`, `b="y, z"`] (commas inside quotes kept).
+fn split_labels(s: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut escaped) = (Vec::new(), String::new(), false, false);
+    for c in s.chars() {
+        match c {
+            '\\' if quoted && !escaped => escaped = true,
+            '"' if !escaped => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => escaped = false,
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+async fn scrape(app: &TestApp) -> Scrape {
+    let r = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let content_type = r.headers()[reqwest::header::CONTENT_TYPE].to_str().unwrap().to_string();
+    assert!(content_type.starts_with("text/plain; version=0.0.4"), "content type {content_type}");
+    Scrape::parse(r.text().await.unwrap())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+#[tokio::test]
+async fn requests_and_lock_events_show_up_with_their_values() {
+    let _turn = SERIAL.lock().await;
+    let app = TestApp::spawn().await;
+
+    // 3 LETTER reserves succeed; one LETTER reserve fails validation (back-dated year); one names a type
+    // that does not exist; a document's number is generated, then asked for again (same number, not new).
+    for _ in 0..3 {
+        let (s, b) = app.reserve(&letter()).await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+    }
+    let mut backdated = letter();
+    backdated["year"] = json!(1999);
+    let (s, b) = app.reserve(&backdated).await;
+    assert_error(s, &b, 400, "VALIDATION_ERROR");
+    let mut unknown_type = letter();
+    unknown_type["correspondenceTypeCode"] = json!("NO-SUCH-TYPE-1234");
+    let (s, unknown_body) = app.reserve(&unknown_type).await;
+    assert!(s.is_client_error(), "{unknown_body}");
+    let (s, first) = app.post_json("/api/v1/documents/DOC-1/generate-number", &letter()).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let (s, again) = app.post_json("/api/v1/documents/DOC-1/generate-number", &letter()).await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(first["documentNumber"], again["documentNumber"]);
+    // a MEMO counter, then made nearly full by hand; and an RFA counter of a past year, full
+    let mut memo = letter();
+    memo["correspondenceTypeCode"] = json!("MEMO");
+    let (s, b) = app.reserve(&memo).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let memo_type = app.count("SELECT id FROM correspondence_types WHERE code = 'MEMO'").await;
+    let rfa_type = app.count("SELECT id FROM correspondence_types WHERE code = 'RFA'").await;
+    let project = app.project_id("LCBP3").await;
+    sqlx::query("UPDATE counters SET last_number = max_number - 400 WHERE corr_type_id = ?")
+        .bind(memo_type)
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO counters (project_id, corr_type_id, period, last_number, max_number, version, created_at, updated_at) \
+         VALUES (?, ?, 'YEAR_2020', 9999, 9999, 0, 0, 0)",
+    )
+    .bind(project)
+    .bind(rfa_type)
+    .execute(&app.state.db.pool)
+    .await
+    .unwrap();
+
+    let m = scrape(&app).await;
+    let issued = metrics::ISSUED;
+    assert_eq!(m.value(issued, &[("type", "LETTER")]), 4.0, "3 reserves + 1 generate; asking again issues nothing");
+    assert_eq!(m.value(issued, &[("type", "MEMO")]), 1.0);
+    assert_eq!(m.get(issued, &[("type", "unknown")]), None, "failed requests issue nothing");
+    let count = format!("{}_count", metrics::GENERATION);
+    assert_eq!(m.value(&count, &[("type", "LETTER"), ("status", "success")]), 5.0, "3 reserves + 2 generates");
+    assert_eq!(m.value(&count, &[("type", "LETTER"), ("status", "VALIDATION_ERROR")]), 1.0);
+    let unknown_status = unknown_body["error"].as_str().unwrap();
+    assert_eq!(m.value(&count, &[("type", "unknown"), ("status", unknown_status)]), 1.0, "an unknown type code is never a label");
+    assert!(!m.text.contains("NO-SUCH-TYPE-1234"));
+    let bucket = format!("{}_bucket", metrics::GENERATION);
+    assert_eq!(m.value(&bucket, &[("type", "LETTER"), ("status", "success"), ("le", "+Inf")]), 5.0);
+    assert!(m.value(&format!("{}_sum", metrics::GENERATION), &[("type", "LETTER"), ("status", "success")]) > 0.0);
+
+    // the database pools (SQLite: an 8-connection read pool and the one-connection writer; MariaDB: one pool of 32)
+    let conns = metrics::DB_POOL_CONNECTIONS;
+    if use_mysql() {
+        assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "main")]), 32.0);
+        assert_eq!(m.get(metrics::DB_POOL_MAX, &[("pool", "writer")]), None);
+    } else {
+        assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "main")]), 8.0);
+        assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "writer")]), 1.0);
+        assert_eq!(m.value(conns, &[("pool", "writer"), ("state", "idle")]) + m.value(conns, &[("pool", "writer"), ("state", "in_use")]), 1.0);
+    }
+    let main_open = m.value(conns, &[("pool", "main"), ("state", "idle")]) + m.value(conns, &[("pool", "main"), ("state", "in_use")]);
+    assert!(main_open >= 1.0 && main_open <= m.value(metrics::DB_POOL_MAX, &[("pool", "main")]), "open connections {main_open}");
+
+    // sequence utilization: the fullest counter of the current period per type; past periods do not count
+    let util = metrics::SEQUENCE_UTILIZATION;
+    assert!(close(m.value(util, &[("type", "LETTER")]), 4.0 / 9999.0), "{}", m.value(util, &[("type", "LETTER")]));
+    let memo_max = app.count(&format!("SELECT max_number FROM counters WHERE corr_type_id = {memo_type}")).await as f64;
+    assert!(close(m.value(util, &[("type", "MEMO")]), (memo_max - 400.0) / memo_max), "{}", m.value(util, &[("type", "MEMO")]));
+    assert_eq!(m.get(util, &[("type", "RFA")]), None, "a counter of 2020 is not in the current period");
+
+    // no Redis configured: no Redis series
+    assert!(!m.has_family(metrics::REDIS_UP) && !m.has_family(metrics::LOCK_FALLBACK_ACTIVE));
+    for family in metrics::FAMILIES.iter().filter(|f| **f != metrics::REDIS_UP && **f != metrics::LOCK_FALLBACK_ACTIVE) {
+        assert!(m.has_family(family), "{family} is exported");
+    }
+
+    // the lock and batch series, through the functions the queue and the lock call
+    let before = scrape(&app).await;
+    metrics::lock_acquired(LockKind::Local, Duration::from_millis(2));
+    metrics::lock_acquired(LockKind::Redis, Duration::from_millis(1500));
+    metrics::lock_acquired(LockKind::DbFallback, Duration::from_millis(30));
+    metrics::lock_failed("timeout");
+    metrics::lock_failed("something new");
+    metrics::batch(3, 1);
+    metrics::batch(1, 0);
+    let after = scrape(&app).await;
+    let delta = |name: &str, labels: &[(&str, &str)]| after.or_zero(name, labels) - before.or_zero(name, labels);
+    assert_eq!(delta(metrics::LOCK_ATTEMPTS, &[]), 5.0);
+    assert_eq!(delta(metrics::LOCK_FAILURES, &[("reason", "timeout")]), 1.0);
+    assert_eq!(delta(metrics::LOCK_FAILURES, &[("reason", "other")]), 1.0, "unknown reasons are not labels");
+    assert_eq!(after.get(metrics::LOCK_FAILURES, &[("reason", "something new")]), None);
+    assert_eq!(before.value(metrics::LOCK_FAILURES, &[("reason", "redis_down")]), after.value(metrics::LOCK_FAILURES, &[("reason", "redis_down")]));
+    let wait_bucket = format!("{}_bucket", metrics::LOCK_WAIT);
+    assert_eq!(delta(&wait_bucket, &[("kind", "redis"), ("le", "1")]), 0.0);
+    assert_eq!(delta(&wait_bucket, &[("kind", "redis"), ("le", "2")]), 1.0);
+    assert_eq!(delta(&wait_bucket, &[("kind", "local"), ("le", "0.0025")]), 1.0);
+    assert_eq!(delta(&wait_bucket, &[("kind", "db_fallback"), ("le", "0.05")]), 1.0);
+    assert!(close(delta(&format!("{}_sum", metrics::LOCK_WAIT), &[("kind", "redis")]), 1.5));
+    assert_eq!(delta(&format!("{}_count", metrics::RETRIES), &[]), 2.0);
+    assert_eq!(delta(&format!("{}_sum", metrics::RETRIES), &[]), 1.0);
+    assert_eq!(delta(&format!("{}_bucket", metrics::RETRIES), &[("le", "0")]), 1.0);
+    assert_eq!(delta(&format!("{}_sum", metrics::BATCH_SIZE), &[]), 4.0);
+    assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "2")]), 1.0);
+    assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "4")]), 2.0);
+}
+
+#[tokio::test]
+async fn the_redis_gauges_follow_the_servers() {
+    let _turn = SERIAL.lock().await;
+    let mut redis = RedisServer::start().await;
+    let app = TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await;
+    let m = scrape(&app).await;
+    assert_eq!(m.value(metrics::REDIS_UP, &[]), 1.0);
+    assert_eq!(m.value(metrics::LOCK_FALLBACK_ACTIVE, &[]), 0.0);
+    redis.kill();
+    let m = scrape(&app).await;
+    assert_eq!(m.value(metrics::REDIS_UP, &[]), 0.0, "probed at scrape time, not only when a number is requested");
+}
+
+#[tokio::test]
+async fn metrics_token_when_set_is_required() {
+    let _turn = SERIAL.lock().await;
+    // The variable is read when the router is built; the other tests of this file wait for their turn.
+    std::env::set_var("METRICS_TOKEN", "scrape-secret-1");
+    let app = TestApp::spawn().await;
+    std::env::remove_var("METRICS_TOKEN");
+
+    let r = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(r.headers()[reqwest::header::WWW_AUTHENTICATE], "Bearer");
+    assert!(!r.text().await.unwrap().contains("docnum_"), "nothing leaks without the token");
+    let r = app.client.get(app.url("/metrics")).bearer_auth("scrape-secret-2").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "a wrong token");
+    let r = app.client.get(app.url("/metrics")).bearer_auth(&app.token).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "an API token is not the metrics token");
+    let r = app.client.get(app.url("/metrics")).bearer_auth("scrape-secret-1").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let m = Scrape::parse(r.text().await.unwrap());
+    assert!(m.has_family(metrics::LOCK_ATTEMPTS));
+    assert_eq!(app.client.get(app.url("/health")).send().await.unwrap().status(), StatusCode::OK, "/health stays open");
+
+    // without the variable, no token is needed
+    let open = TestApp::spawn().await;
+    assert_eq!(open.client.get(open.url("/metrics")).send().await.unwrap().status(), StatusCode::OK);
+}
+
+/// Every `docnum_…` name in the alert rules, their unit tests and the dashboard is a family the service
+/// exports (histograms through their `_bucket` / `_sum` / `_count` series). `scripts/check-monitoring.sh`
+/// checks the same files with promtool.
+#[test]
+fn alerts_and_dashboard_use_only_exported_metric_names() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let histograms = [metrics::LOCK_WAIT, metrics::RETRIES, metrics::BATCH_SIZE, metrics::GENERATION];
+    let mut used = std::collections::BTreeSet::new();
+    for file in ["deploy/prometheus/alerts.yml", "deploy/prometheus/alerts.test.yml", "deploy/grafana/docnum-dashboard.json"] {
+        let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+        if file.ends_with(".json") {
+            let dashboard: serde_json::Value = serde_json::from_str(&text).expect("dashboard is JSON");
+            assert!(dashboard["panels"].as_array().is_some_and(|p| p.len() >= 8), "dashboard panels");
+        }
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("docnum_") {
+            let name: String = rest[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            rest = &rest[at + name.len()..];
+            let known = metrics::FAMILIES.contains(&name.as_str())
+                || ["_bucket", "_sum", "_count"].iter().any(|s| name.strip_suffix(s).is_some_and(|base| histograms.contains(&base)));
+            assert!(known, "{file} uses {name}, which the service does not export");
+            used.insert(name);
+        }
+    }
+    // the rules cover every alert of SPEC §10
+    let alerts = std::fs::read_to_string(format!("{root}/deploy/prometheus/alerts.yml")).unwrap();
+    for family in [metrics::REDIS_UP, metrics::LOCK_FAILURES, metrics::LOCK_ATTEMPTS, metrics::SEQUENCE_UTILIZATION] {
+        assert!(alerts.contains(family), "alerts.yml uses {family}");
+    }
+    for series in ["docnum_lock_wait_seconds_bucket", "docnum_retries_sum", "docnum_generation_duration_seconds_bucket"] {
+        assert!(alerts.contains(series), "alerts.yml uses {series}");
+    }
+    assert!(used.len() >= 10, "{used:?}");
+}
