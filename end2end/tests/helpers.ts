@@ -8,6 +8,15 @@ export const STAFF = {
   user: process.env.STAFF_USER ?? 'staff',
   password: process.env.STAFF_PASSWORD ?? '',
 };
+// admin pages: a second super admin (resets need two people) and a project admin of LCBP3-C4 (scripts/e2e.sh)
+export const ADMIN2 = {
+  user: process.env.ADMIN2_USER ?? 'admin2',
+  password: process.env.ADMIN2_PASSWORD ?? '',
+};
+export const PADMIN = {
+  user: process.env.PADMIN_USER ?? 'padmin',
+  password: process.env.PADMIN_PASSWORD ?? '',
+};
 
 /** The WASM bundle has hydrated the page (App sets this marker from an effect). */
 export async function waitHydrated(page: Page) {

@@ -128,3 +128,60 @@ pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<Cre
 pub async fn revoke_api_token(id: i64) -> Result<(), ServerFnError> {
     crate::server::ui::revoke_api_token(id).await
 }
+
+// ---- admin pages: counters, counter resets (workflow), super-admin operations ----
+// (names differ from the types they return: a server function also defines a type of its own name)
+
+/// Counters with last number and utilization; project admins get their projects' only.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_counters(query: CounterQuery) -> Result<Vec<CounterView>, ServerFnError> {
+    crate::server::ui::list_counters(query).await
+}
+
+/// Every number of a counter in a window of sequences, and the audit row explaining each missing sequence.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn fetch_counter_numbers(counter_id: i64, after_sequence: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ServerFnError> {
+    crate::server::ui::counter_numbers(counter_id, after_sequence, limit).await
+}
+
+/// A super admin asks for a counter to restart at `new_value` (default 0); a different one decides.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+    crate::server::ui::request_counter_reset(counter_id, new_value, reason).await
+}
+
+/// Reset requests, newest first, each with the actions this caller may take (ADR-021 envelope).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_reset_requests(state: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ServerFnError> {
+    crate::server::ui::list_reset_requests(state, counter_id).await
+}
+
+/// Takes one of the envelope's `availableActions` (APPROVE, REJECT) on a reset request.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn act_on_reset_request(public_id: String, action: String, comment: Option<String>) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+    crate::server::ui::act_on_reset_request(public_id, action, comment).await
+}
+
+/// The next revision of a confirmed number (same sequence, next `{REV}`).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ServerFnError> {
+    crate::server::ui::revise_number(target).await
+}
+
+/// Voids a confirmed number and issues its replacement.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ServerFnError> {
+    crate::server::ui::void_and_replace_number(target, reason).await
+}
+
+/// Manual override: registers a hand-typed (legacy) number on a counter.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn override_register_number(counter_id: i64, document_number: String, document_id: Option<String>, reason: String) -> Result<OverrideResult, ServerFnError> {
+    crate::server::ui::override_register_number(counter_id, document_number, document_id, reason).await
+}
+
+/// Manual override: sets a counter to a value at least the highest issued.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ServerFnError> {
+    crate::server::ui::override_counter_value(counter_id, value, reason).await
+}

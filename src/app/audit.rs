@@ -8,7 +8,7 @@ use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, RequireUser};
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage};
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
@@ -32,28 +32,8 @@ const CSV_ENDPOINT: &str = "/api/v1/document-numbering/logs/audit";
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
-    let i18n = use_i18n();
-    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
     view! {
-        <RequireUser content=move |user: UserInfo| {
-            if !user.is_admin() {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
-            }
-            view! {
-                <section class="card wide-card">
-                    <h1>{move || i18n.t("audit.title")}</h1>
-                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
-                        {move || Suspend::new(async move {
-                            match refdata.await {
-                                Ok(data) => view! { <AuditSearch projects=data.projects/> }.into_any(),
-                                Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
-                            }
-                        })}
-                    </Suspense>
-                </section>
-            }
-            .into_any()
-        }/>
+        <AdminPage title="audit.title" wide=true content=|ctx: AdminContext| view! { <AuditSearch projects=ctx.data.projects/> }/>
     }
 }
 

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::types::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, Pager, RequireUser};
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, Pager, AdminContext, AdminPage};
 
 /// The error types of SPEC §7.
 pub const ERROR_TYPES: &[&str] = &[
@@ -23,20 +23,8 @@ const PAGE_SIZE: u32 = 50;
 
 #[component]
 pub fn ErrorsPage() -> impl IntoView {
-    let i18n = use_i18n();
     view! {
-        <RequireUser content=move |user: UserInfo| {
-            if !user.is_admin() {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
-            }
-            view! {
-                <section class="card wide-card">
-                    <h1>{move || i18n.t("errors.title")}</h1>
-                    <ErrorLog/>
-                </section>
-            }
-            .into_any()
-        }/>
+        <AdminPage title="errors.title" wide=true reference=false content=|_: AdminContext| view! { <ErrorLog/> }/>
     }
 }
 

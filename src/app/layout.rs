@@ -34,6 +34,7 @@ pub fn Header() -> impl IntoView {
                     match user.await {
                         Ok(Some(u)) => {
                             let is_admin = u.is_admin();
+                            let is_super = u.role == super::types::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
                                 <nav class="nav">
@@ -43,6 +44,11 @@ pub fn Header() -> impl IntoView {
                                         <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
                                         <A href="/audit" attr:data-testid="nav-audit">{move || i18n.t("nav.audit")}</A>
                                         <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
+                                        // admin pages: counters, reset requests
+                                        <A href="/counters" attr:data-testid="nav-counters">{move || i18n.t("nav.counters")}</A>
+                                    </Show>
+                                    <Show when=move || is_super>
+                                        <A href="/resets" attr:data-testid="nav-resets">{move || i18n.t("nav.resets")}</A>
                                     </Show>
                                 </nav>
                                 <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>

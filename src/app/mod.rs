@@ -15,6 +15,9 @@ mod reserve;
 mod templates;
 mod tokens;
 mod widgets;
+// admin pages: counters, reset requests
+mod counters;
+mod resets;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -97,6 +100,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/tokens") view=tokens::TokensPage/>
                     <Route path=path!("/audit") view=audit::AuditPage/>
                     <Route path=path!("/errors") view=errors::ErrorsPage/>
+                    // admin pages: counters, reset requests
+                    <Route path=path!("/counters") view=counters::CountersPage/>
+                    <Route path=path!("/resets") view=resets::ResetsPage/>
                 </Routes>
             </main>
         </Router>

@@ -9,39 +9,13 @@ use super::i18n::{use_i18n, Lang};
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
 use super::diff::{diff, Part};
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, AdminContext, AdminPage};
 use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
 pub fn TemplatesPage() -> impl IntoView {
-    let i18n = use_i18n();
-    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
     view! {
-        <RequireUser content=move |user: UserInfo| {
-            if !user.is_admin() {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
-            }
-            view! {
-                <section class="card">
-                    <h1>{move || i18n.t("tpl.title")}</h1>
-                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
-                        {
-                            let user = user.clone();
-                            move || {
-                                let user = user.clone();
-                                Suspend::new(async move {
-                                    match refdata.await {
-                                        Ok(data) => view! { <TemplateEditor data user/> }.into_any(),
-                                        Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
-                                    }
-                                })
-                            }
-                        }
-                    </Suspense>
-                </section>
-            }
-            .into_any()
-        }/>
+        <AdminPage title="tpl.title" content=|ctx: AdminContext| view! { <TemplateEditor data=ctx.data user=ctx.user/> }/>
     }
 }
 

@@ -5,32 +5,12 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::types::*;
-use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, AdminContext, AdminPage};
 
 #[component]
 pub fn TokensPage() -> impl IntoView {
-    let i18n = use_i18n();
-    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
     view! {
-        <RequireUser content=move |user: UserInfo| {
-            if !user.is_admin() {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
-            }
-            view! {
-                <section class="card">
-                    <h1>{move || i18n.t("tokens.title")}</h1>
-                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
-                        {move || Suspend::new(async move {
-                            match refdata.await {
-                                Ok(data) => view! { <Tokens projects=data.projects/> }.into_any(),
-                                Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
-                            }
-                        })}
-                    </Suspense>
-                </section>
-            }
-            .into_any()
-        }/>
+        <AdminPage title="tokens.title" content=|ctx: AdminContext| view! { <Tokens projects=ctx.data.projects/> }/>
     }
 }
 

@@ -310,3 +310,191 @@ pub struct ErrorPage {
     pub page: u32,
     pub page_size: u32,
 }
+
+// ---- admin pages: counters, reset requests (workflow), super-admin operations ----
+// Moved here from `server::admin_ops` and `server::workflow` so the server functions and the WASM side share
+// them; the REST API answers the same types (same JSON, camelCase).
+
+/// A counter with its last number and utilization (the counter browser, SPEC §4, §9).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterView {
+    pub id: i64,
+    pub project_id: i64,
+    pub project_code: String,
+    pub correspondence_type_id: i64,
+    pub correspondence_type_code: String,
+    pub originator_code: Option<String>,
+    pub recipient_code: Option<String>,
+    pub sub_type_number: Option<String>,
+    pub rfa_type_code: Option<String>,
+    pub discipline_code: Option<String>,
+    pub period: String,
+    pub last_number: i64,
+    pub max_number: i64,
+    /// last number ÷ maximum, 0–1 (the utilization gauge of SPEC §4).
+    pub utilization: f64,
+    pub version: i64,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One issued number of a counter: RESERVED, CONFIRMED, CANCELLED or VOID.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NumberView {
+    pub sequence: i64,
+    pub revision: String,
+    pub document_number: String,
+    pub status: String,
+    pub document_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub confirmed_at: Option<DateTime<Utc>>,
+    pub cancelled_at: Option<DateTime<Utc>>,
+    pub cancel_reason: Option<String>,
+}
+
+/// A number released for reuse by an approved counter reset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleasedView {
+    pub sequence: i64,
+    pub revision: String,
+    pub document_number: String,
+    pub status_when_released: String,
+    pub reset_request_id: i64,
+    pub released_at: DateTime<Utc>,
+}
+
+/// The audit row that explains a missing sequence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditView {
+    pub operation: String,
+    pub status: String,
+    pub document_number: Option<String>,
+    pub username: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+    pub at: DateTime<Utc>,
+}
+
+/// A sequence without a number on record, and the (latest) audit row that says why; None = unexplained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GapView {
+    pub sequence: i64,
+    pub explanation: Option<AuditView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterNumbers {
+    pub counter: CounterView,
+    pub numbers: Vec<NumberView>,
+    pub gaps: Vec<GapView>,
+    pub released: Vec<ReleasedView>,
+    /// Pass as `afterSequence` for the next page; absent on the last page.
+    pub next_after_sequence: Option<i64>,
+}
+
+/// One transition of a workflow instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventView {
+    pub action: String,
+    pub from_state: String,
+    pub to_state: String,
+    pub actor: String,
+    pub comment: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// ADR-021: what the client needs to draw its buttons, computed on the server for this caller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowContext {
+    pub instance_public_id: String,
+    pub current_state: String,
+    pub available_actions: Vec<String>,
+    /// The instance is still open and the caller takes part in this workflow.
+    pub can_edit: bool,
+    pub last_transition_at: DateTime<Utc>,
+}
+
+/// ADR-021 envelope of a workflow object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope<T> {
+    pub data: T,
+    pub workflow: WorkflowContext,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetRequestView {
+    pub request_id: i64,
+    pub counter_id: i64,
+    /// The counter's last number when the reset was requested.
+    pub previous_value: i64,
+    pub new_value: i64,
+    pub reason: String,
+    pub requested_by: String,
+    pub requested_at: DateTime<Utc>,
+    pub history: Vec<EventView>,
+}
+
+/// A number issued by an administrative operation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuedNumber {
+    pub document_number: String,
+    pub counter_id: i64,
+    pub sequence: i64,
+    pub revision: String,
+    pub status: String,
+    pub document_id: Option<String>,
+    pub issued_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revised_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoidResult {
+    pub voided: String,
+    /// Always VOID.
+    pub status: String,
+    pub replacement: IssuedNumber,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverrideResult {
+    pub counter_id: i64,
+    pub previous_last_number: i64,
+    pub last_number: i64,
+    /// Sequences passed over (each with its audit row).
+    pub skipped: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered: Option<IssuedNumber>,
+}
+
+/// Filters of the counter browser; `year` in A.D. or B.E.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CounterQuery {
+    pub project_id: Option<i64>,
+    pub correspondence_type_id: Option<i64>,
+    pub year: Option<i32>,
+}
+
+/// An issued number an operation applies to (revise, void-and-replace).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NumberTarget {
+    pub project_id: i64,
+    pub correspondence_type_id: i64,
+    pub document_number: String,
+    /// The document the new number is for (default: the original's).
+    pub document_id: Option<String>,
+}

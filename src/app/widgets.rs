@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
 use super::i18n::use_i18n;
-use super::types::UserInfo;
+use super::types::{ReferenceData, Role, UserInfo};
 use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
@@ -162,5 +162,92 @@ pub fn Pager(
                 {move || i18n.t("common.next")}
             </button>
         </div>
+    }
+}
+
+// ---- AdminPage: the shared scaffolding of the admin pages ----
+
+/// The rank of a role for the pages' own "may this role see it" check (the server checks again).
+fn role_rank(role: Role) -> u8 {
+    match role {
+        Role::Staff => 0,
+        Role::ProjectAdmin => 1,
+        Role::SuperAdmin => 2,
+    }
+}
+
+/// What an admin page's content gets: the user, and the reference data (empty unless the page asked for it).
+#[derive(Clone)]
+pub struct AdminContext {
+    pub user: UserInfo,
+    pub data: ReferenceData,
+}
+
+/// An admin page: logged-in users only (others go to `/login`); a user below `min_role` gets a clear Thai
+/// refusal instead of the content (the server refuses on its own too); with `reference`, the reference data is
+/// loaded (Suspense) before `content` runs; errors are shown in the error box. Draws the card and its title.
+#[component]
+pub fn AdminPage<F, IV>(
+    /// i18n key of the page title.
+    title: &'static str,
+    content: F,
+    /// The lowest role that may use the page.
+    #[prop(default = Role::ProjectAdmin)]
+    min_role: Role,
+    /// Load the reference data (projects, types, …) for the content.
+    #[prop(default = true)]
+    reference: bool,
+    /// A wide card (tables).
+    #[prop(optional)]
+    wide: bool,
+) -> impl IntoView
+where
+    F: Fn(AdminContext) -> IV + Clone + Send + Sync + 'static,
+    IV: IntoView + 'static,
+{
+    let i18n = use_i18n();
+    let refdata = reference.then(|| Resource::new(|| (), |_| super::api::fetch_reference_data()));
+    let class = if wide { "card wide-card" } else { "card" };
+    view! {
+        <RequireUser content=move |user: UserInfo| {
+            if role_rank(user.role) < role_rank(min_role) {
+                let needed = if min_role == Role::SuperAdmin { "common.needs_super_admin" } else { "common.needs_admin" };
+                return view! {
+                    <section class="card" data-testid="no-access">
+                        <ErrorBox message=i18n.t("common.no_access")/>
+                        <p class="muted" data-testid="no-access-role">{move || i18n.t(needed)}</p>
+                    </section>
+                }
+                .into_any();
+            }
+            let content = content.clone();
+            let body = match refdata {
+                None => content(AdminContext { user, data: ReferenceData::default() }).into_any(),
+                Some(refdata) => view! {
+                    <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
+                        {
+                            let (user, content) = (user.clone(), content.clone());
+                            move || {
+                                let (user, content) = (user.clone(), content.clone());
+                                Suspend::new(async move {
+                                    match refdata.await {
+                                        Ok(data) => content(AdminContext { user, data }).into_any(),
+                                        Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                                    }
+                                })
+                            }
+                        }
+                    </Suspense>
+                }
+                .into_any(),
+            };
+            view! {
+                <section class=class>
+                    <h1>{move || i18n.t(title)}</h1>
+                    {body}
+                </section>
+            }
+            .into_any()
+        }/>
     }
 }

@@ -183,3 +183,72 @@ pub async fn revoke_api_token(id: i64) -> Result<(), ServerFnError> {
     let caller = caller(&state).await?;
     auth::http::revoke_token_for(&state, &caller, id).await.map_err(sfe)
 }
+
+// ---- admin pages: counters, counter resets, super-admin operations (each checks the caller in the engine) ----
+
+use crate::server::admin_ops::{self, NumberRef, Override};
+
+pub async fn list_counters(q: CounterQuery) -> Result<Vec<CounterView>, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::counters(&state, &caller, q.project_id, q.correspondence_type_id, q.year).await.map_err(sfe)
+}
+
+pub async fn counter_numbers(counter_id: i64, after: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::counter_numbers(&state, &caller, counter_id, after, limit).await.map_err(sfe)
+}
+
+pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::request_reset(&state, &caller, counter_id, new_value, &reason).await.map_err(sfe)
+}
+
+pub async fn list_reset_requests(st: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    let st = st.filter(|s| !s.trim().is_empty());
+    admin_ops::reset_requests(&state, &caller, st.as_deref(), counter_id).await.map_err(sfe)
+}
+
+pub async fn act_on_reset_request(public_id: String, action: String, comment: Option<String>) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::act_on_reset(&state, &caller, &public_id, &action, comment.as_deref()).await.map_err(sfe)
+}
+
+fn number_ref(t: &NumberTarget) -> NumberRef {
+    NumberRef {
+        project_id: Some(t.project_id),
+        correspondence_type_id: Some(t.correspondence_type_id),
+        document_number: t.document_number.clone(),
+        ..Default::default()
+    }
+}
+
+pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::revise(&state, &caller, &number_ref(&target), target.document_id.as_deref()).await.map_err(sfe)
+}
+
+pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::void_and_replace(&state, &caller, &number_ref(&target), &reason, target.document_id.as_deref()).await.map_err(sfe)
+}
+
+pub async fn override_register_number(counter_id: i64, document_number: String, document_id: Option<String>, reason: String) -> Result<OverrideResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    let document_id = document_id.filter(|d| !d.trim().is_empty());
+    admin_ops::manual_override(&state, &caller, counter_id, Override::Register { document_number, document_id }, &reason).await.map_err(sfe)
+}
+
+pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    admin_ops::manual_override(&state, &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfe)
+}

@@ -11,8 +11,6 @@ pub mod store;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
@@ -41,84 +39,10 @@ const MAX_COUNTERS: i64 = 2000;
 const CONFIRMED: &[&str] = &["CONFIRMED", "VOID"];
 const ANY_STATUS: &[&str] = &["RESERVED", "CONFIRMED", "CANCELLED", "VOID"];
 
-// ---- views ----
+// ---- views (the shared ones are in `crate::app::types`) ----
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CounterView {
-    pub id: i64,
-    pub project_id: i64,
-    pub project_code: String,
-    pub correspondence_type_id: i64,
-    pub correspondence_type_code: String,
-    pub originator_code: Option<String>,
-    pub recipient_code: Option<String>,
-    pub sub_type_number: Option<String>,
-    pub rfa_type_code: Option<String>,
-    pub discipline_code: Option<String>,
-    pub period: String,
-    pub last_number: i64,
-    pub max_number: i64,
-    /// last number ÷ maximum, 0–1 (the utilization gauge of SPEC §4).
-    pub utilization: f64,
-    pub version: i64,
-    pub updated_at: DateTime<Utc>,
-}
+pub use crate::app::types::{AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult};
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NumberView {
-    pub sequence: i64,
-    pub revision: String,
-    pub document_number: String,
-    pub status: String,
-    pub document_id: Option<String>,
-    pub created_at: DateTime<Utc>,
-    pub confirmed_at: Option<DateTime<Utc>>,
-    pub cancelled_at: Option<DateTime<Utc>>,
-    pub cancel_reason: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReleasedView {
-    pub sequence: i64,
-    pub revision: String,
-    pub document_number: String,
-    pub status_when_released: String,
-    pub reset_request_id: i64,
-    pub released_at: DateTime<Utc>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AuditView {
-    pub operation: String,
-    pub status: String,
-    pub document_number: Option<String>,
-    pub username: Option<String>,
-    pub metadata: Option<serde_json::Value>,
-    pub at: DateTime<Utc>,
-}
-
-/// A sequence without a number on record, and the (latest) audit row that says why; None = unexplained.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GapView {
-    pub sequence: i64,
-    pub explanation: Option<AuditView>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CounterNumbers {
-    pub counter: CounterView,
-    pub numbers: Vec<NumberView>,
-    pub gaps: Vec<GapView>,
-    pub released: Vec<ReleasedView>,
-    /// Pass as `afterSequence` for the next page; absent on the last page.
-    pub next_after_sequence: Option<i64>,
-}
 
 /// A reset request as stored (see `store::reset_requests`).
 #[derive(Clone, Debug)]
@@ -131,57 +55,6 @@ pub struct ResetRow {
     pub requested_by: String,
     pub requested_at: i64,
     pub instance: Instance,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResetRequestView {
-    pub request_id: i64,
-    pub counter_id: i64,
-    /// The counter's last number when the reset was requested.
-    pub previous_value: i64,
-    pub new_value: i64,
-    pub reason: String,
-    pub requested_by: String,
-    pub requested_at: DateTime<Utc>,
-    pub history: Vec<EventView>,
-}
-
-/// A number issued by an administrative operation.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IssuedNumber {
-    pub document_number: String,
-    pub counter_id: i64,
-    pub sequence: i64,
-    pub revision: String,
-    pub status: String,
-    pub document_id: Option<String>,
-    pub issued_at: DateTime<Utc>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub revised_from: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replaces: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct VoidResult {
-    pub voided: String,
-    pub status: &'static str,
-    pub replacement: IssuedNumber,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OverrideResult {
-    pub counter_id: i64,
-    pub previous_last_number: i64,
-    pub last_number: i64,
-    /// Sequences passed over (each with its audit row).
-    pub skipped: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub registered: Option<IssuedNumber>,
 }
 
 /// Identifies an issued number: its text is unique within (project, correspondence type).
@@ -529,7 +402,7 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         tx.commit().await.map_err(sql)?;
         Ok(VoidResult {
             voided: original.number.clone(),
-            status: "VOID",
+            status: "VOID".into(),
             replacement: IssuedNumber {
                 document_number: number,
                 counter_id: counter.row.id,

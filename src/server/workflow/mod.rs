@@ -8,10 +8,9 @@
 pub mod http;
 pub mod store;
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 use crate::app::types::Role;
+pub use crate::app::types::{Envelope, EventView, WorkflowContext};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::AppError;
@@ -39,35 +38,6 @@ pub struct Instance {
     pub created_by: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EventView {
-    pub action: String,
-    pub from_state: String,
-    pub to_state: String,
-    pub actor: String,
-    pub comment: Option<String>,
-    pub at: DateTime<Utc>,
-}
-
-/// ADR-021: what the client needs to draw its buttons, computed on the server for this caller.
-#[derive(Clone, Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkflowContext {
-    pub instance_public_id: String,
-    pub current_state: String,
-    pub available_actions: Vec<String>,
-    /// The instance is still open and the caller takes part in this workflow.
-    pub can_edit: bool,
-    pub last_transition_at: DateTime<Utc>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Envelope<T> {
-    pub data: T,
-    pub workflow: WorkflowContext,
 }
 
 /// Users rank STAFF < PROJECT_ADMIN < SUPER_ADMIN; machine clients hold no workflow role.

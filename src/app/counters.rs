@@ -1,0 +1,606 @@
+//! `/counters` — the counter browser (SPEC §4, §9) for project admins (their projects) and super admins (all):
+//! filter by project, type and year; last number and utilization; per counter every number issued with its
+//! status and, for each missing sequence, the audit row that explains it. Super admins also find here the
+//! operations on a counter and its numbers: request a reset, revise, void-and-replace, manual override.
+//! The server decides everything; this page only asks and shows.
+
+use leptos::prelude::*;
+
+use super::api::{self, error_text};
+use super::i18n::{use_i18n, word};
+use super::reserve::{Choice, IdSelect};
+use super::types::*;
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot};
+
+/// Sequences shown per page of a counter's numbers.
+const NUMBERS_PAGE: i64 = 200;
+/// SPEC §5 (shown only: the server counts and decides).
+pub const MIN_RESET_REASON_CHARS: usize = 20;
+
+#[component]
+pub fn CountersPage() -> impl IntoView {
+    view! {
+        <AdminPage title="ctr.title" wide=true content=|ctx: AdminContext| view! { <CounterBrowser ctx/> }/>
+    }
+}
+
+/// The i18n key of a number's status.
+pub fn status_key(status: &str) -> &'static str {
+    match status {
+        "RESERVED" => "st.RESERVED",
+        "CONFIRMED" => "st.CONFIRMED",
+        "CANCELLED" => "st.CANCELLED",
+        "VOID" => "st.VOID",
+        _ => "",
+    }
+}
+
+/// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
+pub fn period_label(period: &str) -> String {
+    let mut it = period.split('_');
+    let kind = it.next().unwrap_or_default();
+    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
+    let month = it.next();
+    match (kind, year, month) {
+        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
+        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
+        _ => period.to_string(),
+    }
+}
+
+/// The parts a counter is kept per, e.g. `คคง. → ผรม.1`.
+pub fn parts_label(c: &CounterView) -> String {
+    let mut parts = Vec::new();
+    match (&c.originator_code, &c.recipient_code) {
+        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
+        (Some(o), None) => parts.push(o.clone()),
+        (None, Some(r)) => parts.push(format!("→ {r}")),
+        (None, None) => {}
+    }
+    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
+        parts.push(x.clone());
+    }
+    parts.join(" · ")
+}
+
+fn choices(items: impl Iterator<Item = (i64, String, String)>) -> Vec<Choice> {
+    items
+        .map(|(id, code, name)| Choice {
+            label: if name.trim().is_empty() || name == code { code.clone() } else { format!("{code} — {name}") },
+            id,
+            code,
+            disabled: false,
+        })
+        .collect()
+}
+
+#[component]
+fn CounterBrowser(ctx: AdminContext) -> impl IntoView {
+    let i18n = use_i18n();
+    let AdminContext { user, data } = ctx;
+    let is_super = user.role == Role::SuperAdmin;
+
+    let project = RwSignal::new(None::<i64>);
+    let ctype = RwSignal::new(None::<i64>);
+    let year = RwSignal::new(String::new());
+    let reload = RwSignal::new(0u32);
+    let selected = RwSignal::new(None::<i64>);
+
+    let project_choices = Signal::derive({
+        let list = choices(data.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| (p.id, p.code.clone(), p.name.clone())));
+        move || list.clone()
+    });
+    let type_choices = Signal::derive({
+        let list = choices(data.correspondence_types.iter().map(|t| (t.id, t.code.clone(), t.name.clone())));
+        move || list.clone()
+    });
+
+    let query = Memo::new(move |_| CounterQuery {
+        project_id: project.get(),
+        correspondence_type_id: ctype.get(),
+        year: year.with(|y| y.trim().parse().ok()),
+    });
+    let list = client_fetch(move || {
+        let q = query.get();
+        reload.track();
+        async move { api::list_counters(q).await.map_err(|e| error_text(&e)) }
+    });
+    let changed = Callback::new(move |_: ()| reload.update(|v| *v += 1));
+
+    view! {
+        <div class="filters form-grid">
+            <IdSelect label="ctr.project" testid="counter-filter-project" choices=project_choices value=project placeholder="common.all"/>
+            <IdSelect label="ctr.type" testid="counter-filter-type" choices=type_choices value=ctype placeholder="common.all"/>
+            <label class="field">
+                <span>{move || i18n.t("ctr.year")}</span>
+                <input type="number" data-testid="counter-filter-year" min="1900" max="3000"
+                    prop:value=move || year.get()
+                    on:input=move |ev| year.set(event_target_value(&ev))/>
+            </label>
+        </div>
+        {move || match list.get() {
+            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+            Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
+            Some(Ok(rows)) if rows.is_empty() => view! { <p class="muted" data-testid="counter-empty">{i18n.t("common.nothing")}</p> }.into_any(),
+            Some(Ok(rows)) => view! { <CounterTable rows selected/> }.into_any(),
+        }}
+        {move || selected.get().map(|id| view! { <CounterDetail counter_id=id is_super changed/> })}
+    }
+}
+
+#[component]
+fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let count = rows.len();
+    view! {
+        <p class="small muted" data-testid="counter-total" data-total=count.to_string()>
+            {move || format!("{} {} {}", i18n.t("common.found"), count, i18n.t("common.items"))}
+        </p>
+        <div class="table-wrap">
+            <table class="list" data-testid="counter-table">
+                <thead><tr>
+                    <th>{move || i18n.t("ctr.col.id")}</th>
+                    <th>{move || i18n.t("ctr.project")}</th>
+                    <th>{move || i18n.t("ctr.type")}</th>
+                    <th>{move || i18n.t("ctr.col.parts")}</th>
+                    <th>{move || i18n.t("ctr.col.period")}</th>
+                    <th>{move || i18n.t("ctr.col.last")}</th>
+                    <th>{move || i18n.t("ctr.col.max")}</th>
+                    <th>{move || i18n.t("ctr.col.use")}</th>
+                    <th></th>
+                </tr></thead>
+                <tbody>
+                    {rows.iter().map(|c| {
+                        let id = c.id;
+                        let pct = c.utilization * 100.0;
+                        view! {
+                            <tr data-testid="counter-row" data-counter-id=id.to_string() data-project=c.project_code.clone()
+                                data-type=c.correspondence_type_code.clone() data-period=c.period.clone()
+                                data-last=c.last_number.to_string() data-parts=parts_label(c)
+                                class:selected=move || selected.get() == Some(id)>
+                                <td>{id}</td>
+                                <td>{c.project_code.clone()}</td>
+                                <td>{c.correspondence_type_code.clone()}</td>
+                                <td class="small">{parts_label(c)}</td>
+                                <td class="nowrap">{period_label(&c.period)}</td>
+                                <td data-testid="counter-last"><strong>{c.last_number}</strong></td>
+                                <td class="small muted">{c.max_number}</td>
+                                <td class="nowrap" data-testid="counter-utilization" data-utilization=format!("{:.6}", c.utilization)>
+                                    <meter min="0" max="1" low="0.7" high="0.9" value=c.utilization.to_string()></meter>
+                                    " "{format!("{pct:.2}%")}
+                                </td>
+                                <td>
+                                    <button type="button" class="secondary small" data-testid="counter-open"
+                                        on:click=move |_| selected.set(Some(id))>
+                                        {move || i18n.t("ctr.open")}
+                                    </button>
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// What the last operation on this counter produced (shown once, above the numbers).
+#[derive(Clone, Debug, PartialEq)]
+struct Done {
+    kind: &'static str,
+    number: Option<String>,
+    text: String,
+}
+
+#[component]
+fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl IntoView {
+    let i18n = use_i18n();
+    let version = RwSignal::new(0u32);
+    let after = RwSignal::new(None::<i64>);
+    let result = client_fetch(move || {
+        version.track();
+        let a = after.get();
+        async move { api::fetch_counter_numbers(counter_id, a, Some(NUMBERS_PAGE)).await.map_err(|e| error_text(&e)) }
+    });
+    let done = RwSignal::new(None::<Done>);
+    let op_error = RwSignal::new(None::<String>);
+    // after an operation: this counter's numbers and the list above, again
+    let refresh = Callback::new(move |_: ()| {
+        version.update(|v| *v += 1);
+        changed.run(());
+    });
+    let counter = Memo::new(move |_| match result.get() {
+        Some(Ok(n)) => Some(n.counter),
+        _ => None,
+    });
+
+    view! {
+        <section class="counter-detail" data-testid="counter-detail" data-counter-id=counter_id.to_string()
+            data-last=move || counter.get().map(|c| c.last_number.to_string()).unwrap_or_default()>
+            <h2>
+                {move || i18n.t("ctr.numbers")}" — #"{counter_id}" "
+                {move || counter.get().map(|c| format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period)))}
+            </h2>
+            {move || done.get().map(|d| view! {
+                <div class="reserved-box" data-testid="op-result" data-kind=d.kind data-number=d.number.clone().unwrap_or_default()>
+                    {d.text.clone()}
+                    {(d.kind == "reset").then(|| view! { " " <a href="/resets" data-testid="op-result-resets">{move || i18n.t("ops.reset.go")}</a> })}
+                </div>
+            })}
+            <ErrorSlot error=op_error/>
+            {move || match result.get() {
+                None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+                Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
+                Some(Ok(n)) => view! { <NumbersView n is_super done op_error refresh after/> }.into_any(),
+            }}
+            {move || (is_super && counter.get().is_some()).then(|| view! { <CounterOps counter_id done op_error refresh/> })}
+        </section>
+    }
+}
+
+#[component]
+fn NumbersView(
+    n: CounterNumbers,
+    is_super: bool,
+    done: RwSignal<Option<Done>>,
+    op_error: RwSignal<Option<String>>,
+    refresh: Callback<()>,
+    after: RwSignal<Option<i64>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let c = StoredValue::new(n.counter.clone());
+    // the number whose void form is open
+    let voiding = RwSignal::new(None::<String>);
+    let void_reason = RwSignal::new(String::new());
+    let void_document = RwSignal::new(String::new());
+
+    let target = move |number: String, document_id: String| {
+        let c = c.get_value();
+        NumberTarget {
+            project_id: c.project_id,
+            correspondence_type_id: c.correspondence_type_id,
+            document_number: number,
+            document_id: Some(document_id.trim().to_string()).filter(|d| !d.is_empty()),
+        }
+    };
+    let revise = Action::new(move |number: &String| {
+        let t = target(number.clone(), String::new());
+        async move {
+            op_error.set(None);
+            match api::revise_number(t).await {
+                Ok(r) => {
+                    done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
+                    refresh.run(());
+                }
+                Err(e) => op_error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let void = Action::new(move |(number, reason, document): &(String, String, String)| {
+        let t = target(number.clone(), document.clone());
+        let reason = reason.clone();
+        async move {
+            op_error.set(None);
+            match api::void_and_replace_number(t, reason).await {
+                Ok(r) => {
+                    voiding.set(None);
+                    void_reason.set(String::new());
+                    void_document.set(String::new());
+                    done.set(Some(Done {
+                        kind: "void",
+                        number: Some(r.replacement.document_number.clone()),
+                        text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
+                    }));
+                    refresh.run(());
+                }
+                Err(e) => op_error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
+
+    let next = n.next_after_sequence;
+    let paged = after.get_untracked().is_some();
+    view! {
+        <div class="table-wrap">
+            <table class="list" data-testid="number-table">
+                <thead><tr>
+                    <th>{move || i18n.t("ctr.col.seq")}</th>
+                    <th>{move || i18n.t("ctr.col.number")}</th>
+                    <th>{move || i18n.t("ctr.col.status")}</th>
+                    <th>{move || i18n.t("ctr.col.document")}</th>
+                    <th>{move || i18n.t("ctr.col.time")}</th>
+                    <th>{move || i18n.t("ctr.col.note")}</th>
+                    {is_super.then(|| view! { <th></th> })}
+                </tr></thead>
+                <tbody>
+                    {n.numbers.into_iter().map(|x| {
+                        let number = x.document_number.clone();
+                        let status = x.status.clone();
+                        let key = status_key(&status);
+                        let confirmed = status == "CONFIRMED";
+                        let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
+                        view! {
+                            <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
+                                data-number=number.clone() data-revision=x.revision.clone()>
+                                <td>{x.sequence}</td>
+                                <td class="mono" data-testid="number-text">{number.clone()}</td>
+                                <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
+                                <td class="small">{x.document_id.clone()}</td>
+                                <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
+                                <td class="small">{x.cancel_reason.clone()}</td>
+                                {(is_super && confirmed).then(|| view! {
+                                    <td class="actions">
+                                        <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
+                                            on:click=move |_| { revise.dispatch(n1.clone()); }>
+                                            {move || i18n.t("ops.revise")}
+                                        </button>
+                                        " "
+                                        <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
+                                            on:click=move |_| voiding.set(Some(n2.clone()))>
+                                            {move || i18n.t("ops.void")}
+                                        </button>
+                                        {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| {
+                                            let n4 = n3.clone();
+                                            view! {
+                                                <div class="rollback-box" data-testid="void-form">
+                                                    <label class="field">
+                                                        <span>{move || i18n.t("ops.void.reason")}</span>
+                                                        <input type="text" class="wide" data-testid="void-reason" maxlength="500"
+                                                            prop:value=move || void_reason.get()
+                                                            on:input=move |ev| void_reason.set(event_target_value(&ev))/>
+                                                    </label>
+                                                    <label class="field">
+                                                        <span>{move || i18n.t("ops.document_id")}</span>
+                                                        <input type="text" data-testid="void-document-id" maxlength="100"
+                                                            prop:value=move || void_document.get()
+                                                            on:input=move |ev| void_document.set(event_target_value(&ev))/>
+                                                    </label>
+                                                    <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
+                                                        on:click=move |_| { void.dispatch((n4.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
+                                                        {move || i18n.t("ops.void.confirm")}
+                                                    </button>
+                                                    " "
+                                                    <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>
+                                                </div>
+                                            }
+                                        })}
+                                    </td>
+                                })}
+                                {(is_super && !confirmed).then(|| view! { <td></td> })}
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <div class="pager">
+            {paged.then(|| view! {
+                <button type="button" class="secondary small" data-testid="numbers-first" on:click=move |_| after.set(None)>{move || i18n.t("ctr.first")}</button>
+            })}
+            {next.map(|q| view! {
+                <button type="button" class="secondary small" data-testid="numbers-next" on:click=move |_| after.set(Some(q))>{move || i18n.t("ctr.more")}</button>
+            })}
+        </div>
+
+        <h2>{move || i18n.t("ctr.gaps")}</h2>
+        {if n.gaps.is_empty() {
+            view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any()
+        } else {
+            view! {
+                <table class="list" data-testid="gap-table">
+                    <tbody>
+                        {n.gaps.into_iter().map(|g| {
+                            let e = g.explanation.clone();
+                            let operation = e.as_ref().map(|e| e.operation.clone()).unwrap_or_default();
+                            let explained = e.is_some();
+                            let status = e.as_ref().map(|e| e.status.clone()).unwrap_or_default();
+                            view! {
+                                <tr data-testid="gap-row" data-sequence=g.sequence.to_string() data-operation=operation
+                                    data-status=status data-explained=explained.to_string()>
+                                    <td>{g.sequence}</td>
+                                    {match e {
+                                        Some(e) => view! {
+                                            <td><code>{e.operation.clone()}</code>" "{e.status.clone()}</td>
+                                            <td class="mono small">{e.document_number.clone()}</td>
+                                            <td class="small">{e.username.clone()}</td>
+                                            <td class="nowrap small">{bangkok_time(&e.at)}</td>
+                                            <td class="small details"><span class="meta">{e.metadata.as_ref().map(|m| m.to_string())}</span></td>
+                                        }.into_any(),
+                                        None => view! { <td colspan="5" class="error">{move || i18n.t("ctr.gap.unexplained")}</td> }.into_any(),
+                                    }}
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+        {(!n.released.is_empty()).then(|| view! {
+            <h2>{move || i18n.t("ctr.released")}</h2>
+            <table class="list" data-testid="released-table">
+                <tbody>
+                    {n.released.into_iter().map(|r| view! {
+                        <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
+                            <td>{r.sequence}</td>
+                            <td class="mono">{r.document_number.clone()}</td>
+                            <td><code>{r.status_when_released.clone()}</code></td>
+                            <td class="small">"#"{r.reset_request_id}</td>
+                            <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })}
+    }
+}
+
+/// Super admins: request a reset of this counter, register a legacy number, move the counter forward.
+#[component]
+fn CounterOps(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> impl IntoView {
+    let i18n = use_i18n();
+    let reset_value = RwSignal::new("0".to_string());
+    let reset_reason = RwSignal::new(String::new());
+    let legacy_number = RwSignal::new(String::new());
+    let legacy_document = RwSignal::new(String::new());
+    let legacy_reason = RwSignal::new(String::new());
+    let set_value = RwSignal::new(String::new());
+    let set_reason = RwSignal::new(String::new());
+
+    let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
+        let (value, reason) = (*value, reason.clone());
+        async move {
+            op_error.set(None);
+            match api::request_counter_reset(counter_id, value, reason).await {
+                Ok(env) => {
+                    reset_reason.set(String::new());
+                    done.set(Some(Done {
+                        kind: "reset",
+                        number: None,
+                        text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
+                    }));
+                    refresh.run(());
+                }
+                Err(e) => op_error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let register = Action::new(move |(number, document, reason): &(String, String, String)| {
+        let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
+        async move {
+            op_error.set(None);
+            match api::override_register_number(counter_id, number, Some(document), reason).await {
+                Ok(r) => {
+                    legacy_number.set(String::new());
+                    legacy_document.set(String::new());
+                    legacy_reason.set(String::new());
+                    let number = r.registered.map(|x| x.document_number);
+                    done.set(Some(Done {
+                        kind: "register",
+                        text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
+                        number,
+                    }));
+                    refresh.run(());
+                }
+                Err(e) => op_error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let set = Action::new(move |(value, reason): &(i64, String)| {
+        let (value, reason) = (*value, reason.clone());
+        async move {
+            op_error.set(None);
+            match api::override_counter_value(counter_id, value, reason).await {
+                Ok(r) => {
+                    set_reason.set(String::new());
+                    done.set(Some(Done {
+                        kind: "set",
+                        number: None,
+                        text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
+                    }));
+                    refresh.run(());
+                }
+                Err(e) => op_error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
+    // Unicode characters, as the server counts them (it decides; this is only a hint)
+    let reason_chars = Signal::derive(move || reset_reason.with(|r| r.trim().chars().count()));
+
+    view! {
+        <div class="ops" data-testid="superadmin-ops">
+            <h2>{move || i18n.t("ops.title")}</h2>
+            <div class="rollback-box">
+                <h3>{move || i18n.t("ops.reset")}</h3>
+                <label class="field small-field">
+                    <span>{move || i18n.t("ops.reset.value")}</span>
+                    <input type="number" min="0" data-testid="reset-value"
+                        prop:value=move || reset_value.get()
+                        on:input=move |ev| reset_value.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ops.reset.reason")}</span>
+                    <textarea data-testid="reset-reason" rows="2" maxlength="500"
+                        prop:value=move || reset_reason.get()
+                        on:input=move |ev| reset_reason.set(event_target_value(&ev))></textarea>
+                </label>
+                <p class="small" data-testid="reset-reason-count" data-count=move || reason_chars.get().to_string()
+                    class:warn=move || reason_chars.get() < MIN_RESET_REASON_CHARS>
+                    {move || format!("{} / {} {}", reason_chars.get(), MIN_RESET_REASON_CHARS, i18n.t("ops.reset.chars"))}
+                </p>
+                <button type="button" class="primary" data-testid="reset-request" disabled=move || busy.get()
+                    on:click=move |_| {
+                        let value = reset_value.with_untracked(|v| v.trim().parse().ok());
+                        reset.dispatch((value, reset_reason.get_untracked()));
+                    }>
+                    {move || i18n.t("ops.reset.submit")}
+                </button>
+            </div>
+            <div class="rollback-box">
+                <h3>{move || i18n.t("ops.override")}</h3>
+                <div class="form-grid">
+                    <label class="field">
+                        <span>{move || i18n.t("ops.override.number")}</span>
+                        <input type="text" data-testid="override-number" maxlength="100"
+                            prop:value=move || legacy_number.get()
+                            on:input=move |ev| legacy_number.set(event_target_value(&ev))/>
+                    </label>
+                    <label class="field">
+                        <span>{move || i18n.t("ops.document_id")}</span>
+                        <input type="text" data-testid="override-document-id" maxlength="100"
+                            prop:value=move || legacy_document.get()
+                            on:input=move |ev| legacy_document.set(event_target_value(&ev))/>
+                    </label>
+                    <label class="field">
+                        <span>{move || i18n.t("ops.override.reason")}</span>
+                        <input type="text" data-testid="override-reason" maxlength="500"
+                            prop:value=move || legacy_reason.get()
+                            on:input=move |ev| legacy_reason.set(event_target_value(&ev))/>
+                    </label>
+                </div>
+                <button type="button" class="secondary" data-testid="override-register" disabled=move || busy.get()
+                    on:click=move |_| {
+                        register.dispatch((legacy_number.get_untracked(), legacy_document.get_untracked(), legacy_reason.get_untracked()));
+                    }>
+                    {move || i18n.t("ops.override.register")}
+                </button>
+                <div class="form-grid">
+                    <label class="field">
+                        <span>{move || i18n.t("ops.override.value")}</span>
+                        <input type="number" min="0" data-testid="override-value"
+                            prop:value=move || set_value.get()
+                            on:input=move |ev| set_value.set(event_target_value(&ev))/>
+                    </label>
+                    <label class="field">
+                        <span>{move || i18n.t("ops.override.reason")}</span>
+                        <input type="text" data-testid="override-value-reason" maxlength="500"
+                            prop:value=move || set_reason.get()
+                            on:input=move |ev| set_reason.set(event_target_value(&ev))/>
+                    </label>
+                </div>
+                <button type="button" class="secondary" data-testid="override-set" disabled=move || busy.get()
+                    on:click=move |_| {
+                        match set_value.with_untracked(|v| v.trim().parse::<i64>()) {
+                            Ok(v) => { set.dispatch((v, set_reason.get_untracked())); }
+                            Err(_) => op_error.set(Some(i18n.t("ops.override.value").to_string())),
+                        }
+                    }>
+                    {move || i18n.t("ops.override.set")}
+                </button>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_read_in_buddhist_years() {
+        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
+        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
+        assert_eq!(period_label("NONE"), "NONE");
+    }
+}
