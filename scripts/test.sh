@@ -15,7 +15,7 @@ cargo test --features ssr
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops --test import  # import: bulk and reference-data imports
 fi
 
 build_site

@@ -34,6 +34,8 @@ pub fn Header() -> impl IntoView {
                     match user.await {
                         Ok(Some(u)) => {
                             let is_admin = u.is_admin();
+                            // imports and reference-data admin: super admins only
+                            let is_super = u.role == super::types::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
                                 <nav class="nav">
@@ -43,6 +45,11 @@ pub fn Header() -> impl IntoView {
                                         <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
                                         <A href="/audit" attr:data-testid="nav-audit">{move || i18n.t("nav.audit")}</A>
                                         <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
+                                    </Show>
+                                    // imports and reference-data admin
+                                    <Show when=move || is_super>
+                                        <A href="/reference" attr:data-testid="nav-reference">{move || i18n.t("nav.reference")}</A>
+                                        <A href="/import" attr:data-testid="nav-import">{move || i18n.t("nav.import")}</A>
                                     </Show>
                                 </nav>
                                 <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>

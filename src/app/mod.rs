@@ -15,6 +15,11 @@ mod reserve;
 mod templates;
 mod tokens;
 mod widgets;
+// imports and reference-data admin
+pub mod api_import;
+mod import;
+mod reference;
+pub mod types_import;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -97,6 +102,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/tokens") view=tokens::TokensPage/>
                     <Route path=path!("/audit") view=audit::AuditPage/>
                     <Route path=path!("/errors") view=errors::ErrorsPage/>
+                    // imports and reference-data admin
+                    <Route path=path!("/reference") view=reference::ReferencePage/>
+                    <Route path=path!("/import") view=import::ImportPage/>
                 </Routes>
             </main>
         </Router>

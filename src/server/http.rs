@@ -45,8 +45,13 @@ use crate::server::{audit, auth, numbering, reference, templates, AppState};
         crate::server::admin_ops::http::manual_override,
         crate::server::workflow::http::get,
         crate::server::workflow::http::act,
+        // imports and reference-data admin
+        crate::server::import::http::import,
+        reference::http::create,
+        reference::http::update,
+        reference::http::import,
     ),
-    components(schemas(crate::server::error::ErrorBody)),
+    components(schemas(crate::server::error::ErrorBody, crate::app::types_import::ImportReport, crate::app::types_import::ImportRowReport, crate::app::types_import::ReferenceDocument, reference::http::SavedItem)),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;
@@ -95,6 +100,11 @@ pub fn api_router() -> Router<AppState> {
         .route("/workflow/reset-requests", get(crate::server::admin_ops::http::list_reset_requests))
         .route("/workflow/{public_id}", get(crate::server::workflow::http::get))
         .route("/workflow/{public_id}/actions/{action}", post(crate::server::workflow::http::act))
+        // imports and reference-data admin (the imports read their bodies with their own, larger limits)
+        .route("/document-numbering/import", post(crate::server::import::http::import))
+        .route("/reference/import", post(reference::http::import))
+        .route("/reference/{kind}", post(reference::http::create))
+        .route("/reference/{kind}/{id}", axum::routing::put(reference::http::update))
         .route("/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -137,6 +147,9 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
             })
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
+        // imports and reference-data admin: the import server functions take larger bodies than the rest
+        .route("/sfn/import_bulk", large_sfn(state.clone(), crate::server::import::MAX_BYTES + 64 * 1024))
+        .route("/sfn/import_reference", large_sfn(state.clone(), crate::server::reference::admin::MAX_BYTES + 64 * 1024))
         .leptos_routes_with_context(&state, routes, move || provide_context(ctx_state.clone()), {
             let options = options.clone();
             move || shell(options.clone())
@@ -146,3 +159,12 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .with_state(state)
 }
 
+
+/// The server-function route with its own body limit (the imports' server functions carry whole files).
+fn large_sfn(state: AppState, limit: usize) -> axum::routing::MethodRouter<AppState> {
+    post(move |req: axum::extract::Request| {
+        let state = state.clone();
+        async move { handle_server_fns_with_context(move || provide_context(state.clone()), req).await }
+    })
+    .layer(DefaultBodyLimit::max(limit))
+}
