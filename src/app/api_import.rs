@@ -1,6 +1,6 @@
 //! Server functions of the pages `/import` and `/reference`. Bodies only delegate to `crate::server::ui`,
 //! which checks the caller (super admins) and calls the import / reference-data engines.
-//! The two imports have fixed endpoints: the server gives those routes a larger body limit (whole files).
+//! The imports carry whole files: their bodies check the size themselves (2 MiB bulk, 1 MiB reference data).
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;

@@ -147,9 +147,6 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
             })
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
-        // imports and reference-data admin: the import server functions take larger bodies than the rest
-        .route("/sfn/import_bulk", large_sfn(state.clone(), crate::server::import::MAX_BYTES + 64 * 1024))
-        .route("/sfn/import_reference", large_sfn(state.clone(), crate::server::reference::admin::MAX_BYTES + 64 * 1024))
         .leptos_routes_with_context(&state, routes, move || provide_context(ctx_state.clone()), {
             let options = options.clone();
             move || shell(options.clone())
@@ -160,11 +157,3 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
 }
 
 
-/// The server-function route with its own body limit (the imports' server functions carry whole files).
-fn large_sfn(state: AppState, limit: usize) -> axum::routing::MethodRouter<AppState> {
-    post(move |req: axum::extract::Request| {
-        let state = state.clone();
-        async move { handle_server_fns_with_context(move || provide_context(state.clone()), req).await }
-    })
-    .layer(DefaultBodyLimit::max(limit))
-}
