@@ -238,6 +238,14 @@ async fn only_super_admins_import_or_edit_reference_data() {
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
     assert_eq!(counts(&app).await, before);
+    // the endpoints are documented
+    let (s, doc) = get(&app, &staff, "/api/v1/openapi.json").await;
+    assert_eq!(s, StatusCode::OK);
+    for path in [IMPORT, "/api/v1/reference/import", "/api/v1/reference/{kind}", "/api/v1/reference/{kind}/{id}"] {
+        assert!(doc["paths"][path].is_object(), "{path} in the OpenAPI document");
+    }
+    assert!(doc["paths"]["/api/v1/reference/{kind}"]["post"].is_object());
+    assert!(doc["paths"]["/api/v1/reference/{kind}/{id}"]["put"].is_object());
     // anyone logged in still reads the lists
     let (s, list) = get(&app, &staff, "/api/v1/reference/projects").await;
     assert_eq!(s, StatusCode::OK);

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
 
 // Bulk import (/import). Only this file takes numbers from LCBP3-C3 / LETTER and MEMO กทท. → คคง.
 
@@ -21,6 +21,7 @@ async function preview(page: Page, type: string) {
 
 test('a super admin checks a bulk import with a dry run, applies it, and the numbers show up', async ({ page }) => {
   await login(page, ADMIN);
+  const errors = collectErrors(page);
   await expect(page.getByTestId('nav-import')).toBeVisible();
   await openImport(page);
   const rows = [
@@ -73,6 +74,7 @@ test('a super admin checks a bulk import with a dry run, applies it, and the num
   expect(numbers.gaps.map((g: { sequence: number; explanation: { operation: string } }) => [g.sequence, g.explanation.operation])).toEqual(
     [1, 2, 3, 4, 6, 7, 8].map((s) => [s, 'MANUAL_OVERRIDE']),
   );
+  expect(errors).toEqual([]);
 });
 
 test('a file with one bad row is refused as a whole and the row is named', async ({ page }) => {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
 
 // Reference-data admin (/reference). Only this file adds ผรม.8 / ผรม.9, the project E2E-REF, and makes ผรม.8
 // a member of LCBP3-C4 (it takes LCBP3-C4 / LETTER numbers from ผรม.8 only).
@@ -17,6 +17,7 @@ function row(page: Page, code: string) {
 
 test('a super admin adds and edits reference data, and the reservation form uses it at once', async ({ page }) => {
   await login(page, ADMIN);
+  const errors = collectErrors(page);
   await expect(page.getByTestId('nav-reference')).toBeVisible();
   await openReference(page, 'organizations');
 
@@ -64,6 +65,7 @@ test('a super admin adds and edits reference data, and the reservation form uses
   await selectByCode(page, 'select-originator', 'ผรม.8');
   await selectByCode(page, 'select-recipient', 'กทท.');
   await expect(page.getByTestId('preview-number')).toHaveText('ผรม.8-กทท.-0001-2568');
+  expect(errors).toEqual([]);
 });
 
 test('a super admin imports a reference document: dry run first, then all of it', async ({ page }) => {
