@@ -372,3 +372,28 @@ async fn a_reference_document_is_imported_all_or_nothing() {
     assert_error(s, &e, 413, "PAYLOAD_TOO_LARGE");
     assert_all_accounted_for(&app).await;
 }
+
+/// The largest import (10,000 rows) in one transaction; `--ignored` to run (it measures, it does not gate).
+#[tokio::test]
+#[ignore]
+async fn ten_thousand_rows_in_one_import() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let mut rows = Vec::new();
+    for (o, r) in [("คคง.", "สคฉ.3"), ("สคฉ.3", "คคง.")] {
+        for q in 1..=5000 {
+            rows.push(json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": format!("{o}-{r}-{q:04}-2568"), "documentId": format!("D-{q}") }));
+        }
+    }
+    let started = std::time::Instant::now();
+    let (s, r) = post_json(&app, &admin, &format!("{IMPORT}?dryRun=true"), &json!(rows)).await;
+    assert_eq!(s, StatusCode::OK, "{}", r["errorRows"]);
+    eprintln!("dry run of 10,000 rows: {:?}", started.elapsed());
+    let started = std::time::Instant::now();
+    let (s, r) = post_json(&app, &admin, IMPORT, &json!(rows)).await;
+    assert_eq!(s, StatusCode::OK, "{}", r["errorRows"]);
+    eprintln!("import of 10,000 rows: {:?}", started.elapsed());
+    let (_, next) = app.reserve(&letter()).await;
+    assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-5001-2568");
+    assert_all_accounted_for(&app).await;
+}

@@ -224,11 +224,19 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
         let mut tx = s.db.begin_write().await.map_err(astore::sql)?;
         let mut reports = Vec::with_capacity(planned.len());
         let mut skipped_total = 0i64;
-        let mut lost_race = false;
+        // A lost race or a database failure is no fault of the row, and may have ended the transaction on the
+        // server (a MariaDB deadlock rolls it back): stop at once, never run more rows in it.
+        let mut aborted = None;
         for (i, p) in planned.iter().enumerate() {
             let outcome = match p {
                 Err(e) => Err(e.clone_for_report()),
-                Ok(p) => apply_row(s, &mut tx, caller, &snapshot, p, &reason, now).await,
+                Ok(p) => match apply_row(s, &mut tx, caller, &snapshot, p, &reason, now).await {
+                    Err(e @ (AppError::VersionConflict(_) | AppError::Database { .. } | AppError::Internal { .. })) => {
+                        aborted = Some(e);
+                        break;
+                    }
+                    other => other,
+                },
             };
             let outcome = outcome.and_then(|r| {
                 skipped_total += r.skipped;
@@ -241,15 +249,15 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
                     Ok(r)
                 }
             });
-            if matches!(outcome, Err(AppError::VersionConflict(_))) {
-                lost_race = true;
-            }
             reports.push(row_report(i, p, outcome));
         }
-        if lost_race && attempt < 2 {
-            attempt += 1;
+        if let Some(e) = aborted {
             let _ = tx.rollback().await;
-            continue;
+            if matches!(e, AppError::VersionConflict(_)) && attempt < 2 {
+                attempt += 1;
+                continue;
+            }
+            return Err(e);
         }
         let mut report = ImportReport::new(dry_run, reports);
         if dry_run || report.error_rows > 0 {

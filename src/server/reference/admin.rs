@@ -193,6 +193,11 @@ pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocume
                 write_item(&mut tx, s.db.dialect, item, Mode::Upsert).await
             }
         };
+        // a database failure may have ended the transaction on the server: stop, never write more items in it
+        if let Err(AppError::Database { .. } | AppError::Internal { .. } | AppError::VersionConflict(_)) = &outcome {
+            let _ = tx.rollback().await;
+            return outcome.map(|_| ImportReport::new(dry_run, Vec::new()));
+        }
         let (ok, action, message, detail, code) = match &outcome {
             Ok(c) => (true, Some(c.action.to_string()), None, None, None),
             Err(e) => (false, None, Some(e.message_th()), Some(e.to_string()), Some(e.kind().1.to_string())),
