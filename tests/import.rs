@@ -82,6 +82,7 @@ async fn a_dry_run_reports_every_row_and_changes_nothing() {
     assert_eq!(r["rows"][0]["kind"], "NUMBER");
     assert_eq!(r["rows"][0]["lastNumber"], 5);
     assert_eq!(r["rows"][1]["kind"], "COUNTER");
+    assert_eq!(r["rows"][1]["key"], "LCBP3 MEMO คคง. สคฉ.3 2568");
     assert_eq!(r["rows"][1]["lastNumber"], 20);
     assert_eq!(r["rows"][2]["ok"], false);
     assert_eq!(r["rows"][2]["code"], "NB006");

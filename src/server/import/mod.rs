@@ -339,6 +339,14 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .filter(|m| (1..=12).contains(m))
                     .ok_or_else(|| AppError::validation(format!("เดือน '{}' ไม่ถูกต้อง (1–12)", clip(m)), "month must be 1-12"))?,
             };
+            // how people name the counter: project, type, the parts given, the year (B.E.) and month asked for
+            let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code];
+            let parts: Vec<&str> = parts.iter().filter_map(|p| p.as_deref()).collect();
+            let mut key: String = format!("{} {} {}", project.code, corr_type.code, parts.join(" ")).trim_end().chars().take(120).collect();
+            key.push_str(&format!(" {}", year + 543));
+            if r.month.is_some() {
+                key.push_str(&format!("/{month:02}"));
+            }
             let request = NumberRequest {
                 originator_code: r.originator_code,
                 recipient_code: r.recipient_code,
@@ -347,7 +355,6 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 discipline_code: r.discipline_code,
                 ..base
             };
-            let key = format!("{} {}", project.code, corr_type.code);
             Ok(Planned { request, at: instant_in(year, month)?, what: Override::SetValue(value), kind: "COUNTER", key })
         }
         _ => Err(AppError::validation(
