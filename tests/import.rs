@@ -153,6 +153,12 @@ async fn a_good_import_is_applied_with_audit_rows_and_reserve_continues_after_it
     let (s, next) = app.reserve(&letter()).await;
     assert_eq!(s, StatusCode::OK, "{next}");
     assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-0006-2568");
+    // also when the counter's worker has just served it (it may remember the counter between batches)
+    let (s, r) = post_json(&app, &admin, IMPORT, &json!([legacy("คคง.-สคฉ.3-0008-2568", "OLD-8")])).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, next) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{next}");
+    assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-0009-2568");
     let (s, next) = app.reserve(&memo()).await;
     assert_eq!(s, StatusCode::OK, "{next}");
     assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-0021-2568");
