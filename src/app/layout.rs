@@ -34,7 +34,6 @@ pub fn Header() -> impl IntoView {
                     match user.await {
                         Ok(Some(u)) => {
                             let is_admin = u.is_admin();
-                            // imports and reference-data admin: super admins only
                             let is_super = u.role == super::types::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
