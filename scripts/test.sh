@@ -24,7 +24,7 @@ bash "$ROOT/scripts/check-monitoring.sh"
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops --test import  # import: bulk and reference-data imports
 fi
 
 build_site

@@ -50,6 +50,11 @@ pub fn Header() -> impl IntoView {
                                     <Show when=move || is_super>
                                         <A href="/resets" attr:data-testid="nav-resets">{move || i18n.t("nav.resets")}</A>
                                     </Show>
+                                    // imports and reference-data admin
+                                    <Show when=move || is_super>
+                                        <A href="/reference" attr:data-testid="nav-reference">{move || i18n.t("nav.reference")}</A>
+                                        <A href="/import" attr:data-testid="nav-import">{move || i18n.t("nav.import")}</A>
+                                    </Show>
                                 </nav>
                                 <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>
                                 <button type="button" class="link" data-testid="logout"

@@ -18,6 +18,11 @@ mod widgets;
 // admin pages: counters, reset requests
 mod counters;
 mod resets;
+// imports and reference-data admin
+pub mod api_import;
+mod import;
+mod reference;
+pub mod types_import;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -103,6 +108,9 @@ pub fn App() -> impl IntoView {
                     // admin pages: counters, reset requests
                     <Route path=path!("/counters") view=counters::CountersPage/>
                     <Route path=path!("/resets") view=resets::ResetsPage/>
+                    // imports and reference-data admin
+                    <Route path=path!("/reference") view=reference::ReferencePage/>
+                    <Route path=path!("/import") view=import::ImportPage/>
                 </Routes>
             </main>
         </Router>

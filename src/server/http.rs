@@ -45,8 +45,13 @@ use crate::server::{audit, auth, numbering, reference, templates, AppState};
         crate::server::admin_ops::http::manual_override,
         crate::server::workflow::http::get,
         crate::server::workflow::http::act,
+        // imports and reference-data admin
+        crate::server::import::http::import,
+        reference::http::create,
+        reference::http::update,
+        reference::http::import,
     ),
-    components(schemas(crate::server::error::ErrorBody)),
+    components(schemas(crate::server::error::ErrorBody, crate::app::types_import::ImportReport, crate::app::types_import::ImportRowReport, crate::app::types_import::ReferenceDocument, reference::http::SavedItem)),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;
@@ -95,6 +100,11 @@ pub fn api_router() -> Router<AppState> {
         .route("/workflow/reset-requests", get(crate::server::admin_ops::http::list_reset_requests))
         .route("/workflow/{public_id}", get(crate::server::workflow::http::get))
         .route("/workflow/{public_id}/actions/{action}", post(crate::server::workflow::http::act))
+        // imports and reference-data admin (the imports read their bodies with their own, larger limits)
+        .route("/document-numbering/import", post(crate::server::import::http::import))
+        .route("/reference/import", post(reference::http::import))
+        .route("/reference/{kind}", post(reference::http::create))
+        .route("/reference/{kind}/{id}", axum::routing::put(reference::http::update))
         .route("/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -147,4 +157,5 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .layer(sessions)
         .with_state(state)
 }
+
 

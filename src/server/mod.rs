@@ -18,6 +18,8 @@ pub mod run;
 pub mod templates;
 pub mod ui;
 pub mod workflow;
+// bulk import of counters and legacy numbers
+pub mod import;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -252,3 +252,40 @@ pub async fn override_counter_value(counter_id: i64, value: i64, reason: String)
     let caller = caller(&state).await?;
     admin_ops::manual_override(&state, &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfe)
 }
+
+// ---- imports and reference-data admin (pages /import and /reference) ----
+
+pub async fn bulk_import(
+    text: String,
+    format: crate::app::types_import::ImportFormat,
+    reason: Option<String>,
+    dry_run: bool,
+) -> Result<crate::app::types_import::ImportReport, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    crate::server::import::bulk_import(&state, &caller, &text, format, reason.as_deref(), dry_run).await.map_err(sfe)
+}
+
+pub async fn reference_import(text: String, dry_run: bool) -> Result<crate::app::types_import::ImportReport, ServerFnError> {
+    let state = state()?;
+    let caller = caller(&state).await?;
+    caller.require_super_admin().map_err(sfe)?;
+    if text.len() > crate::server::reference::admin::MAX_BYTES {
+        return Err(sfe(AppError::PayloadTooLarge));
+    }
+    let doc = crate::server::reference::http::parse_document(&text).map_err(sfe)?;
+    crate::server::reference::admin::import_document(&state, &caller, doc, dry_run).await.map_err(sfe)
+}
+
+pub async fn save_reference_item(kind: String, id: Option<i64>, item: serde_json::Value) -> Result<i64, ServerFnError> {
+    use crate::server::reference::admin::{save_item, Item, Kind, Mode};
+    let state = state()?;
+    let caller = caller(&state).await?;
+    caller.require_super_admin().map_err(sfe)?;
+    let item = Item::from_json(Kind::parse(&kind).map_err(sfe)?, item).map_err(sfe)?;
+    let mode = match id {
+        Some(id) => Mode::Update(id),
+        None => Mode::Create,
+    };
+    save_item(&state, &caller, item, mode).await.map(|(id, _)| id).map_err(sfe)
+}

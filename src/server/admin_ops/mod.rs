@@ -429,7 +429,26 @@ pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, wha
     let reason = &text(reason, 1)?;
     let snapshot = s.reference.get().await?;
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-    // A legacy number is read with the counter's template, before anything is locked.
+    let prepared = &prepare_override(&snapshot, &counter, what)?;
+    retrying(|| async move {
+        let now = s.clock.now_ms();
+        let mut tx = s.db.begin_write().await.map_err(sql)?;
+        let result = apply_override(s, &mut tx, caller, counter_id, prepared, reason, now).await?;
+        tx.commit().await.map_err(sql)?;
+        Ok(result)
+    })
+    .await
+}
+
+/// A manual override checked against its counter before anything is locked (see [`prepare_override`]).
+pub struct PreparedOverride {
+    legacy: Option<Legacy>,
+    set_to: i64,
+}
+
+/// Checks what an override asks for against the counter: a value within the counter's range, or a legacy
+/// number read with the counter's template (format, parts and period must be the counter's own).
+pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<PreparedOverride, AppError> {
     let (legacy, set_to) = match what {
         Override::SetValue(value) if value < 0 || value > counter.max_number => {
             return Err(AppError::validation(
@@ -440,100 +459,115 @@ pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, wha
         Override::SetValue(value) => (None, value),
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
-            let chosen = templates::resolve(&snapshot, counter.key.project_id, counter.key.corr_type_id);
+            let chosen = templates::resolve(snapshot, counter.key.project_id, counter.key.corr_type_id);
             let template = Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = document_number.trim().nfc().collect();
             let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
                 th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", clip(&text), template.source()),
                 en: format!("'{}' does not read as {}", clip(&text), template.source()),
             })?;
-            belongs_to(&snapshot, chosen.reset_scope, &template, &parsed, &counter)?;
+            belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
             let document_id = document_id.as_deref().map(check_document_id).transpose()?;
             (Some(Legacy { sequence: parsed.seq as i64, revision: parsed.rev.unwrap_or_else(|| "A".into()), text, template, document_id }), 0)
         }
     };
-    let legacy = &legacy;
-    retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let counter = store::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-        let last = counter.row.last_number;
-        let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
-        let (new_last, mut entries, registered) = match legacy {
-            None => {
-                // Only forward: lowering a counter is a reset, which needs a second person.
-                let floor = last.max(store::highest_sequence(&mut tx, counter_id, ANY_STATUS).await?);
-                if set_to < floor {
-                    return Err(AppError::Conflict {
-                        code: "OVERRIDE_BELOW_ISSUED",
-                        th: format!("ค่าที่กำหนด ({set_to}) ต่ำกว่าเลขที่ออกไปแล้ว ({floor}) การลดค่าตัวนับต้องขออนุมัติรีเซ็ต"),
-                        en: format!("value {set_to} is below the highest issued {floor}; lowering a counter is a reset"),
-                    });
-                }
-                let entry = AuditEntry {
-                    status: "SUCCESS".into(),
-                    old_value: Some(last.to_string()),
-                    new_value: Some(set_to.to_string()),
-                    metadata: Some(json!({ "reason": reason }).to_string()),
-                    ..base.clone()
-                };
-                (set_to, vec![entry], None)
+    Ok(PreparedOverride { legacy, set_to })
+}
+
+/// Applies a prepared override inside the caller's write transaction (which it does not commit): locks the
+/// counter, checks against what is issued, writes the number, moves the counter fenced by its version, and
+/// appends the MANUAL_OVERRIDE audit rows (one per sequence passed over) to the counter's chain.
+/// `reason` must already be checked (`check_reason`). Used per row by the bulk import, all rows in one transaction.
+pub async fn apply_override(
+    s: &AppState,
+    tx: &mut Tx,
+    caller: &Caller,
+    counter_id: i64,
+    prepared: &PreparedOverride,
+    reason: &str,
+    now: i64,
+) -> Result<OverrideResult, AppError> {
+    let (legacy, set_to) = (&prepared.legacy, prepared.set_to);
+    let counter = store::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let last = counter.row.last_number;
+    let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
+    let (new_last, mut entries, registered) = match legacy {
+        None => {
+            // Only forward: lowering a counter is a reset, which needs a second person.
+            let floor = last.max(store::highest_sequence(tx, counter_id, ANY_STATUS).await?);
+            if set_to < floor {
+                return Err(AppError::Conflict {
+                    code: "OVERRIDE_BELOW_ISSUED",
+                    th: format!("ค่าที่กำหนด ({set_to}) ต่ำกว่าเลขที่ออกไปแล้ว ({floor}) การลดค่าตัวนับต้องขออนุมัติรีเซ็ต"),
+                    en: format!("value {set_to} is below the highest issued {floor}; lowering a counter is a reset"),
+                });
             }
-            Some(l) => {
-                refuse_existing(&mut tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
-                if store::revisions(&mut tx, counter_id, l.sequence).await?.contains(&l.revision) {
-                    return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
-                }
-                let row = new_confirmed(caller, &counter, l.sequence, &l.revision, &l.text, l.template.source(), l.document_id.clone(), now);
-                nstore::insert_numbers(&mut tx, &[row]).await.map_err(sql)?;
-                let new_last = last.max(l.sequence);
-                let entry = AuditEntry {
-                    status: "CONFIRMED".into(),
-                    document_number: Some(l.text.clone()),
-                    sequence: Some(l.sequence),
-                    template_used: Some(l.template.source().to_string()),
-                    document_id: l.document_id.clone(),
-                    old_value: Some(last.to_string()),
-                    new_value: Some(new_last.to_string()),
-                    metadata: Some(json!({ "reason": reason, "legacy": true }).to_string()),
-                    ..base.clone()
-                };
-                let issued = IssuedNumber {
-                    document_number: l.text.clone(),
-                    counter_id,
-                    sequence: l.sequence,
-                    revision: l.revision.clone(),
-                    status: "CONFIRMED".into(),
-                    document_id: l.document_id.clone(),
-                    issued_at: ms_to_datetime(now),
-                    revised_from: None,
-                    replaces: None,
-                };
-                (new_last, vec![entry], Some(issued))
-            }
-        };
-        // Moving forward passes over sequences nobody holds: each gets its audit row, so none is an unexplained gap.
-        if new_last - last > MAX_SKIP {
-            return Err(AppError::validation(format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"), format!("an override may pass over at most {MAX_SKIP} sequences")));
-        }
-        let registered_seq = registered.as_ref().map(|r| r.sequence);
-        let skipped: Vec<AuditEntry> = (last + 1..=new_last)
-            .filter(|q| Some(*q) != registered_seq)
-            .map(|q| AuditEntry {
-                status: "SKIPPED".into(),
-                sequence: Some(q),
-                metadata: Some(json!({ "reason": reason, "counterSetTo": new_last }).to_string()),
+            let entry = AuditEntry {
+                status: "SUCCESS".into(),
+                old_value: Some(last.to_string()),
+                new_value: Some(set_to.to_string()),
+                metadata: Some(json!({ "reason": reason }).to_string()),
                 ..base.clone()
-            })
-            .collect();
-        let skipped_count = skipped.len() as i64;
-        entries.splice(0..0, skipped);
-        fence(&mut tx, &counter, new_last, None, now).await?;
-        audit::append(&mut tx, s.db.dialect, &counter_chain(counter_id), &entries).await?;
-        tx.commit().await.map_err(sql)?;
-        Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
-    })
-    .await
+            };
+            (set_to, vec![entry], None)
+        }
+        Some(l) => {
+            refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
+            if store::revisions(tx, counter_id, l.sequence).await?.contains(&l.revision) {
+                return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
+            }
+            let row = new_confirmed(caller, &counter, l.sequence, &l.revision, &l.text, l.template.source(), l.document_id.clone(), now);
+            nstore::insert_numbers(tx, &[row]).await.map_err(sql)?;
+            let new_last = last.max(l.sequence);
+            let entry = AuditEntry {
+                status: "CONFIRMED".into(),
+                document_number: Some(l.text.clone()),
+                sequence: Some(l.sequence),
+                template_used: Some(l.template.source().to_string()),
+                document_id: l.document_id.clone(),
+                old_value: Some(last.to_string()),
+                new_value: Some(new_last.to_string()),
+                metadata: Some(json!({ "reason": reason, "legacy": true }).to_string()),
+                ..base.clone()
+            };
+            let issued = IssuedNumber {
+                document_number: l.text.clone(),
+                counter_id,
+                sequence: l.sequence,
+                revision: l.revision.clone(),
+                status: "CONFIRMED".into(),
+                document_id: l.document_id.clone(),
+                issued_at: ms_to_datetime(now),
+                revised_from: None,
+                replaces: None,
+            };
+            (new_last, vec![entry], Some(issued))
+        }
+    };
+    // Moving forward passes over sequences nobody holds: each gets its audit row, so none is an unexplained gap.
+    if new_last - last > MAX_SKIP {
+        return Err(AppError::validation(format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"), format!("an override may pass over at most {MAX_SKIP} sequences")));
+    }
+    let registered_seq = registered.as_ref().map(|r| r.sequence);
+    let skipped: Vec<AuditEntry> = (last + 1..=new_last)
+        .filter(|q| Some(*q) != registered_seq)
+        .map(|q| AuditEntry {
+            status: "SKIPPED".into(),
+            sequence: Some(q),
+            metadata: Some(json!({ "reason": reason, "counterSetTo": new_last }).to_string()),
+            ..base.clone()
+        })
+        .collect();
+    let skipped_count = skipped.len() as i64;
+    entries.splice(0..0, skipped);
+    fence(tx, &counter, new_last, None, now).await?;
+    audit::append(tx, s.db.dialect, &counter_chain(counter_id), &entries).await?;
+    Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
+}
+
+/// The reason of an administrative operation: 1–500 characters (what `manual_override` requires).
+pub fn check_reason(reason: &str) -> Result<String, AppError> {
+    text(reason, 1)
 }
 
 /// A legacy number, read and checked against its counter.

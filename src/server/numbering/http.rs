@@ -48,9 +48,6 @@ pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
     let result = s.engine.reserve(&caller, &req).await;
     let type_code = type_label(&s, &req).await;
     metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
-    if result.is_ok() {
-        metrics::issued(&type_code, 1);
-    }
     Ok(Json(result?))
 }
 
@@ -77,36 +74,11 @@ pub async fn generate(
 ) -> Result<Json<GenerateResult>, AppError> {
     s.limits.check(&caller).await?;
     let started = Instant::now();
-    let started_ms = s.clock.now_ms();
     let result = s.engine.generate(&caller, &document_id, &req).await;
     let type_code = type_label(&s, &req).await;
     metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
     let (document_number, generated_at) = result?;
-    if issued_since(&s, &req, &document_number, started_ms).await {
-        metrics::issued(&type_code, 1);
-    }
     Ok(Json(GenerateResult { document_number, generated_at }))
-}
-
-/// Whether `number` was created by this request: asking again for a document returns the number it already
-/// has (with the time of the answer as `generatedAt`), which is not a new number. One indexed lookup.
-async fn issued_since(s: &AppState, req: &NumberRequest, number: &str, started_ms: i64) -> bool {
-    let Ok(snapshot) = s.reference.get().await else { return false };
-    let (Ok(project), Ok(corr_type)) = (
-        snapshot.project(req.project_id, req.project_code.as_deref()),
-        snapshot.corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref()),
-    ) else {
-        return false;
-    };
-    sqlx::query_scalar::<_, i64>("SELECT created_at FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?")
-        .bind(project.id)
-        .bind(corr_type.id)
-        .bind(number)
-        .fetch_optional(&s.db.pool)
-        .await
-        .ok()
-        .flatten()
-        .is_some_and(|created_at| created_at >= started_ms)
 }
 
 /// The correspondence type of a request as a metrics label: its code in the reference data, or `unknown`

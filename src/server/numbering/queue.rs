@@ -19,6 +19,7 @@ use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db};
 use crate::server::error::{new_ref_id, AppError};
+use crate::server::metrics::{self, LockKind};
 
 pub enum JobKind {
     /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
@@ -191,6 +192,12 @@ impl Queues {
             if held.is_none() {
                 match self.lock.acquire(&name).await {
                     Ok(h) => {
+                        let kind = match h {
+                            Held::Local => LockKind::Local,
+                            Held::Redis { .. } => LockKind::Redis,
+                            Held::DbFallback => LockKind::DbFallback,
+                        };
+                        metrics::lock_acquired(kind, lock_wait.elapsed());
                         // Only this process's own queue guarantees nobody wrote since our last batch.
                         if !matches!(h, Held::Local) {
                             known = None;
@@ -199,6 +206,7 @@ impl Queues {
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "counter lock not acquired in time");
+                        metrics::lock_failed("timeout");
                         let retry_after_secs = e.retry_after().unwrap_or(1);
                         for job in batch {
                             let _ = job.reply.send(Err(AppError::LockTimeout { key: name.clone(), retry_after_secs }));
@@ -237,6 +245,7 @@ impl Queues {
             let from_memory = memory.is_some();
             match self.run_batch(key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await {
                 Ok((results, next)) => {
+                    metrics::batch(jobs.len(), retries);
                     *known = Some(next);
                     return results;
                 }
@@ -505,11 +514,18 @@ impl Queues {
             return Err(BatchError::Conflict);
         }
         let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
+        let type_code = jobs.iter().find_map(|j| match &j.kind {
+            JobKind::Issue { req, .. } => Some(req.corr_type_code.clone()),
+            _ => None,
+        });
         store::insert_numbers(&mut tx, &rows).await?;
         store::apply_status_changes(&mut tx, &changes).await?;
         let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
         let chain = audit::append_after(&mut tx, self.db.dialect, &counter_chain(counter.id), known.map(|k| &k.chain), &entries).await?;
         tx.commit().await?;
+        if let Some(code) = type_code.filter(|_| !rows.is_empty()) {
+            metrics::issued(&code, rows.len() as u64);
+        }
         let next = Known { counter: CounterRow { id: counter.id, last_number: last, version: counter.version + 1 }, chain };
         Ok((results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect(), next))
     }

@@ -31,3 +31,82 @@ pub async fn list(State(s): State<AppState>, _caller: Caller, ApiPath(kind): Api
     };
     value.map(Json).map_err(|e| AppError::internal(e.to_string()))
 }
+
+// ---- reference-data admin (super admins): create, edit, JSON import ----
+
+use axum::extract::Request;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+
+use super::admin::{self, Item, Kind, Mode};
+use crate::app::types_import::{ImportReport, ReferenceDocument};
+use crate::server::error::{ApiJson, ApiQuery};
+
+/// What a create or edit did.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedItem {
+    pub id: i64,
+    /// CREATE, UPDATE or UNCHANGED
+    pub action: String,
+}
+
+/// `POST /api/v1/reference/{kind}`: create one item (409 when the code exists).
+#[utoipa::path(post, path = "/api/v1/reference/{kind}",
+    params(("kind" = String, Path, description = "projects | organizations | correspondence-types | sub-types | rfa-types | disciplines")),
+    request_body(content = serde_json::Value, description = "projects {code, name, active?, members?: [org code]}; organizations {code, name, role}; \
+        sub-types {correspondenceTypeCode, subTypeNumber, code, name}; the others {code, name}"),
+    responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody, description = "invalid code or name (400), not a super admin (403), code exists (409)")),
+    tag = "reference")]
+pub async fn create(State(s): State<AppState>, caller: Caller, ApiPath(kind): ApiPath<String>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
+    caller.require_super_admin()?;
+    let item = Item::from_json(Kind::parse(&kind)?, body)?;
+    let (id, action) = admin::save_item(&s, &caller, item, Mode::Create).await?;
+    Ok(Json(SavedItem { id, action: action.into() }))
+}
+
+/// `PUT /api/v1/reference/{kind}/{id}`: edit one item; its code stays (409 CODE_IMMUTABLE otherwise).
+#[utoipa::path(put, path = "/api/v1/reference/{kind}/{id}",
+    params(("kind" = String, Path,), ("id" = i64, Path,)),
+    request_body(content = serde_json::Value, description = "the whole item, as for create; a project with active=false is deactivated"),
+    responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody)),
+    tag = "reference")]
+pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath((kind, id)): ApiPath<(String, i64)>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
+    caller.require_super_admin()?;
+    let item = Item::from_json(Kind::parse(&kind)?, body)?;
+    let (id, action) = admin::save_item(&s, &caller, item, Mode::Update(id)).await?;
+    Ok(Json(SavedItem { id, action: action.into() }))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportQuery {
+    pub dry_run: Option<bool>,
+}
+
+/// `POST /api/v1/reference/import?dryRun=true`: a whole reference document, upserted by code, all or nothing.
+#[utoipa::path(post, path = "/api/v1/reference/import",
+    params(("dryRun" = Option<bool>, Query, description = "true: report only, change nothing")),
+    request_body(content = ReferenceDocument, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (each optional); at most 10,000 items and 1 MiB"),
+    responses(
+        (status = 200, body = ImportReport, description = "the per-item report; applied = true when written"),
+        (status = 400, description = "malformed document, or (when applying) an item is refused: the §6 body plus `report`; nothing was changed"),
+        (status = 403, body = crate::server::error::ErrorBody),
+    ),
+    tag = "reference")]
+pub async fn import(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+    caller.require_super_admin()?;
+    let text = crate::server::import::http::body_text(request, admin::MAX_BYTES).await?;
+    let doc = parse_document(&text)?;
+    let report = admin::import_document(&s, &caller, doc, q.dry_run.unwrap_or(false)).await?;
+    Ok(crate::server::import::http::report_response(report))
+}
+
+/// A reference document from JSON text; errors name the line and column.
+pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
+    serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
+        let what = e.to_string().chars().take(160).collect::<String>();
+        AppError::validation(format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()), format!("invalid reference document: {e}"))
+    })
+}
+

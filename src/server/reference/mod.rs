@@ -1,6 +1,7 @@
 //! Reference data (projects, organizations, types, sub-types, RFA types, disciplines): storage, an
 //! in-memory snapshot for the hot path, and the resolution of a numbering request's parts.
 
+pub mod admin;
 pub mod http;
 pub mod store;
 

@@ -1,0 +1,217 @@
+//! `/import` — bulk import of counters and legacy numbers (super admins): paste or choose a file, pick the
+//! format, "ตรวจสอบ (dry run)" shows the per-row report, "นำเข้า" applies all rows or none.
+
+use leptos::prelude::*;
+
+use super::api_import;
+use super::api::error_text;
+use super::i18n::use_i18n;
+use super::types::{Role, UserInfo};
+use super::types_import::{ImportFormat, ImportReport};
+use super::widgets::{ErrorBox, ErrorSlot, RequireUser};
+
+#[component]
+pub fn ImportPage() -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <RequireUser content=move |user: UserInfo| {
+            if user.role != Role::SuperAdmin {
+                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
+            }
+            view! {
+                <section class="card">
+                    <h1>{move || i18n.t("import.title")}</h1>
+                    <p class="muted">{move || i18n.t("import.help")}</p>
+                    <BulkImport/>
+                </section>
+            }
+            .into_any()
+        }/>
+    }
+}
+
+#[component]
+fn BulkImport() -> impl IntoView {
+    let i18n = use_i18n();
+    let format = RwSignal::new(ImportFormat::Json);
+    let text = RwSignal::new(String::new());
+    let reason = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let report = RwSignal::new(None::<ImportReport>);
+
+    let run = Action::new(move |dry_run: &bool| {
+        let dry_run = *dry_run;
+        let (t, f) = (text.get_untracked(), format.get_untracked());
+        let r = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
+        async move {
+            match api_import::bulk_import(t, f, r, dry_run).await {
+                Ok(rep) => report.set(Some(rep)),
+                Err(e) => error.set(Some(error_text(&e))),
+            }
+        }
+    });
+    let start = move |dry_run: bool| {
+        error.set(None);
+        report.set(None);
+        run.dispatch(dry_run);
+    };
+
+    let on_file = move |ev: leptos::ev::Event| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::JsCast;
+            if let Some(target) = ev.target() {
+                let input: file::FileInput = target.unchecked_into();
+                if let Some(f) = input.files().and_then(|l| l.item(0)) {
+                    if f.name().to_ascii_lowercase().ends_with(".csv") {
+                        format.set(ImportFormat::Csv);
+                    } else if f.name().to_ascii_lowercase().ends_with(".json") {
+                        format.set(ImportFormat::Json);
+                    }
+                    leptos::task::spawn_local(async move {
+                        match wasm_bindgen_futures::JsFuture::from(f.text()).await {
+                            Ok(v) => text.set(v.as_string().unwrap_or_default()),
+                            Err(_) => error.set(Some("อ่านไฟล์ไม่ได้ / could not read the file".into())),
+                        }
+                    });
+                }
+            }
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = ev;
+    };
+
+    view! {
+        <div class="import-form">
+            <label class="field">
+                <span>{move || i18n.t("import.format")}</span>
+                <select data-testid="import-format"
+                    prop:value=move || if format.get() == ImportFormat::Csv { "csv" } else { "json" }
+                    on:change=move |ev| format.set(if event_target_value(&ev) == "csv" { ImportFormat::Csv } else { ImportFormat::Json })>
+                    <option value="json">"JSON"</option>
+                    <option value="csv">"CSV"</option>
+                </select>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("import.file")}</span>
+                <input type="file" accept=".json,.csv,application/json,text/csv" data-testid="import-file" on:change=on_file/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("import.text")}</span>
+                <textarea rows="12" spellcheck="false" data-testid="import-text"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("import.reason")}</span>
+                <input type="text" maxlength="500" data-testid="import-reason"
+                    prop:value=move || reason.get()
+                    on:input=move |ev| reason.set(event_target_value(&ev))/>
+            </label>
+            <div class="actions">
+                <button type="button" data-testid="import-dry"
+                    disabled=move || run.pending().get() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| start(true)>
+                    {move || i18n.t("import.dry_run")}
+                </button>
+                " "
+                <button type="button" class="primary" data-testid="import-apply"
+                    disabled=move || run.pending().get() || text.with(|t| t.trim().is_empty())
+                    on:click=move |_| start(false)>
+                    {move || i18n.t("import.apply")}
+                </button>
+            </div>
+        </div>
+        <ErrorSlot error/>
+        {move || report.get().map(|r| view! { <ReportView report=r/> })}
+    }
+}
+
+/// The report of an import (bulk or reference data): a summary line and one table row per input row.
+#[component]
+pub fn ReportView(report: ImportReport) -> impl IntoView {
+    let i18n = use_i18n();
+    let state = if report.dry_run {
+        "dry"
+    } else if report.applied {
+        "applied"
+    } else {
+        "refused"
+    };
+    let state_key = match state {
+        "dry" => "import.state.dry",
+        "applied" => "import.state.applied",
+        _ => "import.state.refused",
+    };
+    let (total, ok, err) = (report.total, report.ok_rows, report.error_rows);
+    let summary_class = if err > 0 { "error" } else { "" };
+    view! {
+        <div class="import-report" data-testid="import-report" data-state=state>
+            <p data-testid="import-summary" class=summary_class>
+                <strong data-testid="import-state">{move || i18n.t(state_key)}</strong>
+                " · " {move || i18n.t("import.total")} ": " <span data-testid="import-total">{total}</span>
+                " · " {move || i18n.t("import.ok_rows")} ": " <span data-testid="import-ok">{ok}</span>
+                " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
+            </p>
+            <table class="list">
+                <thead><tr>
+                    <th>{move || i18n.t("import.row")}</th>
+                    <th>{move || i18n.t("import.kind")}</th>
+                    <th>{move || i18n.t("import.key")}</th>
+                    <th>{move || i18n.t("import.action")}</th>
+                    <th>{move || i18n.t("import.last_number")}</th>
+                    <th>{move || i18n.t("import.result")}</th>
+                </tr></thead>
+                <tbody>
+                    {report.rows.into_iter().map(|r| {
+                        let message = r.message.clone().unwrap_or_default();
+                        let detail = r.detail.clone().unwrap_or_default();
+                        let ok = r.ok;
+                        view! {
+                            <tr data-testid="report-row" data-row=r.row.to_string() data-kind=r.kind.clone() data-ok=ok.to_string() class:error=!ok>
+                                <td>{r.row}</td>
+                                <td>{r.kind.clone()}</td>
+                                <td data-testid="report-key">{r.key.clone().unwrap_or_default()}</td>
+                                <td>{r.action.clone().unwrap_or_default()}</td>
+                                <td data-testid="report-last">{r.last_number.map(|n| n.to_string()).unwrap_or_default()}</td>
+                                <td data-testid="report-result">
+                                    {move || if ok {
+                                        i18n.t("import.ok").to_string()
+                                    } else if i18n.lang.get() == super::i18n::Lang::En && !detail.is_empty() {
+                                        detail.clone()
+                                    } else {
+                                        message.clone()
+                                    }}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Reading a chosen file in the browser (`File.text()`), without extra web-sys features.
+#[cfg(feature = "hydrate")]
+mod file {
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_futures::js_sys::Promise;
+
+    #[wasm_bindgen]
+    extern "C" {
+        pub type FileInput;
+        #[wasm_bindgen(method, getter)]
+        pub fn files(this: &FileInput) -> Option<FileList>;
+
+        pub type FileList;
+        #[wasm_bindgen(method)]
+        pub fn item(this: &FileList, index: u32) -> Option<File>;
+
+        pub type File;
+        #[wasm_bindgen(method, getter)]
+        pub fn name(this: &File) -> String;
+        #[wasm_bindgen(method)]
+        pub fn text(this: &File) -> Promise;
+    }
+}

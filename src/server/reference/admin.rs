@@ -1,0 +1,531 @@
+//! Reference-data admin (SPEC §2, §9; super admins): create and edit projects, organizations, correspondence
+//! types, sub-types, RFA types and disciplines, one at a time or as a whole JSON document (upsert by code, all
+//! or nothing, with a per-row report and a dry run). Codes are checked by `numbering::validate_code` and are
+//! the identity of an item: once created a code is never changed and nothing is deleted, so every issued
+//! number keeps pointing at what it was issued for; names, roles, membership and a project's `active` flag
+//! can be edited (an inactive project issues no new numbers). Every change appends an audit row to the
+//! `admin` chain, and the reference snapshot is reloaded after a commit so the next request sees it.
+
+use serde_json::{json, Value};
+use sqlx::Row;
+
+use crate::app::types_import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
+use crate::numbering::{validate_code, CodeKind};
+use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+use crate::server::auth::Caller;
+use crate::server::db::{is_unique_violation, Dialect, Tx};
+use crate::server::error::AppError;
+use crate::server::AppState;
+
+/// Most items one reference document may hold.
+pub const MAX_ITEMS: usize = 10_000;
+/// Largest reference document, in bytes.
+pub const MAX_BYTES: usize = 1024 * 1024;
+const MAX_NAME_CHARS: usize = super::store::MAX_NAME_CHARS;
+
+/// The kinds of `/api/v1/reference/{kind}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Projects,
+    Organizations,
+    CorrespondenceTypes,
+    SubTypes,
+    RfaTypes,
+    Disciplines,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Result<Kind, AppError> {
+        Ok(match s {
+            "projects" => Kind::Projects,
+            "organizations" => Kind::Organizations,
+            "correspondence-types" => Kind::CorrespondenceTypes,
+            "sub-types" => Kind::SubTypes,
+            "rfa-types" => Kind::RfaTypes,
+            "disciplines" => Kind::Disciplines,
+            other => {
+                return Err(AppError::not_found(
+                    format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
+                    format!("reference kind '{}'", other.chars().take(40).collect::<String>()),
+                ))
+            }
+        })
+    }
+    /// The section name in a reference document (and in reports).
+    pub fn section(self) -> &'static str {
+        match self {
+            Kind::Projects => "projects",
+            Kind::Organizations => "organizations",
+            Kind::CorrespondenceTypes => "correspondenceTypes",
+            Kind::SubTypes => "subTypes",
+            Kind::RfaTypes => "rfaTypes",
+            Kind::Disciplines => "disciplines",
+        }
+    }
+    fn table(self) -> &'static str {
+        match self {
+            Kind::Projects => "projects",
+            Kind::Organizations => "organizations",
+            Kind::CorrespondenceTypes => "correspondence_types",
+            Kind::SubTypes => "sub_types",
+            Kind::RfaTypes => "rfa_types",
+            Kind::Disciplines => "disciplines",
+        }
+    }
+    fn th(self) -> &'static str {
+        match self {
+            Kind::Projects => "โครงการ",
+            Kind::Organizations => "หน่วยงาน",
+            Kind::CorrespondenceTypes => "ประเภทเอกสาร",
+            Kind::SubTypes => "ประเภทย่อย",
+            Kind::RfaTypes => "ประเภท RFA",
+            Kind::Disciplines => "สาขางาน",
+        }
+    }
+}
+
+/// One item of any kind, as given.
+#[derive(Clone, Debug)]
+pub enum Item {
+    Project(ProjectInput),
+    Organization(OrganizationInput),
+    Named(Kind, CodeNameInput),
+    SubType(SubTypeInput),
+}
+
+impl Item {
+    fn kind(&self) -> Kind {
+        match self {
+            Item::Project(_) => Kind::Projects,
+            Item::Organization(_) => Kind::Organizations,
+            Item::Named(k, _) => *k,
+            Item::SubType(_) => Kind::SubTypes,
+        }
+    }
+    /// How the item is named in reports: its code (a sub-type: type code / number).
+    fn label(&self) -> String {
+        let s = match self {
+            Item::Project(p) => p.code.clone(),
+            Item::Organization(o) => o.code.clone(),
+            Item::Named(_, n) => n.code.clone(),
+            Item::SubType(s) => format!("{}/{}", s.correspondence_type_code.trim(), s.sub_type_number.trim()),
+        };
+        s.chars().take(60).collect()
+    }
+    /// Reads one item of `kind` from a JSON body (unknown fields and wrong types are a 400).
+    pub fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {
+        let bad = |e: serde_json::Error| AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบ ({})", e.to_string().chars().take(120).collect::<String>()), format!("invalid item: {e}"));
+        Ok(match kind {
+            Kind::Projects => Item::Project(serde_json::from_value(body).map_err(bad)?),
+            Kind::Organizations => Item::Organization(serde_json::from_value(body).map_err(bad)?),
+            Kind::SubTypes => Item::SubType(serde_json::from_value(body).map_err(bad)?),
+            k => Item::Named(k, serde_json::from_value(body).map_err(bad)?),
+        })
+    }
+}
+
+/// How an item is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Create it, or update the item with that code (the JSON import).
+    Upsert,
+    /// Create it; an existing code is a 409.
+    Create,
+    /// Update the item with this id; its code (a sub-type: its type and number) must stay the same.
+    Update(i64),
+}
+
+/// What writing an item did.
+struct Change {
+    action: &'static str,
+    id: i64,
+    old: Option<Value>,
+    new: Value,
+}
+
+/// `POST /reference/{kind}` and `PUT /reference/{kind}/{id}`: one item. Returns the item's id and what was done.
+pub async fn save_item(s: &AppState, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
+    caller.require_super_admin()?;
+    let now = s.clock.now_ms();
+    let mut tx = s.db.begin_write().await?;
+    let change = write_item(&mut tx, s.db.dialect, &item, mode).await?;
+    if change.action != "UNCHANGED" {
+        audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[audit_entry(caller, &item, &change, now, None)]).await?;
+    }
+    tx.commit().await?;
+    s.reference.reload().await?;
+    Ok((change.id, change.action))
+}
+
+/// `POST /reference/import`: a whole document, every item created or updated by its code, in one transaction;
+/// committed only when every item is ok and it is not a dry run.
+pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
+    caller.require_super_admin()?;
+    if doc.is_empty() {
+        return Err(AppError::validation("เอกสารไม่มีรายการข้อมูลอ้างอิงให้นำเข้า", "the document holds no items"));
+    }
+    if doc.len() > MAX_ITEMS {
+        return Err(AppError::validation(format!("นำเข้าได้ครั้งละไม่เกิน {MAX_ITEMS} รายการ"), format!("at most {MAX_ITEMS} items per document")));
+    }
+    // dependency order: organizations and types before the projects and sub-types that name them
+    let mut items: Vec<(usize, Item)> = Vec::with_capacity(doc.len());
+    items.extend(doc.organizations.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Organization(x))));
+    items.extend(doc.correspondence_types.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Named(Kind::CorrespondenceTypes, x))));
+    items.extend(doc.sub_types.into_iter().enumerate().map(|(i, x)| (i + 1, Item::SubType(x))));
+    items.extend(doc.rfa_types.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Named(Kind::RfaTypes, x))));
+    items.extend(doc.disciplines.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Named(Kind::Disciplines, x))));
+    items.extend(doc.projects.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Project(x))));
+
+    let now = s.clock.now_ms();
+    let mut tx = s.db.begin_write().await?;
+    let mut rows = Vec::with_capacity(items.len());
+    let mut entries = Vec::new();
+    let mut seen: std::collections::HashMap<(Kind, String), usize> = std::collections::HashMap::new();
+    for (row, item) in &items {
+        let identity = (item.kind(), identity(item));
+        let outcome = match seen.get(&identity) {
+            Some(first) => Err(AppError::validation(
+                format!("{} '{}' ซ้ำกับรายการที่ {first} ของหมวดเดียวกัน", item.kind().th(), item.label()),
+                format!("'{}' repeats item {first} of the same section", item.label()),
+            )),
+            None => {
+                seen.insert(identity, *row);
+                write_item(&mut tx, s.db.dialect, item, Mode::Upsert).await
+            }
+        };
+        // a database failure may have ended the transaction on the server: stop, never write more items in it
+        if let Err(AppError::Database { .. } | AppError::Internal { .. } | AppError::VersionConflict(_)) = &outcome {
+            let _ = tx.rollback().await;
+            return outcome.map(|_| ImportReport::new(dry_run, Vec::new()));
+        }
+        let (ok, action, message, detail, code) = match &outcome {
+            Ok(c) => (true, Some(c.action.to_string()), None, None, None),
+            Err(e) => (false, None, Some(e.message_th()), Some(e.to_string()), Some(e.kind().1.to_string())),
+        };
+        if let Ok(c) = &outcome {
+            if c.action != "UNCHANGED" {
+                entries.push(audit_entry(caller, item, c, now, Some("JSON_IMPORT")));
+            }
+        }
+        rows.push(ImportRowReport { row: *row, kind: item.kind().section().into(), key: Some(item.label()), action, ok, message, detail, code, counter_id: None, last_number: None });
+    }
+    let mut report = ImportReport::new(dry_run, rows);
+    if dry_run || report.error_rows > 0 {
+        tx.rollback().await?;
+        return Ok(report);
+    }
+    if !entries.is_empty() {
+        audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &entries).await?;
+    }
+    tx.commit().await?;
+    s.reference.reload().await?;
+    report.applied = true;
+    Ok(report)
+}
+
+fn identity(item: &Item) -> String {
+    let n = crate::numbering::normalize_code;
+    match item {
+        Item::Project(p) => n(&p.code),
+        Item::Organization(o) => n(&o.code),
+        Item::Named(_, x) => n(&x.code),
+        Item::SubType(x) => format!("{}\u{0}{}", n(&x.correspondence_type_code), x.sub_type_number.trim()),
+    }
+}
+
+fn audit_entry(caller: &Caller, item: &Item, c: &Change, now: i64, via: Option<&str>) -> AuditEntry {
+    AuditEntry {
+        operation: format!("REFERENCE_{}", c.action),
+        status: "SUCCESS".into(),
+        old_value: c.old.as_ref().map(Value::to_string),
+        new_value: Some(c.new.to_string()),
+        metadata: Some(json!({ "kind": item.kind().section(), "id": c.id, "code": item.label(), "via": via }).to_string()),
+        ..caller.audit_base(now)
+    }
+}
+
+// ---- checks ----
+
+fn name(raw: &str) -> Result<String, AppError> {
+    let n = raw.trim();
+    if n.is_empty() || n.chars().count() > MAX_NAME_CHARS || n.chars().any(char::is_control) {
+        return Err(AppError::validation(format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"), format!("name must be 1-{MAX_NAME_CHARS} printable characters")));
+    }
+    Ok(n.to_string())
+}
+
+fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
+    validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
+}
+
+fn role(raw: &str) -> Result<String, AppError> {
+    let role = raw.trim().to_ascii_uppercase();
+    if ["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
+        Ok(role)
+    } else {
+        Err(AppError::validation("บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER", "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER"))
+    }
+}
+
+fn sub_type_number(raw: &str) -> Result<String, AppError> {
+    let number = raw.trim().to_string();
+    if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
+        return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
+    }
+    Ok(number)
+}
+
+fn exists(kind: Kind, label: &str) -> AppError {
+    AppError::Conflict { code: "ALREADY_EXISTS", th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label), en: format!("{} '{label}' already exists", kind.section()) }
+}
+
+fn missing(kind: Kind, what: &str) -> AppError {
+    AppError::not_found(format!("{} {}", kind.th(), what), format!("{} {what}", kind.section()))
+}
+
+fn code_is_fixed(kind: Kind, stored: &str) -> AppError {
+    AppError::Conflict {
+        code: "CODE_IMMUTABLE",
+        th: format!("รหัสของ{}เปลี่ยนไม่ได้ (รหัสเดิม '{stored}') เพราะเลขที่เอกสารที่ออกแล้วอ้างถึงรหัสนี้ — สร้างรายการใหม่แทน", kind.th()),
+        en: format!("the code of {} '{stored}' cannot change: issued numbers refer to it", kind.section()),
+    }
+}
+
+fn unique(kind: Kind, label: &str) -> impl Fn(sqlx::Error) -> AppError + '_ {
+    move |e| if is_unique_violation(&e) { exists(kind, label) } else { e.into() }
+}
+
+// ---- writes (inside the caller's transaction) ----
+
+/// The stored row with this code (or id): (id, code, the item's current values as JSON).
+async fn find(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<(i64, String, Value)>, AppError> {
+    let cols = match kind {
+        Kind::Projects => "id, code, name, active",
+        Kind::Organizations => "id, code, name, role",
+        Kind::SubTypes => "id, code, name, corr_type_id, sub_type_number",
+        _ => "id, code, name",
+    };
+    let (filter, sql_value): (&str, Value) = match by_id {
+        Some(id) => ("id = ?", json!(id)),
+        None => ("code = ?", json!(code)),
+    };
+    let sql = format!("SELECT {cols} FROM {} WHERE {filter}", kind.table());
+    let q = sqlx::query(&sql);
+    let q = match sql_value {
+        Value::Number(n) => q.bind(n.as_i64().unwrap_or(0)),
+        other => q.bind(other.as_str().unwrap_or_default().to_string()),
+    };
+    let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
+    let (id, code, name): (i64, String, String) = (r.get(0), r.get(1), r.get(2));
+    let current = match kind {
+        Kind::Projects => json!({ "code": code, "name": name, "active": r.get::<i64, _>(3) != 0 }),
+        Kind::Organizations => json!({ "code": code, "name": name, "role": r.get::<String, _>(3) }),
+        Kind::SubTypes => json!({ "code": code, "name": name, "corrTypeId": r.get::<i64, _>(3), "subTypeNumber": r.get::<String, _>(4) }),
+        _ => json!({ "code": code, "name": name }),
+    };
+    Ok(Some((id, code, current)))
+}
+
+async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> Result<Change, AppError> {
+    let kind = item.kind();
+    let by_id = match mode {
+        Mode::Update(id) => Some(id),
+        _ => None,
+    };
+    match item {
+        Item::Project(p) => {
+            let code = code(CodeKind::Project, &p.code)?;
+            let name = name(&p.name)?;
+            let members = match &p.members {
+                None => None,
+                Some(codes) => Some(org_ids(tx, codes).await?),
+            };
+            let found = located(tx, kind, by_id, &code, mode).await?;
+            let active = p.active.unwrap_or(match &found {
+                Some((_, _, cur)) => cur["active"].as_bool().unwrap_or(true),
+                None => true,
+            });
+            let (id, action, old) = match found {
+                None => {
+                    let r = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+                        .bind(code.clone())
+                        .bind(name.clone())
+                        .bind(active as i64)
+                        .bind(crate::server::db::now_ms())
+                        .fetch_one(&mut **tx)
+                        .await
+                        .map_err(unique(kind, &code))?;
+                    (r.get::<i64, _>(0), "CREATE", None)
+                }
+                Some((id, _, cur)) => {
+                    let mut old = cur.clone();
+                    old["members"] = json!(member_ids(tx, id).await?);
+                    let changed = cur["name"] != json!(name) || cur["active"] != json!(active);
+                    if changed {
+                        sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name.clone()).bind(active as i64).bind(id).execute(&mut **tx).await?;
+                    }
+                    (id, if changed { "UPDATE" } else { "UNCHANGED" }, Some(old))
+                }
+            };
+            let mut action = action;
+            if let Some(want) = &members {
+                let have = member_ids(tx, id).await?;
+                if &have != want {
+                    sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(id).execute(&mut **tx).await?;
+                    for org in want {
+                        sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(id).bind(*org).execute(&mut **tx).await?;
+                    }
+                    if action == "UNCHANGED" {
+                        action = "UPDATE";
+                    }
+                }
+            }
+            let _ = dialect;
+            let new = json!({ "code": code, "name": name, "active": active, "members": member_ids(tx, id).await? });
+            Ok(Change { action, id, old, new })
+        }
+        Item::Organization(o) => {
+            let code = code(CodeKind::Party, &o.code)?;
+            let name = name(&o.name)?;
+            let role = role(&o.role)?;
+            let new = json!({ "code": code, "name": name, "role": role });
+            match located(tx, kind, by_id, &code, mode).await? {
+                None => {
+                    let r = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+                        .bind(code.clone())
+                        .bind(name)
+                        .bind(role)
+                        .bind(crate::server::db::now_ms())
+                        .fetch_one(&mut **tx)
+                        .await
+                        .map_err(unique(kind, &code))?;
+                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                }
+                Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
+                Some((id, _, cur)) => {
+                    sqlx::query("UPDATE organizations SET name = ?, role = ? WHERE id = ?").bind(name).bind(role).bind(id).execute(&mut **tx).await?;
+                    Ok(Change { action: "UPDATE", id, old: Some(cur), new })
+                }
+            }
+        }
+        Item::Named(kind, x) => {
+            let kind = *kind;
+            let code = code(CodeKind::Party, &x.code)?;
+            let name = name(&x.name)?;
+            let new = json!({ "code": code, "name": name });
+            match located(tx, kind, by_id, &code, mode).await? {
+                None => {
+                    let sql = if kind == Kind::CorrespondenceTypes {
+                        "INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id".to_string()
+                    } else {
+                        format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", kind.table())
+                    };
+                    let mut q = sqlx::query(&sql).bind(code.clone()).bind(name);
+                    if kind == Kind::CorrespondenceTypes {
+                        q = q.bind(crate::server::db::now_ms());
+                    }
+                    let r = q.fetch_one(&mut **tx).await.map_err(unique(kind, &code))?;
+                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                }
+                Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
+                Some((id, _, cur)) => {
+                    sqlx::query(&format!("UPDATE {} SET name = ? WHERE id = ?", kind.table())).bind(name).bind(id).execute(&mut **tx).await?;
+                    Ok(Change { action: "UPDATE", id, old: Some(cur), new })
+                }
+            }
+        }
+        Item::SubType(x) => {
+            let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
+            let corr_type_id: i64 = match sqlx::query("SELECT id FROM correspondence_types WHERE code = ?").bind(type_code.clone()).fetch_optional(&mut **tx).await? {
+                Some(r) => r.get(0),
+                None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
+            };
+            let number = sub_type_number(&x.sub_type_number)?;
+            let code = code(CodeKind::Party, &x.code)?;
+            let name = name(&x.name)?;
+            let label = format!("{type_code}/{number}");
+            let found = match by_id {
+                Some(id) => match find(tx, kind, Some(id), "").await? {
+                    None => return Err(missing(kind, &id.to_string())),
+                    Some((id, _, cur)) if cur["corrTypeId"] != json!(corr_type_id) || cur["subTypeNumber"] != json!(number) => {
+                        return Err(AppError::Conflict {
+                            code: "CODE_IMMUTABLE",
+                            th: "ประเภทเอกสารและหมายเลขของประเภทย่อยเปลี่ยนไม่ได้ เพราะเลขที่เอกสารที่ออกแล้วอ้างถึง — สร้างรายการใหม่แทน".into(),
+                            en: format!("the type and number of sub-type {id} cannot change"),
+                        })
+                    }
+                    Some(found) => Some(found),
+                },
+                None => {
+                    let r = sqlx::query("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?").bind(corr_type_id).bind(number.clone()).fetch_optional(&mut **tx).await?;
+                    match r {
+                        Some(r) => find(tx, kind, Some(r.get(0)), "").await?,
+                        None => None,
+                    }
+                }
+            };
+            if mode == Mode::Create && found.is_some() {
+                return Err(exists(kind, &label));
+            }
+            let new = json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": number });
+            match found {
+                None => {
+                    let r = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+                        .bind(corr_type_id)
+                        .bind(number)
+                        .bind(code)
+                        .bind(name)
+                        .fetch_one(&mut **tx)
+                        .await
+                        .map_err(unique(kind, &label))?;
+                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                }
+                Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
+                Some((id, _, cur)) => {
+                    sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await.map_err(unique(kind, &label))?;
+                    Ok(Change { action: "UPDATE", id, old: Some(cur), new })
+                }
+            }
+        }
+    }
+}
+
+/// The stored item a write applies to, by the mode's rules (sub-types are handled by their own identity).
+async fn located(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str, mode: Mode) -> Result<Option<(i64, String, Value)>, AppError> {
+    match mode {
+        Mode::Update(id) => match find(tx, kind, by_id, code).await? {
+            None => Err(missing(kind, &id.to_string())),
+            Some((_, stored, _)) if stored != code => Err(code_is_fixed(kind, &stored)),
+            found => Ok(found),
+        },
+        Mode::Create => match find(tx, kind, None, code).await? {
+            Some(_) => Err(exists(kind, code)),
+            None => Ok(None),
+        },
+        Mode::Upsert => find(tx, kind, None, code).await,
+    }
+}
+
+async fn org_ids(tx: &mut Tx, codes: &[String]) -> Result<Vec<i64>, AppError> {
+    let mut ids = Vec::with_capacity(codes.len());
+    for raw in codes {
+        let code = crate::numbering::normalize_code(raw);
+        match sqlx::query("SELECT id FROM organizations WHERE code = ?").bind(code.clone()).fetch_optional(&mut **tx).await? {
+            Some(r) => ids.push(r.get::<i64, _>(0)),
+            None => return Err(missing(Kind::Organizations, &format!("'{}' (members)", code.chars().take(40).collect::<String>()))),
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+async fn member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>, AppError> {
+    Ok(sqlx::query("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id")
+        .bind(project_id)
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| r.get::<i64, _>(0))
+        .collect())
+}
