@@ -1,4 +1,6 @@
 //! `docnum`: the document numbering service and its administrative commands.
+// the Leptos view types are deep; release builds monomorphize them in the binary too
+#![recursion_limit = "512"]
 
 use std::sync::Arc;
 use std::time::Duration;

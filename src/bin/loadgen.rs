@@ -4,6 +4,8 @@
 //!
 //!   loadgen --embedded --concurrency 64 --requests 20000           # starts the service in-process on a temp SQLite file
 //!   loadgen --url http://127.0.0.1:3000 --token dnt_… -c 64 -n 20000  # against a running service
+// the Leptos view types are deep; release builds monomorphize them in the binary too
+#![recursion_limit = "512"]
 
 use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;

@@ -68,6 +68,7 @@ impl Held {
 /// A kept Redis lock is reconsidered this often: handed over if another instance wants it, extended before
 /// half its TTL has passed.
 pub const HOLD_SLICE: Duration = Duration::from_millis(10);
+const PROBE_EVERY: Duration = Duration::from_millis(100);
 
 pub enum CounterLock {
     InProcess,
@@ -234,6 +235,7 @@ impl RedisLock {
         }
         let deadline = Instant::now() + self.config.max_wait;
         let mut attempt = 0u32;
+        let mut last_probe: Option<Instant> = None;
         loop {
             let tried = tokio::time::timeout(self.config.probe_timeout * 4, self.manager.lock(name.as_bytes(), self.config.ttl)).await;
             if let Ok(Ok(lock)) = tried {
@@ -243,10 +245,15 @@ impl RedisLock {
                 let now = Instant::now();
                 return Ok(Held::Redis { lock, acquired: now, checked: now });
             }
-            if !self.reachable().await {
-                self.mark_down();
-                self.fallbacks.fetch_add(1, Ordering::Relaxed);
-                return Ok(Held::DbFallback);
+            // rslock cannot tell "held" from "down": PING on the first failure, then at most every 100 ms of waiting
+            // (each probe opens connections; a waiter fails many attempts while a hot counter changes hands).
+            if last_probe.is_none_or(|t: Instant| t.elapsed() >= PROBE_EVERY) {
+                last_probe = Some(Instant::now());
+                if !self.reachable().await {
+                    self.mark_down();
+                    self.fallbacks.fetch_add(1, Ordering::Relaxed);
+                    return Ok(Held::DbFallback);
+                }
             }
             // Held by another instance: say so (its holder hands over within a slice) and wait our turn.
             let now = Instant::now();
