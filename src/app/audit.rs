@@ -8,7 +8,7 @@ use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage};
+use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage, TableHead};
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
@@ -254,15 +254,7 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
     view! {
         <div class="table-wrap">
             <table class="list" data-testid="audit-table">
-                <thead><tr>
-                    <th>{move || i18n.t("audit.col.time")}</th>
-                    <th>{move || i18n.t("audit.col.operation")}</th>
-                    <th>{move || i18n.t("audit.col.status")}</th>
-                    <th>{move || i18n.t("audit.col.number")}</th>
-                    <th>{move || i18n.t("audit.col.sequence")}</th>
-                    <th>{move || i18n.t("audit.col.user")}</th>
-                    <th>{move || i18n.t("audit.col.details")}</th>
-                </tr></thead>
+                <TableHead columns=vec!["audit.col.time", "audit.col.operation", "audit.col.status", "audit.col.number", "audit.col.sequence", "audit.col.user", "audit.col.details"]/>
                 <tbody>
                     {rows.into_iter().map(|r| {
                         let number = r.document_number.clone().unwrap_or_default();

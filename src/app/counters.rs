@@ -10,7 +10,7 @@ use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
 use super::reserve::{Choice, IdSelect};
 use super::types::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
@@ -138,17 +138,7 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
         </p>
         <div class="table-wrap">
             <table class="list" data-testid="counter-table">
-                <thead><tr>
-                    <th>{move || i18n.t("ctr.col.id")}</th>
-                    <th>{move || i18n.t("ctr.project")}</th>
-                    <th>{move || i18n.t("ctr.type")}</th>
-                    <th>{move || i18n.t("ctr.col.parts")}</th>
-                    <th>{move || i18n.t("ctr.col.period")}</th>
-                    <th>{move || i18n.t("ctr.col.last")}</th>
-                    <th>{move || i18n.t("ctr.col.max")}</th>
-                    <th>{move || i18n.t("ctr.col.use")}</th>
-                    <th></th>
-                </tr></thead>
+                <TableHead columns=vec!["ctr.col.id", "ctr.project", "ctr.type", "ctr.col.parts", "ctr.col.period", "ctr.col.last", "ctr.col.max", "ctr.col.use", ""]/>
                 <tbody>
                     {rows.iter().map(|c| {
                         let id = c.id;
@@ -304,15 +294,13 @@ fn NumbersView(
     view! {
         <div class="table-wrap">
             <table class="list" data-testid="number-table">
-                <thead><tr>
-                    <th>{move || i18n.t("ctr.col.seq")}</th>
-                    <th>{move || i18n.t("ctr.col.number")}</th>
-                    <th>{move || i18n.t("ctr.col.status")}</th>
-                    <th>{move || i18n.t("ctr.col.document")}</th>
-                    <th>{move || i18n.t("ctr.col.time")}</th>
-                    <th>{move || i18n.t("ctr.col.note")}</th>
-                    {is_super.then(|| view! { <th></th> })}
-                </tr></thead>
+                <TableHead columns={
+                    let mut columns = vec!["ctr.col.seq", "ctr.col.number", "ctr.col.status", "ctr.col.document", "ctr.col.time", "ctr.col.note"];
+                    if is_super {
+                        columns.push("");
+                    }
+                    columns
+                }/>
                 <tbody>
                     {n.numbers.into_iter().map(|x| {
                         let number = x.document_number.clone();

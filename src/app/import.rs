@@ -8,7 +8,7 @@ use super::api::error_text;
 use super::i18n::use_i18n;
 use super::types::{Role, UserInfo};
 use super::types_import::{ImportFormat, ImportReport};
-use super::widgets::{ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{ErrorBox, ErrorSlot, RequireUser, TableHead};
 
 #[component]
 pub fn ImportPage() -> impl IntoView {
@@ -154,14 +154,7 @@ pub fn ReportView(report: ImportReport) -> impl IntoView {
                 " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
             </p>
             <table class="list">
-                <thead><tr>
-                    <th>{move || i18n.t("import.row")}</th>
-                    <th>{move || i18n.t("import.kind")}</th>
-                    <th>{move || i18n.t("import.key")}</th>
-                    <th>{move || i18n.t("import.action")}</th>
-                    <th>{move || i18n.t("import.last_number")}</th>
-                    <th>{move || i18n.t("import.result")}</th>
-                </tr></thead>
+                <TableHead columns=vec!["import.row", "import.kind", "import.key", "import.action", "import.last_number", "import.result"]/>
                 <tbody>
                     {report.rows.into_iter().map(|r| {
                         let message = r.message.clone().unwrap_or_default();

@@ -10,7 +10,7 @@ use super::api::{self, error_text};
 use super::counters::{parts_label, period_label};
 use super::i18n::use_i18n;
 use super::types::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
 
 const STATES: &[&str] = &["PENDING", "APPROVED", "REJECTED"];
 
@@ -105,16 +105,7 @@ fn ResetList() -> impl IntoView {
                 view! {
                     <div class="table-wrap">
                         <table class="list" data-testid="reset-table">
-                            <thead><tr>
-                                <th>{move || i18n.t("rst.col.id")}</th>
-                                <th>{move || i18n.t("rst.col.counter")}</th>
-                                <th>{move || i18n.t("rst.col.values")}</th>
-                                <th>{move || i18n.t("rst.col.reason")}</th>
-                                <th>{move || i18n.t("rst.col.by")}</th>
-                                <th>{move || i18n.t("rst.state")}</th>
-                                <th>{move || i18n.t("rst.col.history")}</th>
-                                <th>{move || i18n.t("rst.col.actions")}</th>
-                            </tr></thead>
+                            <TableHead columns=vec!["rst.col.id", "rst.col.counter", "rst.col.values", "rst.col.reason", "rst.col.by", "rst.state", "rst.col.history", "rst.col.actions"]/>
                             <tbody>
                                 {rows.into_iter().map(|env| {
                                     let r = env.data;

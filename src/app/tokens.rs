@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::types::*;
-use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, AdminContext, AdminPage};
+use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, AdminContext, AdminPage, TableHead};
 
 #[component]
 pub fn TokensPage() -> impl IntoView {
@@ -119,14 +119,7 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
                 Ok(tokens) if tokens.is_empty() => view! { <p class="muted" data-testid="token-empty">{move || i18n.t("tokens.empty")}</p> }.into_any(),
                 Ok(tokens) => view! {
                     <table class="list" data-testid="token-table">
-                        <thead><tr>
-                            <th>{move || i18n.t("tokens.name")}</th>
-                            <th>{move || i18n.t("tokens.prefix")}</th>
-                            <th>{move || i18n.t("tokens.scope")}</th>
-                            <th>{move || i18n.t("tokens.created")}</th>
-                            <th>{move || i18n.t("tokens.state")}</th>
-                            <th></th>
-                        </tr></thead>
+                        <TableHead columns=vec!["tokens.name", "tokens.prefix", "tokens.scope", "tokens.created", "tokens.state", ""]/>
                         <tbody>
                             {tokens.into_iter().map(|t| {
                                 let id = t.id;

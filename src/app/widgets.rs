@@ -56,6 +56,18 @@ pub fn ToLogin() -> impl IntoView {
 }
 
 /// A server's (Thai) error message.
+/// The header row of a list table: one column per word key of `i18n.rs`; "" leaves a column unlabeled
+/// (buttons). The labels follow the TH/EN switch.
+#[component]
+pub fn TableHead(columns: Vec<&'static str>) -> impl IntoView {
+    let i18n = use_i18n();
+    let cells = columns
+        .into_iter()
+        .map(|key| view! { <th>{move || if key.is_empty() { "" } else { i18n.t(key) }}</th> })
+        .collect_view();
+    view! { <thead><tr>{cells}</tr></thead> }
+}
+
 #[component]
 pub fn ErrorBox(#[prop(into)] message: String) -> impl IntoView {
     view! { <p class="error" role="alert" data-testid="error">{message}</p> }
