@@ -100,7 +100,14 @@ struct ServeArgs {
     /// Most requests one counter transaction serves (1 = one transaction per number, the baseline).
     #[arg(long, env = "MAX_BATCH", default_value_t = 256)]
     max_batch: usize,
+    /// Run the counter workers on a thread of their own (true), or on the shared request runtime (false).
+    #[arg(long, env = "COUNTER_THREAD", default_value_t = true, action = clap::ArgAction::Set)]
+    counter_thread: bool,
 }
+
+// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc here (BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() {
@@ -135,6 +142,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 },
                 secure_cookies: args.secure_cookies,
                 max_batch: args.max_batch.max(1),
+                counter_thread: args.counter_thread,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 lock: docnum::server::numbering::lock::LockConfig {
                     max_wait: Duration::from_millis(args.lock_max_wait_ms),

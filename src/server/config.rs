@@ -23,6 +23,9 @@ pub struct Config {
     pub lock: LockConfig,
     /// Most requests one counter transaction serves.
     pub max_batch: usize,
+    /// Run the counter workers on a thread of their own (see `numbering::queue::CounterThread`). The server
+    /// binary turns it on; tests that start many services in one process leave it off.
+    pub counter_thread: bool,
 }
 
 impl Default for Config {
@@ -38,6 +41,7 @@ impl Default for Config {
             redis_urls: Vec::new(),
             lock: LockConfig::default(),
             max_batch: 256,
+            counter_thread: false,
         }
     }
 }

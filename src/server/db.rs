@@ -72,27 +72,24 @@ impl Db {
                         "DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>".into(),
                     ));
                 }
-                let pool = AnyPoolOptions::new()
-                    .max_connections(32)
-                    .acquire_timeout(Duration::from_secs(10))
-                    .after_connect(|conn, _| {
-                        Box::pin(async move {
-                            // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
-                            // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,
-                            // and two workers creating two *different* new counters (a new year, a new pair of
-                            // parties) then deadlock on each other's INSERT (error 1213) — measured: 158 of 200
-                            // concurrent first reserves on distinct keys failed. READ COMMITTED takes no gap locks
-                            // for searches; the version fence (`UPDATE … WHERE version = ?`) reads the latest row
-                            // under either level, and the counter's row lock already orders its batches.
-                            conn.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").await?;
-                            Ok(())
-                        })
-                    })
-                    .connect(&url)
-                    .await?;
+                let pool = mysql_pool(&url, 32).await?;
                 Ok(Db { writer: pool.clone(), pool, dialect, url })
             }
         }
+    }
+
+    /// This handle with its MariaDB write pool opened on another runtime (the counter thread's), so that the
+    /// write connections' sockets are driven by that runtime. SQLite keeps its single writer connection: its
+    /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
+    pub async fn writer_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
+        if self.dialect == Dialect::MySql {
+            let url = self.url.clone();
+            self.writer = runtime
+                .spawn(async move { mysql_pool(&url, 16).await })
+                .await
+                .map_err(|e| sqlx::Error::Configuration(format!("counter thread stopped: {e}").into()))??;
+        }
+        Ok(self)
     }
 
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
@@ -120,6 +117,27 @@ impl Db {
     pub async fn ping(&self) -> Result<(), sqlx::Error> {
         sqlx::query("SELECT 1").execute(&self.pool).await.map(|_| ())
     }
+}
+
+async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Error> {
+    AnyPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(10))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
+                // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,
+                // and two workers creating two *different* new counters (a new year, a new pair of
+                // parties) then deadlock on each other's INSERT (error 1213) — measured: 158 of 200
+                // concurrent first reserves on distinct keys failed. READ COMMITTED takes no gap locks
+                // for searches; the version fence (`UPDATE … WHERE version = ?`) reads the latest row
+                // under either level, and the counter's row lock already orders its batches.
+                conn.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").await?;
+                Ok(())
+            })
+        })
+        .connect(url)
+        .await
 }
 
 fn ensure_sqlite_create(url: &str) -> String {

@@ -35,6 +35,7 @@ use db::Db;
 use error::AppError;
 use errors_log::ErrorLog;
 use numbering::lock::{CounterLock, RedisLock};
+use numbering::queue::CounterThread;
 use numbering::{Engine, EngineConfig};
 use reference::ReferenceCache;
 
@@ -60,7 +61,15 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Connects, migrates, seeds (first run), and builds the engine.
     pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
-        let db = Db::connect(&config.database_url).await?;
+        let counter_thread = if config.counter_thread {
+            Some(CounterThread::start().map_err(|e| AppError::internal(format!("counter thread: {e}")))?)
+        } else {
+            None
+        };
+        let mut db = Db::connect(&config.database_url).await?;
+        if let Some(t) = &counter_thread {
+            db = db.writer_on(t.handle()).await?;
+        }
         db.migrate().await.map_err(|e| AppError::internal(format!("migrations failed: {e}")))?;
         if config.demo_data {
             demo::seed_if_empty(&db, clock.now_ms()).await?;
@@ -80,6 +89,7 @@ impl AppState {
             errors,
             EngineConfig { reservation_ttl: config.reservation_ttl, max_batch: config.max_batch },
             lock,
+            counter_thread.map(|t| t.handle().clone()),
         );
         Ok(AppState {
             db,

@@ -81,6 +81,9 @@ impl TestApp {
             redis_urls: options.redis_urls.clone(),
             lock: Default::default(),
             max_batch: 256,
+            // the server binary runs workers on a thread of their own; the multi-process tests, the browser tests
+            // and the cluster harness cover that path, and a test process starting dozens of services keeps them here
+            counter_thread: false,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut leptos_options = run::leptos_options();

@@ -14,7 +14,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use serde::Deserialize;
 use serde_json::{json, Value};
+
+mod http1;
+
+const RESERVE: &str = "/api/v1/document-numbering/reserve";
+
+/// The fields of a reserve answer that the check needs.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Reserved {
+    token: Option<String>,
+    sequence: i64,
+    document_number: String,
+}
 
 #[derive(Parser, Debug)]
 #[command(name = "loadgen", about = "Drive reserve requests and check every number")]
@@ -120,19 +134,21 @@ async fn main() {
         }
     };
 
-    let client = reqwest::Client::builder().pool_max_idle_per_host(args.concurrency).build().unwrap();
     let bases: Arc<Vec<String>> =
         Arc::new(if args.url.is_empty() { vec![base] } else { args.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect() });
     let next = Arc::new(AtomicUsize::new(0));
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
-    let bodies: Arc<Vec<Value>> = Arc::new((args.first_counter..args.first_counter + args.counters).map(request_for).collect());
+    let bodies: Arc<Vec<Vec<u8>>> =
+        Arc::new((args.first_counter..args.first_counter + args.counters).map(|i| request_for(i).to_string().into_bytes()).collect());
     let started = Instant::now();
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
-            let (client, bases, token, next, bodies) = (client.clone(), bases.clone(), token.clone(), next.clone(), bodies.clone());
+            let (bases, token, next, bodies) = (bases.clone(), token.clone(), next.clone(), bodies.clone());
             let total = args.requests;
             let (confirm_ratio, cancel_ratio) = (args.confirm_ratio, args.cancel_ratio);
             tokio::spawn(async move {
+                // one keep-alive connection per server for this caller
+                let mut conns: Vec<http1::Conn> = bases.iter().map(|b| http1::Conn::new(b)).collect();
                 let mut samples = Vec::new();
                 let mut errors: BTreeMap<String, usize> = BTreeMap::new();
                 loop {
@@ -141,42 +157,36 @@ async fn main() {
                         break;
                     }
                     let counter = i % bodies.len();
-                    let base = &bases[i % bases.len()];
+                    let conn = &mut conns[i % bases.len()];
                     let t0 = Instant::now();
-                    let result = client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&bodies[counter]).send().await;
+                    let result = conn.post_json(RESERVE, &token, &bodies[counter]).await;
                     let micros = t0.elapsed().as_micros() as u64;
                     match result {
-                        Ok(r) if r.status().is_success() => match r.json::<Value>().await {
+                        Ok(r) if (200..300).contains(&r.status) => match serde_json::from_slice::<Reserved>(&r.body) {
                             Ok(v) => {
                                 // a deterministic share of the reservations is confirmed or cancelled afterwards
                                 let pick = (i as f64 * 0.618_034) % 1.0;
                                 let (path, body, status) = if pick < confirm_ratio {
-                                    ("confirm", json!({ "token": v["token"], "documentId": format!("LOAD-{i}") }), "CONFIRMED")
+                                    ("confirm", json!({ "token": v.token, "documentId": format!("LOAD-{i}") }), "CONFIRMED")
                                 } else if pick < confirm_ratio + cancel_ratio {
-                                    ("cancel", json!({ "token": v["token"], "reason": "loadgen" }), "CANCELLED")
+                                    ("cancel", json!({ "token": v.token, "reason": "loadgen" }), "CANCELLED")
                                 } else {
                                     ("", Value::Null, "RESERVED")
                                 };
                                 let mut final_status = status;
                                 if !path.is_empty() {
-                                    let done = client.post(format!("{base}/api/v1/document-numbering/{path}")).bearer_auth(&token).json(&body).send().await;
-                                    if !matches!(&done, Ok(r) if r.status().is_success()) {
+                                    let done = conn.post_json(&format!("/api/v1/document-numbering/{path}"), &token, body.to_string().as_bytes()).await;
+                                    if !matches!(&done, Ok(r) if (200..300).contains(&r.status)) {
                                         final_status = "RESERVED";
                                         *errors.entry(format!("{path} failed")).or_default() += 1;
                                     }
                                 }
-                                samples.push(Sample {
-                                    counter,
-                                    sequence: v["sequence"].as_i64().unwrap_or(-1),
-                                    number: v["documentNumber"].as_str().unwrap_or_default().to_string(),
-                                    micros,
-                                    status: final_status,
-                                })
+                                samples.push(Sample { counter, sequence: v.sequence, number: v.document_number, micros, status: final_status })
                             }
                             Err(e) => *errors.entry(format!("bad body: {e}")).or_default() += 1,
                         },
-                        Ok(r) => *errors.entry(format!("HTTP {}", r.status().as_u16())).or_default() += 1,
-                        Err(e) => *errors.entry(format!("transport: {}", if e.is_timeout() { "timeout" } else { "error" })).or_default() += 1,
+                        Ok(r) => *errors.entry(format!("HTTP {}", r.status)).or_default() += 1,
+                        Err(e) => *errors.entry(format!("transport: {}", e.kind())).or_default() += 1,
                     }
                 }
                 (samples, errors)
@@ -272,6 +282,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
         database_url: format!("sqlite://{}", dir.join("bench.db").display()),
         bootstrap_admin_password: Some("loadgen-admin".into()),
         rate_limits: RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 },
+        counter_thread: true,
         ..Config::default()
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

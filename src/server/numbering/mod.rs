@@ -198,8 +198,9 @@ impl Engine {
         errors: ErrorLog,
         config: EngineConfig,
         lock: lock::CounterLock,
+        workers_on: Option<tokio::runtime::Handle>,
     ) -> Arc<Engine> {
-        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, lock));
+        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, lock, workers_on));
         Arc::new(Engine { db, clock, reference, errors, config, queues })
     }
 
