@@ -6,26 +6,17 @@ use leptos::prelude::*;
 use super::api_import;
 use super::api::error_text;
 use super::i18n::use_i18n;
-use super::types::{Role, UserInfo};
+use super::types::Role;
 use super::types_import::{ImportFormat, ImportReport};
-use super::widgets::{ErrorBox, ErrorSlot, RequireUser, TableHead};
+use super::widgets::{AdminPage, ErrorSlot, TableHead};
 
 #[component]
 pub fn ImportPage() -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <RequireUser content=move |user: UserInfo| {
-            if user.role != Role::SuperAdmin {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
-            }
-            view! {
-                <section class="card">
-                    <h1>{move || i18n.t("import.title")}</h1>
-                    <p class="muted">{move || i18n.t("import.help")}</p>
-                    <BulkImport/>
-                </section>
-            }
-            .into_any()
+        <AdminPage title="import.title" min_role=Role::SuperAdmin reference=false content=move |_| view! {
+            <p class="muted">{move || i18n.t("import.help")}</p>
+            <BulkImport/>
         }/>
     }
 }
