@@ -28,7 +28,6 @@ use prometheus::{
     Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
 };
-use sqlx::Row;
 
 use crate::numbering::{Period, ResetScope};
 use crate::server::db::Dialect;
@@ -327,25 +326,11 @@ async fn scrape_time(state: &AppState) -> Registry {
 
 /// Per correspondence type, the highest `last_number / max_number` over counters of the current period
 /// (this year's yearly counters, this month's monthly counters, and never-resetting counters), as a ratio
-/// 0..1. One grouped query; rows = number of types. The ratio is computed in millionths as an integer, so
-/// the same code reads it on SQLite and MariaDB.
+/// 0..1. One grouped query; rows = number of types.
 pub async fn sequence_utilization(state: &AppState) -> Result<Vec<(String, f64)>, sqlx::Error> {
     let now = state.clock.now();
     let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
-    let div = match state.db.dialect {
-        Dialect::Sqlite => "/",
-        Dialect::MySql => "DIV",
-    };
-    let sql = format!(
-        "SELECT t.code, MAX((c.last_number * 1000000) {div} c.max_number) \
-         FROM counters c JOIN correspondence_types t ON t.id = c.corr_type_id \
-         WHERE c.period IN (?, ?, ?) AND c.max_number > 0 \
-         GROUP BY t.code"
-    );
-    let rows = sqlx::query(&sql).bind(&periods[0]).bind(&periods[1]).bind(&periods[2]).fetch_all(&state.db.pool).await?;
-    rows.iter()
-        .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)? as f64 / 1_000_000.0)))
-        .collect()
+    crate::server::numbering::store::max_utilization_by_type(&state.db, &periods).await
 }
 
 /// Whether a quorum of `urls` answers PING within 250 ms (fresh connections: this runs once per scrape).

@@ -79,12 +79,17 @@ pub async fn append(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[A
 /// batches): no read of the head, only the length-checked update, which still refuses a head that moved.
 /// Returns the new head.
 pub async fn append_after(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
-    append_inner(tx, dialect, chain_key, known, entries).await.map_err(|e| match e {
-        AppError::Database { ref message, .. } if message.contains("Duplicate entry") || message.contains("UNIQUE constraint") => {
-            AppError::VersionConflict(chain_key.to_string())
-        }
-        other => other,
-    })
+    let start = match known {
+        Some(head) => head.clone(),
+        None => chain_head(tx, dialect, chain_key).await?,
+    };
+    if entries.is_empty() {
+        return Ok(start);
+    }
+    let placed = place(chain_key, &start, entries);
+    insert_placed(tx, &placed).await?;
+    move_head(tx, &placed).await?;
+    Ok(placed.head)
 }
 
 fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
@@ -95,7 +100,8 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
     }
 }
 
-async fn load_head(tx: &mut Tx, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
+/// The chain's current head, created at GENESIS on first use.
+pub async fn chain_head(tx: &mut Tx, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
@@ -117,32 +123,43 @@ async fn load_head(tx: &mut Tx, dialect: Dialect, chain_key: &str) -> Result<Cha
     })
 }
 
-async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
-    if entries.is_empty() {
-        return match known {
-            Some(head) => Ok(head.clone()),
-            None => load_head(tx, dialect, chain_key).await,
-        };
-    }
-    let start = match known {
-        Some(head) => head.clone(),
-        None => load_head(tx, dialect, chain_key).await?,
-    };
+/// Entries given their places on a chain: sequence numbers and hashes, computed before anything is
+/// written so the new head can travel in the same statement as other updates (the counter batch does).
+pub struct Placed<'a> {
+    pub chain_key: &'a str,
+    pub start: ChainHead,
+    pub head: ChainHead,
+    entries: &'a [AuditEntry],
+    links: Vec<(String, String)>,
+}
+
+pub fn place<'a>(chain_key: &'a str, start: &ChainHead, entries: &'a [AuditEntry]) -> Placed<'a> {
     let mut prev = start.hash.clone();
+    let mut links = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let hash = row_hash(&prev, chain_key, start.length + 1 + i as i64, e);
+        links.push((std::mem::replace(&mut prev, hash.clone()), hash));
+    }
+    let head = ChainHead { hash: prev, length: start.length + entries.len() as i64 };
+    Placed { chain_key, start: start.clone(), head, entries, links }
+}
+
+/// Inserts the placed rows (not the head: see `move_head`).
+pub async fn insert_placed(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError> {
+    let chain_key = placed.chain_key;
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
-    let mut seq = start.length;
-    for chunk in entries.chunks(500) {
+    for (n, chunk) in placed.entries.chunks(500).enumerate() {
         let sql = format!(
             "INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}",
             Db::row_placeholders(chunk.len(), 25)
         );
         let mut q = sqlx::query(&sql);
-        for e in chunk {
-            seq += 1;
-            let hash = row_hash(&prev, chain_key, seq, e);
+        for (i, e) in chunk.iter().enumerate() {
+            let at = n * 500 + i;
+            let (prev, hash) = &placed.links[at];
             q = q
                 .bind(chain_key.to_string())
-                .bind(seq)
+                .bind(placed.start.length + 1 + at as i64)
                 .bind(prev.clone())
                 .bind(hash.clone())
                 .bind(e.operation.clone())
@@ -166,21 +183,26 @@ async fn append_inner(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Opt
                 .bind(e.new_value.clone())
                 .bind(e.metadata.clone())
                 .bind(e.created_at);
-            prev = hash;
         }
         q.execute(&mut **tx).await.map_err(|e| lost_race(e, chain_key))?;
     }
+    Ok(())
+}
+
+/// Moves the chain's head from `start` to `head`; refuses (VersionConflict) if another writer moved it.
+pub async fn move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError> {
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
-        .bind(prev.clone())
-        .bind(seq)
-        .bind(chain_key)
-        .bind(start.length)
+        .bind(placed.head.hash.clone())
+        .bind(placed.head.length)
+        .bind(placed.chain_key)
+        .bind(placed.start.length)
         .execute(&mut **tx)
-        .await?;
+        .await
+        .map_err(|e| lost_race(e, placed.chain_key))?;
     if updated.rows_affected() != 1 {
-        return Err(AppError::VersionConflict(chain_key.to_string()));
+        return Err(AppError::VersionConflict(placed.chain_key.to_string()));
     }
-    Ok(ChainHead { hash: prev, length: seq })
+    Ok(())
 }
 
 fn entry_from_row(r: &AnyRow) -> AuditEntry {

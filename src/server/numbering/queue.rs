@@ -17,7 +17,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db};
+use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db, Dialect};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics::{self, LockKind};
 
@@ -332,6 +332,11 @@ impl Queues {
             Some(k) => k.counter.clone(),
             None => store::load_or_create_counter(&mut tx, self.db.dialect, key, max_number, now).await?,
         };
+        let chain_key = counter_chain(counter.id);
+        let chain_start = match known {
+            Some(k) => k.chain.clone(),
+            None => audit::chain_head(&mut tx, self.db.dialect, &chain_key).await?,
+        };
         let tokens: Vec<String> = jobs
             .iter()
             .filter_map(|j| match &j.kind {
@@ -538,7 +543,18 @@ impl Queues {
             new_numbers = keep;
         }
 
-        if !store::advance_counter(&mut tx, &counter, last, (max_number > 0).then_some(max_number), now).await? {
+        let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
+        let placed = audit::place(&chain_key, &chain_start, &entries);
+        let max_number = (max_number > 0).then_some(max_number);
+        // On MariaDB the counter and the chain head move in one statement: one round trip less per batch,
+        // which is most of what a single caller waits for. Both are fenced (version, length) as before.
+        let head_moved = self.db.dialect == Dialect::MySql && !entries.is_empty();
+        let advanced = if head_moved {
+            store::advance_counter_and_chain(&mut tx, &counter, last, max_number, now, &placed).await?
+        } else {
+            store::advance_counter(&mut tx, &counter, last, max_number, now).await?
+        };
+        if !advanced {
             return Err(BatchError::Conflict);
         }
         let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
@@ -548,8 +564,11 @@ impl Queues {
         });
         store::insert_numbers(&mut tx, &rows).await?;
         store::apply_status_changes(&mut tx, &changes).await?;
-        let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
-        let chain = audit::append_after(&mut tx, self.db.dialect, &counter_chain(counter.id), known.map(|k| &k.chain), &entries).await?;
+        audit::insert_placed(&mut tx, &placed).await?;
+        if !head_moved && !entries.is_empty() {
+            audit::move_head(&mut tx, &placed).await?;
+        }
+        let chain = placed.head.clone();
         tx.commit().await?;
         if let Some(code) = type_code.filter(|_| !rows.is_empty()) {
             metrics::issued(&code, rows.len() as u64);

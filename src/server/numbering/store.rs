@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use sqlx::Row;
 
 use crate::numbering::CounterKey;
+use crate::server::audit;
 use crate::server::db::{Db, Dialect, Tx};
 use crate::server::error::AppError;
 
@@ -69,6 +70,37 @@ pub async fn advance_counter(tx: &mut Tx, counter: &CounterRow, last_number: i64
         .execute(&mut **tx)
         .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// `advance_counter` and the audit chain's length-checked head move in one statement (MariaDB's
+/// multi-table UPDATE). STRAIGHT_JOIN locks the counter row before the chain row, the order every other
+/// writer uses. False when either fence fails: both rows must change, so anything but 2 means a race.
+pub async fn advance_counter_and_chain(
+    tx: &mut Tx,
+    counter: &CounterRow,
+    last_number: i64,
+    max_number: Option<i64>,
+    now_ms: i64,
+    chain: &audit::Placed<'_>,
+) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query(
+        "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = ? \
+         SET c.last_number = ?, c.max_number = COALESCE(?, c.max_number), c.version = c.version + 1, c.updated_at = ?, \
+             a.head_hash = ?, a.length = ? \
+         WHERE c.id = ? AND c.version = ? AND a.length = ?",
+    )
+    .bind(chain.chain_key)
+    .bind(last_number)
+    .bind(max_number)
+    .bind(now_ms)
+    .bind(chain.head.hash.clone())
+    .bind(chain.head.length)
+    .bind(counter.id)
+    .bind(counter.version)
+    .bind(chain.start.length)
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.rows_affected() == 2)
 }
 
 /// A number handed out, as the batch inserts it.
@@ -301,4 +333,23 @@ pub async fn due_reservations(db: &Db, now_ms: i64, limit: i64) -> Result<Vec<(S
         )
     })
     .collect())
+}
+
+/// Per correspondence type code, the highest `last_number / max_number` (0..1) over the counters of these
+/// periods. The ratio is computed in millionths as an integer, so the same code reads it on SQLite and MariaDB.
+pub async fn max_utilization_by_type(db: &Db, periods: &[String; 3]) -> Result<Vec<(String, f64)>, sqlx::Error> {
+    let div = match db.dialect {
+        Dialect::Sqlite => "/",
+        Dialect::MySql => "DIV",
+    };
+    let sql = format!(
+        "SELECT t.code, MAX((c.last_number * 1000000) {div} c.max_number) \
+         FROM counters c JOIN correspondence_types t ON t.id = c.corr_type_id \
+         WHERE c.period IN (?, ?, ?) AND c.max_number > 0 \
+         GROUP BY t.code"
+    );
+    let rows = sqlx::query(&sql).bind(&periods[0]).bind(&periods[1]).bind(&periods[2]).fetch_all(&db.pool).await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)? as f64 / 1_000_000.0)))
+        .collect()
 }

@@ -7,8 +7,8 @@
 //! `admin` chain, and the reference snapshot is reloaded after a commit so the next request sees it.
 
 use serde_json::{json, Value};
-use sqlx::Row;
 
+use super::store::{self, ItemDetail};
 use crate::app::types_import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
 use crate::numbering::{validate_code, CodeKind};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -59,16 +59,6 @@ impl Kind {
             Kind::CorrespondenceTypes => "correspondenceTypes",
             Kind::SubTypes => "subTypes",
             Kind::RfaTypes => "rfaTypes",
-            Kind::Disciplines => "disciplines",
-        }
-    }
-    fn table(self) -> &'static str {
-        match self {
-            Kind::Projects => "projects",
-            Kind::Organizations => "organizations",
-            Kind::CorrespondenceTypes => "correspondence_types",
-            Kind::SubTypes => "sub_types",
-            Kind::RfaTypes => "rfa_types",
             Kind::Disciplines => "disciplines",
         }
     }
@@ -299,29 +289,13 @@ fn unique(kind: Kind, label: &str) -> impl Fn(sqlx::Error) -> AppError + '_ {
 
 /// The stored row with this code (or id): (id, code, the item's current values as JSON).
 async fn find(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<(i64, String, Value)>, AppError> {
-    let cols = match kind {
-        Kind::Projects => "id, code, name, active",
-        Kind::Organizations => "id, code, name, role",
-        Kind::SubTypes => "id, code, name, corr_type_id, sub_type_number",
-        _ => "id, code, name",
-    };
-    let (filter, sql_value): (&str, Value) = match by_id {
-        Some(id) => ("id = ?", json!(id)),
-        None => ("code = ?", json!(code)),
-    };
-    let sql = format!("SELECT {cols} FROM {} WHERE {filter}", kind.table());
-    let q = sqlx::query(&sql);
-    let q = match sql_value {
-        Value::Number(n) => q.bind(n.as_i64().unwrap_or(0)),
-        other => q.bind(other.as_str().unwrap_or_default().to_string()),
-    };
-    let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
-    let (id, code, name): (i64, String, String) = (r.get(0), r.get(1), r.get(2));
-    let current = match kind {
-        Kind::Projects => json!({ "code": code, "name": name, "active": r.get::<i64, _>(3) != 0 }),
-        Kind::Organizations => json!({ "code": code, "name": name, "role": r.get::<String, _>(3) }),
-        Kind::SubTypes => json!({ "code": code, "name": name, "corrTypeId": r.get::<i64, _>(3), "subTypeNumber": r.get::<String, _>(4) }),
-        _ => json!({ "code": code, "name": name }),
+    let Some(r) = store::find_item(tx, kind, by_id, code).await? else { return Ok(None) };
+    let (id, code, name) = (r.id, r.code, r.name);
+    let current = match r.detail {
+        ItemDetail::Project { active } => json!({ "code": code, "name": name, "active": active }),
+        ItemDetail::Organization { role } => json!({ "code": code, "name": name, "role": role }),
+        ItemDetail::SubType { corr_type_id, sub_type_number } => json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": sub_type_number }),
+        ItemDetail::Plain => json!({ "code": code, "name": name }),
     };
     Ok(Some((id, code, current)))
 }
@@ -347,22 +321,15 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
             });
             let (id, action, old) = match found {
                 None => {
-                    let r = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
-                        .bind(code.clone())
-                        .bind(name.clone())
-                        .bind(active as i64)
-                        .bind(crate::server::db::now_ms())
-                        .fetch_one(&mut **tx)
-                        .await
-                        .map_err(unique(kind, &code))?;
-                    (r.get::<i64, _>(0), "CREATE", None)
+                    let id = store::insert_project(tx, &code, &name, active).await.map_err(unique(kind, &code))?;
+                    (id, "CREATE", None)
                 }
                 Some((id, _, cur)) => {
                     let mut old = cur.clone();
                     old["members"] = json!(member_ids(tx, id).await?);
                     let changed = cur["name"] != json!(name) || cur["active"] != json!(active);
                     if changed {
-                        sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name.clone()).bind(active as i64).bind(id).execute(&mut **tx).await?;
+                        store::update_project(tx, id, &name, active).await?;
                     }
                     (id, if changed { "UPDATE" } else { "UNCHANGED" }, Some(old))
                 }
@@ -371,10 +338,7 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
             if let Some(want) = &members {
                 let have = member_ids(tx, id).await?;
                 if &have != want {
-                    sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(id).execute(&mut **tx).await?;
-                    for org in want {
-                        sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(id).bind(*org).execute(&mut **tx).await?;
-                    }
+                    store::replace_project_members(tx, id, want).await?;
                     if action == "UNCHANGED" {
                         action = "UPDATE";
                     }
@@ -391,19 +355,12 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
             let new = json!({ "code": code, "name": name, "role": role });
             match located(tx, kind, by_id, &code, mode).await? {
                 None => {
-                    let r = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
-                        .bind(code.clone())
-                        .bind(name)
-                        .bind(role)
-                        .bind(crate::server::db::now_ms())
-                        .fetch_one(&mut **tx)
-                        .await
-                        .map_err(unique(kind, &code))?;
-                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                    let id = store::insert_organization(tx, &code, &name, &role).await.map_err(unique(kind, &code))?;
+                    Ok(Change { action: "CREATE", id, old: None, new })
                 }
                 Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
                 Some((id, _, cur)) => {
-                    sqlx::query("UPDATE organizations SET name = ?, role = ? WHERE id = ?").bind(name).bind(role).bind(id).execute(&mut **tx).await?;
+                    store::update_organization(tx, id, &name, &role).await?;
                     Ok(Change { action: "UPDATE", id, old: Some(cur), new })
                 }
             }
@@ -415,29 +372,20 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
             let new = json!({ "code": code, "name": name });
             match located(tx, kind, by_id, &code, mode).await? {
                 None => {
-                    let sql = if kind == Kind::CorrespondenceTypes {
-                        "INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id".to_string()
-                    } else {
-                        format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", kind.table())
-                    };
-                    let mut q = sqlx::query(&sql).bind(code.clone()).bind(name);
-                    if kind == Kind::CorrespondenceTypes {
-                        q = q.bind(crate::server::db::now_ms());
-                    }
-                    let r = q.fetch_one(&mut **tx).await.map_err(unique(kind, &code))?;
-                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                    let id = store::insert_named_item(tx, kind, &code, &name).await.map_err(unique(kind, &code))?;
+                    Ok(Change { action: "CREATE", id, old: None, new })
                 }
                 Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
                 Some((id, _, cur)) => {
-                    sqlx::query(&format!("UPDATE {} SET name = ? WHERE id = ?", kind.table())).bind(name).bind(id).execute(&mut **tx).await?;
+                    store::rename_named_item(tx, kind, id, &name).await?;
                     Ok(Change { action: "UPDATE", id, old: Some(cur), new })
                 }
             }
         }
         Item::SubType(x) => {
             let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
-            let corr_type_id: i64 = match sqlx::query("SELECT id FROM correspondence_types WHERE code = ?").bind(type_code.clone()).fetch_optional(&mut **tx).await? {
-                Some(r) => r.get(0),
+            let corr_type_id: i64 = match store::corr_type_id_by_code(tx, &type_code).await? {
+                Some(id) => id,
                 None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
             };
             let number = sub_type_number(&x.sub_type_number)?;
@@ -457,9 +405,8 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
                     Some(found) => Some(found),
                 },
                 None => {
-                    let r = sqlx::query("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?").bind(corr_type_id).bind(number.clone()).fetch_optional(&mut **tx).await?;
-                    match r {
-                        Some(r) => find(tx, kind, Some(r.get(0)), "").await?,
+                    match store::sub_type_id_by_number(tx, corr_type_id, &number).await? {
+                        Some(id) => find(tx, kind, Some(id), "").await?,
                         None => None,
                     }
                 }
@@ -470,19 +417,12 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
             let new = json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": number });
             match found {
                 None => {
-                    let r = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
-                        .bind(corr_type_id)
-                        .bind(number)
-                        .bind(code)
-                        .bind(name)
-                        .fetch_one(&mut **tx)
-                        .await
-                        .map_err(unique(kind, &label))?;
-                    Ok(Change { action: "CREATE", id: r.get(0), old: None, new })
+                    let id = store::insert_sub_type(tx, corr_type_id, &number, &code, &name).await.map_err(unique(kind, &label))?;
+                    Ok(Change { action: "CREATE", id, old: None, new })
                 }
                 Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),
                 Some((id, _, cur)) => {
-                    sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await.map_err(unique(kind, &label))?;
+                    store::update_sub_type(tx, id, &code, &name).await.map_err(unique(kind, &label))?;
                     Ok(Change { action: "UPDATE", id, old: Some(cur), new })
                 }
             }
@@ -510,8 +450,8 @@ async fn org_ids(tx: &mut Tx, codes: &[String]) -> Result<Vec<i64>, AppError> {
     let mut ids = Vec::with_capacity(codes.len());
     for raw in codes {
         let code = crate::numbering::normalize_code(raw);
-        match sqlx::query("SELECT id FROM organizations WHERE code = ?").bind(code.clone()).fetch_optional(&mut **tx).await? {
-            Some(r) => ids.push(r.get::<i64, _>(0)),
+        match store::organization_id_by_code(tx, &code).await? {
+            Some(id) => ids.push(id),
             None => return Err(missing(Kind::Organizations, &format!("'{}' (members)", code.chars().take(40).collect::<String>()))),
         }
     }
@@ -521,11 +461,5 @@ async fn org_ids(tx: &mut Tx, codes: &[String]) -> Result<Vec<i64>, AppError> {
 }
 
 async fn member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>, AppError> {
-    Ok(sqlx::query("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id")
-        .bind(project_id)
-        .fetch_all(&mut **tx)
-        .await?
-        .iter()
-        .map(|r| r.get::<i64, _>(0))
-        .collect())
+    Ok(store::project_member_ids(tx, project_id).await?)
 }

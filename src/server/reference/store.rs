@@ -2,10 +2,11 @@
 
 use sqlx::Row;
 
+use super::admin::Kind;
 use super::Snapshot;
 use crate::app::types::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind};
-use crate::server::db::{now_ms, Db};
+use crate::server::db::{now_ms, Db, Tx};
 use crate::server::error::AppError;
 use crate::server::templates;
 
@@ -182,4 +183,164 @@ pub async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Resul
 pub async fn is_empty(db: &Db) -> Result<bool, AppError> {
     let n: i64 = sqlx::query("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?.get(0);
     Ok(n == 0)
+}
+
+// ---- admin writes, inside the caller's transaction ----
+// Errors stay `sqlx::Error` so the caller can tell a unique violation from other failures.
+
+fn table(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Projects => "projects",
+        Kind::Organizations => "organizations",
+        Kind::CorrespondenceTypes => "correspondence_types",
+        Kind::SubTypes => "sub_types",
+        Kind::RfaTypes => "rfa_types",
+        Kind::Disciplines => "disciplines",
+    }
+}
+
+/// The columns one kind has beyond id, code and name.
+#[derive(Clone, Debug)]
+pub enum ItemDetail {
+    Plain,
+    Project { active: bool },
+    Organization { role: String },
+    SubType { corr_type_id: i64, sub_type_number: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct ItemRow {
+    pub id: i64,
+    pub code: String,
+    pub name: String,
+    pub detail: ItemDetail,
+}
+
+/// The stored item of `kind` with this id, or else with this code.
+pub async fn find_item(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
+    let cols = match kind {
+        Kind::Projects => "id, code, name, active",
+        Kind::Organizations => "id, code, name, role",
+        Kind::SubTypes => "id, code, name, corr_type_id, sub_type_number",
+        _ => "id, code, name",
+    };
+    let filter = if by_id.is_some() { "id = ?" } else { "code = ?" };
+    let sql = format!("SELECT {cols} FROM {} WHERE {filter}", table(kind));
+    let q = sqlx::query(&sql);
+    let q = match by_id {
+        Some(id) => q.bind(id),
+        None => q.bind(code),
+    };
+    let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
+    let detail = match kind {
+        Kind::Projects => ItemDetail::Project { active: r.get::<i64, _>(3) != 0 },
+        Kind::Organizations => ItemDetail::Organization { role: r.get(3) },
+        Kind::SubTypes => ItemDetail::SubType { corr_type_id: r.get(3), sub_type_number: r.get(4) },
+        _ => ItemDetail::Plain,
+    };
+    Ok(Some(ItemRow { id: r.get(0), code: r.get(1), name: r.get(2), detail }))
+}
+
+pub async fn insert_project(tx: &mut Tx, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
+    let r = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(code)
+        .bind(name)
+        .bind(active as i64)
+        .bind(now_ms())
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(r.get(0))
+}
+
+pub async fn update_project(tx: &mut Tx, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name).bind(active as i64).bind(id).execute(&mut **tx).await?;
+    Ok(())
+}
+
+pub async fn project_member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+    Ok(sqlx::query("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id")
+        .bind(project_id)
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| r.get::<i64, _>(0))
+        .collect())
+}
+
+/// Makes `org_ids` (sorted, no duplicates) the whole membership of the project.
+pub async fn replace_project_members(tx: &mut Tx, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(project_id).execute(&mut **tx).await?;
+    for org in org_ids {
+        sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(project_id).bind(*org).execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+pub async fn organization_id_by_code(tx: &mut Tx, code: &str) -> Result<Option<i64>, sqlx::Error> {
+    Ok(sqlx::query("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
+}
+
+pub async fn insert_organization(tx: &mut Tx, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
+    let r = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(code)
+        .bind(name)
+        .bind(role)
+        .bind(now_ms())
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(r.get(0))
+}
+
+pub async fn update_organization(tx: &mut Tx, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE organizations SET name = ?, role = ? WHERE id = ?").bind(name).bind(role).bind(id).execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// A correspondence type, RFA type or discipline (only correspondence types record `created_at`).
+pub async fn insert_named_item(tx: &mut Tx, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+    let r = if kind == Kind::CorrespondenceTypes {
+        sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
+            .bind(code)
+            .bind(name)
+            .bind(now_ms())
+            .fetch_one(&mut **tx)
+            .await?
+    } else {
+        sqlx::query(&format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", table(kind))).bind(code).bind(name).fetch_one(&mut **tx).await?
+    };
+    Ok(r.get(0))
+}
+
+pub async fn rename_named_item(tx: &mut Tx, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!("UPDATE {} SET name = ? WHERE id = ?", table(kind))).bind(name).bind(id).execute(&mut **tx).await?;
+    Ok(())
+}
+
+pub async fn corr_type_id_by_code(tx: &mut Tx, code: &str) -> Result<Option<i64>, sqlx::Error> {
+    Ok(sqlx::query("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
+}
+
+pub async fn sub_type_id_by_number(tx: &mut Tx, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
+    Ok(sqlx::query("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
+        .bind(corr_type_id)
+        .bind(number)
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|r| r.get::<i64, _>(0)))
+}
+
+pub async fn insert_sub_type(tx: &mut Tx, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+    let r = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(corr_type_id)
+        .bind(number)
+        .bind(code)
+        .bind(name)
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(r.get(0))
+}
+
+pub async fn update_sub_type(tx: &mut Tx, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await?;
+    Ok(())
 }
