@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
 use sqlx::query::Query;
-use sqlx::{Any, AnyPool, Executor, Transaction};
+use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -50,6 +50,8 @@ impl Db {
                         .max_connections(max)
                         .min_connections(1)
                         .acquire_timeout(Duration::from_secs(30))
+                        // a local file cannot be cut off: no liveness ping on every acquire
+                        .test_before_acquire(false)
                         .after_connect(|conn, _| {
                             Box::pin(async move {
                                 // WAL lets readers run beside the writer; FULL makes every commit durable.
@@ -123,6 +125,19 @@ async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Er
     AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
+        // sqlx pings every connection it hands out: one round trip in seven of a single caller's batch. A
+        // connection reused within the second is alive; one idle for longer may have been cut (a MariaDB
+        // restart) and is still checked. A connection that dies anyway fails its statement, is dropped, and
+        // the batch is retried (`is_connection_error`).
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for > Duration::from_secs(1) {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
         .after_connect(|conn, _| {
             Box::pin(async move {
                 // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
