@@ -2,6 +2,7 @@
 //! differences (write-transaction start, migrations, pool shape) decided here and nowhere else.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
@@ -121,18 +122,27 @@ impl Db {
     }
 }
 
+/// Until when (ms) pooled connections are pinged before use: set by `suspect_connections`.
+static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
+
+/// Called on a connection error: for the next 10 s every pooled connection is pinged before use, so dead
+/// ones are replaced instead of failing the retry.
+pub fn suspect_connections() {
+    SUSPECT_UNTIL_MS.store(now_ms() + 10_000, Ordering::Relaxed);
+}
+
 async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Error> {
     AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
         // sqlx pings every connection it hands out: one round trip in seven of a single caller's batch. A
-        // connection reused within the second is alive; one idle for longer may have been cut (a MariaDB
-        // restart) and is still checked. A connection that dies anyway fails its statement, is dropped, and
-        // the batch is retried (`is_connection_error`).
+        // connection reused within the second is alive; one idle for longer may have been cut and is still
+        // checked, and so is every connection for a while after a connection error (a MariaDB restart kills
+        // them all at once: without the ping each retry would draw another dead one).
         .test_before_acquire(false)
         .before_acquire(|conn, meta| {
             Box::pin(async move {
-                if meta.idle_for > Duration::from_secs(1) {
+                if meta.idle_for > Duration::from_secs(1) || now_ms() < SUSPECT_UNTIL_MS.load(Ordering::Relaxed) {
                     conn.ping().await?;
                 }
                 Ok(true)

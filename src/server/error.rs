@@ -193,6 +193,9 @@ impl IntoResponse for AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
+        if crate::server::db::is_connection_error(&e) {
+            crate::server::db::suspect_connections();
+        }
         AppError::Database { ref_id: new_ref_id(), message: e.to_string() }
     }
 }

@@ -288,6 +288,7 @@ impl Queues {
                 }
                 Err(BatchError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
                     connection_failures += 1;
+                    crate::server::db::suspect_connections();
                     tracing::warn!(error = %e, attempt = connection_failures, "database unreachable, retrying batch");
                     tokio::time::sleep(Duration::from_millis(50 << connection_failures)).await;
                 }
