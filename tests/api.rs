@@ -615,3 +615,41 @@ async fn errors_are_logged_and_can_be_marked_resolved() {
     let r = admin.post(app.url(&format!("/api/v1/document-numbering/logs/errors/{id}/resolve"))).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn server_function_bodies_are_bounded_and_refusals_are_4xx() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let import = app.url("/sfn/import_bulk");
+    let call = |client: &reqwest::Client, text: String| {
+        let body = json!({ "text": text, "format": "csv", "reason": null, "dry_run": true });
+        client.post(import.clone()).header("content-type", "application/json").body(body.to_string()).send()
+    };
+
+    // over the server-function bound: refused before it is read whole, with the §6 body
+    let r = call(&admin, "a".repeat(docnum::server::http::MAX_SERVER_FN_BODY_BYTES)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let b: Value = r.json().await.unwrap();
+    assert_eq!(b["code"], "PAYLOAD_TOO_LARGE");
+    assert_eq!(b["message"], "ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป");
+
+    // inside the bound but over the import's own limit: the engine's refusal, as a 413 and in Thai
+    let r = call(&admin, "a".repeat(3 * 1024 * 1024)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.text().await.unwrap().contains("ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป"));
+
+    // a refusal by role is a 403 with the Thai message, not a 500
+    let csv = "projectCode,correspondenceTypeCode,documentNumber,documentId,originatorCode,recipientCode,year,value\n\
+               LCBP3,LETTER,คคง.-สคฉ.3-0007-2568,OLD-7,,,,\n";
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let r = call(&staff, csv.into()).await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert!(r.text().await.unwrap().contains("ไม่อนุญาตให้กำหนดเลขที่เอง"));
+
+    // the same call by a super admin works: a dry run that reports the row and writes nothing
+    let r = call(&admin, csv.into()).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let report: Value = r.json().await.unwrap();
+    assert_eq!((report["okRows"].clone(), report["applied"].clone()), (json!(1), json!(false)), "{report}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0, "nothing was imported");
+}

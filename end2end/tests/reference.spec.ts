@@ -39,8 +39,8 @@ test('a super admin adds and edits reference data, and the reservation form uses
   await expect(row(page, 'ผรม.8').getByTestId('ref-row-name')).toHaveText('บริษัท ผู้รับเหมา 8 จำกัด');
 
   expect(errors).toEqual([]);
-  // a code with a separator is refused with the rule's Thai message (Leptos answers a server-function error
-  // with HTTP 500, which the browser logs once)
+  // a code with a separator is refused with the rule's Thai message, answered 400 like on the REST API
+  // (the browser logs the failed request once)
   await page.getByTestId('ref-new').click();
   await page.getByTestId('ref-code').fill('ผรม-8');
   await page.getByTestId('ref-name').fill('x');
@@ -67,7 +67,7 @@ test('a super admin adds and edits reference data, and the reservation form uses
   await selectByCode(page, 'select-originator', 'ผรม.8');
   await selectByCode(page, 'select-recipient', 'กทท.');
   await expect(page.getByTestId('preview-number')).toHaveText('ผรม.8-กทท.-0001-2568');
-  expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 500 (Internal Server Error)']);
+  expect(errors).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
 });
 
 test('a super admin imports a reference document: dry run first, then all of it', async ({ page }) => {
@@ -123,6 +123,7 @@ test('staff are refused on the reference page and by the API', async ({ page }) 
   await page.goto('/reference');
   await waitHydrated(page);
   await expect(page.getByTestId('error')).toHaveText('คุณไม่มีสิทธิ์ใช้หน้านี้');
+  await expect(page.getByTestId('no-access-role')).toContainText('SUPER_ADMIN');
   await expect(page.getByTestId('ref-table')).toHaveCount(0);
 
   const create = await page.request.post('/api/v1/reference/organizations', { data: { code: 'ผรม.99', name: 'x', role: 'OTHER' } });

@@ -11,7 +11,7 @@ use super::i18n::use_i18n;
 use super::import::ReportView;
 use super::types::{ReferenceData, Role, UserInfo};
 use super::types_import::ImportReport;
-use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, RequireUser};
 
 const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"];
 
@@ -28,11 +28,10 @@ fn kind_key(kind: &str) -> &'static str {
 
 #[component]
 pub fn ReferencePage() -> impl IntoView {
-    let i18n = use_i18n();
     view! {
         <RequireUser content=move |user: UserInfo| {
             if user.role != Role::SuperAdmin {
-                return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
+                return view! { <NoAccess min_role=Role::SuperAdmin/> }.into_any();
             }
             view! { <ReferenceAdmin/> }.into_any()
         }/>

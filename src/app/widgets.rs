@@ -195,6 +195,19 @@ pub struct AdminContext {
     pub data: ReferenceData,
 }
 
+/// The refusal a user sees on a page above their role, naming the role it needs.
+#[component]
+pub fn NoAccess(min_role: Role) -> impl IntoView {
+    let i18n = use_i18n();
+    let needed = if min_role == Role::SuperAdmin { "common.needs_super_admin" } else { "common.needs_admin" };
+    view! {
+        <section class="card" data-testid="no-access">
+            <ErrorBox message=i18n.t("common.no_access")/>
+            <p class="muted" data-testid="no-access-role">{move || i18n.t(needed)}</p>
+        </section>
+    }
+}
+
 /// An admin page: logged-in users only (others go to `/login`); a user below `min_role` gets a clear Thai
 /// refusal instead of the content (the server refuses on its own too); with `reference`, the reference data is
 /// loaded (Suspense) before `content` runs; errors are shown in the error box. Draws the card and its title.
@@ -223,14 +236,7 @@ where
     view! {
         <RequireUser content=move |user: UserInfo| {
             if role_rank(user.role) < role_rank(min_role) {
-                let needed = if min_role == Role::SuperAdmin { "common.needs_super_admin" } else { "common.needs_admin" };
-                return view! {
-                    <section class="card" data-testid="no-access">
-                        <ErrorBox message=i18n.t("common.no_access")/>
-                        <p class="muted" data-testid="no-access-role">{move || i18n.t(needed)}</p>
-                    </section>
-                }
-                .into_any();
+                return view! { <NoAccess min_role=min_role/> }.into_any();
             }
             let content = content.clone();
             let body = match refdata {

@@ -7,7 +7,7 @@ use axum::response::IntoResponse;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use leptos::prelude::provide_context;
-use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
 
@@ -68,6 +68,23 @@ impl utoipa::Modify for BearerAuth {
 
 /// The largest JSON body the API reads; anything bigger is 413 with the §6 body.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The largest server-function body: the bulk import's text (JSON-escaped, with room for escapes)
+/// plus the other fields.
+pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES + 64 * 1024;
+
+/// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
+/// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
+async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    if !req.uri().path().starts_with("/sfn/") {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    match axum::body::to_bytes(body, MAX_SERVER_FN_BODY_BYTES).await {
+        Ok(bytes) => next.run(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))).await,
+        Err(_) => AppError::PayloadTooLarge.into_response(),
+    }
+}
 
 pub fn api_router() -> Router<AppState> {
     Router::new()
@@ -135,25 +152,19 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .with_secure(state.config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(8)));
     let ctx_state = state.clone();
-    let sfn_state = state.clone();
     Router::new()
         .nest("/api/v1", api_router())
         .route("/health", get(health))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .merge(crate::server::metrics::routes())
-        .route(
-            "/sfn/{*fn_name}",
-            post(move |req: axum::extract::Request| {
-                let state = sfn_state.clone();
-                async move { handle_server_fns_with_context(move || provide_context(state.clone()), req).await }
-            })
-            .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
-        )
         .leptos_routes_with_context(&state, routes, move || provide_context(ctx_state.clone()), {
             let options = options.clone();
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn(bound_server_fn_bodies))
+        // what the server functions may read (the API's routes set their own, smaller limit)
+        .layer(DefaultBodyLimit::max(MAX_SERVER_FN_BODY_BYTES))
         .layer(sessions)
         .with_state(state)
 }

@@ -13,7 +13,13 @@ use crate::server::error::AppError;
 use crate::server::{templates, AppState};
 
 fn sfe(e: AppError) -> ServerFnError {
-    let (_, code, _) = e.kind();
+    let (status, code, _) = e.kind();
+    // a refusal from a browser call is a 4xx like on the REST API (the client decodes the message from
+    // any error status); while a page renders on the server the page keeps its own status
+    let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with("/sfn/"));
+    if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
+        response.set_status(status);
+    }
     let mut message = e.message_th();
     if code.starts_with("NB") {
         message = format!("{message} ({code})");

@@ -133,6 +133,12 @@ pub struct Placed<'a> {
     links: Vec<(String, String)>,
 }
 
+impl Placed<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 pub fn place<'a>(chain_key: &'a str, start: &ChainHead, entries: &'a [AuditEntry]) -> Placed<'a> {
     let mut prev = start.hash.clone();
     let mut links = Vec::with_capacity(entries.len());
@@ -191,18 +197,23 @@ pub async fn insert_placed(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppEr
 
 /// Moves the chain's head from `start` to `head`; refuses (VersionConflict) if another writer moved it.
 pub async fn move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError> {
+    match try_move_head(tx, placed).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(AppError::VersionConflict(placed.chain_key.to_string())),
+        Err(e) => Err(lost_race(e, placed.chain_key)),
+    }
+}
+
+/// The head move fenced by the chain's length: false means another writer moved it since `start`.
+pub async fn try_move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
         .bind(placed.head.hash.clone())
         .bind(placed.head.length)
         .bind(placed.chain_key)
         .bind(placed.start.length)
         .execute(&mut **tx)
-        .await
-        .map_err(|e| lost_race(e, placed.chain_key))?;
-    if updated.rows_affected() != 1 {
-        return Err(AppError::VersionConflict(placed.chain_key.to_string()));
-    }
-    Ok(())
+        .await?;
+    Ok(updated.rows_affected() == 1)
 }
 
 fn entry_from_row(r: &AnyRow) -> AuditEntry {

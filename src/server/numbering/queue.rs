@@ -17,7 +17,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, Db, Dialect};
+use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Db};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics::{self, LockKind};
 
@@ -117,6 +117,10 @@ impl From<sqlx::Error> for BatchError {
         } else if is_unique_violation(&e) {
             BatchError::Unique
         } else {
+            if is_connection_error(&e) {
+                // a restart kills every pooled connection: have the pool ping them before the retry draws one
+                suspect_connections();
+            }
             BatchError::Db(e)
         }
     }
@@ -288,7 +292,6 @@ impl Queues {
                 }
                 Err(BatchError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
                     connection_failures += 1;
-                    crate::server::db::suspect_connections();
                     tracing::warn!(error = %e, attempt = connection_failures, "database unreachable, retrying batch");
                     tokio::time::sleep(Duration::from_millis(50 << connection_failures)).await;
                 }
@@ -547,15 +550,7 @@ impl Queues {
         let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
         let placed = audit::place(&chain_key, &chain_start, &entries);
         let max_number = (max_number > 0).then_some(max_number);
-        // On MariaDB the counter and the chain head move in one statement: one round trip less per batch,
-        // which is most of what a single caller waits for. Both are fenced (version, length) as before.
-        let head_moved = self.db.dialect == Dialect::MySql && !entries.is_empty();
-        let advanced = if head_moved {
-            store::advance_counter_and_chain(&mut tx, &counter, last, max_number, now, &placed).await?
-        } else {
-            store::advance_counter(&mut tx, &counter, last, max_number, now).await?
-        };
-        if !advanced {
+        if !store::advance_counter_and_chain(&mut tx, self.db.dialect, &counter, last, max_number, now, &placed).await? {
             return Err(BatchError::Conflict);
         }
         let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
@@ -566,9 +561,6 @@ impl Queues {
         store::insert_numbers(&mut tx, &rows).await?;
         store::apply_status_changes(&mut tx, &changes).await?;
         audit::insert_placed(&mut tx, &placed).await?;
-        if !head_moved && !entries.is_empty() {
-            audit::move_head(&mut tx, &placed).await?;
-        }
         let chain = placed.head.clone();
         tx.commit().await?;
         if let Some(code) = type_code.filter(|_| !rows.is_empty()) {
