@@ -27,7 +27,9 @@ pub struct Db {
     pub url: String,
 }
 
-pub type Tx = Transaction<'static, Any>;
+pub type Tx<'c> = Transaction<'c, Any>;
+/// A write connection a counter worker keeps from one batch to the next (see `numbering::queue`).
+pub type WriteConn = sqlx::pool::PoolConnection<Any>;
 
 impl Db {
     pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
@@ -104,10 +106,18 @@ impl Db {
 
     /// A write transaction. On SQLite it takes the write lock up front (`BEGIN IMMEDIATE`), so a
     /// read-then-write transaction never fails half-way on lock upgrade when several processes share a file.
-    pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+    pub async fn begin_write(&self) -> Result<Tx<'static>, sqlx::Error> {
         match self.dialect {
             Dialect::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
             Dialect::MySql => self.writer.begin().await,
+        }
+    }
+
+    /// `begin_write` on a write connection the caller keeps.
+    pub async fn begin_write_on<'c>(&self, conn: &'c mut WriteConn) -> Result<Tx<'c>, sqlx::Error> {
+        match self.dialect {
+            Dialect::Sqlite => Transaction::begin(&mut **conn, Some("BEGIN IMMEDIATE".into())).await,
+            Dialect::MySql => Transaction::begin(&mut **conn, None).await,
         }
     }
 

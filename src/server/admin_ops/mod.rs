@@ -154,7 +154,7 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
 }
 
 /// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
-async fn execute_reset(s: &AppState, tx: &mut Tx, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
+async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
     let counter = store::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
     let (last, new_value) = (counter.row.last_number, request.new_value);
     check_floor(tx, counter.row.id, new_value).await?;
@@ -195,7 +195,7 @@ async fn execute_reset(s: &AppState, tx: &mut Tx, caller: &Caller, request: &Res
 }
 
 /// A counter may not restart below a number that was confirmed: it would issue that number twice.
-async fn check_floor(tx: &mut Tx, counter_id: i64, new_value: i64) -> Result<(), AppError> {
+async fn check_floor(tx: &mut Tx<'_>, counter_id: i64, new_value: i64) -> Result<(), AppError> {
     let floor = store::highest_sequence(tx, counter_id, CONFIRMED).await?;
     if new_value < floor {
         return Err(AppError::Conflict {
@@ -480,7 +480,7 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
 /// `reason` must already be checked (`check_reason`). Used per row by the bulk import, all rows in one transaction.
 pub async fn apply_override(
     s: &AppState,
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     caller: &Caller,
     counter_id: i64,
     prepared: &PreparedOverride,
@@ -704,7 +704,7 @@ where
 }
 
 /// Moves the counter to `last` fenced by its version, as the batch does (0 rows = someone else moved it).
-async fn fence(tx: &mut Tx, counter: &Counter, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
+async fn fence(tx: &mut Tx<'_>, counter: &Counter, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
     if nstore::advance_counter(tx, &counter.row, last, max_number, now).await.map_err(sql)? {
         Ok(())
     } else {
@@ -713,14 +713,14 @@ async fn fence(tx: &mut Tx, counter: &Counter, last: i64, max_number: Option<i64
 }
 
 /// The number and its counter, the counter locked; the number is read again under the lock.
-async fn lock_number(tx: &mut Tx, s: &AppState, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Counter, StoredNumber), AppError> {
+async fn lock_number(tx: &mut Tx<'_>, s: &AppState, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Counter, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     let counter = store::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     Ok((counter, found))
 }
 
-async fn refuse_existing(tx: &mut Tx, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
+async fn refuse_existing(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
     if nstore::existing_numbers(tx, project_id, corr_type_id, &[number.to_string()]).await.map_err(sql)?.is_empty() {
         Ok(())
     } else {

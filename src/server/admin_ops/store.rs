@@ -42,7 +42,7 @@ fn counter_row(r: &sqlx::any::AnyRow) -> Counter {
 
 /// The counter row, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction is
 /// already exclusive), so these operations and the per-counter batches take turns on the row.
-pub async fn lock_counter(tx: &mut Tx, dialect: Dialect, id: i64) -> Result<Option<Counter>, AppError> {
+pub async fn lock_counter(tx: &mut Tx<'_>, dialect: Dialect, id: i64) -> Result<Option<Counter>, AppError> {
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?{lock}");
     Ok(sqlx::query(&sql_text).bind(id).fetch_optional(&mut **tx).await.map_err(sql)?.as_ref().map(counter_row))
@@ -65,7 +65,7 @@ pub async fn counters(db: &Db, project_id: Option<i64>, corr_type_id: Option<i64
 }
 
 /// The highest sequence of the counter among numbers in one of `statuses`.
-pub async fn highest_sequence(tx: &mut Tx, counter_id: i64, statuses: &[&str]) -> Result<i64, AppError> {
+pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[&str]) -> Result<i64, AppError> {
     let sql_text = format!(
         "SELECT COALESCE(MAX(sequence), 0) FROM document_numbers WHERE counter_id = ? AND status IN ({})",
         vec!["?"; statuses.len()].join(", ")
@@ -113,7 +113,7 @@ pub async fn number_by_text<'e>(e: impl Executor<'e, Database = Any>, project_id
 }
 
 /// The revision labels issued for one sequence of a counter.
-pub async fn revisions(tx: &mut Tx, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
+pub async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
     Ok(sqlx::query("SELECT revision FROM document_numbers WHERE counter_id = ? AND sequence = ?")
         .bind(counter_id)
         .bind(sequence)
@@ -127,7 +127,7 @@ pub async fn revisions(tx: &mut Tx, counter_id: i64, sequence: i64) -> Result<Ve
 
 /// Moves the numbers of a counter above `above` (none of them confirmed: the caller checked) out of
 /// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction.
-pub async fn release_above(tx: &mut Tx, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<Vec<StoredNumber>, AppError> {
+pub async fn release_above(tx: &mut Tx<'_>, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<Vec<StoredNumber>, AppError> {
     let sql_text = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
     let released: Vec<StoredNumber> =
         sqlx::query(&sql_text).bind(counter_id).bind(above).fetch_all(&mut **tx).await.map_err(sql)?.iter().map(stored_number).collect();
@@ -162,7 +162,7 @@ pub async fn release_above(tx: &mut Tx, counter_id: i64, above: i64, reset_reque
 // ---- reset requests ----
 
 /// The public id of a PENDING reset request of the counter, if one exists.
-pub async fn pending_reset(tx: &mut Tx, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
+pub async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
     Ok(sqlx::query(
         "SELECT w.public_id FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id \
          WHERE r.counter_id = ? AND w.workflow_code = ? AND w.state = 'PENDING'",
@@ -177,7 +177,7 @@ pub async fn pending_reset(tx: &mut Tx, counter_id: i64, workflow_code: &str) ->
 
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_reset_request(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     instance_id: i64,
     counter_id: i64,
     previous_value: i64,
@@ -229,7 +229,7 @@ fn reset_row(r: &sqlx::any::AnyRow) -> ResetRow {
     }
 }
 
-pub async fn reset_by_instance(tx: &mut Tx, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
+pub async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
     let sql_text = format!("{RESET_SELECT} WHERE r.instance_id = ?");
     Ok(sqlx::query(&sql_text).bind(instance_id).fetch_optional(&mut **tx).await.map_err(sql)?.as_ref().map(reset_row))
 }

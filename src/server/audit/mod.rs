@@ -71,14 +71,14 @@ pub struct ChainHead {
 
 /// Appends entries to a chain inside the caller's transaction. Fails with `VersionConflict` (and so rolls
 /// the caller back for a retry) if another writer extended the chain meanwhile.
-pub async fn append(tx: &mut Tx, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
+pub async fn append(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
     append_after(tx, dialect, chain_key, None, entries).await.map(|_| ())
 }
 
 /// `append` for a writer that already knows the chain's head (the counter batch remembers it between
 /// batches): no read of the head, only the length-checked update, which still refuses a head that moved.
 /// Returns the new head.
-pub async fn append_after(tx: &mut Tx, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
+pub async fn append_after(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
     let start = match known {
         Some(head) => head.clone(),
         None => chain_head(tx, dialect, chain_key).await?,
@@ -101,7 +101,7 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
 }
 
 /// The chain's current head, created at GENESIS on first use.
-pub async fn chain_head(tx: &mut Tx, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
+pub async fn chain_head(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
@@ -151,7 +151,7 @@ pub fn place<'a>(chain_key: &'a str, start: &ChainHead, entries: &'a [AuditEntry
 }
 
 /// Inserts the placed rows (not the head: see `move_head`).
-pub async fn insert_placed(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError> {
+pub async fn insert_placed(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppError> {
     let chain_key = placed.chain_key;
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
     for (n, chunk) in placed.entries.chunks(500).enumerate() {
@@ -196,7 +196,7 @@ pub async fn insert_placed(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppEr
 }
 
 /// Moves the chain's head from `start` to `head`; refuses (VersionConflict) if another writer moved it.
-pub async fn move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError> {
+pub async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppError> {
     match try_move_head(tx, placed).await {
         Ok(true) => Ok(()),
         Ok(false) => Err(AppError::VersionConflict(placed.chain_key.to_string())),
@@ -205,7 +205,7 @@ pub async fn move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<(), AppError>
 }
 
 /// The head move fenced by the chain's length: false means another writer moved it since `start`.
-pub async fn try_move_head(tx: &mut Tx, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
+pub async fn try_move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
         .bind(placed.head.hash.clone())
         .bind(placed.head.length)

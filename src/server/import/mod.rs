@@ -370,7 +370,7 @@ fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> 
 }
 
 /// One row inside the import's transaction: its counter (created when missing), then the manual override.
-async fn apply_row(s: &AppState, tx: &mut Tx, caller: &Caller, snapshot: &Snapshot, p: &Planned, reason: &str, now: i64) -> Result<OverrideResult, AppError> {
+async fn apply_row(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, snapshot: &Snapshot, p: &Planned, reason: &str, now: i64) -> Result<OverrideResult, AppError> {
     let resolved = resolve(snapshot, &p.request, p.at)?;
     let max = resolved.template.max_seq() as i64;
     let row = nstore::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await.map_err(astore::sql)?;

@@ -37,7 +37,7 @@ fn bind_key<'q>(
 /// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
 /// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
 /// row locks in different orders; SQLite's write transaction is already exclusive.
-pub async fn load_or_create_counter(tx: &mut Tx, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
+pub async fn load_or_create_counter(tx: &mut Tx<'_>, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
     let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{lock}");
     if let Some(r) = bind_key(sqlx::query(&sql), key).fetch_optional(&mut **tx).await? {
@@ -60,7 +60,7 @@ pub async fn load_or_create_counter(tx: &mut Tx, dialect: Dialect, key: &Counter
 
 /// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
 /// `max_number` is None for a batch without issues (it keeps the recorded maximum).
-pub async fn advance_counter(tx: &mut Tx, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
+pub async fn advance_counter(tx: &mut Tx<'_>, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
     let r = sqlx::query("UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ? WHERE id = ? AND version = ?")
         .bind(last_number)
         .bind(max_number)
@@ -77,7 +77,7 @@ pub async fn advance_counter(tx: &mut Tx, counter: &CounterRow, last_number: i64
 /// which is most of what a single caller waits for; STRAIGHT_JOIN locks the counter row before the chain
 /// row, the order every other writer uses, and both rows must change, so anything but 2 means a race.
 pub async fn advance_counter_and_chain(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     dialect: Dialect,
     counter: &CounterRow,
     last_number: i64,
@@ -131,7 +131,7 @@ pub struct NewNumber {
     pub confirmed_at: Option<i64>,
 }
 
-pub async fn insert_numbers(tx: &mut Tx, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
+pub async fn insert_numbers(tx: &mut Tx<'_>, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(1000) {
         let sql = format!(
             "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
@@ -163,7 +163,7 @@ pub async fn insert_numbers(tx: &mut Tx, rows: &[NewNumber]) -> Result<(), sqlx:
 }
 
 /// Which of `numbers` already exist in the uniqueness scope (project, type).
-pub async fn existing_numbers(tx: &mut Tx, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
+pub async fn existing_numbers(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
     let mut found = Vec::new();
     for chunk in numbers.chunks(500) {
         let sql = format!(
@@ -209,7 +209,7 @@ fn number_row(r: &sqlx::any::AnyRow) -> NumberRow {
     }
 }
 
-pub async fn numbers_by_token(tx: &mut Tx, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+pub async fn numbers_by_token(tx: &mut Tx<'_>, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in tokens.chunks(500) {
         let sql = format!(
@@ -232,7 +232,7 @@ pub async fn numbers_by_token(tx: &mut Tx, counter_id: i64, tokens: &[String]) -
 
 /// Numbers already confirmed for these document ids in (project, type): `generate` is idempotent per document.
 pub async fn confirmed_for_documents(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     project_id: i64,
     corr_type_id: i64,
     document_ids: &[String],
@@ -267,7 +267,7 @@ pub struct StatusChange {
     pub cancel_reason: Option<String>,
 }
 
-pub async fn apply_status_changes(tx: &mut Tx, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
+pub async fn apply_status_changes(tx: &mut Tx<'_>, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
     for c in changes {
         sqlx::query(
             "UPDATE document_numbers SET status = ?, document_id = COALESCE(?, document_id), confirmed_at = COALESCE(?, confirmed_at), \

@@ -288,7 +288,7 @@ fn unique(kind: Kind, label: &str) -> impl Fn(sqlx::Error) -> AppError + '_ {
 // ---- writes (inside the caller's transaction) ----
 
 /// The stored row with this code (or id): (id, code, the item's current values as JSON).
-async fn find(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<(i64, String, Value)>, AppError> {
+async fn find(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<(i64, String, Value)>, AppError> {
     let Some(r) = store::find_item(tx, kind, by_id, code).await? else { return Ok(None) };
     let (id, code, name) = (r.id, r.code, r.name);
     let current = match r.detail {
@@ -300,7 +300,7 @@ async fn find(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result
     Ok(Some((id, code, current)))
 }
 
-async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> Result<Change, AppError> {
+async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) -> Result<Change, AppError> {
     let kind = item.kind();
     let by_id = match mode {
         Mode::Update(id) => Some(id),
@@ -431,7 +431,7 @@ async fn write_item(tx: &mut Tx, dialect: Dialect, item: &Item, mode: Mode) -> R
 }
 
 /// The stored item a write applies to, by the mode's rules (sub-types are handled by their own identity).
-async fn located(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str, mode: Mode) -> Result<Option<(i64, String, Value)>, AppError> {
+async fn located(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str, mode: Mode) -> Result<Option<(i64, String, Value)>, AppError> {
     match mode {
         Mode::Update(id) => match find(tx, kind, by_id, code).await? {
             None => Err(missing(kind, &id.to_string())),
@@ -446,7 +446,7 @@ async fn located(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str, mode: 
     }
 }
 
-async fn org_ids(tx: &mut Tx, codes: &[String]) -> Result<Vec<i64>, AppError> {
+async fn org_ids(tx: &mut Tx<'_>, codes: &[String]) -> Result<Vec<i64>, AppError> {
     let mut ids = Vec::with_capacity(codes.len());
     for raw in codes {
         let code = crate::numbering::normalize_code(raw);
@@ -460,6 +460,6 @@ async fn org_ids(tx: &mut Tx, codes: &[String]) -> Result<Vec<i64>, AppError> {
     Ok(ids)
 }
 
-async fn member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>, AppError> {
+async fn member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, AppError> {
     Ok(store::project_member_ids(tx, project_id).await?)
 }

@@ -217,7 +217,7 @@ pub struct ItemRow {
 }
 
 /// The stored item of `kind` with this id, or else with this code.
-pub async fn find_item(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
+pub async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
     let cols = match kind {
         Kind::Projects => "id, code, name, active",
         Kind::Organizations => "id, code, name, role",
@@ -241,7 +241,7 @@ pub async fn find_item(tx: &mut Tx, kind: Kind, by_id: Option<i64>, code: &str) 
     Ok(Some(ItemRow { id: r.get(0), code: r.get(1), name: r.get(2), detail }))
 }
 
-pub async fn insert_project(tx: &mut Tx, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
+pub async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
     let r = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
@@ -252,12 +252,12 @@ pub async fn insert_project(tx: &mut Tx, code: &str, name: &str, active: bool) -
     Ok(r.get(0))
 }
 
-pub async fn update_project(tx: &mut Tx, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
+pub async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name).bind(active as i64).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
-pub async fn project_member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+pub async fn project_member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
     Ok(sqlx::query("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id")
         .bind(project_id)
         .fetch_all(&mut **tx)
@@ -268,7 +268,7 @@ pub async fn project_member_ids(tx: &mut Tx, project_id: i64) -> Result<Vec<i64>
 }
 
 /// Makes `org_ids` (sorted, no duplicates) the whole membership of the project.
-pub async fn replace_project_members(tx: &mut Tx, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
+pub async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(project_id).execute(&mut **tx).await?;
     for org in org_ids {
         sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(project_id).bind(*org).execute(&mut **tx).await?;
@@ -276,11 +276,11 @@ pub async fn replace_project_members(tx: &mut Tx, project_id: i64, org_ids: &[i6
     Ok(())
 }
 
-pub async fn organization_id_by_code(tx: &mut Tx, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
     Ok(sqlx::query("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
 }
 
-pub async fn insert_organization(tx: &mut Tx, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
+pub async fn insert_organization(tx: &mut Tx<'_>, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
     let r = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
@@ -291,13 +291,13 @@ pub async fn insert_organization(tx: &mut Tx, code: &str, name: &str, role: &str
     Ok(r.get(0))
 }
 
-pub async fn update_organization(tx: &mut Tx, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
+pub async fn update_organization(tx: &mut Tx<'_>, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE organizations SET name = ?, role = ? WHERE id = ?").bind(name).bind(role).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
 /// A correspondence type, RFA type or discipline (only correspondence types record `created_at`).
-pub async fn insert_named_item(tx: &mut Tx, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+pub async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
     let r = if kind == Kind::CorrespondenceTypes {
         sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
             .bind(code)
@@ -311,16 +311,16 @@ pub async fn insert_named_item(tx: &mut Tx, kind: Kind, code: &str, name: &str) 
     Ok(r.get(0))
 }
 
-pub async fn rename_named_item(tx: &mut Tx, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
+pub async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query(&format!("UPDATE {} SET name = ? WHERE id = ?", table(kind))).bind(name).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
-pub async fn corr_type_id_by_code(tx: &mut Tx, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub async fn corr_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
     Ok(sqlx::query("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
 }
 
-pub async fn sub_type_id_by_number(tx: &mut Tx, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
+pub async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
     Ok(sqlx::query("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
         .bind(corr_type_id)
         .bind(number)
@@ -329,7 +329,7 @@ pub async fn sub_type_id_by_number(tx: &mut Tx, corr_type_id: i64, number: &str)
         .map(|r| r.get::<i64, _>(0)))
 }
 
-pub async fn insert_sub_type(tx: &mut Tx, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+pub async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
     let r = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(corr_type_id)
         .bind(number)
@@ -340,7 +340,7 @@ pub async fn insert_sub_type(tx: &mut Tx, corr_type_id: i64, number: &str, code:
     Ok(r.get(0))
 }
 
-pub async fn update_sub_type(tx: &mut Tx, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
+pub async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await?;
     Ok(())
 }

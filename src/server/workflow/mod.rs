@@ -128,7 +128,7 @@ impl Machine {
 }
 
 /// Creates an instance through the start transition `action` (checked like any other), inside `tx`.
-pub async fn start(tx: &mut Tx, machine: &Machine, action: &str, caller: &Caller, comment: Option<&str>, now_ms: i64) -> Result<Instance, AppError> {
+pub async fn start(tx: &mut Tx<'_>, machine: &Machine, action: &str, caller: &Caller, comment: Option<&str>, now_ms: i64) -> Result<Instance, AppError> {
     let t = machine.decide(START, None, action, caller)?;
     let public_id = uuid::Uuid::new_v4().to_string();
     let id = store::insert_instance(tx, &public_id, &machine.code, &t.to_state, caller.user_id(), now_ms).await?;
@@ -150,7 +150,7 @@ pub async fn start(tx: &mut Tx, machine: &Machine, action: &str, caller: &Caller
 /// waits and then loses cleanly) and the event appended. Returns the moved instance and the transition taken;
 /// the caller applies its side effects in the same transaction and commits.
 pub async fn transition(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     public_id: &str,
     action: &str,
     caller: &Caller,

@@ -50,7 +50,7 @@ pub async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, pub
     Ok(sqlx::query(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)?.as_ref().map(instance))
 }
 
-pub async fn insert_instance(tx: &mut Tx, public_id: &str, workflow_code: &str, state: &str, created_by: Option<i64>, now_ms: i64) -> Result<i64, AppError> {
+pub async fn insert_instance(tx: &mut Tx<'_>, public_id: &str, workflow_code: &str, state: &str, created_by: Option<i64>, now_ms: i64) -> Result<i64, AppError> {
     let r = sqlx::query(
         "INSERT INTO workflow_instances (public_id, workflow_code, state, version, created_by, created_at, updated_at) \
          VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",
@@ -68,7 +68,7 @@ pub async fn insert_instance(tx: &mut Tx, public_id: &str, workflow_code: &str, 
 }
 
 /// Moves an instance to `to_state` if nobody moved it since it was read: false = lost the race.
-pub async fn advance(tx: &mut Tx, instance: &Instance, to_state: &str, now_ms: i64) -> Result<bool, AppError> {
+pub async fn advance(tx: &mut Tx<'_>, instance: &Instance, to_state: &str, now_ms: i64) -> Result<bool, AppError> {
     let r = sqlx::query("UPDATE workflow_instances SET state = ?, version = version + 1, updated_at = ? WHERE public_id = ? AND version = ?")
         .bind(to_state)
         .bind(now_ms)
@@ -82,7 +82,7 @@ pub async fn advance(tx: &mut Tx, instance: &Instance, to_state: &str, now_ms: i
 
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_event(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     instance_id: i64,
     action: &str,
     from_state: &str,
