@@ -24,26 +24,27 @@ bench_case() {
     url="mysql://root@127.0.0.1:3306/$name"
   fi
   DATABASE_URL="$url" REDIS_URLS="$redis" MAX_BATCH="$max_batch" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass \
-    RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG=error "$REL/docnum" serve --addr "127.0.0.1:$port" > "$W/$port.log" 2>&1 &
+    RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${BENCH_LOG:-error}" "$REL/docnum" serve --addr "127.0.0.1:$port" > "$W/$port.log" 2>&1 &
   local pid=$!
   wait_for_health "127.0.0.1:$port" 60
   local token
   token="$(DATABASE_URL="$url" "$REL/docnum" create-token --name bench)"
   local out
   out="$("$REL/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$callers" -n "$n" --counters "$counters" --json | tail -n1)"
+  echo "{\"case\": \"$label\", \"result\": $out}" >> "$W/results.jsonl"
   kill "$pid"; wait "$pid" 2>/dev/null || true
   [ "$db" = mysql ] && mariadb -uroot -h127.0.0.1 -e "DROP DATABASE $name"
   python3 - "$label" "$out" <<'PY'
 import json, sys
 r = json.loads(sys.argv[2])
 ok = "ok" if r["duplicates"] == 0 and r["nonContiguousCounters"] == 0 and r["failed"] == 0 else f"FAILED {r}"
-print(f"| {sys.argv[1]} | {r['concurrency']} | {r['counters']} | {r['ok']:,} | {r['numbersPerSecond']:,.0f} | {r['p50Ms']:.2f} | {r['p95Ms']:.2f} | {r['p99Ms']:.2f} | {ok} |")
+print(f"| {sys.argv[1]} | {r['concurrency']} | {r['counters']} | {r['ok']:,} | {r['numbersPerSecond']:,.0f} | {r['p50Ms']:.2f} | {r['p95Ms']:.2f} | {r['p99Ms']:.2f} | {r['maxMs']:.1f} | {ok} |")
 PY
 }
 
 R="redis://127.0.0.1:6379"
-echo "| case | callers | counters | numbers | numbers/s | p50 ms | p95 ms | p99 ms | check |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| case | callers | counters | numbers | numbers/s | p50 ms | p95 ms | p99 ms | max ms | check |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 bench_case "SQLite, one hot counter"                    sqlite ""   256 1  1    2000
 bench_case "SQLite, one hot counter"                    sqlite ""   256 64 1    9000
 bench_case "SQLite, 1,000 counters"                     sqlite ""   256 64 1000 20000
@@ -53,3 +54,4 @@ bench_case "MariaDB + Redis, one hot counter"           mysql  "$R" 256 64 1    
 bench_case "MariaDB + Redis, 1,000 counters"            mysql  "$R" 256 64 1000 20000
 bench_case "MariaDB, Redis down (DB-lock fallback)"     mysql  "redis://127.0.0.1:1" 256 64 1 9000
 bench_case "MariaDB + Redis, one tx per number (baseline)" mysql "$R" 1 64 1 5000
+echo "raw results (with the slowest request's send time) and server logs: $W" >&2

@@ -95,6 +95,8 @@ struct Sample {
     sequence: i64,
     number: String,
     micros: u64,
+    /// When the request was sent, in ms from the start of the run (to place a stall).
+    sent_at_ms: f64,
     status: &'static str,
 }
 
@@ -181,7 +183,14 @@ async fn main() {
                                         *errors.entry(format!("{path} failed")).or_default() += 1;
                                     }
                                 }
-                                samples.push(Sample { counter, sequence: v.sequence, number: v.document_number, micros, status: final_status })
+                                samples.push(Sample {
+                                    counter,
+                                    sequence: v.sequence,
+                                    number: v.document_number,
+                                    micros,
+                                    sent_at_ms: (t0 - started).as_secs_f64() * 1000.0,
+                                    status: final_status,
+                                })
                             }
                             Err(e) => *errors.entry(format!("bad body: {e}")).or_default() += 1,
                         },
@@ -223,6 +232,7 @@ async fn main() {
             broken_runs += 1;
         }
     }
+    let slowest = samples.iter().max_by_key(|s| s.micros).map(|s| s.sent_at_ms).unwrap_or(0.0);
     let mut lat: Vec<u64> = samples.iter().map(|s| s.micros).collect();
     lat.sort();
     let ok = samples.len();
@@ -250,7 +260,7 @@ async fn main() {
             "{}",
             json!({"concurrency": args.concurrency, "counters": args.counters, "ok": ok, "failed": failed, "seconds": elapsed,
                    "numbersPerSecond": rate, "p50Ms": percentile(&lat, 0.5), "p95Ms": percentile(&lat, 0.95), "p99Ms": percentile(&lat, 0.99),
-                   "duplicates": duplicates, "nonContiguousCounters": broken_runs})
+                   "maxMs": percentile(&lat, 1.0), "slowestSentAtMs": slowest, "duplicates": duplicates, "nonContiguousCounters": broken_runs})
         );
     }
     // With errors allowed (fault runs), a failed request may have consumed a sequence the caller never saw,
