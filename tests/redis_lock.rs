@@ -132,4 +132,17 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
         statuses.push(r.status().as_u16());
     }
     assert_eq!(statuses, [200, 200, 200, 200, 200, 429], "five per minute for the token across both instances");
+
+    // the counts go through one kept connection per instance, not a new connection per request
+    let mut con = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let connections = |info: String| -> u64 {
+        info.lines().find_map(|l| l.strip_prefix("total_connections_received:")).unwrap().trim().parse().unwrap()
+    };
+    let before = connections(redis::cmd("INFO").arg("stats").query_async(&mut con).await.unwrap());
+    for _ in 0..10 {
+        let r = client.post(format!("{}/api/v1/document-numbering/reserve", a.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    let after = connections(redis::cmd("INFO").arg("stats").query_async(&mut con).await.unwrap());
+    assert_eq!(after - before, 0, "no new Redis connection for ten more requests");
 }

@@ -34,7 +34,37 @@ pub struct NumberRateLimiter {
     ip: Option<DefaultKeyedRateLimiter<String>>,
     global: Option<DefaultDirectRateLimiter>,
     token: Option<DefaultKeyedRateLimiter<i64>>,
-    shared: Option<redis::Client>,
+    shared: Option<Shared>,
+}
+
+/// The Redis server the counts are shared through, with one multiplexed connection for every request (a
+/// connection per request cost a TCP handshake each), rebuilt after an error. After a failure Redis is
+/// left alone for a second, so an unreachable server does not cost every request its timeout.
+struct Shared {
+    client: redis::Client,
+    connection: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+    skip_until_ms: std::sync::atomic::AtomicI64,
+}
+
+impl Shared {
+    async fn connection(&self) -> redis::RedisResult<redis::aio::MultiplexedConnection> {
+        let mut slot = self.connection.lock().await;
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = self.client.get_multiplexed_async_connection().await?;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    async fn failed(&self) {
+        *self.connection.lock().await = None;
+        self.skip_until_ms.store(chrono::Utc::now().timestamp_millis() + 1000, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn skipped(&self) -> bool {
+        chrono::Utc::now().timestamp_millis() < self.skip_until_ms.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 fn quota(per_min: u32) -> Option<Quota> {
@@ -57,7 +87,8 @@ impl NumberRateLimiter {
 
     /// Shares the counts through this Redis server.
     pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
-        self.shared = Some(redis::Client::open(redis_url).map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?);
+        let client = redis::Client::open(redis_url).map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
+        self.shared = Some(Shared { client, connection: tokio::sync::Mutex::new(None), skip_until_ms: std::sync::atomic::AtomicI64::new(0) });
         Ok(self)
     }
 
@@ -85,10 +116,13 @@ impl NumberRateLimiter {
         if limits.is_empty() {
             return Ok(());
         }
-        if let Some(client) = &self.shared {
-            match tokio::time::timeout(REDIS_TIMEOUT, check_shared(client, &limits)).await {
+        if let Some(shared) = self.shared.as_ref().filter(|s| !s.skipped()) {
+            match tokio::time::timeout(REDIS_TIMEOUT, check_shared(shared, &limits)).await {
                 Ok(Ok(result)) => return result,
-                _ => tracing::debug!("rate limits: Redis did not answer, using this instance's counts"),
+                _ => {
+                    tracing::debug!("rate limits: Redis did not answer, using this instance's counts");
+                    shared.failed().await;
+                }
             }
         }
         self.check_local(caller)
@@ -120,10 +154,10 @@ impl NumberRateLimiter {
 }
 
 /// One pipeline: INCR each window key (and give it a 60 s life when new); refuse on the first over its limit.
-async fn check_shared(client: &redis::Client, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
+async fn check_shared(shared: &Shared, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
     let now_ms = chrono::Utc::now().timestamp_millis();
     let window = now_ms / 60_000;
-    let mut con = client.get_multiplexed_async_connection().await?;
+    let mut con = shared.connection().await?;
     let mut pipe = redis::pipe();
     for (scope, key, _) in limits {
         let name = format!("docnum:rl:{scope}:{key}:{window}");
