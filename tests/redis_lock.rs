@@ -146,3 +146,26 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
     let after = connections(redis::cmd("INFO").arg("stats").query_async(&mut con).await.unwrap());
     assert_eq!(after - before, 0, "no new Redis connection for ten more requests");
 }
+
+#[tokio::test]
+async fn a_stopped_instance_leaves_no_counter_lock_behind() {
+    let redis = RedisServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("stop.db").display());
+    let client = reqwest::Client::new();
+    let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
+    let mut con = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    for round in 0..3 {
+        let mut server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url())]);
+        server.wait_healthy(&client).await;
+        let (_, token) = docnum::server::auth::store::create_token(&db, &format!("stop-{round}"), &[], 1, 0).await.unwrap();
+        let r = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        // at once, while the worker still keeps the counter's lock for a next request
+        let status = server.terminate().await;
+        assert!(status.success(), "a clean exit on SIGTERM: {status}");
+        let keys: Vec<String> = redis::cmd("KEYS").arg("docnum:*").query_async(&mut con).await.unwrap();
+        let locks: Vec<&String> = keys.iter().filter(|k| !k.ends_with(":wanted")).collect();
+        assert!(locks.is_empty(), "round {round}: locks left in Redis after the stop: {locks:?}");
+    }
+}

@@ -75,9 +75,25 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     state.spawn_background();
     let router = app(&state).await?;
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
+        .with_graceful_shutdown(stop_signal())
         .await
-        .map_err(|e| AppError::internal(e.to_string()))
+        .map_err(|e| AppError::internal(e.to_string()))?;
+    // requests drained: release the counter locks, or the other instances wait out their TTL
+    state.engine.stop().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (what service managers and `kill` send): stop accepting, finish what is in flight.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }

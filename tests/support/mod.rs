@@ -88,6 +88,19 @@ impl DocnumServer {
         DocnumServer { base: format!("http://127.0.0.1:{port}"), child: cmd.spawn().expect("start docnum") }
     }
 
+    /// Sends SIGTERM (what a service manager sends) and waits up to 10 s for the process to end.
+    pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        for _ in 0..1000 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("docnum did not stop within 10 s of SIGTERM");
+    }
+
     pub async fn wait_healthy(&self, client: &reqwest::Client) {
         for _ in 0..300 {
             if let Ok(r) = client.get(format!("{}/health", self.base)).send().await {

@@ -209,6 +209,11 @@ impl Engine {
         self.queues.lock.redis_up()
     }
 
+    /// Lets every counter lock go before the process exits (see `Queues::close`).
+    pub async fn stop(&self) {
+        self.queues.close(Duration::from_secs(2)).await;
+    }
+
     async fn resolve_for(&self, caller: &Caller, req: &NumberRequest) -> Result<Resolved, AppError> {
         let snapshot = self.reference.get().await?;
         let resolved = resolve(&snapshot, req, self.clock.now())?;

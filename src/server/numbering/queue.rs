@@ -88,6 +88,8 @@ pub struct Queues {
     workers_on: Option<tokio::runtime::Handle>,
     /// Keys with a live worker, and the jobs waiting for it.
     waiting: Mutex<HashMap<CounterKey, KeyQueue>>,
+    /// Set when the process stops: workers let their locks go instead of lingering.
+    closing: std::sync::atomic::AtomicBool,
 }
 
 /// Version conflicts are retried at once, at most twice (SPEC §6); a lost race is a microsecond event.
@@ -137,7 +139,33 @@ impl From<AppError> for BatchError {
 
 impl Queues {
     pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, lock: CounterLock, workers_on: Option<tokio::runtime::Handle>) -> Queues {
-        Queues { db, lock, clock, max_batch: max_batch.max(1), workers_on, waiting: Mutex::new(HashMap::new()) }
+        Queues {
+            db,
+            lock,
+            clock,
+            max_batch: max_batch.max(1),
+            workers_on,
+            waiting: Mutex::new(HashMap::new()),
+            closing: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// On shutdown, after the HTTP server has drained: wakes every lingering worker to release its lock and
+    /// waits (at most `patience`) until all have ended. A process that died holding a Redis lock would make
+    /// the other instances wait out its TTL (up to 5 s) for that counter.
+    pub async fn close(&self, patience: Duration) {
+        self.closing.store(true, std::sync::atomic::Ordering::Relaxed);
+        let deadline = Instant::now() + patience;
+        loop {
+            let wakes: Vec<Arc<Notify>> = self.waiting.lock().unwrap().values().map(|q| q.wake.clone()).collect();
+            if wakes.is_empty() || Instant::now() >= deadline {
+                return;
+            }
+            for w in wakes {
+                w.notify_one();
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     /// Queues a job on its counter and waits for its outcome.
@@ -208,7 +236,8 @@ impl Queues {
                 // Nothing waits, a lock is kept: linger a moment for the next job, else let the lock go.
                 conn = None;
                 let h = held.take().expect("checked above");
-                if tokio::time::timeout(LINGER, wake.notified()).await.is_ok() {
+                let closing = self.closing.load(std::sync::atomic::Ordering::Relaxed);
+                if !closing && tokio::time::timeout(LINGER, wake.notified()).await.is_ok() {
                     held = Some(h);
                 } else {
                     self.lock.release(h).await;
