@@ -107,18 +107,17 @@ impl Db {
     /// A write transaction. On SQLite it takes the write lock up front (`BEGIN IMMEDIATE`), so a
     /// read-then-write transaction never fails half-way on lock upgrade when several processes share a file.
     pub async fn begin_write(&self) -> Result<Tx<'static>, sqlx::Error> {
-        match self.dialect {
-            Dialect::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
-            Dialect::MySql => self.writer.begin().await,
-        }
+        Transaction::begin(self.writer.acquire().await?, self.begin_statement()).await
     }
 
     /// `begin_write` on a write connection the caller keeps.
     pub async fn begin_write_on<'c>(&self, conn: &'c mut WriteConn) -> Result<Tx<'c>, sqlx::Error> {
-        match self.dialect {
-            Dialect::Sqlite => Transaction::begin(&mut **conn, Some("BEGIN IMMEDIATE".into())).await,
-            Dialect::MySql => Transaction::begin(&mut **conn, None).await,
-        }
+        Transaction::begin(&mut **conn, self.begin_statement()).await
+    }
+
+    /// How a write transaction starts: `BEGIN IMMEDIATE` on SQLite, the default `BEGIN` on MariaDB.
+    fn begin_statement(&self) -> Option<std::borrow::Cow<'static, str>> {
+        (self.dialect == Dialect::Sqlite).then_some(std::borrow::Cow::Borrowed("BEGIN IMMEDIATE"))
     }
 
     /// `?` placeholders for a multi-row INSERT: `(?, ?, ?), (?, ?, ?)`.

@@ -73,10 +73,13 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// plus the other fields.
 pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES + 64 * 1024;
 
+/// Where the server functions live (the `prefix` of every `#[server]`).
+pub const SERVER_FN_PATH: &str = "/sfn/";
+
 /// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
 /// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
 async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
-    if !req.uri().path().starts_with("/sfn/") {
+    if !req.uri().path().starts_with(SERVER_FN_PATH) {
         return next.run(req).await;
     }
     let (parts, body) = req.into_parts();

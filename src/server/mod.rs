@@ -10,6 +10,7 @@ pub mod demo;
 pub mod error;
 pub mod errors_log;
 pub mod http;
+pub mod kept_redis;
 // --- observability (SPEC §10): Prometheus metrics and /metrics ---
 pub mod metrics;
 pub mod numbering;

@@ -16,7 +16,7 @@ fn sfe(e: AppError) -> ServerFnError {
     let (status, code, _) = e.kind();
     // a refusal from a browser call is a 4xx like on the REST API (the client decodes the message from
     // any error status); while a page renders on the server the page keeps its own status
-    let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with("/sfn/"));
+    let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with(crate::server::http::SERVER_FN_PATH));
     if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
         response.set_status(status);
     }

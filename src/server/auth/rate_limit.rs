@@ -6,6 +6,7 @@
 //! back to its own in-memory limiter (governor), so an outage never blocks numbering.
 
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
@@ -13,6 +14,7 @@ use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLim
 
 use super::{Caller, Principal};
 use crate::server::error::AppError;
+use crate::server::kept_redis::KeptRedis;
 
 #[derive(Clone, Debug)]
 pub struct RateLimits {
@@ -37,33 +39,21 @@ pub struct NumberRateLimiter {
     shared: Option<Shared>,
 }
 
-/// The Redis server the counts are shared through, with one multiplexed connection for every request (a
-/// connection per request cost a TCP handshake each), rebuilt after an error. After a failure Redis is
-/// left alone for a second, so an unreachable server does not cost every request its timeout.
+/// The Redis server the counts are shared through. After a failure it is left alone for a second, so an
+/// unreachable server does not cost every request its timeout.
 struct Shared {
-    client: redis::Client,
-    connection: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
-    skip_until_ms: std::sync::atomic::AtomicI64,
+    redis: KeptRedis,
+    skip_until_ms: AtomicI64,
 }
 
 impl Shared {
-    async fn connection(&self) -> redis::RedisResult<redis::aio::MultiplexedConnection> {
-        let mut slot = self.connection.lock().await;
-        if let Some(c) = slot.as_ref() {
-            return Ok(c.clone());
-        }
-        let c = self.client.get_multiplexed_async_connection().await?;
-        *slot = Some(c.clone());
-        Ok(c)
-    }
-
     async fn failed(&self) {
-        *self.connection.lock().await = None;
-        self.skip_until_ms.store(chrono::Utc::now().timestamp_millis() + 1000, std::sync::atomic::Ordering::Relaxed);
+        self.redis.reset().await;
+        self.skip_until_ms.store(chrono::Utc::now().timestamp_millis() + 1000, Ordering::Relaxed);
     }
 
     fn skipped(&self) -> bool {
-        chrono::Utc::now().timestamp_millis() < self.skip_until_ms.load(std::sync::atomic::Ordering::Relaxed)
+        chrono::Utc::now().timestamp_millis() < self.skip_until_ms.load(Ordering::Relaxed)
     }
 }
 
@@ -88,7 +78,7 @@ impl NumberRateLimiter {
     /// Shares the counts through this Redis server.
     pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
         let client = redis::Client::open(redis_url).map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
-        self.shared = Some(Shared { client, connection: tokio::sync::Mutex::new(None), skip_until_ms: std::sync::atomic::AtomicI64::new(0) });
+        self.shared = Some(Shared { redis: KeptRedis::new(client), skip_until_ms: AtomicI64::new(0) });
         Ok(self)
     }
 
@@ -157,7 +147,7 @@ impl NumberRateLimiter {
 async fn check_shared(shared: &Shared, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
     let now_ms = chrono::Utc::now().timestamp_millis();
     let window = now_ms / 60_000;
-    let mut con = shared.connection().await?;
+    let mut con = shared.redis.get().await?;
     let mut pipe = redis::pipe();
     for (scope, key, _) in limits {
         let name = format!("docnum:rl:{scope}:{key}:{window}");

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 
 use crate::server::error::AppError;
+use crate::server::kept_redis::KeptRedis;
 
 #[derive(Clone, Debug)]
 pub struct LockConfig {
@@ -134,8 +135,8 @@ pub struct RedisLock {
     down_since_ms: AtomicU64,
     started: Instant,
     pub fallbacks: AtomicU64,
-    /// For the advisory wait markers (first server only): one multiplexed connection, rebuilt after an error.
-    markers: tokio::sync::Mutex<Option<redis::aio::MultiplexedConnection>>,
+    /// For the advisory wait markers (first server only).
+    markers: KeptRedis,
 }
 
 impl RedisLock {
@@ -145,6 +146,7 @@ impl RedisLock {
             .map(|u| redis::Client::open(u.as_str()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
+        let first = probes.first().cloned().ok_or_else(|| AppError::internal("REDIS_URLS names no server"))?;
         let mut manager = rslock::LockManager::new(urls.to_vec());
         manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
         Ok(RedisLock {
@@ -156,7 +158,7 @@ impl RedisLock {
             down_since_ms: AtomicU64::new(0),
             started: Instant::now(),
             fallbacks: AtomicU64::new(0),
-            markers: tokio::sync::Mutex::new(None),
+            markers: KeptRedis::new(first),
         })
     }
 
@@ -175,17 +177,11 @@ impl RedisLock {
     /// Runs one command on the first server for the wait markers. They are advice, not safety; an error drops
     /// the connection so the next call reconnects.
     async fn marker_command<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Option<T> {
-        let mut slot = self.markers.lock().await;
-        let run = async {
-            if slot.is_none() {
-                *slot = Some(self.probes[0].get_multiplexed_async_connection().await?);
-            }
-            cmd.query_async::<T>(slot.as_mut().expect("connected above")).await
-        };
+        let run = async { cmd.query_async::<T>(&mut self.markers.get().await?).await };
         match tokio::time::timeout(self.config.probe_timeout, run).await {
             Ok(Ok(v)) => Some(v),
             _ => {
-                *slot = None;
+                self.markers.reset().await;
                 None
             }
         }

@@ -17,7 +17,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Db, Dialect, WriteConn};
+use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Db, WriteConn};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics::{self, LockKind};
 
@@ -303,10 +303,10 @@ impl Queues {
     /// Whether a worker keeps its write connection for its next batch. The pool hands its connections out in
     /// turn, and each connection prepares every statement it runs once: the batch INSERTs differ by batch
     /// size, so a hot counter cycling through 16 connections paid a prepare (a round trip, and the server
-    /// parsing hundreds of placeholders) in most batches. Only on MariaDB (SQLite has one writer connection,
-    /// which every counter needs), and only while the pool has idle connections, so no other counter waits.
+    /// parsing hundreds of placeholders) in most batches. Only while the pool has idle connections, so no
+    /// other counter waits (SQLite's single writer connection is therefore never kept).
     fn keep_connection(&self) -> bool {
-        self.db.dialect == Dialect::MySql && self.db.writer.num_idle() > 0
+        self.db.writer.num_idle() > 0
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -328,13 +328,14 @@ impl Queues {
             let retries = conflicts + connection_failures;
             let memory = known.take();
             let from_memory = memory.is_some();
-            let outcome = match conn {
-                Some(c) => self.run_batch(c, key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await,
-                None => match self.db.writer.acquire().await {
-                    Ok(c) => self.run_batch(conn.insert(c), key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await,
-                    Err(e) => Err(e.into()),
-                },
-            };
+            let outcome = async {
+                if conn.is_none() {
+                    *conn = Some(self.db.writer.acquire().await?);
+                }
+                let c = conn.as_mut().expect("acquired above");
+                self.run_batch(c, key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await
+            }
+            .await;
             if let Err(BatchError::Db(e)) = &outcome {
                 if is_connection_error(e) {
                     // a connection that failed is not reused: closed, not returned to the pool
