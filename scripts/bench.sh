@@ -2,6 +2,9 @@
 # Benchmarks of issue 3 in one run, side by side: release build, one server process plus the load generator on
 # loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md.
 #   scripts/bench.sh                 # all cases (needs MariaDB on 127.0.0.1:3306 and Redis on 6379)
+#   BENCH_CPU_LATENCY_US=0 scripts/bench.sh   # the same with the CPUs kept out of deep idle states for the run
+#     (a PM QoS request on /dev/cpu_dma_latency, root only: what tuned's latency-performance profile does; see
+#     BENCHMARKS.md "Idle wake-ups" for why it matters on this virtual machine)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
@@ -9,6 +12,15 @@ cd "$ROOT"
 REL="$CARGO_TARGET_DIR/release"
 ensure_mariadb; ensure_redis
 W="$(mktemp -d /tmp/docnum-bench.XXXXXX)"
+if [ -n "${BENCH_CPU_LATENCY_US:-}" ]; then
+  # the request holds while the file stays open; it ends with this script
+  python3 -c 'import struct, sys, time
+f = open("/dev/cpu_dma_latency", "wb", buffering=0); f.write(struct.pack("i", int(sys.argv[1]))); time.sleep(86400)' "$BENCH_CPU_LATENCY_US" &
+  QOS_PID=$!
+  trap 'kill $QOS_PID 2>/dev/null || true' EXIT
+  sleep 0.5; kill -0 "$QOS_PID" || { echo "cannot hold /dev/cpu_dma_latency (root only)" >&2; exit 1; }
+  echo "CPU wake-up latency held at ${BENCH_CPU_LATENCY_US} us for this run" >&2
+fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS

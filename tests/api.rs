@@ -653,3 +653,37 @@ async fn server_function_bodies_are_bounded_and_refusals_are_4xx() {
     assert_eq!((report["okRows"].clone(), report["applied"].clone()), (json!(1), json!(false)), "{report}");
     assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0, "nothing was imported");
 }
+
+/// On MariaDB the counter workers' connections run with autocommit off (no BEGIN round trip per batch), so a
+/// batch that never finished must not leave its transaction for the next batch on that connection to commit.
+#[tokio::test]
+async fn an_abandoned_counter_transaction_is_rolled_back_not_committed_by_the_next_batch() {
+    use sqlx::{Executor, Row};
+    let app = TestApp::spawn().await;
+    if !use_mysql() {
+        return; // SQLite batches open their transaction with BEGIN IMMEDIATE
+    }
+    let (s, first) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let db = &app.state.db;
+    let mut conn = db.counters.acquire().await.unwrap();
+    let autocommit: i64 = sqlx::query("SELECT @@autocommit").fetch_one(&mut *conn).await.unwrap().get(0);
+    assert_eq!(autocommit, 0, "counter connections open their transaction with their first statement");
+    // a batch that stopped half-way (a panic): its statement ran, no COMMIT or ROLLBACK followed
+    conn.execute("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES ('abandoned', 'x', 0)").await.unwrap();
+    drop(conn);
+    for _ in 0..100 {
+        if db.counters.num_idle() == db.counters.size() as usize {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // the next batches commit on the pool's connections, that one among them
+    for _ in 0..3 {
+        let (s, body) = app.reserve(&letter()).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+    }
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_chains WHERE chain_key = 'abandoned'").await, 0);
+    let main: i64 = sqlx::query("SELECT @@autocommit").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(main, 1, "the main pool keeps autocommit on");
+}

@@ -22,12 +22,19 @@ pub struct Db {
     /// Writes. On SQLite this pool has one connection: SQLite has one writer anyway, and queueing in the
     /// pool is far cheaper than "database is locked" retries between connections.
     pub writer: AnyPool,
+    /// The counter workers' connections (`numbering::queue`). On MariaDB they run with autocommit off, so a
+    /// batch's first statement opens its transaction: no `BEGIN` round trip in each batch (see `BatchTx`).
+    /// On SQLite this is the single writer.
+    pub counters: AnyPool,
     pub dialect: Dialect,
     /// The connection URL as used (`mysql:` for MariaDB): the session store needs a typed pool of its own.
     pub url: String,
 }
 
 pub type Tx<'c> = Transaction<'c, Any>;
+/// The connection a transaction runs on: store functions that run inside one take this, so they serve a
+/// `Tx` (by deref) and a counter batch's `BatchTx` alike.
+pub type Conn = sqlx::AnyConnection;
 /// A write connection a counter worker keeps from one batch to the next (see `numbering::queue`).
 pub type WriteConn = sqlx::pool::PoolConnection<Any>;
 
@@ -68,7 +75,7 @@ impl Db {
                 };
                 let writer = options(1).connect(&url).await?;
                 let pool = options(8).connect(&url).await?;
-                Ok(Db { pool, writer, dialect, url })
+                Ok(Db { pool, counters: writer.clone(), writer, dialect, url })
             }
             Dialect::MySql => {
                 let options = sqlx::mysql::MySqlConnectOptions::from_str(&url)?;
@@ -77,20 +84,21 @@ impl Db {
                         "DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>".into(),
                     ));
                 }
-                let pool = mysql_pool(&url, 32).await?;
-                Ok(Db { writer: pool.clone(), pool, dialect, url })
+                let pool = mysql_pool(&url, 32, Autocommit::On).await?;
+                let counters = mysql_pool(&url, 16, Autocommit::Off).await?;
+                Ok(Db { writer: pool.clone(), pool, counters, dialect, url })
             }
         }
     }
 
-    /// This handle with its MariaDB write pool opened on another runtime (the counter thread's), so that the
-    /// write connections' sockets are driven by that runtime. SQLite keeps its single writer connection: its
+    /// This handle with its MariaDB counter pool opened on another runtime (the counter thread's), so that the
+    /// workers' connections are driven by that runtime. SQLite keeps its single writer connection: its
     /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
-    pub async fn writer_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
+    pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
             let url = self.url.clone();
-            self.writer = runtime
-                .spawn(async move { mysql_pool(&url, 16).await })
+            self.counters = runtime
+                .spawn(async move { mysql_pool(&url, 16, Autocommit::Off).await })
                 .await
                 .map_err(|e| sqlx::Error::Configuration(format!("counter thread stopped: {e}").into()))??;
         }
@@ -110,9 +118,12 @@ impl Db {
         Transaction::begin(self.writer.acquire().await?, self.begin_statement()).await
     }
 
-    /// `begin_write` on a write connection the caller keeps.
-    pub async fn begin_write_on<'c>(&self, conn: &'c mut WriteConn) -> Result<Tx<'c>, sqlx::Error> {
-        Transaction::begin(&mut **conn, self.begin_statement()).await
+    /// A counter batch's transaction on a connection of `counters` that the worker keeps.
+    pub async fn begin_batch<'c>(&self, conn: &'c mut WriteConn) -> Result<BatchTx<'c>, sqlx::Error> {
+        Ok(match self.dialect {
+            Dialect::Sqlite => BatchTx::Explicit(Transaction::begin(&mut **conn, self.begin_statement()).await?),
+            Dialect::MySql => BatchTx::Implicit(&mut **conn),
+        })
     }
 
     /// How a write transaction starts: `BEGIN IMMEDIATE` on SQLite, the default `BEGIN` on MariaDB.
@@ -131,6 +142,43 @@ impl Db {
     }
 }
 
+/// A counter batch's transaction. On MariaDB's autocommit-off connections the first statement opens it
+/// (`Implicit`), and `COMMIT` / `ROLLBACK` end it; a connection given back to the pool mid-transaction (a
+/// panic) is rolled back on its way there. On SQLite it is a `BEGIN IMMEDIATE` transaction.
+pub enum BatchTx<'c> {
+    Explicit(Tx<'c>),
+    Implicit(&'c mut Conn),
+}
+
+impl BatchTx<'_> {
+    pub fn conn(&mut self) -> &mut Conn {
+        match self {
+            BatchTx::Explicit(tx) => tx,
+            BatchTx::Implicit(conn) => conn,
+        }
+    }
+
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        match self {
+            BatchTx::Explicit(tx) => tx.commit().await,
+            BatchTx::Implicit(conn) => conn.execute("COMMIT").await.map(|_| ()),
+        }
+    }
+
+    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+        match self {
+            BatchTx::Explicit(tx) => tx.rollback().await,
+            BatchTx::Implicit(conn) => conn.execute("ROLLBACK").await.map(|_| ()),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Autocommit {
+    On,
+    Off,
+}
+
 /// Until when (ms) pooled connections are pinged before use: set by `suspect_connections`.
 static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
 
@@ -140,7 +188,7 @@ pub fn suspect_connections() {
     SUSPECT_UNTIL_MS.store(now_ms() + 10_000, Ordering::Relaxed);
 }
 
-async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Error> {
+async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit) -> Result<AnyPool, sqlx::Error> {
     AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
@@ -157,7 +205,7 @@ async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Er
                 Ok(true)
             })
         })
-        .after_connect(|conn, _| {
+        .after_connect(move |conn, _| {
             Box::pin(async move {
                 // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
                 // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,
@@ -167,7 +215,20 @@ async fn mysql_pool(url: &str, max_connections: u32) -> Result<AnyPool, sqlx::Er
                 // for searches; the version fence (`UPDATE … WHERE version = ?`) reads the latest row
                 // under either level, and the counter's row lock already orders its batches.
                 conn.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").await?;
+                if autocommit == Autocommit::Off {
+                    conn.execute("SET SESSION autocommit = 0").await?;
+                }
                 Ok(())
+            })
+        })
+        .after_release(move |conn, _| {
+            Box::pin(async move {
+                // Only a batch that never finished (a panic) leaves a transaction open; the next user of the
+                // connection must not commit it. An error here closes the connection instead.
+                if autocommit == Autocommit::Off {
+                    conn.execute("ROLLBACK").await?;
+                }
+                Ok(true)
             })
         })
         .connect(url)

@@ -285,15 +285,17 @@ async fn scrape_time(state: &AppState) -> Registry {
         fallback.set(i64::from(state.engine.redis_up() == Some(false)));
     }
 
-    // Database pools: on SQLite a read pool and a one-connection writer; on MariaDB one pool.
+    // Database pools: on SQLite a read pool and a one-connection writer (the counters' too); on MariaDB the main
+    // pool and the counter workers' pool.
     let connections = register(
         &r,
         IntGaugeVec::new(Opts::new(DB_POOL_CONNECTIONS, "Open database connections by pool and state (idle / in_use)."), &["pool", "state"]).unwrap(),
     );
     let max = register(&r, IntGaugeVec::new(Opts::new(DB_POOL_MAX, "Largest number of connections of the pool."), &["pool"]).unwrap());
     let mut pools = vec![("main", &state.db.pool)];
-    if state.db.dialect == Dialect::Sqlite {
-        pools.push(("writer", &state.db.writer));
+    match state.db.dialect {
+        Dialect::Sqlite => pools.push(("writer", &state.db.writer)),
+        Dialect::MySql => pools.push(("counters", &state.db.counters)),
     }
     for (name, pool) in pools {
         let size = i64::from(pool.size());

@@ -69,7 +69,7 @@ impl AppState {
         };
         let mut db = Db::connect(&config.database_url).await?;
         if let Some(t) = &counter_thread {
-            db = db.writer_on(t.handle()).await?;
+            db = db.counters_on(t.handle()).await?;
         }
         db.migrate().await.map_err(|e| AppError::internal(format!("migrations failed: {e}")))?;
         if config.demo_data {

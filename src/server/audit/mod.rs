@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::server::db::{is_retryable_conflict, is_unique_violation, Conditions, Db, Dialect, Tx};
+use crate::server::db::{is_retryable_conflict, is_unique_violation, Conditions, Conn, Db, Dialect, Tx};
 use crate::server::error::AppError;
 
 pub const GENESIS: &str = "GENESIS";
@@ -101,13 +101,13 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
 }
 
 /// The chain's current head, created at GENESIS on first use.
-pub async fn chain_head(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
+pub async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
     let head = sqlx::query(&format!("SELECT head_hash, length FROM audit_chains WHERE chain_key = ?{lock}"))
         .bind(chain_key)
-        .fetch_optional(&mut **tx)
+        .fetch_optional(&mut *tx)
         .await?;
     Ok(match head {
         Some(r) => ChainHead { hash: r.get(0), length: r.get(1) },
@@ -115,7 +115,7 @@ pub async fn chain_head(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str) -> R
             sqlx::query("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES (?, ?, 0)")
                 .bind(chain_key)
                 .bind(GENESIS)
-                .execute(&mut **tx)
+                .execute(&mut *tx)
                 .await
                 .map_err(|e| lost_race(e, chain_key))?;
             ChainHead { hash: GENESIS.to_string(), length: 0 }
@@ -151,7 +151,7 @@ pub fn place<'a>(chain_key: &'a str, start: &ChainHead, entries: &'a [AuditEntry
 }
 
 /// Inserts the placed rows (not the head: see `move_head`).
-pub async fn insert_placed(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppError> {
+pub async fn insert_placed(tx: &mut Conn, placed: &Placed<'_>) -> Result<(), AppError> {
     let chain_key = placed.chain_key;
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
     for (n, chunk) in placed.entries.chunks(500).enumerate() {
@@ -190,7 +190,7 @@ pub async fn insert_placed(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), A
                 .bind(e.metadata.clone())
                 .bind(e.created_at);
         }
-        q.execute(&mut **tx).await.map_err(|e| lost_race(e, chain_key))?;
+        q.execute(&mut *tx).await.map_err(|e| lost_race(e, chain_key))?;
     }
     Ok(())
 }
@@ -205,13 +205,13 @@ pub async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppEr
 }
 
 /// The head move fenced by the chain's length: false means another writer moved it since `start`.
-pub async fn try_move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
+pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
     let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
         .bind(placed.head.hash.clone())
         .bind(placed.head.length)
         .bind(placed.chain_key)
         .bind(placed.start.length)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     Ok(updated.rows_affected() == 1)
 }

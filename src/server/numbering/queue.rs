@@ -17,7 +17,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Db, WriteConn};
+use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Conn, Db, WriteConn};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics::{self, LockKind};
 
@@ -69,7 +69,7 @@ impl CounterThread {
     pub fn start() -> std::io::Result<CounterThread> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let handle = runtime.handle().clone();
-        // lives as long as the process: the workers and the write pool's connections run on it
+        // lives as long as the process: the workers and the counter pool's connections run on it
         std::thread::Builder::new().name("counters".into()).spawn(move || runtime.block_on(std::future::pending::<()>()))?;
         Ok(CounterThread { handle })
     }
@@ -306,7 +306,7 @@ impl Queues {
     /// parsing hundreds of placeholders) in most batches. Only while the pool has idle connections, so no
     /// other counter waits (SQLite's single writer connection is therefore never kept).
     fn keep_connection(&self) -> bool {
-        self.db.writer.num_idle() > 0
+        self.db.counters.num_idle() > 0
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -330,7 +330,7 @@ impl Queues {
             let from_memory = memory.is_some();
             let outcome = async {
                 if conn.is_none() {
-                    *conn = Some(self.db.writer.acquire().await?);
+                    *conn = Some(self.db.counters.acquire().await?);
                 }
                 let c = conn.as_mut().expect("acquired above");
                 self.run_batch(c, key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await
@@ -392,6 +392,38 @@ impl Queues {
         known: Option<&Known>,
         precheck: bool,
     ) -> Result<(Vec<Result<Outcome, AppError>>, Known), BatchError> {
+        let mut tx = self.db.begin_batch(conn).await?;
+        match self.batch_in(tx.conn(), key, jobs, lock_wait_ms, retries, fallback, known, precheck).await {
+            Ok(Served { results, next, issued }) => {
+                tx.commit().await?;
+                if let Some((code, n)) = issued {
+                    metrics::issued(&code, n);
+                }
+                Ok((results, next))
+            }
+            Err(e) => {
+                // a connection that failed is closed by the caller; this one only needs its transaction undone
+                if !matches!(&e, BatchError::Db(db) if is_connection_error(db)) {
+                    let _ = tx.rollback().await;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The batch's statements, inside its transaction.
+    #[allow(clippy::too_many_arguments)]
+    async fn batch_in(
+        &self,
+        tx: &mut Conn,
+        key: &CounterKey,
+        jobs: &[Job],
+        lock_wait_ms: i64,
+        retries: u32,
+        fallback: &'static str,
+        known: Option<&Known>,
+        precheck: bool,
+    ) -> Result<Served, BatchError> {
         let now = self.clock.now_ms();
         let max_number = jobs
             .iter()
@@ -402,15 +434,14 @@ impl Queues {
             .max()
             .unwrap_or(0);
 
-        let mut tx = self.db.begin_write_on(conn).await?;
         let counter = match known {
             Some(k) => k.counter.clone(),
-            None => store::load_or_create_counter(&mut tx, self.db.dialect, key, max_number, now).await?,
+            None => store::load_or_create_counter(tx, self.db.dialect, key, max_number, now).await?,
         };
         let chain_key = counter_chain(counter.id);
         let chain_start = match known {
             Some(k) => k.chain.clone(),
-            None => audit::chain_head(&mut tx, self.db.dialect, &chain_key).await?,
+            None => audit::chain_head(tx, self.db.dialect, &chain_key).await?,
         };
         let tokens: Vec<String> = jobs
             .iter()
@@ -419,7 +450,7 @@ impl Queues {
                 JobKind::Issue { .. } => None,
             })
             .collect();
-        let mut by_token = if tokens.is_empty() { HashMap::new() } else { store::numbers_by_token(&mut tx, counter.id, &tokens).await? };
+        let mut by_token = if tokens.is_empty() { HashMap::new() } else { store::numbers_by_token(tx, counter.id, &tokens).await? };
         let document_ids: Vec<String> = jobs
             .iter()
             .filter_map(|j| match &j.kind {
@@ -428,7 +459,7 @@ impl Queues {
             })
             .collect();
         let mut by_document =
-            if document_ids.is_empty() { HashMap::new() } else { store::confirmed_for_documents(&mut tx, key.project_id, key.corr_type_id, &document_ids).await? };
+            if document_ids.is_empty() { HashMap::new() } else { store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await? };
 
         let counter_key_json = serde_json::to_string(key).ok();
         let mut last = counter.last_number;
@@ -600,7 +631,7 @@ impl Queues {
         if precheck && !new_numbers.is_empty() {
             let rendered: Vec<String> = new_numbers.iter().map(|(_, n)| n.number.clone()).collect();
             let mut taken: HashSet<String> =
-                store::existing_numbers(&mut tx, key.project_id, key.corr_type_id, &rendered).await?.into_iter().collect();
+                store::existing_numbers(tx, key.project_id, key.corr_type_id, &rendered).await?.into_iter().collect();
             let mut keep = Vec::with_capacity(new_numbers.len());
             for (i, n) in new_numbers.drain(..) {
                 if taken.insert(n.number.clone()) {
@@ -621,7 +652,7 @@ impl Queues {
         let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
         let placed = audit::place(&chain_key, &chain_start, &entries);
         let max_number = (max_number > 0).then_some(max_number);
-        if !store::advance_counter_and_chain(&mut tx, self.db.dialect, &counter, last, max_number, now, &placed).await? {
+        if !store::advance_counter_and_chain(tx, self.db.dialect, &counter, last, max_number, now, &placed).await? {
             return Err(BatchError::Conflict);
         }
         let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
@@ -629,18 +660,24 @@ impl Queues {
             JobKind::Issue { req, .. } => Some(req.corr_type_code.clone()),
             _ => None,
         });
-        store::insert_numbers(&mut tx, &rows).await?;
-        store::apply_status_changes(&mut tx, &changes).await?;
-        audit::insert_placed(&mut tx, &placed).await?;
-        let chain = placed.head.clone();
-        tx.commit().await?;
-        if let Some(code) = type_code.filter(|_| !rows.is_empty()) {
-            metrics::issued(&code, rows.len() as u64);
-        }
-        let next = Known { counter: CounterRow { id: counter.id, last_number: last, version: counter.version + 1 }, chain };
-        Ok((results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect(), next))
+        store::insert_numbers(tx, &rows).await?;
+        store::apply_status_changes(tx, &changes).await?;
+        audit::insert_placed(tx, &placed).await?;
+        let next = Known { counter: CounterRow { id: counter.id, last_number: last, version: counter.version + 1 }, chain: placed.head.clone() };
+        let issued = type_code.filter(|_| !rows.is_empty()).map(|code| (code, rows.len() as u64));
+        let results = results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect();
+        Ok(Served { results, next, issued })
     }
 }
+
+/// What a batch's transaction produced, for after its commit.
+struct Served {
+    results: Vec<Result<Outcome, AppError>>,
+    next: Known,
+    /// Numbers issued and their correspondence type code, for the metrics.
+    issued: Option<(String, u64)>,
+}
+
 
 pub(super) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))

@@ -7,7 +7,7 @@ use sqlx::Row;
 
 use crate::numbering::CounterKey;
 use crate::server::audit;
-use crate::server::db::{Db, Dialect, Tx};
+use crate::server::db::{Conn, Db, Dialect};
 use crate::server::error::AppError;
 
 #[derive(Clone, Debug)]
@@ -37,10 +37,10 @@ fn bind_key<'q>(
 /// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
 /// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
 /// row locks in different orders; SQLite's write transaction is already exclusive.
-pub async fn load_or_create_counter(tx: &mut Tx<'_>, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
+pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
     let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
     let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{lock}");
-    if let Some(r) = bind_key(sqlx::query(&sql), key).fetch_optional(&mut **tx).await? {
+    if let Some(r) = bind_key(sqlx::query(&sql), key).fetch_optional(&mut *tx).await? {
         return Ok(CounterRow { id: r.get(0), last_number: r.get(1), version: r.get(2) });
     }
     let inserted = bind_key(
@@ -53,21 +53,21 @@ pub async fn load_or_create_counter(tx: &mut Tx<'_>, dialect: Dialect, key: &Cou
     .bind(max_number)
     .bind(now_ms)
     .bind(now_ms)
-    .fetch_one(&mut **tx)
+    .fetch_one(&mut *tx)
     .await?;
     Ok(CounterRow { id: inserted.get(0), last_number: 0, version: 0 })
 }
 
 /// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
 /// `max_number` is None for a batch without issues (it keeps the recorded maximum).
-pub async fn advance_counter(tx: &mut Tx<'_>, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
+pub async fn advance_counter(tx: &mut Conn, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
     let r = sqlx::query("UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ? WHERE id = ? AND version = ?")
         .bind(last_number)
         .bind(max_number)
         .bind(now_ms)
         .bind(counter.id)
         .bind(counter.version)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     Ok(r.rows_affected() == 1)
 }
@@ -77,7 +77,7 @@ pub async fn advance_counter(tx: &mut Tx<'_>, counter: &CounterRow, last_number:
 /// which is most of what a single caller waits for; STRAIGHT_JOIN locks the counter row before the chain
 /// row, the order every other writer uses, and both rows must change, so anything but 2 means a race.
 pub async fn advance_counter_and_chain(
-    tx: &mut Tx<'_>,
+    tx: &mut Conn,
     dialect: Dialect,
     counter: &CounterRow,
     last_number: i64,
@@ -106,7 +106,7 @@ pub async fn advance_counter_and_chain(
     .bind(counter.id)
     .bind(counter.version)
     .bind(chain.start.length)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(r.rows_affected() == 2)
 }
@@ -131,7 +131,7 @@ pub struct NewNumber {
     pub confirmed_at: Option<i64>,
 }
 
-pub async fn insert_numbers(tx: &mut Tx<'_>, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
+pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(1000) {
         let sql = format!(
             "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
@@ -157,13 +157,13 @@ pub async fn insert_numbers(tx: &mut Tx<'_>, rows: &[NewNumber]) -> Result<(), s
                 .bind(n.expires_at)
                 .bind(n.confirmed_at);
         }
-        q.execute(&mut **tx).await?;
+        q.execute(&mut *tx).await?;
     }
     Ok(())
 }
 
 /// Which of `numbers` already exist in the uniqueness scope (project, type).
-pub async fn existing_numbers(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
+pub async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
     let mut found = Vec::new();
     for chunk in numbers.chunks(500) {
         let sql = format!(
@@ -174,7 +174,7 @@ pub async fn existing_numbers(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i6
         for n in chunk {
             q = q.bind(n.clone());
         }
-        found.extend(q.fetch_all(&mut **tx).await?.iter().map(|r| r.get::<String, _>(0)));
+        found.extend(q.fetch_all(&mut *tx).await?.iter().map(|r| r.get::<String, _>(0)));
     }
     Ok(found)
 }
@@ -209,7 +209,7 @@ fn number_row(r: &sqlx::any::AnyRow) -> NumberRow {
     }
 }
 
-pub async fn numbers_by_token(tx: &mut Tx<'_>, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+pub async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in tokens.chunks(500) {
         let sql = format!(
@@ -220,7 +220,7 @@ pub async fn numbers_by_token(tx: &mut Tx<'_>, counter_id: i64, tokens: &[String
         for t in chunk {
             q = q.bind(t.clone());
         }
-        for r in q.fetch_all(&mut **tx).await? {
+        for r in q.fetch_all(&mut *tx).await? {
             let row = number_row(&r);
             if let Some(t) = row.token.clone() {
                 found.insert(t, row);
@@ -232,7 +232,7 @@ pub async fn numbers_by_token(tx: &mut Tx<'_>, counter_id: i64, tokens: &[String
 
 /// Numbers already confirmed for these document ids in (project, type): `generate` is idempotent per document.
 pub async fn confirmed_for_documents(
-    tx: &mut Tx<'_>,
+    tx: &mut Conn,
     project_id: i64,
     corr_type_id: i64,
     document_ids: &[String],
@@ -247,7 +247,7 @@ pub async fn confirmed_for_documents(
         for d in chunk {
             q = q.bind(d.clone());
         }
-        for r in q.fetch_all(&mut **tx).await? {
+        for r in q.fetch_all(&mut *tx).await? {
             let row = number_row(&r);
             if let Some(d) = row.document_id.clone() {
                 found.insert(d, row);
@@ -267,7 +267,7 @@ pub struct StatusChange {
     pub cancel_reason: Option<String>,
 }
 
-pub async fn apply_status_changes(tx: &mut Tx<'_>, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
+pub async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
     for c in changes {
         sqlx::query(
             "UPDATE document_numbers SET status = ?, document_id = COALESCE(?, document_id), confirmed_at = COALESCE(?, confirmed_at), \
@@ -279,7 +279,7 @@ pub async fn apply_status_changes(tx: &mut Tx<'_>, changes: &[StatusChange]) -> 
         .bind(c.cancelled_at)
         .bind(c.cancel_reason.clone())
         .bind(c.id)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     }
     Ok(())
