@@ -168,11 +168,13 @@ async fn requests_and_lock_events_show_up_with_their_values() {
     assert_eq!(m.value(&bucket, &[("type", "LETTER"), ("status", "success"), ("le", "+Inf")]), 5.0);
     assert!(m.value(&format!("{}_sum", metrics::GENERATION), &[("type", "LETTER"), ("status", "success")]) > 0.0);
 
-    // the database pools (SQLite: an 8-connection read pool and the one-connection writer; MariaDB: one pool of 32)
+    // the database pools (SQLite: an 8-connection read pool and the one-connection writer; MariaDB: a pool of 32
+    // and the counter workers' 16)
     let conns = metrics::DB_POOL_CONNECTIONS;
     if use_mysql() {
         assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "main")]), 32.0);
         assert_eq!(m.get(metrics::DB_POOL_MAX, &[("pool", "writer")]), None);
+        assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "counters")]), 16.0);
     } else {
         assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "main")]), 8.0);
         assert_eq!(m.value(metrics::DB_POOL_MAX, &[("pool", "writer")]), 1.0);
