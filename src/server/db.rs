@@ -122,7 +122,7 @@ impl Db {
     pub async fn begin_batch<'c>(&self, conn: &'c mut WriteConn) -> Result<BatchTx<'c>, sqlx::Error> {
         Ok(match self.dialect {
             Dialect::Sqlite => BatchTx::Explicit(Transaction::begin(&mut **conn, self.begin_statement()).await?),
-            Dialect::MySql => BatchTx::Implicit(&mut **conn),
+            Dialect::MySql => BatchTx::Implicit(conn),
         })
     }
 

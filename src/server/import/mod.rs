@@ -438,7 +438,7 @@ impl CloneForReport for AppError {
             InvalidFormat { th, en } => InvalidFormat { th: th.clone(), en: en.clone() },
             Validation { th, en } => Validation { th: th.clone(), en: en.clone() },
             NotFound { th, en } => NotFound { th: th.clone(), en: en.clone() },
-            Conflict { code, th, en } => Conflict { code: *code, th: th.clone(), en: en.clone() },
+            Conflict { code, th, en } => Conflict { code, th: th.clone(), en: en.clone() },
             DuplicateNumber(n) => DuplicateNumber(n.clone()),
             ConfigNotFound(n) => ConfigNotFound(n.clone()),
             other => AppError::internal(other.to_string()),

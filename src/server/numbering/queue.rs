@@ -591,7 +591,7 @@ impl Queues {
                     let outcome = match by_token.get_mut(token) {
                         None => Err(reservation_not_found(token)),
                         Some(row) => match row.status.as_str() {
-                            "RESERVED" if *expiry && !row.expires_at.is_some_and(|e| e <= now) => {
+                            "RESERVED" if *expiry && row.expires_at.is_none_or(|e| e > now) => {
                                 Ok(Outcome::Status { number: row.number.clone(), status: "RESERVED", changed: false })
                             }
                             "RESERVED" if *expiry => {
