@@ -85,7 +85,8 @@ impl Db {
                     ));
                 }
                 let pool = mysql_pool(&url, 32, Autocommit::On).await?;
-                let counters = mysql_pool(&url, 16, Autocommit::Off).await?;
+                // lazy: the server opens it again on the counter thread (`counters_on`)
+                let counters = mysql_pool_options(16, Autocommit::Off).connect_lazy(&url)?;
                 Ok(Db { writer: pool.clone(), pool, counters, dialect, url })
             }
         }
@@ -189,6 +190,10 @@ pub fn suspect_connections() {
 }
 
 async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit) -> Result<AnyPool, sqlx::Error> {
+    mysql_pool_options(max_connections, autocommit).connect(url).await
+}
+
+fn mysql_pool_options(max_connections: u32, autocommit: Autocommit) -> AnyPoolOptions {
     AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
@@ -231,8 +236,6 @@ async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit) -> 
                 Ok(true)
             })
         })
-        .connect(url)
-        .await
 }
 
 fn ensure_sqlite_create(url: &str) -> String {

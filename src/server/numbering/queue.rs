@@ -333,7 +333,8 @@ impl Queues {
                     *conn = Some(self.db.counters.acquire().await?);
                 }
                 let c = conn.as_mut().expect("acquired above");
-                self.run_batch(c, key, jobs, lock_wait_ms, retries, held.fallback(), memory.as_ref(), precheck).await
+                let batch = Batch { key, jobs, lock_wait_ms, retries, fallback: held.fallback(), known: memory.as_ref(), precheck };
+                self.run_batch(c, &batch).await
             }
             .await;
             if let Err(BatchError::Db(e)) = &outcome {
@@ -380,20 +381,9 @@ impl Queues {
     }
 
     /// One transaction serving the whole batch. Returns one result per job, in order.
-    #[allow(clippy::too_many_arguments)]
-    async fn run_batch(
-        &self,
-        conn: &mut WriteConn,
-        key: &CounterKey,
-        jobs: &[Job],
-        lock_wait_ms: i64,
-        retries: u32,
-        fallback: &'static str,
-        known: Option<&Known>,
-        precheck: bool,
-    ) -> Result<(Vec<Result<Outcome, AppError>>, Known), BatchError> {
+    async fn run_batch(&self, conn: &mut WriteConn, batch: &Batch<'_>) -> Result<(Vec<Result<Outcome, AppError>>, Known), BatchError> {
         let mut tx = self.db.begin_batch(conn).await?;
-        match self.batch_in(tx.conn(), key, jobs, lock_wait_ms, retries, fallback, known, precheck).await {
+        match self.batch_in(tx.conn(), batch).await {
             Ok(Served { results, next, issued }) => {
                 tx.commit().await?;
                 if let Some((code, n)) = issued {
@@ -412,18 +402,8 @@ impl Queues {
     }
 
     /// The batch's statements, inside its transaction.
-    #[allow(clippy::too_many_arguments)]
-    async fn batch_in(
-        &self,
-        tx: &mut Conn,
-        key: &CounterKey,
-        jobs: &[Job],
-        lock_wait_ms: i64,
-        retries: u32,
-        fallback: &'static str,
-        known: Option<&Known>,
-        precheck: bool,
-    ) -> Result<Served, BatchError> {
+    async fn batch_in(&self, tx: &mut Conn, batch: &Batch<'_>) -> Result<Served, BatchError> {
+        let &Batch { key, jobs, lock_wait_ms, retries, fallback, known, precheck } = batch;
         let now = self.clock.now_ms();
         let max_number = jobs
             .iter()
@@ -668,6 +648,19 @@ impl Queues {
         let results = results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect();
         Ok(Served { results, next, issued })
     }
+}
+
+/// One attempt at serving a batch: its jobs and what its audit rows record of the attempt.
+struct Batch<'a> {
+    key: &'a CounterKey,
+    jobs: &'a [Job],
+    lock_wait_ms: i64,
+    retries: u32,
+    fallback: &'static str,
+    /// The counter and chain head as the previous batch left them, when this worker may trust that.
+    known: Option<&'a Known>,
+    /// Look for numbers that exist already (the retry after a unique violation).
+    precheck: bool,
 }
 
 /// What a batch's transaction produced, for after its commit.
