@@ -1,10 +1,13 @@
 //! Document numbering service: one crate, two builds.
-//! `numbering` (pure rules) and `app` (Leptos UI + server-function contract) compile into both the server
-//! and the WASM bundle; `server` (storage, engine, HTTP) exists only with the `ssr` feature.
+//! `numbering` (pure rules), `contract` (the data, roles, statuses and error codes that REST, server functions
+//! and pages exchange) and `app` (Leptos pages and server-function declarations) compile into both the server
+//! and the WASM bundle; `server` (storage, engine, HTTP) exists only with the `ssr` feature and never imports
+//! `app`, except for the router's SSR shell.
 
 #![recursion_limit = "512"]
 
 pub mod app;
+pub mod contract;
 pub mod numbering;
 
 #[cfg(feature = "ssr")]

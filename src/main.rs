@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use docnum::app::types::Role;
+use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::clock::Clock;
 use docnum::server::config::Config;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use chrono::Duration;
 use common::*;
-use docnum::app::types::Role;
+use docnum::contract::Role;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use docnum::app::types::Role;
+use docnum::contract::Role;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 

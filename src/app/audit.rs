@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::reserve::{Choice, IdSelect};
-use super::types::*;
+use crate::contract::*;
 use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage, TableHead};
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
 use super::reserve::{Choice, IdSelect};
-use super::types::*;
+use crate::contract::*;
 use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
 
 /// Sequences shown per page of a counter's numbers.

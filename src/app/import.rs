@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use super::api_import;
 use super::api::error_text;
 use super::i18n::use_i18n;
-use super::types::Role;
-use super::types_import::{ImportFormat, ImportReport};
+use crate::contract::Role;
+use crate::contract::import::{ImportFormat, ImportReport};
 use super::widgets::{AdminPage, ErrorSlot, TableHead};
 
 #[component]

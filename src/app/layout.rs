@@ -34,7 +34,7 @@ pub fn Header() -> impl IntoView {
                     match user.await {
                         Ok(Some(u)) => {
                             let is_admin = u.is_admin();
-                            let is_super = u.role == super::types::Role::SuperAdmin;
+                            let is_super = u.role == crate::contract::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
                                 <nav class="nav">

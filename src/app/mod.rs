@@ -2,7 +2,6 @@
 //! `crate::numbering` (templates) or the server (through `api`); the UI only shows and asks.
 
 pub mod api;
-pub mod types;
 
 mod audit;
 pub mod browser;
@@ -22,7 +21,6 @@ mod resets;
 pub mod api_import;
 mod import;
 mod reference;
-pub mod types_import;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -32,7 +30,7 @@ use leptos_router::{
 };
 
 use i18n::{provide_i18n, use_i18n};
-use types::UserInfo;
+use crate::contract::{ApiError, UserInfo};
 
 /// The HTML document the server renders around the app.
 pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
@@ -57,7 +55,7 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
 /// The logged-in user (None = not logged in), loaded on the server and sent to the browser.
 #[derive(Clone, Copy)]
 pub struct CurrentUser {
-    pub resource: Resource<Result<Option<UserInfo>, ServerFnError>>,
+    pub resource: Resource<Result<Option<UserInfo>, ApiError>>,
     /// Bump to load the user again (after login / logout).
     pub version: RwSignal<u32>,
 }

@@ -9,8 +9,8 @@ use super::api::{self, error_text};
 use super::api_import;
 use super::i18n::use_i18n;
 use super::import::ReportView;
-use super::types::{ReferenceData, Role, UserInfo};
-use super::types_import::ImportReport;
+use crate::contract::{ReferenceData, Role, UserInfo};
+use crate::contract::import::ImportReport;
 use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, RequireUser};
 
 const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"];

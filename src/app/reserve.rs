@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
-use super::types::*;
+use crate::contract::*;
 use super::widgets::{client_fetch, parse_id, CopyButton, ErrorBox, ErrorSlot, RequireUser};
 use crate::numbering::{Segment, Template, Token};
 

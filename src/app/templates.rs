@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, Lang};
 use super::reserve::{Choice, IdSelect};
-use super::types::*;
+use crate::contract::*;
 use super::diff::{diff, Part};
 use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, AdminContext, AdminPage};
 use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
@@ -289,12 +289,11 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
                     saved_version.update(|v| *v += 1);
                 }
                 Err(e) => {
-                    let message = error_text(&e);
-                    if is_key_change_refusal(&message) {
+                    if e.code == ErrorCode::KeyChangeNotAcknowledged {
                         server_wants_ack.set(true);
                         ack.set(false);
                     }
-                    save_error.set(Some(message));
+                    save_error.set(Some(error_text(&e)));
                 }
             }
         }
@@ -487,12 +486,6 @@ fn key_differs(a: &str, a_scope: ResetScope, b: &str, b_scope: ResetScope) -> Op
     Some(ka != kb || a_scope != b_scope)
 }
 
-/// The server's refusal of a counter-key change that was not acknowledged (KEY_CHANGE_NOT_ACKNOWLEDGED).
-/// Server-function errors carry only the Thai message, so it is recognised by its wording.
-fn is_key_change_refusal(message: &str) -> bool {
-    message.contains("KEY_CHANGE_NOT_ACKNOWLEDGED") || (message.contains("ตัวนับ") && message.contains("กรุณายืนยัน"))
-}
-
 fn scope_word(scope: ResetScope) -> &'static str {
     match scope {
         ResetScope::Yearly => "tpl.reset.YEARLY",
@@ -592,12 +585,11 @@ fn TemplateHistory(
                     reload.update(|v| *v += 1);
                 }
                 Err(e) => {
-                    let message = error_text(&e);
-                    if is_key_change_refusal(&message) {
+                    if e.code == ErrorCode::KeyChangeNotAcknowledged {
                         rb_server_wants_ack.set(true);
                         rb_ack.set(false);
                     }
-                    rb_error.set(Some(message));
+                    rb_error.set(Some(error_text(&e)));
                 }
             }
         }

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::types::*;
+use crate::contract::*;
 use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, AdminContext, AdminPage, TableHead};
 
 #[component]

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
 use super::i18n::use_i18n;
-use super::types::{ReferenceData, Role, UserInfo};
+use crate::contract::{ReferenceData, Role, UserInfo};
 use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`

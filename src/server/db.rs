@@ -15,6 +15,26 @@ pub enum Dialect {
     MySql,
 }
 
+/// The SQL that differs between the two databases; store code asks here instead of branching itself.
+impl Dialect {
+    /// Appended to a `SELECT` that locks the rows it reads for the rest of the transaction: `FOR UPDATE` on
+    /// MariaDB; nothing on SQLite, whose write transaction (`BEGIN IMMEDIATE`) already holds the one writer lock.
+    pub fn for_update(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "",
+            Dialect::MySql => " FOR UPDATE",
+        }
+    }
+
+    /// Integer division of two integer expressions.
+    pub fn int_div(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "/",
+            Dialect::MySql => "DIV",
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Db {
     /// Reads (and, on MariaDB, writes too).

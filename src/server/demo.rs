@@ -1,6 +1,6 @@
 //! First-run data: the demo data set of SPEC §2 (switchable off) and the first super admin.
 
-use crate::app::types::Role;
+use crate::contract::Role;
 use crate::numbering::seed_default_template;
 use crate::server::auth::{password, store as users};
 use crate::server::db::Db;

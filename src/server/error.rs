@@ -5,6 +5,9 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+pub use crate::contract::ErrorCode;
+use crate::contract::ApiError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("numbering configuration not found: {0}")]
@@ -28,7 +31,7 @@ pub enum AppError {
     #[error("not found: {en}")]
     NotFound { th: String, en: String },
     #[error("conflict: {en}")]
-    Conflict { code: &'static str, th: String, en: String },
+    Conflict { code: ErrorCode, th: String, en: String },
     #[error("authentication required")]
     Unauthenticated,
     #[error("invalid username or password")]
@@ -76,29 +79,33 @@ impl AppError {
         AppError::Internal { ref_id: new_ref_id(), message: message.into() }
     }
 
-    /// (HTTP status, NB code or error code, error name)
-    pub fn kind(&self) -> (StatusCode, &'static str, &'static str) {
+    /// What kind of error this is: decides the HTTP status and the `code` / `error` of the §6 body.
+    pub fn code(&self) -> ErrorCode {
         use AppError::*;
         match self {
-            ConfigNotFound(_) => (StatusCode::NOT_FOUND, "NB001", "CONFIG_NOT_FOUND"),
-            SequenceExhausted { .. } => (StatusCode::CONFLICT, "NB002", "SEQUENCE_EXHAUSTED"),
-            LockTimeout { .. } => (StatusCode::SERVICE_UNAVAILABLE, "NB003", "LOCK_TIMEOUT"),
-            ReservationExpired => (StatusCode::GONE, "NB004", "RESERVATION_EXPIRED"),
-            DuplicateNumber(_) => (StatusCode::CONFLICT, "NB005", "DUPLICATE_NUMBER"),
-            InvalidFormat { .. } => (StatusCode::BAD_REQUEST, "NB006", "INVALID_FORMAT"),
-            ManualOverrideNotAllowed => (StatusCode::FORBIDDEN, "NB007", "MANUAL_OVERRIDE_NOT_ALLOWED"),
-            VersionConflict(_) => (StatusCode::CONFLICT, "VERSION_CONFLICT", "VERSION_CONFLICT"),
-            Validation { .. } => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR", "VALIDATION_ERROR"),
-            NotFound { .. } => (StatusCode::NOT_FOUND, "NOT_FOUND", "NOT_FOUND"),
-            Conflict { code, .. } => (StatusCode::CONFLICT, code, code),
-            Unauthenticated => (StatusCode::UNAUTHORIZED, "UNAUTHENTICATED", "UNAUTHENTICATED"),
-            InvalidCredentials => (StatusCode::UNAUTHORIZED, "INVALID_CREDENTIALS", "INVALID_CREDENTIALS"),
-            Forbidden(_) => (StatusCode::FORBIDDEN, "FORBIDDEN", "FORBIDDEN"),
-            RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "RATE_LIMITED"),
-            PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", "PAYLOAD_TOO_LARGE"),
-            Database { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "DB_ERROR", "DB_ERROR"),
-            Internal { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "INTERNAL_ERROR"),
+            ConfigNotFound(_) => ErrorCode::ConfigNotFound,
+            SequenceExhausted { .. } => ErrorCode::SequenceExhausted,
+            LockTimeout { .. } => ErrorCode::LockTimeout,
+            ReservationExpired => ErrorCode::ReservationExpired,
+            DuplicateNumber(_) => ErrorCode::DuplicateNumber,
+            InvalidFormat { .. } => ErrorCode::InvalidFormat,
+            ManualOverrideNotAllowed => ErrorCode::ManualOverrideNotAllowed,
+            VersionConflict(_) => ErrorCode::VersionConflict,
+            Validation { .. } => ErrorCode::ValidationError,
+            NotFound { .. } => ErrorCode::NotFound,
+            Conflict { code, .. } => *code,
+            Unauthenticated => ErrorCode::Unauthenticated,
+            InvalidCredentials => ErrorCode::InvalidCredentials,
+            Forbidden(_) => ErrorCode::Forbidden,
+            RateLimited { .. } => ErrorCode::RateLimited,
+            PayloadTooLarge => ErrorCode::PayloadTooLarge,
+            Database { .. } => ErrorCode::DbError,
+            Internal { .. } => ErrorCode::InternalError,
         }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        StatusCode::from_u16(self.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
     /// The message shown to people (Thai, SPEC §6).
@@ -157,15 +164,15 @@ impl AppError {
     }
 
     pub fn body(&self) -> ErrorBody {
-        let (status, code, name) = self.kind();
+        let (status, code) = (self.status(), self.code());
         let detail = match self {
             AppError::Database { .. } | AppError::Internal { .. } => None, // never leak internals
             other => Some(other.to_string()),
         };
         ErrorBody {
             status_code: status.as_u16(),
-            code: code.to_string(),
-            error: name.to_string(),
+            code: code.code().to_string(),
+            error: code.name().to_string(),
             message: self.message_th(),
             reference: self.reference().map(str::to_string),
             retry_after: self.retry_after(),
@@ -174,9 +181,15 @@ impl AppError {
     }
 }
 
+impl From<&AppError> for ApiError {
+    fn from(e: &AppError) -> ApiError {
+        ApiError { code: e.code(), message: e.message_th(), reference: e.reference().map(str::to_string), retry_after: e.retry_after() }
+    }
+}
+
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let (status, _, _) = self.kind();
+        let status = self.status();
         if status.is_server_error() {
             tracing::error!(error = %self, "request failed");
         }

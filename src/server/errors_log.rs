@@ -18,7 +18,7 @@ impl ErrorLog {
 
     pub fn record(&self, error: &AppError, caller: &Caller, context: serde_json::Value) {
         let Some(error_type) = error.log_type() else { return };
-        let (_, code, _) = error.kind();
+        let code = error.code().code();
         let db = self.db.clone();
         let message: String = error.to_string().chars().take(2000).collect();
         let ref_id = error.reference().map(str::to_string);
@@ -50,7 +50,7 @@ impl ErrorLog {
     }
 }
 
-use crate::app::types::{ErrorPage, ErrorQuery, ErrorRow};
+use crate::contract::{ErrorPage, ErrorQuery, ErrorRow};
 use crate::server::db::{ms_to_datetime, Conditions};
 use sqlx::Row;
 

@@ -51,7 +51,7 @@ use crate::server::{audit, auth, numbering, reference, templates, AppState};
         reference::http::update,
         reference::http::import,
     ),
-    components(schemas(crate::server::error::ErrorBody, crate::app::types_import::ImportReport, crate::app::types_import::ImportRowReport, crate::app::types_import::ReferenceDocument, reference::http::SavedItem)),
+    components(schemas(crate::server::error::ErrorBody, crate::contract::import::ImportReport, crate::contract::import::ImportRowReport, crate::contract::import::ReferenceDocument, reference::http::SavedItem)),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;

@@ -209,7 +209,7 @@ pub fn issued(type_code: &str, n: u64) {
 pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
     match result {
         Ok(_) => SUCCESS,
-        Err(e) => e.kind().2,
+        Err(e) => e.code().name(),
     }
 }
 

@@ -1,50 +1,46 @@
-//! Bodies of the browser's server functions (`crate::app::api`): find the caller from the request,
+//! Bodies of the browser's server functions (declared in the pages' `api` module): find the caller from the request,
 //! call the same engine and services as the REST API, and turn errors into their Thai message.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use leptos::prelude::{use_context, ServerFnError};
+use leptos::prelude::use_context;
 use tower_sessions::Session;
 
-use crate::app::types::*;
+use crate::contract::*;
+use crate::contract::import::{ImportFormat, ImportReport};
 use crate::numbering::ResetScope;
 use crate::server::auth::{self, client_of, Caller, Principal};
 use crate::server::error::AppError;
 use crate::server::{templates, AppState};
 
-fn sfe(e: AppError) -> ServerFnError {
-    let (status, code, _) = e.kind();
-    // a refusal from a browser call is a 4xx like on the REST API (the client decodes the message from
-    // any error status); while a page renders on the server the page keeps its own status
+fn sfe(e: AppError) -> ApiError {
+    // a refusal from a browser call is a 4xx like on the REST API; while a page renders on the server the
+    // page keeps its own status
     let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with(crate::server::http::SERVER_FN_PATH));
     if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
-        response.set_status(status);
+        response.set_status(e.status());
     }
-    let mut message = e.message_th();
-    if code.starts_with("NB") {
-        message = format!("{message} ({code})");
+    if e.status().is_server_error() {
+        tracing::error!(error = %e, "server function failed");
     }
-    if let Some(r) = e.reference() {
-        message = format!("{message} [อ้างอิง {r}]");
-    }
-    ServerFnError::ServerError(message)
+    ApiError::from(&e)
 }
 
-fn state() -> Result<AppState, ServerFnError> {
-    use_context::<AppState>().ok_or_else(|| ServerFnError::ServerError("server state missing".into()))
+fn state() -> Result<AppState, ApiError> {
+    use_context::<AppState>().ok_or_else(|| sfe(AppError::internal("server state missing from the server-function context")))
 }
 
-fn parts() -> Result<Parts, ServerFnError> {
-    use_context::<Parts>().ok_or_else(|| ServerFnError::ServerError("request missing".into()))
+fn parts() -> Result<Parts, ApiError> {
+    use_context::<Parts>().ok_or_else(|| sfe(AppError::internal("request parts missing from the server-function context")))
 }
 
-async fn session(state: &AppState) -> Result<Session, ServerFnError> {
+async fn session(state: &AppState) -> Result<Session, ApiError> {
     let mut parts = parts()?;
     Session::from_request_parts(&mut parts, state).await.map_err(|_| sfe(AppError::Unauthenticated))
 }
 
 /// The logged-in user behind this server-function call (sessions only: tokens are for the REST API).
-async fn caller(state: &AppState) -> Result<Caller, ServerFnError> {
+async fn caller(state: &AppState) -> Result<Caller, ApiError> {
     let parts = parts()?;
     let (ip, user_agent) = client_of(&parts);
     let session = session(state).await?;
@@ -52,31 +48,31 @@ async fn caller(state: &AppState) -> Result<Caller, ServerFnError> {
     Ok(Caller { principal: Principal::User(user), ip, user_agent })
 }
 
-pub async fn current_user() -> Result<Option<UserInfo>, ServerFnError> {
+pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
     let state = state()?;
     let session = session(&state).await?;
     auth::user_from_session(&state, &session).await.map_err(sfe)
 }
 
-pub async fn login(username: String, password: String) -> Result<UserInfo, ServerFnError> {
+pub async fn login(username: String, password: String) -> Result<UserInfo, ApiError> {
     let state = state()?;
     let session = session(&state).await?;
     auth::login(&state, &session, &username, &password).await.map_err(sfe)
 }
 
-pub async fn logout() -> Result<(), ServerFnError> {
+pub async fn logout() -> Result<(), ApiError> {
     let state = state()?;
     let session = session(&state).await?;
     auth::logout(&session).await.map_err(sfe)
 }
 
-pub async fn reference_data() -> Result<ReferenceData, ServerFnError> {
+pub async fn reference_data() -> Result<ReferenceData, ApiError> {
     let state = state()?;
     caller(&state).await?;
     Ok(state.reference.get().await.map_err(sfe)?.data.clone())
 }
 
-pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ServerFnError> {
+pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
     let state = state()?;
     caller(&state).await?;
     let snapshot = state.reference.get().await.map_err(sfe)?;
@@ -85,32 +81,32 @@ pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> R
     Ok(templates::resolve(&snapshot, project_id, correspondence_type_id))
 }
 
-pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, ServerFnError> {
+pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     state.engine.preview(&caller, &request).await.map_err(sfe)
 }
 
-pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult, ServerFnError> {
+pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     state.limits.check(&caller).await.map_err(sfe)?;
     state.engine.reserve(&caller, &request).await.map_err(sfe)
 }
 
-pub async fn confirm_reservation(token: String, document_id: String) -> Result<StatusResult, ServerFnError> {
+pub async fn confirm_reservation(token: String, document_id: String) -> Result<StatusResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     state.engine.confirm(&caller, &token, &document_id).await.map_err(sfe)
 }
 
-pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result<StatusResult, ServerFnError> {
+pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result<StatusResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     state.engine.cancel(&caller, &token, reason.as_deref()).await.map_err(sfe)
 }
 
-pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ServerFnError> {
+pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiError> {
     let state = state()?;
     caller(&state).await?;
     let list = templates::store::list_for_project(&state.db, project_id).await.map_err(sfe)?;
@@ -124,14 +120,14 @@ pub async fn save_template(
     reset_scope: ResetScope,
     reason: String,
     acknowledge_key_change: bool,
-) -> Result<TemplateConfig, ServerFnError> {
+) -> Result<TemplateConfig, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     let options = templates::SaveOptions { acknowledge_key_change, ..Default::default() };
     templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason, options).await.map_err(sfe)
 }
 
-pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ServerFnError> {
+pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ApiError> {
     let state = state()?;
     caller(&state).await?;
     templates::store::list_versions(&state.db, project_id, correspondence_type_id).await.map_err(sfe)
@@ -143,25 +139,25 @@ pub async fn rollback_template(
     version: i64,
     reason: String,
     acknowledge_key_change: bool,
-) -> Result<TemplateConfig, ServerFnError> {
+) -> Result<TemplateConfig, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     templates::rollback(&state, &caller, project_id, correspondence_type_id, version, &reason, acknowledge_key_change).await.map_err(sfe)
 }
 
-pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ServerFnError> {
+pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ApiError> {
     let state = state()?;
     caller(&state).await?.require_admin().map_err(sfe)?;
     crate::server::audit::search(&state.db, &query).await.map_err(sfe)
 }
 
-pub async fn list_errors(query: ErrorQuery) -> Result<ErrorPage, ServerFnError> {
+pub async fn list_errors(query: ErrorQuery) -> Result<ErrorPage, ApiError> {
     let state = state()?;
     caller(&state).await?.require_admin().map_err(sfe)?;
     crate::server::errors_log::search(&state.db, &query).await.map_err(sfe)
 }
 
-pub async fn resolve_error(id: i64) -> Result<(), ServerFnError> {
+pub async fn resolve_error(id: i64) -> Result<(), ApiError> {
     let state = state()?;
     caller(&state).await?.require_admin().map_err(sfe)?;
     if crate::server::errors_log::resolve(&state.db, id, state.clock.now_ms()).await.map_err(sfe)? {
@@ -171,20 +167,20 @@ pub async fn resolve_error(id: i64) -> Result<(), ServerFnError> {
     }
 }
 
-pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ServerFnError> {
+pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     caller.require_admin().map_err(sfe)?;
     auth::store::list_tokens(&state.db).await.map_err(sfe)
 }
 
-pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ServerFnError> {
+pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     auth::http::create_token_for(&state, &caller, &name, &project_ids).await.map_err(sfe)
 }
 
-pub async fn revoke_api_token(id: i64) -> Result<(), ServerFnError> {
+pub async fn revoke_api_token(id: i64) -> Result<(), ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     auth::http::revoke_token_for(&state, &caller, id).await.map_err(sfe)
@@ -194,32 +190,32 @@ pub async fn revoke_api_token(id: i64) -> Result<(), ServerFnError> {
 
 use crate::server::admin_ops::{self, NumberRef, Override};
 
-pub async fn list_counters(q: CounterQuery) -> Result<Vec<CounterView>, ServerFnError> {
+pub async fn list_counters(q: CounterQuery) -> Result<Vec<CounterView>, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::counters(&state, &caller, q.project_id, q.correspondence_type_id, q.year).await.map_err(sfe)
 }
 
-pub async fn counter_numbers(counter_id: i64, after: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ServerFnError> {
+pub async fn counter_numbers(counter_id: i64, after: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::counter_numbers(&state, &caller, counter_id, after, limit).await.map_err(sfe)
 }
 
-pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::request_reset(&state, &caller, counter_id, new_value, &reason).await.map_err(sfe)
 }
 
-pub async fn list_reset_requests(st: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ServerFnError> {
+pub async fn list_reset_requests(st: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     let st = st.filter(|s| !s.trim().is_empty());
     admin_ops::reset_requests(&state, &caller, st.as_deref(), counter_id).await.map_err(sfe)
 }
 
-pub async fn act_on_reset_request(public_id: String, action: String, comment: Option<String>) -> Result<Envelope<ResetRequestView>, ServerFnError> {
+pub async fn act_on_reset_request(public_id: String, action: String, comment: Option<String>) -> Result<Envelope<ResetRequestView>, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::act_on_reset(&state, &caller, &public_id, &action, comment.as_deref()).await.map_err(sfe)
@@ -234,26 +230,26 @@ fn number_ref(t: &NumberTarget) -> NumberRef {
     }
 }
 
-pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ServerFnError> {
+pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::revise(&state, &caller, &number_ref(&target), target.document_id.as_deref()).await.map_err(sfe)
 }
 
-pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ServerFnError> {
+pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::void_and_replace(&state, &caller, &number_ref(&target), &reason, target.document_id.as_deref()).await.map_err(sfe)
 }
 
-pub async fn override_register_number(counter_id: i64, document_number: String, document_id: Option<String>, reason: String) -> Result<OverrideResult, ServerFnError> {
+pub async fn override_register_number(counter_id: i64, document_number: String, document_id: Option<String>, reason: String) -> Result<OverrideResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     let document_id = document_id.filter(|d| !d.trim().is_empty());
     admin_ops::manual_override(&state, &caller, counter_id, Override::Register { document_number, document_id }, &reason).await.map_err(sfe)
 }
 
-pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ServerFnError> {
+pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     admin_ops::manual_override(&state, &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfe)
@@ -263,16 +259,16 @@ pub async fn override_counter_value(counter_id: i64, value: i64, reason: String)
 
 pub async fn bulk_import(
     text: String,
-    format: crate::app::types_import::ImportFormat,
+    format: ImportFormat,
     reason: Option<String>,
     dry_run: bool,
-) -> Result<crate::app::types_import::ImportReport, ServerFnError> {
+) -> Result<ImportReport, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     crate::server::import::bulk_import(&state, &caller, &text, format, reason.as_deref(), dry_run).await.map_err(sfe)
 }
 
-pub async fn reference_import(text: String, dry_run: bool) -> Result<crate::app::types_import::ImportReport, ServerFnError> {
+pub async fn reference_import(text: String, dry_run: bool) -> Result<ImportReport, ApiError> {
     let state = state()?;
     let caller = caller(&state).await?;
     caller.require_super_admin().map_err(sfe)?;
@@ -283,7 +279,7 @@ pub async fn reference_import(text: String, dry_run: bool) -> Result<crate::app:
     crate::server::reference::admin::import_document(&state, &caller, doc, dry_run).await.map_err(sfe)
 }
 
-pub async fn save_reference_item(kind: String, id: Option<i64>, item: serde_json::Value) -> Result<i64, ServerFnError> {
+pub async fn save_reference_item(kind: String, id: Option<i64>, item: serde_json::Value) -> Result<i64, ApiError> {
     use crate::server::reference::admin::{save_item, Item, Kind, Mode};
     let state = state()?;
     let caller = caller(&state).await?;

@@ -14,12 +14,12 @@ use std::future::Future;
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::app::types::{NumberRequest, ProjectItem, RefItem};
+use crate::contract::{NumberRequest, ProjectItem, RefItem};
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, Period, RenderValues, ResetScope, Segment, Template, Token, MAX_NUMBER_LEN};
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::store::{self as nstore, NewNumber, StatusChange};
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
@@ -39,9 +39,9 @@ const MAX_COUNTERS: i64 = 2000;
 const CONFIRMED: &[&str] = &["CONFIRMED", "VOID"];
 const ANY_STATUS: &[&str] = &["RESERVED", "CONFIRMED", "CANCELLED", "VOID"];
 
-// ---- views (the shared ones are in `crate::app::types`) ----
+// ---- views (the shared ones are in `crate::contract`) ----
 
-pub use crate::app::types::{AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult};
+pub use crate::contract::{AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult};
 
 
 /// A reset request as stored (see `store::reset_requests`).
@@ -99,7 +99,7 @@ pub async fn request_reset(s: &AppState, caller: &Caller, counter_id: i64, new_v
         check_floor(&mut tx, counter.row.id, new_value).await?;
         if let Some(pending) = store::pending_reset(&mut tx, counter_id, RESET_WORKFLOW).await? {
             return Err(AppError::Conflict {
-                code: "RESET_ALREADY_PENDING",
+                code: ErrorCode::ResetAlreadyPending,
                 th: "ตัวนับนี้มีคำขอรีเซ็ตที่รออนุมัติอยู่แล้ว".into(),
                 en: format!("counter {counter_id} already has a pending reset request {pending}"),
             });
@@ -160,7 +160,7 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
     check_floor(tx, counter.row.id, new_value).await?;
     if new_value > last {
         return Err(AppError::Conflict {
-            code: "RESET_ABOVE_LAST",
+            code: ErrorCode::ResetAboveLast,
             th: format!("เลขล่าสุดของตัวนับ ({last}) ต่ำกว่าค่าที่ขอ ({new_value}) แล้ว การรีเซ็ตนี้จะทำให้เลขขาดช่วง"),
             en: format!("counter {} is at {last}, below the requested {new_value}", counter.row.id),
         });
@@ -199,7 +199,7 @@ async fn check_floor(tx: &mut Tx<'_>, counter_id: i64, new_value: i64) -> Result
     let floor = store::highest_sequence(tx, counter_id, CONFIRMED).await?;
     if new_value < floor {
         return Err(AppError::Conflict {
-            code: "RESET_BELOW_CONFIRMED",
+            code: ErrorCode::ResetBelowConfirmed,
             th: format!("ค่าใหม่ ({new_value}) ต่ำกว่าเลขลำดับที่ยืนยันแล้วสูงสุด ({floor}) ของตัวนับนี้ จะทำให้ออกเลขที่ซ้ำ"),
             en: format!("newValue {new_value} is below the highest confirmed sequence {floor} of counter {counter_id}"),
         });
@@ -281,7 +281,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
         let parsed = read_back(&template, &original, &project.code)?;
         let latest = store::revisions(&mut tx, counter.row.id, original.sequence).await?.into_iter().max_by_key(|r| parse_rev(r));
         let revision = latest.as_deref().and_then(next_rev).ok_or_else(|| AppError::Conflict {
-            code: "REVISION_EXHAUSTED",
+            code: ErrorCode::RevisionExhausted,
             th: format!("เลขที่ {} ไม่มีรหัสฉบับแก้ไขถัดไปแล้ว", original.number),
             en: format!("no revision label after {latest:?}"),
         })?;
@@ -497,7 +497,7 @@ pub async fn apply_override(
             let floor = last.max(store::highest_sequence(tx, counter_id, ANY_STATUS).await?);
             if set_to < floor {
                 return Err(AppError::Conflict {
-                    code: "OVERRIDE_BELOW_ISSUED",
+                    code: ErrorCode::OverrideBelowIssued,
                     th: format!("ค่าที่กำหนด ({set_to}) ต่ำกว่าเลขที่ออกไปแล้ว ({floor}) การลดค่าตัวนับต้องขออนุมัติรีเซ็ต"),
                     en: format!("value {set_to} is below the highest issued {floor}; lowering a counter is a reset"),
                 });
@@ -758,7 +758,7 @@ fn require_confirmed(n: &StoredNumber) -> Result<(), AppError> {
         return Ok(());
     }
     Err(AppError::Conflict {
-        code: "NOT_CONFIRMED",
+        code: ErrorCode::NotConfirmed,
         th: format!("เลขที่ {} มีสถานะ {} ไม่ใช่เลขที่ยืนยันแล้ว", n.number, n.status),
         en: format!("{} is {}, not CONFIRMED", n.number, n.status),
     })

@@ -20,7 +20,7 @@ pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<Ve
 pub async fn search(
     State(s): State<AppState>,
     caller: Caller,
-    crate::server::error::ApiQuery(query): crate::server::error::ApiQuery<crate::app::types::AuditQuery>,
+    crate::server::error::ApiQuery(query): crate::server::error::ApiQuery<crate::contract::AuditQuery>,
     crate::server::error::ApiQuery(format): crate::server::error::ApiQuery<Format>,
 ) -> Result<axum::response::Response, AppError> {
     use axum::response::IntoResponse;
@@ -47,8 +47,8 @@ pub struct Format {
 pub async fn errors(
     State(s): State<AppState>,
     caller: Caller,
-    crate::server::error::ApiQuery(q): crate::server::error::ApiQuery<crate::app::types::ErrorQuery>,
-) -> Result<Json<crate::app::types::ErrorPage>, AppError> {
+    crate::server::error::ApiQuery(q): crate::server::error::ApiQuery<crate::contract::ErrorQuery>,
+) -> Result<Json<crate::contract::ErrorPage>, AppError> {
     caller.require_admin()?;
     Ok(Json(crate::server::errors_log::search(&s.db, &q).await?))
 }

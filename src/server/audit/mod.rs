@@ -335,7 +335,7 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
     Ok(gaps)
 }
 
-use crate::app::types::{AuditPage, AuditQuery, AuditRow};
+use crate::contract::{AuditPage, AuditQuery, AuditRow};
 
 /// The filters of an audit query (shared by the page and the CSV export).
 fn audit_filter(q: &AuditQuery) -> Conditions {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use tower_sessions::Session;
 use utoipa::ToSchema;
 
-use crate::app::types::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
+use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
 use crate::server::auth::{self, store, Caller};
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::AppState;

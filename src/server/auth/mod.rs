@@ -13,7 +13,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
-use crate::app::types::{Role, UserInfo};
+use crate::contract::{Role, UserInfo};
 use crate::server::audit::AuditEntry;
 use crate::server::error::AppError;
 use crate::server::AppState;

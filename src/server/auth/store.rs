@@ -4,9 +4,9 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 
 use super::{password, Principal};
-use crate::app::types::{ApiTokenInfo, Role, UserInfo};
+use crate::contract::{ApiTokenInfo, Role, UserInfo};
 use crate::server::db::{ms_to_datetime, Db};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 
 pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
     let row = sqlx::query("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1")
@@ -64,7 +64,7 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
         .await
         .map_err(|e| {
             if crate::server::db::is_unique_violation(&e) {
-                AppError::Conflict { code: "ALREADY_EXISTS", th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists") }
+                AppError::Conflict { code: ErrorCode::AlreadyExists, th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists") }
             } else {
                 e.into()
             }

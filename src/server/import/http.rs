@@ -8,7 +8,7 @@ use axum::Json;
 use serde::Deserialize;
 
 use super::MAX_BYTES;
-use crate::app::types_import::{ImportFormat, ImportReport};
+use crate::contract::import::{ImportFormat, ImportReport};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiQuery, AppError};
 use crate::server::AppState;

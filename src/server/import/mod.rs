@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::app::types::NumberRequest;
-use crate::app::types_import::{ImportFormat, ImportReport, ImportRowReport};
+use crate::contract::NumberRequest;
+use crate::contract::import::{ImportFormat, ImportReport, ImportRowReport};
 use crate::numbering::Template;
 use crate::server::admin_ops::{self, store as astore, Override, OverrideResult};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -410,7 +410,7 @@ fn row_report(i: usize, p: &Result<Planned, AppError>, outcome: Result<OverrideR
             ok: false,
             message: Some(e.message_th()),
             detail: Some(e.to_string()),
-            code: Some(e.kind().1.to_string()),
+            code: Some(e.code().code().to_string()),
             counter_id: None,
             last_number: None,
         },
@@ -438,7 +438,7 @@ impl CloneForReport for AppError {
             InvalidFormat { th, en } => InvalidFormat { th: th.clone(), en: en.clone() },
             Validation { th, en } => Validation { th: th.clone(), en: en.clone() },
             NotFound { th, en } => NotFound { th: th.clone(), en: en.clone() },
-            Conflict { code, th, en } => Conflict { code, th: th.clone(), en: en.clone() },
+            Conflict { code, th, en } => Conflict { code: *code, th: th.clone(), en: en.clone() },
             DuplicateNumber(n) => DuplicateNumber(n.clone()),
             ConfigNotFound(n) => ConfigNotFound(n.clone()),
             other => AppError::internal(other.to_string()),

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::app::types::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::{metrics, AppState};

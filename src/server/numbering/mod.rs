@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::app::types::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::numbering::{bangkok_date, parse_rev, CounterKey, PartIds, Period, RenderValues, ResetScope, Template};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;

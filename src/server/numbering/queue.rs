@@ -18,7 +18,7 @@ use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Conn, Db, WriteConn};
-use crate::server::error::{new_ref_id, AppError};
+use crate::server::error::{new_ref_id, AppError, ErrorCode};
 use crate::server::metrics::{self, LockKind};
 
 pub enum JobKind {
@@ -553,13 +553,13 @@ impl Queues {
                                 Ok(Outcome::Status { number: row.number.clone(), status: "CONFIRMED", changed: false })
                             }
                             "CONFIRMED" => Err(AppError::Conflict {
-                                code: "ALREADY_CONFIRMED",
+                                code: ErrorCode::AlreadyConfirmed,
                                 th: format!("เลขที่ {} ได้รับการยืนยันกับเอกสารอื่นแล้ว", row.number),
                                 en: format!("{} is already confirmed for another document", row.number),
                             }),
                             "CANCELLED" if row.cancel_reason.as_deref() == Some("expired") => Err(AppError::ReservationExpired),
                             _ => Err(AppError::Conflict {
-                                code: "RESERVATION_CANCELLED",
+                                code: ErrorCode::ReservationCancelled,
                                 th: format!("การจองเลขที่ {} ถูกยกเลิกแล้ว กรุณาจองใหม่", row.number),
                                 en: format!("reservation of {} was cancelled", row.number),
                             }),
@@ -595,7 +595,7 @@ impl Queues {
                             }
                             "CANCELLED" => Ok(Outcome::Status { number: row.number.clone(), status: "CANCELLED", changed: false }),
                             _ => Err(AppError::Conflict {
-                                code: "ALREADY_CONFIRMED",
+                                code: ErrorCode::AlreadyConfirmed,
                                 th: format!("เลขที่ {} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)", row.number),
                                 en: format!("{} is confirmed and cannot be cancelled (void it instead)", row.number),
                             }),

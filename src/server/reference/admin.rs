@@ -9,12 +9,12 @@
 use serde_json::{json, Value};
 
 use super::store::{self, ItemDetail};
-use crate::app::types_import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
+use crate::contract::import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
 use crate::numbering::{validate_code, CodeKind};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 use crate::server::AppState;
 
 /// Most items one reference document may hold.
@@ -190,7 +190,7 @@ pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocume
         }
         let (ok, action, message, detail, code) = match &outcome {
             Ok(c) => (true, Some(c.action.to_string()), None, None, None),
-            Err(e) => (false, None, Some(e.message_th()), Some(e.to_string()), Some(e.kind().1.to_string())),
+            Err(e) => (false, None, Some(e.message_th()), Some(e.to_string()), Some(e.code().code().to_string())),
         };
         if let Ok(c) = &outcome {
             if c.action != "UNCHANGED" {
@@ -266,7 +266,7 @@ fn sub_type_number(raw: &str) -> Result<String, AppError> {
 }
 
 fn exists(kind: Kind, label: &str) -> AppError {
-    AppError::Conflict { code: "ALREADY_EXISTS", th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label), en: format!("{} '{label}' already exists", kind.section()) }
+    AppError::Conflict { code: ErrorCode::AlreadyExists, th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label), en: format!("{} '{label}' already exists", kind.section()) }
 }
 
 fn missing(kind: Kind, what: &str) -> AppError {
@@ -275,7 +275,7 @@ fn missing(kind: Kind, what: &str) -> AppError {
 
 fn code_is_fixed(kind: Kind, stored: &str) -> AppError {
     AppError::Conflict {
-        code: "CODE_IMMUTABLE",
+        code: ErrorCode::CodeImmutable,
         th: format!("รหัสของ{}เปลี่ยนไม่ได้ (รหัสเดิม '{stored}') เพราะเลขที่เอกสารที่ออกแล้วอ้างถึงรหัสนี้ — สร้างรายการใหม่แทน", kind.th()),
         en: format!("the code of {} '{stored}' cannot change: issued numbers refer to it", kind.section()),
     }
@@ -397,7 +397,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                     None => return Err(missing(kind, &id.to_string())),
                     Some((id, _, cur)) if cur["corrTypeId"] != json!(corr_type_id) || cur["subTypeNumber"] != json!(number) => {
                         return Err(AppError::Conflict {
-                            code: "CODE_IMMUTABLE",
+                            code: ErrorCode::CodeImmutable,
                             th: "ประเภทเอกสารและหมายเลขของประเภทย่อยเปลี่ยนไม่ได้ เพราะเลขที่เอกสารที่ออกแล้วอ้างถึง — สร้างรายการใหม่แทน".into(),
                             en: format!("the type and number of sub-type {id} cannot change"),
                         })

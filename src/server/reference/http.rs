@@ -3,7 +3,7 @@
 use axum::extract::State;
 use axum::Json;
 
-use crate::app::types::{OrgItem, ProjectItem, RefItem, SubTypeItem};
+use crate::contract::{OrgItem, ProjectItem, RefItem, SubTypeItem};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiPath, AppError};
 use crate::server::AppState;
@@ -39,7 +39,7 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 
 use super::admin::{self, Item, Kind, Mode};
-use crate::app::types_import::{ImportReport, ReferenceDocument};
+use crate::contract::import::{ImportReport, ReferenceDocument};
 use crate::server::error::{ApiJson, ApiQuery};
 
 /// What a create or edit did.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::RwLock;
 
-use crate::app::types::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
 use crate::server::db::Db;
 use crate::server::error::AppError;

@@ -4,10 +4,10 @@ use sqlx::Row;
 
 use super::admin::Kind;
 use super::Snapshot;
-use crate::app::types::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind};
 use crate::server::db::{now_ms, Db, Tx};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 use crate::server::templates;
 
 pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
@@ -89,7 +89,7 @@ fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
 fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
     if crate::server::db::is_unique_violation(&e) {
         AppError::Conflict {
-            code: "ALREADY_EXISTS",
+            code: ErrorCode::AlreadyExists,
             th: format!("{what} '{value}' มีอยู่แล้ว"),
             en: format!("'{value}' already exists"),
         }

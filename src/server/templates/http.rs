@@ -5,7 +5,7 @@ use axum::Json;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::app::types::TemplateConfig;
+use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
@@ -75,7 +75,7 @@ async fn config_by_id(s: &AppState, id: i64) -> Result<super::StoredTemplate, Ap
 
 /// `GET /configs/{id}/versions`: the history, newest first.
 #[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)), responses((status = 200, description = "every version, newest first, with the text before and after"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
-pub async fn versions(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::app::types::TemplateVersion>>, AppError> {
+pub async fn versions(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
     let t = config_by_id(&s, id).await?;
     Ok(Json(store::list_versions(&s.db, t.project_id, t.corr_type_id).await?))
 }

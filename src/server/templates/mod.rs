@@ -4,11 +4,11 @@
 pub mod http;
 pub mod store;
 
-use crate::app::types::{ResolvedTemplate, TemplateConfig, TemplateSource};
+use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateSource};
 use crate::numbering::{ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 use crate::server::reference::Snapshot;
 use crate::server::AppState;
 
@@ -133,7 +133,7 @@ pub async fn save(
     if let Some((before, after)) = key_change(&current, &template, reset_scope) {
         if !options.acknowledge_key_change {
             return Err(AppError::Conflict {
-                code: "KEY_CHANGE_NOT_ACKNOWLEDGED",
+                code: ErrorCode::KeyChangeNotAcknowledged,
                 th: format!(
                     "การเปลี่ยนแปลงนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยันการเปลี่ยนแปลง"
                 ),

@@ -162,7 +162,7 @@ async fn save_once(
 }
 
 /// Every version of the template of (project, type or default), newest first.
-pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::app::types::TemplateVersion>, AppError> {
+pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
     Ok(sqlx::query(
         "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, COALESCE(u.username, 'system'), v.changed_at \
          FROM numbering_template_versions v JOIN numbering_templates t ON t.id = v.template_id LEFT JOIN users u ON u.id = v.changed_by \
@@ -173,7 +173,7 @@ pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) 
     .fetch_all(&db.pool)
     .await?
     .iter()
-    .map(|r| crate::app::types::TemplateVersion {
+    .map(|r| crate::contract::TemplateVersion {
         version: r.get(0),
         template: r.get(1),
         reset_scope: ResetScope::parse(&r.get::<String, _>(2)).unwrap_or(ResetScope::Yearly),

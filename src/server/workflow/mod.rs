@@ -9,11 +9,11 @@ pub mod http;
 pub mod store;
 
 
-use crate::app::types::Role;
-pub use crate::app::types::{Envelope, EventView, WorkflowContext};
+use crate::contract::Role;
+pub use crate::contract::{Envelope, EventView, WorkflowContext};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 
 /// The pseudo-state before an instance exists: transitions from it create instances.
 pub const START: &str = "NEW";
@@ -89,7 +89,7 @@ impl Machine {
             return Err(AppError::forbidden(format!("{} takes no part in workflow {}", caller.display_name(), self.code)));
         }
         let t = self.transitions.iter().find(|t| t.from_state == state && t.action == action).ok_or_else(|| AppError::Conflict {
-            code: "WF_INVALID_TRANSITION",
+            code: ErrorCode::WfInvalidTransition,
             th: format!("ไม่สามารถดำเนินการนี้ได้ในสถานะปัจจุบัน ({state}) กรุณาตรวจสอบขั้นตอนการอนุมัติ"),
             en: format!("action {action} not allowed from state {state}"),
         })?;
@@ -162,7 +162,7 @@ pub async fn transition(
     let t = machine.decide(&instance.state, instance.created_by, action, caller)?.clone();
     if !store::advance(tx, &instance, &t.to_state, now_ms).await? {
         return Err(AppError::Conflict {
-            code: "WF_VERSION_CONFLICT",
+            code: ErrorCode::WfVersionConflict,
             th: "รายการนี้ถูกดำเนินการโดยผู้อื่นแล้ว กรุณาโหลดข้อมูลใหม่".into(),
             en: format!("workflow instance {public_id} changed since it was read"),
         });

@@ -1,10 +1,53 @@
-//! Data exchanged between the browser and the server (server functions) and, where marked, the REST API.
-//! Plain data only: every rule lives in `crate::numbering` or the server's engine.
+//! The contract layer: the data that the REST API, the server functions and the pages exchange, the roles,
+//! the statuses and the error codes. Compiled into the server and the WASM bundle; it sits beside
+//! `crate::numbering`, under everything else. Plain data only: every rule lives in `crate::numbering` or
+//! the server's services.
+
+pub mod error;
+pub mod import;
+
+use std::fmt;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use error::{ApiError, ErrorCode};
+
 use crate::numbering::ResetScope;
+
+/// Where a number stands (column `document_numbers.status`). A reservation is RESERVED until it is
+/// confirmed, cancelled or expires (CANCELLED); a confirmed number may later be voided (VOID).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum NumberStatus {
+    Reserved,
+    Confirmed,
+    Cancelled,
+    Void,
+}
+
+impl NumberStatus {
+    pub const ALL: [NumberStatus; 4] = [NumberStatus::Reserved, NumberStatus::Confirmed, NumberStatus::Cancelled, NumberStatus::Void];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NumberStatus::Reserved => "RESERVED",
+            NumberStatus::Confirmed => "CONFIRMED",
+            NumberStatus::Cancelled => "CANCELLED",
+            NumberStatus::Void => "VOID",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<NumberStatus> {
+        NumberStatus::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+impl fmt::Display for NumberStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
