@@ -4,7 +4,7 @@
 #     (`promtool test rules deploy/prometheus/alerts.test.yml`: each alert fires at its threshold, not below);
 #   - deploy/grafana/docnum-dashboard.json is valid JSON with panels, and every PromQL query in it parses
 #     (the queries are checked as recording rules by promtool).
-# That every metric name used there is one the service exports is checked by `cargo test --test metrics`
+# That every metric name used there is one the service exports is checked by `cargo test --features ssr --test it metrics::`
 # against a real scrape. promtool comes from Debian's `prometheus` package, installed when missing (with CI
 # set, failing to install it fails the run).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

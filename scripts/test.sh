@@ -16,7 +16,7 @@ cargo test --features ssr
 # --- observability (SPEC §10): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
 if ensure_mariadb; then
   log "metrics tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test metrics
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- metrics::
 fi
 log "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries"
 bash "$ROOT/scripts/check-monitoring.sh"
@@ -24,7 +24,7 @@ bash "$ROOT/scripts/check-monitoring.sh"
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test api --test redis_lock --test admin_ops --test import  # import: bulk and reference-data imports
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import::  # import: bulk and reference-data imports
 fi
 
 build_site

@@ -2,9 +2,8 @@
 //! HTTP on a real database (SQLite, or MariaDB with DOCNUM_TEST_DB=mysql). Every test ends with the whole-
 //! database check: audit chains intact, no number twice, no unexplained gap.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use docnum::contract::Role;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};

@@ -3,14 +3,13 @@
 //! and the audit chains intact. Without Redis the processes meet at SQLite's write lock and the counter's
 //! version check; with Redis they take turns on the Redlock first.
 
-mod support;
 
 use std::collections::HashSet;
 
 use docnum::server::db::Db;
 use serde_json::{json, Value};
 use sqlx::Row;
-use support::{DocnumServer, RedisServer};
+use crate::support::{DocnumServer, RedisServer};
 
 async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,7 +1,5 @@
 //! Real servers a test starts on its own loopback ports and stops by PID: Redis, and the `docnum` binary.
 
-#![allow(dead_code)]
-
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 

@@ -1,11 +1,10 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
-mod common;
 
 use std::collections::HashSet;
 
 use chrono::Duration;
-use common::*;
+use crate::common::*;
 use docnum::contract::Role;
 use reqwest::StatusCode;
 use serde_json::{json, Value};

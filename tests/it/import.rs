@@ -2,9 +2,8 @@
 //! over HTTP on a real database (SQLite, or MariaDB with DOCNUM_TEST_DB=mysql). Refused input changes nothing;
 //! applied imports write the manual override's audit rows and leave every number accounted for.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use docnum::contract::Role;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};

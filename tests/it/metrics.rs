@@ -2,23 +2,21 @@
 //! values, the scrape-time gauges (database pools, sequence utilization, Redis), `METRICS_TOKEN`, and that
 //! the alert rules and the dashboard in deploy/ use only metric names the service exports.
 //!
-//! The recorded series live in one process-wide registry, so the tests of this file take turns (`SERIAL`)
-//! and only one of them sends number requests; the lock and batch series, which the queue will also feed,
-//! are checked as differences between two scrapes.
+//! The recorded series live in one process-wide registry, which every test of this binary would feed: each test
+//! of this file runs in a process of its own (`rusty_fork`: the test binary started again for that one test),
+//! so the values it asserts are its own. The lock and batch series, which the queue also feeds, are checked as
+//! differences between two scrapes.
 
-mod common;
-mod support;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use docnum::server::metrics::{self, LockKind};
 use reqwest::StatusCode;
+use rusty_fork::rusty_fork_test;
 use serde_json::json;
-use support::RedisServer;
-
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use crate::support::RedisServer;
 
 /// The samples of a text exposition: (name, sorted labels) → value.
 struct Scrape {
@@ -106,9 +104,7 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-6
 }
 
-#[tokio::test]
-async fn requests_and_lock_events_show_up_with_their_values() {
-    let _turn = SERIAL.lock().await;
+async fn requests_and_lock_events_show_up_with_their_values_body() {
     let app = TestApp::spawn().await;
 
     // 3 LETTER reserves succeed; one LETTER reserve fails validation (back-dated year); one names a type
@@ -226,9 +222,7 @@ async fn requests_and_lock_events_show_up_with_their_values() {
     assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "4")]), 2.0);
 }
 
-#[tokio::test]
-async fn the_redis_gauges_follow_the_servers() {
-    let _turn = SERIAL.lock().await;
+async fn the_redis_gauges_follow_the_servers_body() {
     let mut redis = RedisServer::start().await;
     let app = TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await;
     let m = scrape(&app).await;
@@ -239,9 +233,7 @@ async fn the_redis_gauges_follow_the_servers() {
     assert_eq!(m.value(metrics::REDIS_UP, &[]), 0.0, "probed at scrape time, not only when a number is requested");
 }
 
-#[tokio::test]
-async fn metrics_token_when_set_is_required() {
-    let _turn = SERIAL.lock().await;
+async fn metrics_token_when_set_is_required_body() {
     // The variable is read when the router is built; the other tests of this file wait for their turn.
     std::env::set_var("METRICS_TOKEN", "scrape-secret-1");
     let app = TestApp::spawn().await;
@@ -299,4 +291,25 @@ fn alerts_and_dashboard_use_only_exported_metric_names() {
         assert!(alerts.contains(series), "alerts.yml uses {series}");
     }
     assert!(used.len() >= 10, "{used:?}");
+}
+
+fn in_own_runtime(test: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(test)
+}
+
+rusty_fork_test! {
+    #[test]
+    fn requests_and_lock_events_show_up_with_their_values() {
+        in_own_runtime(requests_and_lock_events_show_up_with_their_values_body())
+    }
+
+    #[test]
+    fn the_redis_gauges_follow_the_servers() {
+        in_own_runtime(the_redis_gauges_follow_the_servers_body())
+    }
+
+    #[test]
+    fn metrics_token_when_set_is_required() {
+        in_own_runtime(metrics_token_when_set_is_required_body())
+    }
 }

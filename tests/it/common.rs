@@ -3,8 +3,6 @@
 //! fresh MariaDB database `docnum_t_…` on `DOCNUM_TEST_MYSQL_URL` (default `mysql://root@127.0.0.1:3306`),
 //! dropped when the `TestApp` is dropped.
 
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,9 +26,10 @@ pub struct TestApp {
     pub clock: Arc<Clock>,
     /// An API token of the super admin (all projects).
     pub token: String,
-    pub dir: tempfile::TempDir,
+    /// The SQLite file's directory, removed with the app.
+    _dir: tempfile::TempDir,
     /// The MariaDB database of this app (`DOCNUM_TEST_DB=mysql`), dropped with the app.
-    pub mysql: Option<MySqlTestDb>,
+    _mysql: Option<MySqlTestDb>,
 }
 
 /// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the seeds' examples.
@@ -102,8 +101,8 @@ impl TestApp {
             state,
             clock,
             token,
-            dir,
-            mysql,
+            _dir: dir,
+            _mysql: mysql,
         }
     }
 

@@ -3,13 +3,11 @@
 //! that survives one dead server, NB003 when another holder keeps the lock past the bounded wait, and
 //! rate limits shared by instances.
 
-mod common;
-mod support;
 
-use common::*;
+use crate::common::*;
 use reqwest::StatusCode;
 use serde_json::json;
-use support::*;
+use crate::support::*;
 
 async fn fallbacks(app: &TestApp) -> (i64, i64) {
     (

@@ -1,0 +1,13 @@
+//! The integration tests: one binary, one module per feature, sharing `common` (a `TestApp` on a real SQLite file
+//! or a fresh MariaDB database) and `support` (Redis servers and `docnum` processes started on their own ports).
+//! `DOCNUM_TEST_DB=mysql` runs them against MariaDB.
+
+mod common;
+mod support;
+
+mod admin_ops;
+mod api;
+mod import;
+mod metrics;
+mod multiprocess;
+mod redis_lock;
