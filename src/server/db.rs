@@ -285,9 +285,43 @@ fn mysql_error_number(e: &sqlx::Error) -> Option<u16> {
     }
 }
 
-/// Whether an error is the database refusing a duplicate (unique constraint).
-/// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
-/// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
+/// What a failed statement means to the code that ran it: the one classification of `sqlx` errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DbFailure {
+    /// The database refused a duplicate (unique constraint).
+    /// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
+    /// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
+    UniqueViolation,
+    /// The database aborted a statement or transaction because another transaction held or changed the rows it
+    /// needed — a lost race, worth retrying the whole transaction at once, like a version conflict: MariaDB 1213
+    /// ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020 ER_CHECKREAD
+    /// ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`, the default
+    /// from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed after its
+    /// snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
+    /// SQLite's "database is locked" is a `Connection` failure (retried with backoff).
+    RetryableConflict,
+    /// The database could not be reached (worth a retry), as opposed to a refused statement. MariaDB reports a
+    /// connection killed or a server shutting down as a database error (SQLSTATE class 08, 1053
+    /// ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
+    Connection,
+    /// Anything else: a failure to report, not to retry.
+    Other,
+}
+
+/// Classifies a `sqlx` error (see [`DbFailure`]). A retryable conflict is checked before a unique violation.
+pub fn classify(e: &sqlx::Error) -> DbFailure {
+    if is_retryable_conflict(e) {
+        DbFailure::RetryableConflict
+    } else if is_unique_violation(e) {
+        DbFailure::UniqueViolation
+    } else if is_connection_error(e) {
+        DbFailure::Connection
+    } else {
+        DbFailure::Other
+    }
+}
+
+/// `classify(e) == DbFailure::UniqueViolation`.
 pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
@@ -301,13 +335,7 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Whether the database aborted a statement or transaction because another transaction held or changed the
-/// rows it needed — a lost race, worth retrying the whole transaction at once, like a version conflict:
-/// MariaDB 1213 ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020
-/// ER_CHECKREAD ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`,
-/// the default from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed
-/// after its snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
-/// SQLite's "database is locked" stays a connection error (retried with backoff), see `is_connection_error`.
+/// Whether `e` is a [`DbFailure::RetryableConflict`].
 pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
@@ -317,9 +345,7 @@ pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Whether an error means the database could not be reached (worth a retry), as opposed to a refused statement.
-/// MariaDB reports a connection killed or a server shutting down as a database error (SQLSTATE class 08,
-/// 1053 ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
+/// Whether `e` is a [`DbFailure::Connection`].
 pub fn is_connection_error(e: &sqlx::Error) -> bool {
     matches!(
         e,
@@ -396,5 +422,24 @@ impl Conditions {
             };
         }
         q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn classify_tells_a_duplicate_from_other_failures() {
+        let db = Db::connect("sqlite::memory:").await.unwrap();
+        let mut conn = db.writer.acquire().await.unwrap();
+        conn.execute("CREATE TABLE t (x INTEGER NOT NULL UNIQUE)").await.unwrap();
+        conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap();
+        let duplicate = conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap_err();
+        assert_eq!(classify(&duplicate), DbFailure::UniqueViolation);
+        let not_null = conn.execute("INSERT INTO t (x) VALUES (NULL)").await.unwrap_err();
+        assert_eq!(classify(&not_null), DbFailure::Other);
+        assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
+        assert_eq!(classify(&sqlx::Error::RowNotFound), DbFailure::Other);
     }
 }

@@ -406,7 +406,7 @@ pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows = filter.bind(sqlx::query(&sql)).fetch_all(&db.pool).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
-    let csv_err = |e: csv::Error| AppError::internal(format!("csv: {e}"));
+    let csv_err = |e: csv::Error| AppError::internal_from("csv", e);
     out.write_record([
         "id", "created_at", "operation", "status", "document_number", "sequence", "counter_id", "document_id", "user", "ip_address",
         "fallback_used", "old_value", "new_value", "metadata",
@@ -432,7 +432,7 @@ pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
         ])
         .map_err(csv_err)?;
     }
-    let bytes = out.into_inner().map_err(|e| AppError::internal(format!("csv: {e}")))?;
+    let bytes = out.into_inner().map_err(|e| AppError::internal_from("csv", e.into_error()))?;
     // a UTF-8 byte-order mark, so spreadsheet programs read the Thai text correctly
     Ok(format!("\u{feff}{}", String::from_utf8_lossy(&bytes)))
 }
