@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
-use sqlx::query::Query;
+use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -414,14 +414,44 @@ impl Conditions {
         &self.sql
     }
 
-    pub fn bind<'q>(&self, mut q: Query<'q, Any, AnyArguments<'q>>) -> Query<'q, Any, AnyArguments<'q>> {
+    /// Binds the values to a `query`, `query_as` or `query_scalar` of this clause.
+    pub fn bind<'q, Q: BindValue<'q>>(&self, mut q: Q) -> Q {
         for v in &self.values {
-            q = match v {
-                SqlValue::Int(i) => q.bind(*i),
-                SqlValue::Text(t) => q.bind(t.clone()),
-            };
+            q = q.bind_value(v);
         }
         q
+    }
+}
+
+/// A query a [`Conditions`] value can be bound to.
+pub trait BindValue<'q> {
+    fn bind_value(self, v: &SqlValue) -> Self;
+}
+
+impl<'q> BindValue<'q> for Query<'q, Any, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
+    }
+}
+
+impl<'q, O> BindValue<'q> for QueryAs<'q, Any, O, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
+    }
+}
+
+impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
     }
 }
 
