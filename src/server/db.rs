@@ -33,6 +33,15 @@ impl Dialect {
             Dialect::MySql => "DIV",
         }
     }
+
+    /// Adds a project's member organization (binds: project id, organization id) unless it is one already.
+    pub fn insert_project_member_if_absent(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
+            // not INSERT IGNORE: on MariaDB it would also swallow a foreign-key failure
+            Dialect::MySql => "INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?) ON DUPLICATE KEY UPDATE org_id = org_id",
+        }
+    }
 }
 
 #[derive(Clone)]
