@@ -476,6 +476,9 @@ mod tests {
         conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap();
         let duplicate = conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap_err();
         assert_eq!(classify(&duplicate), DbFailure::UniqueViolation);
+        // the error's report names the database's own message once
+        let report = crate::server::error::AppError::from(duplicate).report();
+        assert_eq!(report.matches("UNIQUE constraint failed").count(), 1, "{report}");
         let not_null = conn.execute("INSERT INTO t (x) VALUES (NULL)").await.unwrap_err();
         assert_eq!(classify(&not_null), DbFailure::Other);
         assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
