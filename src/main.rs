@@ -116,7 +116,7 @@ async fn main() {
         .init();
     let cli = Cli::parse();
     if let Err(e) = run_command(cli).await {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", docnum::server::error::report(e.as_ref()));
         std::process::exit(1);
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
-use sqlx::query::Query;
+use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +31,15 @@ impl Dialect {
         match self {
             Dialect::Sqlite => "/",
             Dialect::MySql => "DIV",
+        }
+    }
+
+    /// Adds a project's member organization (binds: project id, organization id) unless it is one already.
+    pub fn insert_project_member_if_absent(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
+            // not INSERT IGNORE: on MariaDB it would also swallow a foreign-key failure
+            Dialect::MySql => "INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?) ON DUPLICATE KEY UPDATE org_id = org_id",
         }
     }
 }
@@ -285,9 +294,43 @@ fn mysql_error_number(e: &sqlx::Error) -> Option<u16> {
     }
 }
 
-/// Whether an error is the database refusing a duplicate (unique constraint).
-/// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
-/// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
+/// What a failed statement means to the code that ran it: the one classification of `sqlx` errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DbFailure {
+    /// The database refused a duplicate (unique constraint).
+    /// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
+    /// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
+    UniqueViolation,
+    /// The database aborted a statement or transaction because another transaction held or changed the rows it
+    /// needed — a lost race, worth retrying the whole transaction at once, like a version conflict: MariaDB 1213
+    /// ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020 ER_CHECKREAD
+    /// ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`, the default
+    /// from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed after its
+    /// snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
+    /// SQLite's "database is locked" is a `Connection` failure (retried with backoff).
+    RetryableConflict,
+    /// The database could not be reached (worth a retry), as opposed to a refused statement. MariaDB reports a
+    /// connection killed or a server shutting down as a database error (SQLSTATE class 08, 1053
+    /// ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
+    Connection,
+    /// Anything else: a failure to report, not to retry.
+    Other,
+}
+
+/// Classifies a `sqlx` error (see [`DbFailure`]). A retryable conflict is checked before a unique violation.
+pub fn classify(e: &sqlx::Error) -> DbFailure {
+    if is_retryable_conflict(e) {
+        DbFailure::RetryableConflict
+    } else if is_unique_violation(e) {
+        DbFailure::UniqueViolation
+    } else if is_connection_error(e) {
+        DbFailure::Connection
+    } else {
+        DbFailure::Other
+    }
+}
+
+/// `classify(e) == DbFailure::UniqueViolation`.
 pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
@@ -301,13 +344,7 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Whether the database aborted a statement or transaction because another transaction held or changed the
-/// rows it needed — a lost race, worth retrying the whole transaction at once, like a version conflict:
-/// MariaDB 1213 ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020
-/// ER_CHECKREAD ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`,
-/// the default from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed
-/// after its snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
-/// SQLite's "database is locked" stays a connection error (retried with backoff), see `is_connection_error`.
+/// Whether `e` is a [`DbFailure::RetryableConflict`].
 pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
@@ -317,9 +354,7 @@ pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Whether an error means the database could not be reached (worth a retry), as opposed to a refused statement.
-/// MariaDB reports a connection killed or a server shutting down as a database error (SQLSTATE class 08,
-/// 1053 ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
+/// Whether `e` is a [`DbFailure::Connection`].
 pub fn is_connection_error(e: &sqlx::Error) -> bool {
     matches!(
         e,
@@ -388,13 +423,65 @@ impl Conditions {
         &self.sql
     }
 
-    pub fn bind<'q>(&self, mut q: Query<'q, Any, AnyArguments<'q>>) -> Query<'q, Any, AnyArguments<'q>> {
+    /// Binds the values to a `query`, `query_as` or `query_scalar` of this clause.
+    pub fn bind<'q, Q: BindValue<'q>>(&self, mut q: Q) -> Q {
         for v in &self.values {
-            q = match v {
-                SqlValue::Int(i) => q.bind(*i),
-                SqlValue::Text(t) => q.bind(t.clone()),
-            };
+            q = q.bind_value(v);
         }
         q
+    }
+}
+
+/// A query a [`Conditions`] value can be bound to.
+pub trait BindValue<'q> {
+    fn bind_value(self, v: &SqlValue) -> Self;
+}
+
+impl<'q> BindValue<'q> for Query<'q, Any, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
+    }
+}
+
+impl<'q, O> BindValue<'q> for QueryAs<'q, Any, O, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
+    }
+}
+
+impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
+    fn bind_value(self, v: &SqlValue) -> Self {
+        match v {
+            SqlValue::Int(i) => self.bind(*i),
+            SqlValue::Text(t) => self.bind(t.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn classify_tells_a_duplicate_from_other_failures() {
+        let db = Db::connect("sqlite::memory:").await.unwrap();
+        let mut conn = db.writer.acquire().await.unwrap();
+        conn.execute("CREATE TABLE t (x INTEGER NOT NULL UNIQUE)").await.unwrap();
+        conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap();
+        let duplicate = conn.execute("INSERT INTO t (x) VALUES (1)").await.unwrap_err();
+        assert_eq!(classify(&duplicate), DbFailure::UniqueViolation);
+        // the error's report names the database's own message once
+        let report = crate::server::error::AppError::from(duplicate).report();
+        assert_eq!(report.matches("UNIQUE constraint failed").count(), 1, "{report}");
+        let not_null = conn.execute("INSERT INTO t (x) VALUES (NULL)").await.unwrap_err();
+        assert_eq!(classify(&not_null), DbFailure::Other);
+        assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
+        assert_eq!(classify(&sqlx::Error::RowNotFound), DbFailure::Other);
     }
 }

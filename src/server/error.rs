@@ -1,6 +1,8 @@
 //! The one application error type: every failure of the engine, storage and access layers ends here,
 //! and is mapped once to an HTTP status, an NB code and the Thai message of SPEC §6.
 
+use std::sync::Arc;
+
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
@@ -8,7 +10,12 @@ use serde::Serialize;
 pub use crate::contract::ErrorCode;
 use crate::contract::ApiError;
 
-#[derive(Debug, thiserror::Error)]
+/// The cause of an internal failure. Shared (`Arc`), so that one failure can answer every job of a batch and
+/// `AppError` stays `Clone`.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+
+/// The errors' `Display` is their own message only; [`AppError::report`] adds the chain of causes (for logs).
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum AppError {
     #[error("numbering configuration not found: {0}")]
     ConfigNotFound(String),
@@ -42,10 +49,19 @@ pub enum AppError {
     RateLimited { scope: &'static str, retry_after_secs: u64 },
     #[error("request body too large")]
     PayloadTooLarge,
-    #[error("database error (ref {ref_id}): {message}")]
-    Database { ref_id: String, message: String },
+    #[error("database error (ref {ref_id})")]
+    Database {
+        ref_id: String,
+        #[source]
+        source: Arc<sqlx::Error>,
+    },
     #[error("internal error (ref {ref_id}): {message}")]
-    Internal { ref_id: String, message: String },
+    Internal {
+        ref_id: String,
+        message: String,
+        #[source]
+        source: Option<Cause>,
+    },
 }
 
 /// The JSON error body of SPEC §6.
@@ -75,8 +91,24 @@ impl AppError {
     pub fn forbidden(en: impl Into<String>) -> Self {
         AppError::Forbidden(en.into())
     }
+    /// An internal failure with no underlying error (a broken invariant).
     pub fn internal(message: impl Into<String>) -> Self {
-        AppError::Internal { ref_id: new_ref_id(), message: message.into() }
+        AppError::Internal { ref_id: new_ref_id(), message: message.into(), source: None }
+    }
+
+    /// An internal failure caused by `source`; `context` says what was being done.
+    pub fn internal_from(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        AppError::Internal { ref_id: new_ref_id(), message: context.into(), source: Some(Arc::new(source)) }
+    }
+
+    /// A database failure; one failure may stand for several requests (a counter batch), hence the `Arc`.
+    pub fn database(source: Arc<sqlx::Error>) -> Self {
+        AppError::Database { ref_id: new_ref_id(), source }
+    }
+
+    /// The message followed by its chain of causes, `: `-separated: what logs and the error log record.
+    pub fn report(&self) -> String {
+        report(self)
     }
 
     /// What kind of error this is: decides the HTTP status and the `code` / `error` of the §6 body.
@@ -191,7 +223,7 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let status = self.status();
         if status.is_server_error() {
-            tracing::error!(error = %self, "request failed");
+            tracing::error!(error = %self.report(), "request failed");
         }
         let body = self.body();
         let mut response = (status, axum::Json(body)).into_response();
@@ -206,11 +238,36 @@ impl IntoResponse for AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
-        if crate::server::db::is_connection_error(&e) {
+        if crate::server::db::classify(&e) == crate::server::db::DbFailure::Connection {
             crate::server::db::suspect_connections();
         }
-        AppError::Database { ref_id: new_ref_id(), message: e.to_string() }
+        AppError::database(Arc::new(e))
     }
+}
+
+/// A database error inside a transaction that the operation retries: a lost race (MariaDB deadlock, lock wait
+/// timeout) becomes a version conflict; anything else is a database error.
+pub fn lost_race_as_conflict(e: sqlx::Error) -> AppError {
+    match crate::server::db::classify(&e) {
+        crate::server::db::DbFailure::RetryableConflict => AppError::VersionConflict("workflow transaction".into()),
+        _ => e.into(),
+    }
+}
+
+/// An error and its chain of causes, `: `-separated.
+pub fn report(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        // some errors (sqlx's among them) already end their own message with their cause's
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
 }
 
 /// A reference id people can quote to an administrator: `ERR-YYYYMMDD-HHMM-XXXX`.
@@ -296,5 +353,33 @@ where
             .await
             .map(|axum::extract::Query(v)| ApiQuery(v))
             .map_err(|e| AppError::validation("พารามิเตอร์ในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_error_keeps_its_source_but_the_body_shows_only_the_reference() {
+        let e = AppError::from(sqlx::Error::RowNotFound);
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(e.report().contains("no rows returned"), "{}", e.report());
+        let body = e.body();
+        assert_eq!(body.detail, None);
+        assert_eq!(body.reference.as_deref(), e.reference());
+        assert!(body.reference.is_some_and(|r| r.starts_with("ERR-")));
+        assert!(!body.message.contains("no rows"));
+    }
+
+    #[test]
+    fn an_internal_error_reports_its_context_and_cause() {
+        let io = std::io::Error::other("disk on fire");
+        let e = AppError::internal_from("csv", io);
+        assert_eq!(e.code(), ErrorCode::InternalError);
+        assert!(e.report().ends_with("csv: disk on fire"), "{}", e.report());
+        assert_eq!(e.body().detail, None);
+        assert!(std::error::Error::source(&AppError::internal("broken")).is_none());
     }
 }

@@ -20,7 +20,7 @@ impl ErrorLog {
         let Some(error_type) = error.log_type() else { return };
         let code = error.code().code();
         let db = self.db.clone();
-        let message: String = error.to_string().chars().take(2000).collect();
+        let message: String = error.report().chars().take(2000).collect();
         let ref_id = error.reference().map(str::to_string);
         let user_id = caller.user_id();
         let ip = caller.ip.clone();
@@ -52,10 +52,37 @@ impl ErrorLog {
 
 use crate::contract::{ErrorPage, ErrorQuery, ErrorRow};
 use crate::server::db::{ms_to_datetime, Conditions};
-use sqlx::Row;
 
 fn page_of(page: Option<u32>, size: Option<u32>) -> (u32, u32) {
     (page.unwrap_or(1).max(1), size.unwrap_or(50).clamp(1, 500))
+}
+
+/// One row of `error_log` as stored (times in epoch milliseconds).
+#[derive(sqlx::FromRow)]
+struct StoredError {
+    id: i64,
+    created_at: i64,
+    error_type: String,
+    code: Option<String>,
+    message: String,
+    ref_id: Option<String>,
+    ip_address: Option<String>,
+    resolved_at: Option<i64>,
+}
+
+impl From<StoredError> for ErrorRow {
+    fn from(r: StoredError) -> ErrorRow {
+        ErrorRow {
+            id: r.id,
+            created_at: ms_to_datetime(r.created_at),
+            error_type: r.error_type,
+            code: r.code,
+            message: r.message,
+            ref_id: r.ref_id,
+            ip_address: r.ip_address,
+            resolved_at: r.resolved_at.map(ms_to_datetime),
+        }
+    }
 }
 
 /// The error log, newest first, filtered by type and (optionally) unresolved only.
@@ -67,28 +94,19 @@ pub async fn search(db: &Db, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
         filter.and("resolved_at IS NULL", []);
     }
     let total_sql = format!("SELECT COUNT(*) FROM error_log{}", filter.sql());
-    let total: i64 = filter.bind(sqlx::query(&total_sql)).fetch_one(&db.pool).await?.get(0);
+    let total: i64 = filter.bind(sqlx::query_scalar(&total_sql)).fetch_one(&db.pool).await?;
     let rows_sql = format!(
         "SELECT id, created_at, error_type, code, message, ref_id, ip_address, resolved_at FROM error_log{} ORDER BY id DESC LIMIT ? OFFSET ?",
         filter.sql()
     );
     let rows = filter
-        .bind(sqlx::query(&rows_sql))
+        .bind(sqlx::query_as::<_, StoredError>(&rows_sql))
         .bind(size as i64)
         .bind(((page - 1) * size) as i64)
         .fetch_all(&db.pool)
         .await?
-        .iter()
-        .map(|r| ErrorRow {
-            id: r.get(0),
-            created_at: ms_to_datetime(r.get(1)),
-            error_type: r.get(2),
-            code: r.get(3),
-            message: r.get(4),
-            ref_id: r.get(5),
-            ip_address: r.get(6),
-            resolved_at: r.get::<Option<i64>, _>(7).map(ms_to_datetime),
-        })
+        .into_iter()
+        .map(ErrorRow::from)
         .collect();
     Ok(ErrorPage { rows, total, page, page_size: size })
 }

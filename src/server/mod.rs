@@ -63,7 +63,7 @@ impl AppState {
     /// Connects, migrates, seeds (first run), and builds the engine.
     pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
         let counter_thread = if config.counter_thread {
-            Some(CounterThread::start().map_err(|e| AppError::internal(format!("counter thread: {e}")))?)
+            Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?)
         } else {
             None
         };
@@ -71,7 +71,7 @@ impl AppState {
         if let Some(t) = &counter_thread {
             db = db.counters_on(t.handle()).await?;
         }
-        db.migrate().await.map_err(|e| AppError::internal(format!("migrations failed: {e}")))?;
+        db.migrate().await.map_err(|e| AppError::internal_from("migrations failed", e))?;
         if config.demo_data {
             demo::seed_if_empty(&db, clock.now_ms()).await?;
         }
@@ -118,7 +118,7 @@ impl AppState {
                 match engine.expire_due().await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(expired = n, "expired reservations cancelled"),
-                    Err(e) => tracing::warn!(error = %e, "expiry sweep failed"),
+                    Err(e) => tracing::warn!(error = %e.report(), "expiry sweep failed"),
                 }
             }
         });

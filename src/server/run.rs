@@ -70,14 +70,14 @@ fn mysql_database_name(options: &MySqlConnectOptions) -> Result<String, AppError
 /// Starts the service on `listener` and runs until the process ends.
 pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> Result<(), AppError> {
     let mut options = leptos_options();
-    options.site_addr = listener.local_addr().map_err(|e| AppError::internal(e.to_string()))?;
+    options.site_addr = listener.local_addr().map_err(|e| AppError::internal_from("listener address", e))?;
     let state = AppState::start(config, options, clock).await?;
     state.spawn_background();
     let router = app(&state).await?;
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(stop_signal())
         .await
-        .map_err(|e| AppError::internal(e.to_string()))?;
+        .map_err(|e| AppError::internal_from("server", e))?;
     // requests drained: release the counter locks, or the other instances wait out their TTL
     state.engine.stop().await;
     tracing::info!("stopped");

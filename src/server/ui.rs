@@ -21,7 +21,7 @@ fn sfe(e: AppError) -> ApiError {
         response.set_status(e.status());
     }
     if e.status().is_server_error() {
-        tracing::error!(error = %e, "server function failed");
+        tracing::error!(error = %e.report(), "server function failed");
     }
     ApiError::from(&e)
 }

@@ -8,7 +8,7 @@ use crate::numbering::CounterKey;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Dialect, Tx};
 use crate::server::error::AppError;
 use crate::server::numbering::store::CounterRow;
-pub use crate::server::workflow::store::sql;
+pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::workflow::Instance;
 
 #[derive(Clone, Debug)]

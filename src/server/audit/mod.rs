@@ -7,10 +7,7 @@ pub mod http;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use sqlx::any::AnyRow;
-use sqlx::Row;
-
-use crate::server::db::{is_retryable_conflict, is_unique_violation, Conditions, Conn, Db, Dialect, Tx};
+use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 
 pub const GENESIS: &str = "GENESIS";
@@ -21,7 +18,7 @@ pub fn counter_chain(counter_id: i64) -> String {
 }
 
 /// One audit row's content (everything but its place in the chain). Field order is part of the hash.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq, sqlx::FromRow)]
 pub struct AuditEntry {
     pub operation: String,
     pub status: String,
@@ -63,7 +60,7 @@ fn row_hash(prev_hash: &str, chain_key: &str, chain_seq: i64, entry: &AuditEntry
 }
 
 /// Where a chain ends: the hash of its last row and how many rows it has.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct ChainHead {
     pub hash: String,
     pub length: i64,
@@ -93,10 +90,9 @@ pub async fn append_after(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, kn
 }
 
 fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
-    if is_unique_violation(&e) || is_retryable_conflict(&e) {
-        AppError::VersionConflict(chain_key.to_string())
-    } else {
-        e.into()
+    match classify(&e) {
+        DbFailure::UniqueViolation | DbFailure::RetryableConflict => AppError::VersionConflict(chain_key.to_string()),
+        _ => e.into(),
     }
 }
 
@@ -104,13 +100,12 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
 pub async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
-    let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
-    let head = sqlx::query(&format!("SELECT head_hash, length FROM audit_chains WHERE chain_key = ?{lock}"))
+    let head = sqlx::query_as(&format!("SELECT head_hash AS hash, length FROM audit_chains WHERE chain_key = ?{}", dialect.for_update()))
         .bind(chain_key)
         .fetch_optional(&mut *tx)
         .await?;
     Ok(match head {
-        Some(r) => ChainHead { hash: r.get(0), length: r.get(1) },
+        Some(head) => head,
         None => {
             sqlx::query("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES (?, ?, 0)")
                 .bind(chain_key)
@@ -216,30 +211,14 @@ pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, s
     Ok(updated.rows_affected() == 1)
 }
 
-fn entry_from_row(r: &AnyRow) -> AuditEntry {
-    AuditEntry {
-        operation: r.get("operation"),
-        status: r.get("status"),
-        document_number: r.get("document_number"),
-        counter_id: r.get("counter_id"),
-        sequence: r.get("sequence"),
-        counter_key: r.get("counter_key"),
-        template_used: r.get("template_used"),
-        reservation_token: r.get("reservation_token"),
-        document_id: r.get("document_id"),
-        user_id: r.get("user_id"),
-        username: r.get("username"),
-        ip_address: r.get("ip_address"),
-        user_agent: r.get("user_agent"),
-        retry_count: r.get("retry_count"),
-        lock_wait_ms: r.get("lock_wait_ms"),
-        total_ms: r.get("total_ms"),
-        fallback_used: r.get("fallback_used"),
-        old_value: r.get("old_value"),
-        new_value: r.get("new_value"),
-        metadata: r.get("metadata"),
-        created_at: r.get("created_at"),
-    }
+/// A stored audit row: its place in the chain and its content.
+#[derive(sqlx::FromRow)]
+struct ChainLink {
+    chain_seq: i64,
+    prev_hash: String,
+    hash: String,
+    #[sqlx(flatten)]
+    entry: AuditEntry,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq, utoipa::ToSchema)]
@@ -256,19 +235,15 @@ pub struct VerifyReport {
 /// and that the recorded head matches the last row (so a deleted tail is noticed too).
 pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
     let mut report = VerifyReport { ok: true, ..Default::default() };
-    let heads: Vec<(String, String, i64)> = sqlx::query("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key")
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
-        .collect();
+    let heads: Vec<(String, String, i64)> =
+        sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&db.pool).await?;
     for (chain_key, head_hash, length) in heads {
         report.chains += 1;
         let mut prev = GENESIS.to_string();
         let mut expected_seq = 0i64;
         let mut after = 0i64;
         loop {
-            let rows = sqlx::query(&format!(
+            let rows: Vec<ChainLink> = sqlx::query_as(&format!(
                 "SELECT chain_seq, prev_hash, hash, {COLUMNS} FROM audit_log WHERE chain_key = ? AND chain_seq > ? ORDER BY chain_seq LIMIT 5000"
             ))
             .bind(&chain_key)
@@ -278,10 +253,7 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
             if rows.is_empty() {
                 break;
             }
-            for r in &rows {
-                let seq: i64 = r.get("chain_seq");
-                let stored_prev: String = r.get("prev_hash");
-                let stored_hash: String = r.get("hash");
+            for ChainLink { chain_seq: seq, prev_hash: stored_prev, hash: stored_hash, entry } in rows {
                 expected_seq += 1;
                 if seq != expected_seq {
                     report.problems.push(format!("{chain_key}: row {expected_seq} missing (next is {seq})"));
@@ -290,7 +262,7 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
                 if stored_prev != prev {
                     report.problems.push(format!("{chain_key}#{seq}: link to previous row broken"));
                 }
-                if row_hash(&stored_prev, &chain_key, seq, &entry_from_row(r)) != stored_hash {
+                if row_hash(&stored_prev, &chain_key, seq, &entry) != stored_hash {
                     report.problems.push(format!("{chain_key}#{seq}: content does not match its hash"));
                 }
                 prev = stored_hash;
@@ -309,20 +281,18 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
 /// Per counter, the sequences in 1..=last_number that neither an issued number nor an audit row
 /// accounts for. Empty means the counter's sequence has no unexplained gap (SPEC §5).
 pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
-    let counters: Vec<(i64, i64)> =
-        sqlx::query("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&db.pool).await?.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let counters: Vec<(i64, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&db.pool).await?;
     let mut gaps = Vec::new();
     for (id, last) in counters {
         let mut seen = vec![false; last.max(0) as usize + 1];
-        let rows = sqlx::query(
+        let sequences: Vec<i64> = sqlx::query_scalar(
             "SELECT sequence FROM document_numbers WHERE counter_id = ? UNION SELECT sequence FROM audit_log WHERE counter_id = ? AND sequence IS NOT NULL",
         )
         .bind(id)
         .bind(id)
         .fetch_all(&db.pool)
         .await?;
-        for r in rows {
-            let s: i64 = r.get(0);
+        for s in sequences {
             if s >= 1 && s <= last {
                 seen[s as usize] = true;
             }
@@ -358,22 +328,43 @@ fn audit_filter(q: &AuditQuery) -> Conditions {
 const SEARCH_COLUMNS: &str = "id, created_at, operation, status, document_number, sequence, counter_id, document_id, username, \
     ip_address, fallback_used, old_value, new_value, metadata";
 
-fn audit_row(r: &AnyRow) -> AuditRow {
-    AuditRow {
-        id: r.get(0),
-        created_at: crate::server::db::ms_to_datetime(r.get(1)),
-        operation: r.get(2),
-        status: r.get(3),
-        document_number: r.get(4),
-        sequence: r.get(5),
-        counter_id: r.get(6),
-        document_id: r.get(7),
-        user: r.get(8),
-        ip_address: r.get(9),
-        fallback_used: r.get(10),
-        old_value: r.get(11),
-        new_value: r.get(12),
-        metadata: r.get(13),
+/// One row of an audit search as stored (times in epoch milliseconds).
+#[derive(sqlx::FromRow)]
+struct StoredAuditRow {
+    id: i64,
+    created_at: i64,
+    operation: String,
+    status: String,
+    document_number: Option<String>,
+    sequence: Option<i64>,
+    counter_id: Option<i64>,
+    document_id: Option<String>,
+    username: Option<String>,
+    ip_address: Option<String>,
+    fallback_used: String,
+    old_value: Option<String>,
+    new_value: Option<String>,
+    metadata: Option<String>,
+}
+
+impl From<StoredAuditRow> for AuditRow {
+    fn from(r: StoredAuditRow) -> AuditRow {
+        AuditRow {
+            id: r.id,
+            created_at: crate::server::db::ms_to_datetime(r.created_at),
+            operation: r.operation,
+            status: r.status,
+            document_number: r.document_number,
+            sequence: r.sequence,
+            counter_id: r.counter_id,
+            document_id: r.document_id,
+            user: r.username,
+            ip_address: r.ip_address,
+            fallback_used: r.fallback_used,
+            old_value: r.old_value,
+            new_value: r.new_value,
+            metadata: r.metadata,
+        }
     }
 }
 
@@ -387,15 +378,15 @@ pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let size = q.page_size.unwrap_or(50).clamp(1, MAX_PAGE_SIZE);
     let filter = audit_filter(q);
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
-    let total: i64 = filter.bind(sqlx::query(&count_sql)).fetch_one(&db.pool).await?.get(0);
+    let total: i64 = filter.bind(sqlx::query_scalar(&count_sql)).fetch_one(&db.pool).await?;
     let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.sql());
-    let rows = filter.bind(sqlx::query(&rows_sql))
+    let rows = filter.bind(sqlx::query_as::<_, StoredAuditRow>(&rows_sql))
         .bind(size as i64)
         .bind(((page - 1) * size) as i64)
         .fetch_all(&db.pool)
         .await?
-        .iter()
-        .map(audit_row)
+        .into_iter()
+        .map(AuditRow::from)
         .collect();
     Ok(AuditPage { rows, total, page, page_size: size })
 }
@@ -404,15 +395,15 @@ pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
 pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
     let filter = audit_filter(q);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
-    let rows = filter.bind(sqlx::query(&sql)).fetch_all(&db.pool).await?;
+    let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
-    let csv_err = |e: csv::Error| AppError::internal(format!("csv: {e}"));
+    let csv_err = |e: csv::Error| AppError::internal_from("csv", e);
     out.write_record([
         "id", "created_at", "operation", "status", "document_number", "sequence", "counter_id", "document_id", "user", "ip_address",
         "fallback_used", "old_value", "new_value", "metadata",
     ])
     .map_err(csv_err)?;
-    for r in rows.iter().map(audit_row) {
+    for r in rows.into_iter().map(AuditRow::from) {
         let opt = |v: Option<String>| v.unwrap_or_default();
         out.write_record([
             r.id.to_string(),
@@ -432,7 +423,7 @@ pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
         ])
         .map_err(csv_err)?;
     }
-    let bytes = out.into_inner().map_err(|e| AppError::internal(format!("csv: {e}")))?;
+    let bytes = out.into_inner().map_err(|e| AppError::internal_from("csv", e.into_error()))?;
     // a UTF-8 byte-order mark, so spreadsheet programs read the Thai text correctly
     Ok(format!("\u{feff}{}", String::from_utf8_lossy(&bytes)))
 }

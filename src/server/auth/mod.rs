@@ -148,7 +148,7 @@ pub async fn user_from_session(state: &AppState, session: &Session) -> Result<Op
     let user_id: Option<i64> = session
         .get(SESSION_USER_KEY)
         .await
-        .map_err(|e| AppError::internal(format!("session store: {e}")))?;
+        .map_err(|e| AppError::internal_from("session store", e))?;
     match user_id {
         Some(id) => store::user_by_id(&state.db, id).await,
         None => Ok(None),
@@ -168,16 +168,16 @@ pub async fn login(state: &AppState, session: &Session, username: &str, password
         return Err(AppError::InvalidCredentials);
     }
     let user = store::user_by_id(&state.db, user_id).await?.ok_or(AppError::InvalidCredentials)?;
-    session.cycle_id().await.map_err(|e| AppError::internal(format!("session store: {e}")))?;
+    session.cycle_id().await.map_err(|e| AppError::internal_from("session store", e))?;
     session
         .insert(SESSION_USER_KEY, user.id)
         .await
-        .map_err(|e| AppError::internal(format!("session store: {e}")))?;
+        .map_err(|e| AppError::internal_from("session store", e))?;
     Ok(user)
 }
 
 pub async fn logout(session: &Session) -> Result<(), AppError> {
-    session.flush().await.map_err(|e| AppError::internal(format!("session store: {e}")))
+    session.flush().await.map_err(|e| AppError::internal_from("session store", e))
 }
 
 /// Cache of token → principal, so that a machine client's every request is not a database read.

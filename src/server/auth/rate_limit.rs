@@ -77,7 +77,7 @@ impl NumberRateLimiter {
 
     /// Shares the counts through this Redis server.
     pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
-        let client = redis::Client::open(redis_url).map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
+        let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
         self.shared = Some(Shared { redis: KeptRedis::new(client), skip_until_ms: AtomicI64::new(0) });
         Ok(self)
     }

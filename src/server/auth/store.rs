@@ -1,45 +1,49 @@
 //! SQL for users, project administrators and API tokens.
 
 use sha2::{Digest, Sha256};
-use sqlx::Row;
 
 use super::{password, Principal};
 use crate::contract::{ApiTokenInfo, Role, UserInfo};
-use crate::server::db::{ms_to_datetime, Db};
+use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
 use crate::server::error::{AppError, ErrorCode};
 
+#[derive(sqlx::FromRow)]
+struct UserRow {
+    id: i64,
+    username: String,
+    display_name: String,
+    role: String,
+}
+
 pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
-    let row = sqlx::query("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1")
+    let row: Option<UserRow> = sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1")
         .bind(id)
         .fetch_optional(&db.pool)
         .await?;
     let Some(r) = row else { return Ok(None) };
-    let admin_project_ids = sqlx::query("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id")
+    let admin_project_ids = sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id")
         .bind(id)
         .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| r.get::<i64, _>(0))
-        .collect();
+        .await?;
     Ok(Some(UserInfo {
-        id: r.get(0),
-        username: r.get(1),
-        display_name: r.get(2),
-        role: Role::parse(&r.get::<String, _>(3)).unwrap_or(Role::Staff),
+        id: r.id,
+        username: r.username,
+        display_name: r.display_name,
+        role: Role::parse(&r.role).unwrap_or(Role::Staff),
         admin_project_ids,
     }))
 }
 
 pub async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
-    Ok(sqlx::query("SELECT id, password_hash FROM users WHERE username = ? AND active = 1")
+    Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1")
         .bind(username)
         .fetch_optional(&db.pool)
-        .await?
-        .map(|r| (r.get(0), r.get(1))))
+        .await?)
 }
 
 pub async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
-    Ok(sqlx::query("SELECT id FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?.is_some())
+    let id: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?;
+    Ok(id.is_some())
 }
 
 pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_password: &str, role: Role) -> Result<i64, AppError> {
@@ -54,7 +58,7 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
         return Err(AppError::validation("ชื่อที่แสดงยาวเกิน 200 ตัวอักษร", "display name longer than 200 characters"));
     }
     let hash = password::hash(plain_password.to_string()).await;
-    let result = sqlx::query("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
+    sqlx::query_scalar("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
         .bind(username)
         .bind(display_name.trim())
         .bind(hash)
@@ -62,14 +66,12 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
         .bind(crate::server::db::now_ms())
         .fetch_one(&db.writer)
         .await
-        .map_err(|e| {
-            if crate::server::db::is_unique_violation(&e) {
+        .map_err(|e| match classify(&e) {
+            DbFailure::UniqueViolation => {
                 AppError::Conflict { code: ErrorCode::AlreadyExists, th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists") }
-            } else {
-                e.into()
             }
-        })?;
-    Ok(result.get::<i64, _>(0))
+            _ => e.into(),
+        })
 }
 
 pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result<(), AppError> {
@@ -90,15 +92,11 @@ pub fn generate_token() -> String {
 }
 
 pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
-    Ok(sqlx::query("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
+    let row: Option<(i64, String, String)> = sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
         .bind(token_hash)
         .fetch_optional(&db.pool)
-        .await?
-        .map(|r| Principal::Token {
-            id: r.get(0),
-            name: r.get(1),
-            project_ids: serde_json::from_str(&r.get::<String, _>(2)).unwrap_or_default(),
-        }))
+        .await?;
+    Ok(row.map(|(id, name, project_ids)| Principal::Token { id, name, project_ids: serde_json::from_str(&project_ids).unwrap_or_default() }))
 }
 
 pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {
@@ -108,7 +106,7 @@ pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: 
     }
     let token = generate_token();
     let prefix: String = token.chars().take(12).collect();
-    let result = sqlx::query("INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
+    let id: i64 = sqlx::query_scalar("INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
         .bind(name)
         .bind(hash_token(&token))
         .bind(prefix)
@@ -117,28 +115,45 @@ pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: 
         .bind(now_ms)
         .fetch_one(&db.writer)
         .await?;
-    let id: i64 = result.get(0);
     let info = list_tokens(db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::internal("token vanished"))?;
     Ok((info, token))
 }
 
+/// A row of `api_tokens` with the name of its creator (the hash stays in the database).
+#[derive(sqlx::FromRow)]
+struct TokenRow {
+    id: i64,
+    name: String,
+    prefix: String,
+    /// A JSON array of project ids.
+    project_ids: String,
+    created_at: i64,
+    created_by: String,
+    revoked_at: Option<i64>,
+}
+
+impl From<TokenRow> for ApiTokenInfo {
+    fn from(r: TokenRow) -> ApiTokenInfo {
+        ApiTokenInfo {
+            id: r.id,
+            name: r.name,
+            prefix: r.prefix,
+            project_ids: serde_json::from_str(&r.project_ids).unwrap_or_default(),
+            created_at: ms_to_datetime(r.created_at),
+            created_by: r.created_by,
+            revoked_at: r.revoked_at.map(ms_to_datetime),
+        }
+    }
+}
+
 pub async fn list_tokens(db: &Db) -> Result<Vec<ApiTokenInfo>, AppError> {
-    Ok(sqlx::query(
-        "SELECT t.id, t.name, t.prefix, t.project_ids, t.created_at, COALESCE(u.username, '?'), t.revoked_at FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by ORDER BY t.id DESC",
+    let rows: Vec<TokenRow> = sqlx::query_as(
+        "SELECT t.id, t.name, t.prefix, t.project_ids, t.created_at, COALESCE(u.username, '?') AS created_by, t.revoked_at \
+         FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by ORDER BY t.id DESC",
     )
     .fetch_all(&db.pool)
-    .await?
-    .iter()
-    .map(|r| ApiTokenInfo {
-        id: r.get(0),
-        name: r.get(1),
-        prefix: r.get(2),
-        project_ids: serde_json::from_str(&r.get::<String, _>(3)).unwrap_or_default(),
-        created_at: ms_to_datetime(r.get(4)),
-        created_by: r.get(5),
-        revoked_at: r.get::<Option<i64>, _>(6).map(ms_to_datetime),
-    })
-    .collect())
+    .await?;
+    Ok(rows.into_iter().map(ApiTokenInfo::from).collect())
 }
 
 pub async fn revoke_token(db: &Db, id: i64, now_ms: i64) -> Result<bool, AppError> {

@@ -441,7 +441,7 @@ impl CloneForReport for AppError {
             Conflict { code, th, en } => Conflict { code: *code, th: th.clone(), en: en.clone() },
             DuplicateNumber(n) => DuplicateNumber(n.clone()),
             ConfigNotFound(n) => ConfigNotFound(n.clone()),
-            other => AppError::internal(other.to_string()),
+            other => AppError::internal(other.report()),
         }
     }
 }

@@ -145,7 +145,7 @@ impl RedisLock {
             .iter()
             .map(|u| redis::Client::open(u.as_str()))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| AppError::internal(format!("REDIS_URLS: {e}")))?;
+            .map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
         let first = probes.first().cloned().ok_or_else(|| AppError::internal("REDIS_URLS names no server"))?;
         let mut manager = rslock::LockManager::new(urls.to_vec());
         manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace

@@ -368,13 +368,17 @@ impl Queues {
                 Err(BatchError::Db(e)) => {
                     let ref_id = new_ref_id();
                     tracing::error!(error = %e, %ref_id, counter = %key.lock_name(), "batch failed");
-                    return jobs.iter().map(|_| Err(AppError::Database { ref_id: ref_id.clone(), message: e.to_string() })).collect();
+                    let source = std::sync::Arc::new(e);
+                    return jobs.iter().map(|_| Err(AppError::Database { ref_id: ref_id.clone(), source: source.clone() })).collect();
                 }
                 Err(BatchError::App(e)) => {
-                    tracing::error!(error = %e, counter = %key.lock_name(), "batch failed");
-                    let message = e.to_string();
+                    tracing::error!(error = %e.report(), counter = %key.lock_name(), "batch failed");
                     let ref_id = e.reference().map(str::to_string).unwrap_or_else(new_ref_id);
-                    return jobs.iter().map(|_| Err(AppError::Internal { ref_id: ref_id.clone(), message: message.clone() })).collect();
+                    let source: crate::server::error::Cause = std::sync::Arc::new(e);
+                    return jobs
+                        .iter()
+                        .map(|_| Err(AppError::Internal { ref_id: ref_id.clone(), message: "counter batch failed".into(), source: Some(source.clone()) }))
+                        .collect();
                 }
             }
         }

@@ -29,7 +29,7 @@ pub async fn list(State(s): State<AppState>, _caller: Caller, ApiPath(kind): Api
             ))
         }
     };
-    value.map(Json).map_err(|e| AppError::internal(e.to_string()))
+    value.map(Json).map_err(|e| AppError::internal_from("reference data to JSON", e))
 }
 
 // ---- reference-data admin (super admins): create, edit, JSON import ----

@@ -1,12 +1,10 @@
 //! SQL for reference data.
 
-use sqlx::Row;
-
 use super::admin::Kind;
 use super::Snapshot;
 use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind};
-use crate::server::db::{now_ms, Db, Tx};
+use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::templates;
 
@@ -17,38 +15,28 @@ pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
 }
 
 pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
-    let members: Vec<(i64, i64)> = sqlx::query("SELECT project_id, org_id FROM project_organizations ORDER BY org_id")
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
-    let projects = sqlx::query("SELECT id, code, name, active FROM projects ORDER BY code")
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| {
-            let id: i64 = r.get(0);
-            ProjectItem {
-                id,
-                code: r.get(1),
-                name: r.get(2),
-                active: r.get::<i64, _>(3) != 0,
-                member_org_ids: members.iter().filter(|(p, _)| *p == id).map(|(_, o)| *o).collect(),
-            }
+    let members: Vec<(i64, i64)> = sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
+    let projects: Vec<(i64, String, String, i64)> = sqlx::query_as("SELECT id, code, name, active FROM projects ORDER BY code").fetch_all(&db.pool).await?;
+    let projects = projects
+        .into_iter()
+        .map(|(id, code, name, active)| ProjectItem {
+            id,
+            code,
+            name,
+            active: active != 0,
+            member_org_ids: members.iter().filter(|(p, _)| *p == id).map(|(_, o)| *o).collect(),
         })
         .collect();
-    let organizations = sqlx::query("SELECT id, code, name, role FROM organizations ORDER BY id")
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| OrgItem { id: r.get(0), code: r.get(1), name: r.get(2), role: r.get(3) })
-        .collect();
-    let sub_types = sqlx::query("SELECT id, corr_type_id, sub_type_number, code, name FROM sub_types ORDER BY corr_type_id, sub_type_number")
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| SubTypeItem { id: r.get(0), corr_type_id: r.get(1), sub_type_number: r.get(2), code: r.get(3), name: r.get(4) })
+    let organizations: Vec<(i64, String, String, String)> =
+        sqlx::query_as("SELECT id, code, name, role FROM organizations ORDER BY id").fetch_all(&db.pool).await?;
+    let organizations = organizations.into_iter().map(|(id, code, name, role)| OrgItem { id, code, name, role }).collect();
+    let sub_types: Vec<(i64, i64, String, String, String)> =
+        sqlx::query_as("SELECT id, corr_type_id, sub_type_number, code, name FROM sub_types ORDER BY corr_type_id, sub_type_number")
+            .fetch_all(&db.pool)
+            .await?;
+    let sub_types = sub_types
+        .into_iter()
+        .map(|(id, corr_type_id, sub_type_number, code, name)| SubTypeItem { id, corr_type_id, sub_type_number, code, name })
         .collect();
     Ok(ReferenceData {
         projects,
@@ -61,12 +49,8 @@ pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
 }
 
 async fn ref_items(db: &Db, sql: &'static str) -> Result<Vec<RefItem>, AppError> {
-    Ok(sqlx::query(sql)
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(|r| RefItem { id: r.get(0), code: r.get(1), name: r.get(2) })
-        .collect())
+    let rows: Vec<(i64, String, String)> = sqlx::query_as(sql).fetch_all(&db.pool).await?;
+    Ok(rows.into_iter().map(|(id, code, name)| RefItem { id, code, name }).collect())
 }
 
 pub const MAX_NAME_CHARS: usize = 200;
@@ -87,30 +71,28 @@ fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
 }
 
 fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
-    if crate::server::db::is_unique_violation(&e) {
-        AppError::Conflict {
+    match classify(&e) {
+        DbFailure::UniqueViolation => AppError::Conflict {
             code: ErrorCode::AlreadyExists,
             th: format!("{what} '{value}' มีอยู่แล้ว"),
             en: format!("'{value}' already exists"),
-        }
-    } else {
-        e.into()
+        },
+        _ => e.into(),
     }
 }
 
 async fn insert_returning_id<'q>(
     db: &Db,
-    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    query: sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments<'q>>,
     what: &str,
     value: &str,
 ) -> Result<i64, AppError> {
-    let row = query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))?;
-    Ok(row.get::<i64, _>(0))
+    query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))
 }
 
 pub async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<i64, AppError> {
     let code = code(CodeKind::Project, raw_code)?;
-    let q = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+    let q = sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(active as i64)
@@ -127,7 +109,7 @@ pub async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: 
             "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER",
         ));
     }
-    let q = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+    let q = sqlx::query_scalar("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(role)
@@ -136,18 +118,13 @@ pub async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: 
 }
 
 pub async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
-    let sql = match db.dialect {
-        crate::server::db::Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
-        // not INSERT IGNORE: on MariaDB it would also swallow a foreign-key failure
-        crate::server::db::Dialect::MySql => "INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?) ON DUPLICATE KEY UPDATE org_id = org_id",
-    };
-    sqlx::query(sql).bind(project_id).bind(org_id).execute(&db.writer).await?;
+    sqlx::query(db.dialect.insert_project_member_if_absent()).bind(project_id).bind(org_id).execute(&db.writer).await?;
     Ok(())
 }
 
 pub async fn create_corr_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
+    let q = sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(now_ms());
@@ -160,7 +137,7 @@ pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code:
         return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
     }
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+    let q = sqlx::query_scalar("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(corr_type_id)
         .bind(number.clone())
         .bind(code)
@@ -170,18 +147,18 @@ pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code:
 
 pub async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
+    let q = sqlx::query_scalar("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "ประเภท RFA", &code).await
 }
 
 pub async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
+    let q = sqlx::query_scalar("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "สาขางาน", &code).await
 }
 
 pub async fn is_empty(db: &Db) -> Result<bool, AppError> {
-    let n: i64 = sqlx::query("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?.get(0);
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?;
     Ok(n == 0)
 }
 
@@ -226,30 +203,45 @@ pub async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &s
     };
     let filter = if by_id.is_some() { "id = ?" } else { "code = ?" };
     let sql = format!("SELECT {cols} FROM {} WHERE {filter}", table(kind));
-    let q = sqlx::query(&sql);
+    let q = sqlx::query_as::<_, StoredItem>(&sql);
     let q = match by_id {
         Some(id) => q.bind(id),
         None => q.bind(code),
     };
     let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
-    let detail = match kind {
-        Kind::Projects => ItemDetail::Project { active: r.get::<i64, _>(3) != 0 },
-        Kind::Organizations => ItemDetail::Organization { role: r.get(3) },
-        Kind::SubTypes => ItemDetail::SubType { corr_type_id: r.get(3), sub_type_number: r.get(4) },
+    let detail = match (kind, r.active, r.role, r.corr_type_id, r.sub_type_number) {
+        (Kind::Projects, Some(active), ..) => ItemDetail::Project { active: active != 0 },
+        (Kind::Organizations, _, Some(role), ..) => ItemDetail::Organization { role },
+        (Kind::SubTypes, _, _, Some(corr_type_id), Some(sub_type_number)) => ItemDetail::SubType { corr_type_id, sub_type_number },
         _ => ItemDetail::Plain,
     };
-    Ok(Some(ItemRow { id: r.get(0), code: r.get(1), name: r.get(2), detail }))
+    Ok(Some(ItemRow { id: r.id, code: r.code, name: r.name, detail }))
+}
+
+/// A row of any reference table: the columns beyond id, code and name are there for their kind only.
+#[derive(sqlx::FromRow)]
+struct StoredItem {
+    id: i64,
+    code: String,
+    name: String,
+    #[sqlx(default)]
+    active: Option<i64>,
+    #[sqlx(default)]
+    role: Option<String>,
+    #[sqlx(default)]
+    corr_type_id: Option<i64>,
+    #[sqlx(default)]
+    sub_type_number: Option<String>,
 }
 
 pub async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
-    let r = sqlx::query("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+    sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
         .bind(active as i64)
         .bind(now_ms())
         .fetch_one(&mut **tx)
-        .await?;
-    Ok(r.get(0))
+        .await
 }
 
 pub async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
@@ -258,13 +250,7 @@ pub async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) 
 }
 
 pub async fn project_member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
-    Ok(sqlx::query("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id")
-        .bind(project_id)
-        .fetch_all(&mut **tx)
-        .await?
-        .iter()
-        .map(|r| r.get::<i64, _>(0))
-        .collect())
+    sqlx::query_scalar("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id").bind(project_id).fetch_all(&mut **tx).await
 }
 
 /// Makes `org_ids` (sorted, no duplicates) the whole membership of the project.
@@ -277,18 +263,17 @@ pub async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: 
 }
 
 pub async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
-    Ok(sqlx::query("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
+    sqlx::query_scalar("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
 pub async fn insert_organization(tx: &mut Tx<'_>, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
-    let r = sqlx::query("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+    sqlx::query_scalar("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
         .bind(role)
         .bind(now_ms())
         .fetch_one(&mut **tx)
-        .await?;
-    Ok(r.get(0))
+        .await
 }
 
 pub async fn update_organization(tx: &mut Tx<'_>, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
@@ -298,17 +283,16 @@ pub async fn update_organization(tx: &mut Tx<'_>, id: i64, name: &str, role: &st
 
 /// A correspondence type, RFA type or discipline (only correspondence types record `created_at`).
 pub async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
-    let r = if kind == Kind::CorrespondenceTypes {
-        sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
+    if kind == Kind::CorrespondenceTypes {
+        sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
             .bind(code)
             .bind(name)
             .bind(now_ms())
             .fetch_one(&mut **tx)
-            .await?
+            .await
     } else {
-        sqlx::query(&format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", table(kind))).bind(code).bind(name).fetch_one(&mut **tx).await?
-    };
-    Ok(r.get(0))
+        sqlx::query_scalar(&format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", table(kind))).bind(code).bind(name).fetch_one(&mut **tx).await
+    }
 }
 
 pub async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
@@ -317,27 +301,25 @@ pub async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str)
 }
 
 pub async fn corr_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
-    Ok(sqlx::query("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await?.map(|r| r.get::<i64, _>(0)))
+    sqlx::query_scalar("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
 pub async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
-    Ok(sqlx::query("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
+    sqlx::query_scalar("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
         .bind(corr_type_id)
         .bind(number)
         .fetch_optional(&mut **tx)
-        .await?
-        .map(|r| r.get::<i64, _>(0)))
+        .await
 }
 
 pub async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
-    let r = sqlx::query("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+    sqlx::query_scalar("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(corr_type_id)
         .bind(number)
         .bind(code)
         .bind(name)
         .fetch_one(&mut **tx)
-        .await?;
-    Ok(r.get(0))
+        .await
 }
 
 pub async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {

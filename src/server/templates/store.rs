@@ -1,42 +1,51 @@
 //! SQL for templates and their versions.
 
-use sqlx::Row;
-
 use super::StoredTemplate;
 use crate::numbering::ResetScope;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
-use crate::server::db::{is_retryable_conflict, is_unique_violation, Db, Dialect};
+use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
 use crate::server::error::AppError;
 
 const SELECT: &str = "SELECT t.id, t.project_id, t.corr_type_id, t.template, t.reset_scope, t.version, t.updated_at, \
     COALESCE(u.username, 'system') AS updated_by FROM numbering_templates t LEFT JOIN users u ON u.id = t.updated_by";
 
-fn from_row(r: &sqlx::any::AnyRow) -> StoredTemplate {
-    let corr_type_id: i64 = r.get(2);
-    StoredTemplate {
-        id: r.get(0),
-        project_id: r.get(1),
-        corr_type_id: (corr_type_id != 0).then_some(corr_type_id),
-        template: r.get(3),
-        reset_scope: ResetScope::parse(&r.get::<String, _>(4)).unwrap_or(ResetScope::Yearly),
-        version: r.get(5),
-        updated_at: r.get(6),
-        updated_by: r.get(7),
+/// A row of [`SELECT`]: the default template of a project has `corr_type_id` 0.
+#[derive(sqlx::FromRow)]
+struct TemplateRow {
+    id: i64,
+    project_id: i64,
+    corr_type_id: i64,
+    template: String,
+    reset_scope: String,
+    version: i64,
+    updated_at: i64,
+    updated_by: String,
+}
+
+impl From<TemplateRow> for StoredTemplate {
+    fn from(r: TemplateRow) -> StoredTemplate {
+        StoredTemplate {
+            id: r.id,
+            project_id: r.project_id,
+            corr_type_id: (r.corr_type_id != 0).then_some(r.corr_type_id),
+            template: r.template,
+            reset_scope: ResetScope::parse(&r.reset_scope).unwrap_or(ResetScope::Yearly),
+            version: r.version,
+            updated_at: r.updated_at,
+            updated_by: r.updated_by,
+        }
     }
 }
 
 pub async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppError> {
-    Ok(sqlx::query(SELECT).fetch_all(&db.pool).await?.iter().map(from_row).collect())
+    let rows: Vec<TemplateRow> = sqlx::query_as(SELECT).fetch_all(&db.pool).await?;
+    Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
 pub async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
-    Ok(sqlx::query(&format!("{SELECT} WHERE t.project_id = ? ORDER BY t.corr_type_id"))
-        .bind(project_id)
-        .fetch_all(&db.pool)
-        .await?
-        .iter()
-        .map(from_row)
-        .collect())
+    let rows: Vec<TemplateRow> =
+        sqlx::query_as(&format!("{SELECT} WHERE t.project_id = ? ORDER BY t.corr_type_id")).bind(project_id).fetch_all(&db.pool).await?;
+    Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
 /// Builds the audit row of a save from (new version, previous text and scope).
@@ -72,10 +81,9 @@ pub async fn save_version(
 }
 
 fn lost_race(e: sqlx::Error) -> AppError {
-    if is_unique_violation(&e) || is_retryable_conflict(&e) {
-        AppError::VersionConflict("numbering template".into())
-    } else {
-        e.into()
+    match classify(&e) {
+        DbFailure::UniqueViolation | DbFailure::RetryableConflict => AppError::VersionConflict("numbering template".into()),
+        _ => e.into(),
     }
 }
 
@@ -93,17 +101,18 @@ async fn save_once(
 ) -> Result<StoredTemplate, AppError> {
     let type_key = corr_type_id.unwrap_or(0);
     let mut tx = db.begin_write().await.map_err(lost_race)?;
-    let lock = if db.dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
-    let current = sqlx::query(&format!("SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND corr_type_id = ?{lock}"))
-        .bind(project_id)
-        .bind(type_key)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(lost_race)?;
+    let current: Option<(i64, String, String, i64)> = sqlx::query_as(&format!(
+        "SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND corr_type_id = ?{}",
+        db.dialect.for_update()
+    ))
+    .bind(project_id)
+    .bind(type_key)
+    .fetch_optional(&mut *tx)
+    .await
+    .map_err(lost_race)?;
     let (id, version, previous) = match current {
-        Some(r) => {
-            let id: i64 = r.get(0);
-            let version: i64 = r.get::<i64, _>(3) + 1;
+        Some((id, previous_template, previous_scope, previous_version)) => {
+            let version = previous_version + 1;
             let updated = sqlx::query(
                 "UPDATE numbering_templates SET template = ?, reset_scope = ?, version = ?, updated_at = ?, updated_by = ? WHERE id = ? AND version = ?",
             )
@@ -120,10 +129,10 @@ async fn save_once(
             if updated.rows_affected() != 1 {
                 return Err(AppError::VersionConflict(format!("template {id}")));
             }
-            (id, version, Some((r.get::<String, _>(1), r.get::<String, _>(2))))
+            (id, version, Some((previous_template, previous_scope)))
         }
         None => {
-            let inserted = sqlx::query(
+            let inserted: i64 = sqlx::query_scalar(
                 "INSERT INTO numbering_templates (project_id, corr_type_id, template, reset_scope, version, updated_at, updated_by) VALUES (?, ?, ?, ?, 1, ?, ?) RETURNING id",
             )
             .bind(project_id)
@@ -135,7 +144,7 @@ async fn save_once(
             .fetch_one(&mut *tx)
             .await
             .map_err(lost_race)?;
-            (inserted.get::<i64, _>(0), 1, None)
+            (inserted, 1, None)
         }
     };
     sqlx::query(
@@ -157,31 +166,49 @@ async fn save_once(
         audit::append(&mut tx, db.dialect, ADMIN_CHAIN, &[entry(version, previous.as_ref())]).await?;
     }
     tx.commit().await.map_err(lost_race)?;
-    let row = sqlx::query(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_one(&db.pool).await?;
-    Ok(from_row(&row))
+    let row: TemplateRow = sqlx::query_as(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_one(&db.pool).await?;
+    Ok(row.into())
+}
+
+/// A row of `numbering_template_versions` with the name of who made the change.
+#[derive(sqlx::FromRow)]
+struct VersionRow {
+    version: i64,
+    template: String,
+    reset_scope: String,
+    previous_template: Option<String>,
+    previous_reset_scope: Option<String>,
+    reason: String,
+    changed_by: String,
+    changed_at: i64,
+}
+
+impl From<VersionRow> for crate::contract::TemplateVersion {
+    fn from(r: VersionRow) -> Self {
+        crate::contract::TemplateVersion {
+            version: r.version,
+            template: r.template,
+            reset_scope: ResetScope::parse(&r.reset_scope).unwrap_or(ResetScope::Yearly),
+            previous_template: r.previous_template,
+            previous_reset_scope: r.previous_reset_scope.and_then(|s| ResetScope::parse(&s)),
+            reason: r.reason,
+            changed_by: r.changed_by,
+            changed_at: ms_to_datetime(r.changed_at),
+        }
+    }
 }
 
 /// Every version of the template of (project, type or default), newest first.
 pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
-    Ok(sqlx::query(
-        "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, COALESCE(u.username, 'system'), v.changed_at \
+    let rows: Vec<VersionRow> = sqlx::query_as(
+        "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, \
+         COALESCE(u.username, 'system') AS changed_by, v.changed_at \
          FROM numbering_template_versions v JOIN numbering_templates t ON t.id = v.template_id LEFT JOIN users u ON u.id = v.changed_by \
          WHERE t.project_id = ? AND t.corr_type_id = ? ORDER BY v.version DESC",
     )
     .bind(project_id)
     .bind(corr_type_id.unwrap_or(0))
     .fetch_all(&db.pool)
-    .await?
-    .iter()
-    .map(|r| crate::contract::TemplateVersion {
-        version: r.get(0),
-        template: r.get(1),
-        reset_scope: ResetScope::parse(&r.get::<String, _>(2)).unwrap_or(ResetScope::Yearly),
-        previous_template: r.get(3),
-        previous_reset_scope: r.get::<Option<String>, _>(4).and_then(|s| ResetScope::parse(&s)),
-        reason: r.get(5),
-        changed_by: r.get(6),
-        changed_at: crate::server::db::ms_to_datetime(r.get(7)),
-    })
-    .collect())
+    .await?;
+    Ok(rows.into_iter().map(Into::into).collect())
 }

@@ -18,7 +18,7 @@ use crate::server::error::{AppError, ErrorCode};
 /// The pseudo-state before an instance exists: transitions from it create instances.
 pub const START: &str = "NEW";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Transition {
     pub from_state: String,
     pub action: String,
@@ -28,7 +28,7 @@ pub struct Transition {
     pub actor_rule: String,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Instance {
     pub id: i64,
     pub public_id: String,

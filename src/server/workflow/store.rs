@@ -1,57 +1,31 @@
 //! SQL of the workflow engine: the transition table, instances (state + version) and their append-only events.
 
-use sqlx::{Any, Executor, Row};
+use sqlx::{Any, Executor};
 
 use super::{EventView, Instance, Transition};
-use crate::server::db::{is_retryable_conflict, Db, Tx};
-use crate::server::error::AppError;
-
-/// A lost race inside a transaction (MariaDB deadlock, lock wait timeout) becomes a version conflict, which
-/// the operations built on the engine retry; anything else is a database error.
-pub fn sql(e: sqlx::Error) -> AppError {
-    if is_retryable_conflict(&e) {
-        AppError::VersionConflict("workflow transaction".into())
-    } else {
-        e.into()
-    }
-}
+use crate::server::db::{ms_to_datetime, Db, Tx};
+use crate::server::error::{lost_race_as_conflict as sql, AppError};
 
 pub async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code: &str) -> Result<Vec<Transition>, AppError> {
-    Ok(sqlx::query(
+    sqlx::query_as(
         "SELECT from_state, action, to_state, required_role, actor_rule FROM workflow_transitions WHERE workflow_code = ? \
          ORDER BY from_state, action",
     )
     .bind(workflow_code)
     .fetch_all(e)
     .await
-    .map_err(sql)?
-    .iter()
-    .map(|r| Transition { from_state: r.get(0), action: r.get(1), to_state: r.get(2), required_role: r.get(3), actor_rule: r.get(4) })
-    .collect())
+    .map_err(sql)
 }
 
 const INSTANCE_COLUMNS: &str = "id, public_id, workflow_code, state, version, created_by, created_at, updated_at";
 
-fn instance(r: &sqlx::any::AnyRow) -> Instance {
-    Instance {
-        id: r.get(0),
-        public_id: r.get(1),
-        workflow_code: r.get(2),
-        state: r.get(3),
-        version: r.get(4),
-        created_by: r.get(5),
-        created_at: r.get(6),
-        updated_at: r.get(7),
-    }
-}
-
 pub async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, public_id: &str) -> Result<Option<Instance>, AppError> {
     let sql_text = format!("SELECT {INSTANCE_COLUMNS} FROM workflow_instances WHERE public_id = ?");
-    Ok(sqlx::query(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)?.as_ref().map(instance))
+    sqlx::query_as(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)
 }
 
 pub async fn insert_instance(tx: &mut Tx<'_>, public_id: &str, workflow_code: &str, state: &str, created_by: Option<i64>, now_ms: i64) -> Result<i64, AppError> {
-    let r = sqlx::query(
+    sqlx::query_scalar(
         "INSERT INTO workflow_instances (public_id, workflow_code, state, version, created_by, created_at, updated_at) \
          VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",
     )
@@ -63,8 +37,7 @@ pub async fn insert_instance(tx: &mut Tx<'_>, public_id: &str, workflow_code: &s
     .bind(now_ms)
     .fetch_one(&mut **tx)
     .await
-    .map_err(sql)?;
-    Ok(r.get(0))
+    .map_err(sql)
 }
 
 /// Moves an instance to `to_state` if nobody moved it since it was read: false = lost the race.
@@ -109,6 +82,18 @@ pub async fn insert_event(
     Ok(())
 }
 
+/// One row of `workflow_events`, with the instance it belongs to.
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    instance_id: i64,
+    action: String,
+    from_state: String,
+    to_state: String,
+    actor_name: String,
+    comment: Option<String>,
+    created_at: i64,
+}
+
 /// The events of these instances, oldest first, as (instance id, event).
 pub async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView)>, AppError> {
     let mut out = Vec::new();
@@ -118,20 +103,20 @@ pub async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView
              WHERE instance_id IN ({}) ORDER BY id",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query(&sql_text);
+        let mut q = sqlx::query_as::<_, EventRow>(&sql_text);
         for id in chunk {
             q = q.bind(*id);
         }
         for r in q.fetch_all(&db.pool).await? {
             out.push((
-                r.get(0),
+                r.instance_id,
                 EventView {
-                    action: r.get(1),
-                    from_state: r.get(2),
-                    to_state: r.get(3),
-                    actor: r.get(4),
-                    comment: r.get(5),
-                    at: crate::server::db::ms_to_datetime(r.get(6)),
+                    action: r.action,
+                    from_state: r.from_state,
+                    to_state: r.to_state,
+                    actor: r.actor_name,
+                    comment: r.comment,
+                    at: ms_to_datetime(r.created_at),
                 },
             ));
         }
