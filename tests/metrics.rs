@@ -3,8 +3,9 @@
 //! the alert rules and the dashboard in deploy/ use only metric names the service exports.
 //!
 //! The recorded series live in one process-wide registry, so the tests of this file take turns (`SERIAL`)
-//! and only one of them sends number requests; the lock and batch series, which the queue will also feed,
-//! are checked as differences between two scrapes.
+//! and only one of them sends number requests through the REST API (the form's test uses a type it does not
+//! look at, and checks differences); the lock and batch series, which the queue will also feed, are checked as
+//! differences between two scrapes.
 
 mod common;
 mod support;
@@ -224,6 +225,29 @@ async fn requests_and_lock_events_show_up_with_their_values() {
     assert_eq!(delta(&format!("{}_sum", metrics::BATCH_SIZE), &[]), 4.0);
     assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "2")]), 1.0);
     assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "4")]), 2.0);
+}
+
+/// A reserve from the form (the `reserve_number` server function, called the way the browser calls it: JSON with
+/// the session cookie) is counted in the generation histogram like a REST reserve.
+#[tokio::test]
+async fn a_reserve_from_the_form_is_counted_in_the_generation_histogram() {
+    let _turn = SERIAL.lock().await;
+    let app = TestApp::spawn().await;
+    let browser = app.login("admin", ADMIN_PASSWORD).await;
+    let count = format!("{}_count", metrics::GENERATION);
+    let labels = [("type", "NOTICE"), ("status", "success")];
+    let mut notice = letter();
+    notice["correspondenceTypeCode"] = json!("NOTICE");
+
+    let before = scrape(&app).await;
+    let r = browser.post(app.url("/sfn/reserve_number")).json(&json!({ "request": notice })).send().await.unwrap();
+    let status = r.status();
+    let body: serde_json::Value = r.json().await.unwrap_or_default();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["documentNumber"].as_str().is_some_and(|n| !n.is_empty()), "{body}");
+    let after = scrape(&app).await;
+    assert_eq!(after.or_zero(&count, &labels) - before.or_zero(&count, &labels), 1.0, "one reserve from the form, counted once");
+    assert_eq!(after.or_zero(metrics::ISSUED, &[("type", "NOTICE")]) - before.or_zero(metrics::ISSUED, &[("type", "NOTICE")]), 1.0);
 }
 
 #[tokio::test]
