@@ -18,7 +18,7 @@ mod widgets;
 mod counters;
 mod resets;
 // imports and reference-data admin
-pub mod api_import;
+pub use api as api_import; // the import pages' name for the same server functions
 mod import;
 mod reference;
 

@@ -85,8 +85,10 @@ impl From<StoredError> for ErrorRow {
     }
 }
 
-/// The error log, newest first, filtered by type and (optionally) unresolved only.
-pub async fn search(db: &Db, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+/// The error log, newest first, filtered by type and (optionally) unresolved only (admins).
+pub async fn search(s: &crate::server::AppState, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+    caller.require_admin()?;
+    let db = &s.db;
     let (page, size) = page_of(q.page, q.page_size);
     let mut filter = Conditions::default();
     filter.and_if("error_type = ?", q.error_type.clone());
@@ -111,8 +113,13 @@ pub async fn search(db: &Db, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     Ok(ErrorPage { rows, total, page, page_size: size })
 }
 
-/// Marks an error as dealt with; false when there is no such unresolved error.
-pub async fn resolve(db: &Db, id: i64, now_ms: i64) -> Result<bool, AppError> {
+/// Marks an error as dealt with (admins); 404 when there is no such unresolved error.
+pub async fn resolve(s: &crate::server::AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
+    caller.require_admin()?;
+    let (db, now_ms) = (&s.db, s.clock.now_ms());
     let r = sqlx::query("UPDATE error_log SET resolved_at = ? WHERE id = ? AND resolved_at IS NULL").bind(now_ms).bind(id).execute(&db.writer).await?;
-    Ok(r.rows_affected() == 1)
+    if r.rows_affected() != 1 {
+        return Err(AppError::not_found(format!("ข้อผิดพลาดที่ยังไม่แก้ไขรหัส {id}"), format!("unresolved error {id}")));
+    }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::{delete, get, post};
+use axum::routing::get;
 use axum::{Json, Router};
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -13,7 +13,7 @@ use utoipa::OpenApi;
 
 use crate::app::{shell, App};
 use crate::server::error::AppError;
-use crate::server::{audit, auth, numbering, reference, templates, AppState};
+use crate::server::{admin_ops, audit, auth, import, numbering, reference, templates, workflow, AppState};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,17 +36,17 @@ use crate::server::{audit, auth, numbering, reference, templates, AppState};
         audit::http::resolve_error,
         templates::http::versions,
         templates::http::rollback,
-        crate::server::admin_ops::http::list_counters,
-        crate::server::admin_ops::http::counter_numbers,
-        crate::server::admin_ops::http::request_reset,
-        crate::server::admin_ops::http::list_reset_requests,
-        crate::server::admin_ops::http::revise,
-        crate::server::admin_ops::http::void_and_replace,
-        crate::server::admin_ops::http::manual_override,
-        crate::server::workflow::http::get,
-        crate::server::workflow::http::act,
+        admin_ops::http::list_counters,
+        admin_ops::http::counter_numbers,
+        admin_ops::http::request_reset,
+        admin_ops::http::list_reset_requests,
+        admin_ops::http::revise,
+        admin_ops::http::void_and_replace,
+        admin_ops::http::manual_override,
+        workflow::http::get,
+        workflow::http::act,
         // imports and reference-data admin
-        crate::server::import::http::import,
+        import::http::import,
         reference::http::create,
         reference::http::update,
         reference::http::import,
@@ -89,42 +89,18 @@ async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middlew
     }
 }
 
+/// The REST API (under `/api/v1`): each feature's router, the OpenAPI document, the JSON 404 and the body bound
+/// (the imports read their bodies with their own, larger limits).
 pub fn api_router() -> Router<AppState> {
     Router::new()
-        .route("/auth/login", post(auth::http::login))
-        .route("/auth/logout", post(auth::http::logout))
-        .route("/auth/me", get(auth::http::me))
-        .route("/document-numbering/preview", post(numbering::http::preview))
-        .route("/document-numbering/reserve", post(numbering::http::reserve))
-        .route("/document-numbering/confirm", post(numbering::http::confirm))
-        .route("/document-numbering/cancel", post(numbering::http::cancel))
-        .route("/documents/{document_id}/generate-number", post(numbering::http::generate))
-        .route("/document-numbering/configs", get(templates::http::list).post(templates::http::create))
-        .route("/document-numbering/configs/{id}", get(templates::http::get).put(templates::http::update))
-        .route("/document-numbering/logs/audit/verify", get(audit::http::verify))
-        .route("/document-numbering/logs/audit", get(audit::http::search))
-        .route("/document-numbering/logs/errors", get(audit::http::errors))
-        .route("/document-numbering/logs/errors/{id}/resolve", post(audit::http::resolve_error))
-        .route("/document-numbering/configs/{id}/versions", get(templates::http::versions))
-        .route("/document-numbering/configs/{id}/rollback", post(templates::http::rollback))
-        .route("/reference/{kind}", get(reference::http::list))
-        .route("/admin/api-tokens", get(auth::http::list_tokens).post(auth::http::create_token))
-        .route("/admin/api-tokens/{id}", delete(auth::http::revoke_token))
-        .route("/admin/users", post(auth::http::create_user))
-        .route("/document-numbering/counters", get(crate::server::admin_ops::http::list_counters))
-        .route("/document-numbering/counters/{id}/numbers", get(crate::server::admin_ops::http::counter_numbers))
-        .route("/document-numbering/counters/{id}/reset-requests", post(crate::server::admin_ops::http::request_reset))
-        .route("/document-numbering/revise", post(crate::server::admin_ops::http::revise))
-        .route("/document-numbering/void-and-replace", post(crate::server::admin_ops::http::void_and_replace))
-        .route("/document-numbering/manual-override", post(crate::server::admin_ops::http::manual_override))
-        .route("/workflow/reset-requests", get(crate::server::admin_ops::http::list_reset_requests))
-        .route("/workflow/{public_id}", get(crate::server::workflow::http::get))
-        .route("/workflow/{public_id}/actions/{action}", post(crate::server::workflow::http::act))
-        // imports and reference-data admin (the imports read their bodies with their own, larger limits)
-        .route("/document-numbering/import", post(crate::server::import::http::import))
-        .route("/reference/import", post(reference::http::import))
-        .route("/reference/{kind}", post(reference::http::create))
-        .route("/reference/{kind}/{id}", axum::routing::put(reference::http::update))
+        .merge(auth::http::router())
+        .merge(numbering::http::router())
+        .merge(templates::http::router())
+        .merge(audit::http::router())
+        .merge(reference::http::router())
+        .merge(admin_ops::http::router())
+        .merge(workflow::http::router())
+        .merge(import::http::router())
         .route("/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

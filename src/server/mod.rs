@@ -16,8 +16,8 @@ pub mod metrics;
 pub mod numbering;
 pub mod reference;
 pub mod run;
+pub mod sfn;
 pub mod templates;
-pub mod ui;
 pub mod workflow;
 // bulk import of counters and legacy numbers
 pub mod import;

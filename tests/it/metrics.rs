@@ -222,6 +222,27 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     assert_eq!(delta(&format!("{}_bucket", metrics::BATCH_SIZE), &[("le", "4")]), 2.0);
 }
 
+/// A reserve from the form (the `reserve_number` server function, called the way the browser calls it: JSON with
+/// the session cookie) is counted in the generation histogram like a REST reserve.
+async fn a_reserve_from_the_form_is_counted_in_the_generation_histogram_body() {
+    let app = TestApp::spawn().await;
+    let browser = app.login("admin", ADMIN_PASSWORD).await;
+    let count = format!("{}_count", metrics::GENERATION);
+    let labels = [("type", "NOTICE"), ("status", "success")];
+    let mut notice = letter();
+    notice["correspondenceTypeCode"] = json!("NOTICE");
+
+    let before = scrape(&app).await;
+    let r = browser.post(app.url("/sfn/reserve_number")).json(&json!({ "request": notice })).send().await.unwrap();
+    let status = r.status();
+    let body: serde_json::Value = r.json().await.unwrap_or_default();
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["documentNumber"].as_str().is_some_and(|n| !n.is_empty()), "{body}");
+    let after = scrape(&app).await;
+    assert_eq!(after.or_zero(&count, &labels) - before.or_zero(&count, &labels), 1.0, "one reserve from the form, counted once");
+    assert_eq!(after.or_zero(metrics::ISSUED, &[("type", "NOTICE")]) - before.or_zero(metrics::ISSUED, &[("type", "NOTICE")]), 1.0);
+}
+
 async fn the_redis_gauges_follow_the_servers_body() {
     let mut redis = RedisServer::start().await;
     let app = TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await;
@@ -298,6 +319,11 @@ fn in_own_runtime(test: impl std::future::Future<Output = ()>) {
 }
 
 rusty_fork_test! {
+    #[test]
+    fn a_reserve_from_the_form_is_counted_in_the_generation_histogram() {
+        in_own_runtime(a_reserve_from_the_form_is_counted_in_the_generation_histogram_body())
+    }
+
     #[test]
     fn requests_and_lock_events_show_up_with_their_values() {
         in_own_runtime(requests_and_lock_events_show_up_with_their_values_body())

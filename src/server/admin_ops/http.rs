@@ -2,7 +2,8 @@
 //! Thin: parse, call `admin_ops`, answer.
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::{get, post};
+use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
@@ -10,6 +11,18 @@ use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError};
 use crate::server::workflow::Envelope;
 use crate::server::AppState;
+
+/// The counter browser, reset-request and super-admin operation routes (under `/api/v1`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/document-numbering/counters", get(list_counters))
+        .route("/document-numbering/counters/{id}/numbers", get(counter_numbers))
+        .route("/document-numbering/counters/{id}/reset-requests", post(request_reset))
+        .route("/document-numbering/revise", post(revise))
+        .route("/document-numbering/void-and-replace", post(void_and_replace))
+        .route("/document-numbering/manual-override", post(manual_override))
+        .route("/workflow/reset-requests", get(list_reset_requests))
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

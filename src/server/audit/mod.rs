@@ -231,6 +231,12 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
+/// [`verify`] for a caller: admins only.
+pub async fn verify_for(s: &crate::server::AppState, caller: &crate::server::auth::Caller) -> Result<VerifyReport, AppError> {
+    caller.require_admin()?;
+    verify(&s.db).await
+}
+
 /// Recomputes every chain: each row's hash, its link to the previous row, gap-free sequence numbers,
 /// and that the recorded head matches the last row (so a deleted tail is noticed too).
 pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
@@ -373,7 +379,9 @@ pub const MAX_PAGE_SIZE: u32 = 500;
 pub const MAX_EXPORT_ROWS: i64 = 100_000;
 
 /// One page of audit rows matching the filters, newest first, with the total count.
-pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
+pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
+    caller.require_admin()?;
+    let db = &s.db;
     let page = q.page.unwrap_or(1).max(1);
     let size = q.page_size.unwrap_or(50).clamp(1, MAX_PAGE_SIZE);
     let filter = audit_filter(q);
@@ -392,7 +400,9 @@ pub async fn search(db: &Db, q: &AuditQuery) -> Result<AuditPage, AppError> {
 }
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
-pub async fn export_csv(db: &Db, q: &AuditQuery) -> Result<String, AppError> {
+pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<String, AppError> {
+    caller.require_admin()?;
+    let db = &s.db;
     let filter = audit_filter(q);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;

@@ -1,15 +1,28 @@
-//! REST: login / logout / me, API tokens and users (administration).
+//! REST: login / logout / me, API tokens and users (administration). Thin: the services in `auth` and
+//! `auth::tokens` check the caller.
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
 use utoipa::ToSchema;
 
-use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
-use crate::server::auth::{self, store, Caller};
+use crate::contract::{ApiTokenInfo, CreatedApiToken, UserInfo};
+use crate::server::auth::{self, tokens, Caller};
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::AppState;
+
+/// The login, token and user routes (under `/api/v1`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/auth/login", post(login))
+        .route("/auth/logout", post(logout))
+        .route("/auth/me", get(me))
+        .route("/admin/api-tokens", get(list_tokens).post(create_token))
+        .route("/admin/api-tokens/{id}", delete(revoke_token))
+        .route("/admin/users", post(create_user))
+}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -45,42 +58,16 @@ pub struct CreateTokenBody {
 }
 
 pub async fn create_token(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CreateTokenBody>) -> Result<Json<CreatedApiToken>, AppError> {
-    Ok(Json(create_token_for(&s, &caller, &body.name, &body.project_ids).await?))
-}
-
-pub async fn create_token_for(s: &AppState, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
-    let admin = caller.require_admin()?;
-    let snapshot = s.reference.get().await?;
-    for p in project_ids {
-        snapshot.project(Some(*p), None)?;
-        if admin.role != Role::SuperAdmin {
-            caller.require_project_admin(*p)?;
-        }
-    }
-    if project_ids.is_empty() && admin.role != Role::SuperAdmin {
-        return Err(AppError::forbidden("only a super admin may create a token for all projects"));
-    }
-    let (info, token) = store::create_token(&s.db, name, project_ids, admin.id, s.clock.now_ms()).await?;
-    Ok(CreatedApiToken { info, token })
+    Ok(Json(tokens::create(&s, &caller, &body.name, &body.project_ids).await?))
 }
 
 pub async fn list_tokens(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
-    caller.require_admin()?;
-    Ok(Json(store::list_tokens(&s.db).await?))
+    Ok(Json(tokens::list(&s, &caller).await?))
 }
 
 pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<serde_json::Value>, AppError> {
-    revoke_token_for(&s, &caller, id).await?;
+    tokens::revoke(&s, &caller, id).await?;
     Ok(Json(serde_json::json!({ "revoked": id })))
-}
-
-pub async fn revoke_token_for(s: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
-    caller.require_admin()?;
-    if !store::revoke_token(&s.db, id, s.clock.now_ms()).await? {
-        return Err(AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}")));
-    }
-    s.auth.forget_all();
-    Ok(())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -95,17 +82,12 @@ pub struct CreateUserBody {
 }
 
 pub async fn create_user(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CreateUserBody>) -> Result<Json<UserInfo>, AppError> {
-    caller.require_super_admin()?;
-    let role = Role::parse(&body.role)
-        .ok_or_else(|| AppError::validation("บทบาทต้องเป็น STAFF, PROJECT_ADMIN หรือ SUPER_ADMIN", "role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN"))?;
-    let snapshot = s.reference.get().await?;
-    for p in &body.admin_project_ids {
-        snapshot.project(Some(*p), None)?;
-    }
-    let display = body.display_name.clone().unwrap_or_else(|| body.username.clone());
-    let id = store::create_user(&s.db, &body.username, &display, &body.password, role).await?;
-    for p in &body.admin_project_ids {
-        store::add_project_admin(&s.db, id, *p).await?;
-    }
-    store::user_by_id(&s.db, id).await?.map(Json).ok_or_else(|| AppError::internal("user vanished"))
+    let new = tokens::NewUser {
+        username: &body.username,
+        display_name: body.display_name.as_deref(),
+        password: &body.password,
+        role: &body.role,
+        admin_project_ids: &body.admin_project_ids,
+    };
+    Ok(Json(tokens::create_user(&s, &caller, new).await?))
 }

@@ -5,6 +5,7 @@ pub mod http;
 pub mod password;
 pub mod rate_limit;
 pub mod store;
+pub mod tokens;
 
 use std::net::SocketAddr;
 

@@ -4,7 +4,8 @@
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::MAX_BYTES;
@@ -12,6 +13,11 @@ use crate::contract::import::{ImportFormat, ImportReport};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiQuery, AppError};
 use crate::server::AppState;
+
+/// The bulk import route (under `/api/v1`); it reads its body with its own, larger limit.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/document-numbering/import", post(import))
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

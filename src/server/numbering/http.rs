@@ -1,9 +1,8 @@
-//! REST endpoints of the numbering operations (SPEC §9). Thin: check the caller, call the engine.
-
-use std::time::Instant;
+//! REST endpoints of the numbering operations (SPEC §9). Thin: find the caller, call the service, answer.
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::post;
+use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -11,7 +10,17 @@ use utoipa::ToSchema;
 use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
-use crate::server::{metrics, AppState};
+use crate::server::AppState;
+
+/// The numbering routes (under `/api/v1`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/document-numbering/preview", post(preview))
+        .route("/document-numbering/reserve", post(reserve))
+        .route("/document-numbering/confirm", post(confirm))
+        .route("/document-numbering/cancel", post(cancel))
+        .route("/documents/{document_id}/generate-number", post(generate))
+}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -43,12 +52,7 @@ pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
 #[utoipa::path(post, path = "/api/v1/document-numbering/reserve", request_body = NumberRequest,
     responses((status = 200, body = ReservationResult), (status = "4XX", body = ErrorBody), (status = 503, body = ErrorBody)), tag = "numbering")]
 pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<ReservationResult>, AppError> {
-    s.limits.check(&caller).await?;
-    let started = Instant::now();
-    let result = s.engine.reserve(&caller, &req).await;
-    let type_code = type_label(&s, &req).await;
-    metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
-    Ok(Json(result?))
+    Ok(Json(super::reserve(&s, &caller, &req).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/document-numbering/confirm", request_body = ConfirmBody,
@@ -72,23 +76,6 @@ pub async fn generate(
     ApiPath(document_id): ApiPath<String>,
     ApiJson(req): ApiJson<NumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
-    s.limits.check(&caller).await?;
-    let started = Instant::now();
-    let result = s.engine.generate(&caller, &document_id, &req).await;
-    let type_code = type_label(&s, &req).await;
-    metrics::generation(&type_code, metrics::status_of(&result), started.elapsed());
-    let (document_number, generated_at) = result?;
+    let (document_number, generated_at) = super::generate(&s, &caller, &document_id, &req).await?;
     Ok(Json(GenerateResult { document_number, generated_at }))
-}
-
-/// The correspondence type of a request as a metrics label: its code in the reference data, or `unknown`
-/// (never the raw input, so the label's values stay bounded).
-async fn type_label(s: &AppState, req: &NumberRequest) -> String {
-    match s.reference.get().await {
-        Ok(snapshot) => snapshot
-            .corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
-            .map(|t| t.code.clone())
-            .unwrap_or_else(|_| metrics::UNKNOWN.to_string()),
-        Err(_) => metrics::UNKNOWN.to_string(),
-    }
 }

@@ -10,7 +10,7 @@ pub mod queue;
 pub mod store;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
@@ -23,6 +23,7 @@ use crate::server::error::AppError;
 use crate::server::errors_log::ErrorLog;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
+use crate::server::{metrics, AppState};
 
 use queue::{JobKind, Outcome, Queues};
 
@@ -333,6 +334,44 @@ impl Engine {
             Outcome::Status { number, status, .. } => Ok(StatusResult { document_number: number, status: status.to_string() }),
             Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
         }
+    }
+}
+
+// ---- the service path of the entry points (REST and the form): rate limit, engine, generation histogram ----
+
+/// Reserve as every entry point calls it: the caller's rate limit, the engine, then the generation histogram
+/// (latency and outcome, labelled by the request's type), so the form and REST count alike.
+pub async fn reserve(state: &AppState, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
+    state.limits.check(caller).await?;
+    let started = Instant::now();
+    let result = state.engine.reserve(caller, req).await;
+    record_generation(state, req, &result, started).await;
+    result
+}
+
+/// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
+pub async fn generate(state: &AppState, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
+    state.limits.check(caller).await?;
+    let started = Instant::now();
+    let result = state.engine.generate(caller, document_id, req).await;
+    record_generation(state, req, &result, started).await;
+    result
+}
+
+async fn record_generation<T>(state: &AppState, req: &NumberRequest, result: &Result<T, AppError>, started: Instant) {
+    let type_code = type_label(state, req).await;
+    metrics::generation(&type_code, metrics::status_of(result), started.elapsed());
+}
+
+/// The correspondence type of a request as a metrics label: its code in the reference data, or `unknown`
+/// (never the raw input, so the label's values stay bounded).
+async fn type_label(s: &AppState, req: &NumberRequest) -> String {
+    match s.reference.get().await {
+        Ok(snapshot) => snapshot
+            .corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
+            .map(|t| t.code.clone())
+            .unwrap_or_else(|_| metrics::UNKNOWN.to_string()),
+        Err(_) => metrics::UNKNOWN.to_string(),
     }
 }
 

@@ -147,6 +147,34 @@ pub async fn save_item(s: &AppState, caller: &Caller, item: Item, mode: Mode) ->
     Ok((change.id, change.action))
 }
 
+/// One item of `kind` from its JSON (super admins, checked before the body is read): created (`id` None) or edited.
+pub async fn save_json(s: &AppState, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
+    caller.require_super_admin()?;
+    let item = Item::from_json(Kind::parse(kind)?, body)?;
+    let mode = match id {
+        Some(id) => Mode::Update(id),
+        None => Mode::Create,
+    };
+    save_item(s, caller, item, mode).await
+}
+
+/// A reference document as JSON text (super admins; at most [`MAX_BYTES`]), parsed and imported.
+pub async fn import_text(s: &AppState, caller: &Caller, text: &str, dry_run: bool) -> Result<ImportReport, AppError> {
+    caller.require_super_admin()?;
+    if text.len() > MAX_BYTES {
+        return Err(AppError::PayloadTooLarge);
+    }
+    import_document(s, caller, parse_document(text)?, dry_run).await
+}
+
+/// A reference document from JSON text; errors name the line and column.
+pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
+    serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
+        let what = e.to_string().chars().take(160).collect::<String>();
+        AppError::validation(format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()), format!("invalid reference document: {e}"))
+    })
+}
+
 /// `POST /reference/import`: a whole document, every item created or updated by its code, in one transaction;
 /// committed only when every item is ok and it is not a dry run.
 pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {

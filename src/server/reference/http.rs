@@ -1,12 +1,22 @@
-//! REST: reference data lists (any authenticated caller).
+//! REST: reference data lists (any authenticated caller); reference-data admin (super admins: `admin` checks).
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
 
 use crate::contract::{OrgItem, ProjectItem, RefItem, SubTypeItem};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiPath, AppError};
 use crate::server::AppState;
+
+/// The reference-data routes (under `/api/v1`). The import reads its body with its own, larger limit.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/reference/{kind}", get(list))
+        .route("/reference/import", post(import))
+        .route("/reference/{kind}", post(create))
+        .route("/reference/{kind}/{id}", put(update))
+}
 
 /// `GET /api/v1/reference/{kind}` for projects, organizations, correspondence-types, sub-types, rfa-types, disciplines.
 #[utoipa::path(get, path = "/api/v1/reference/{kind}",
@@ -38,7 +48,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 
-use super::admin::{self, Item, Kind, Mode};
+use super::admin;
 use crate::contract::import::{ImportReport, ReferenceDocument};
 use crate::server::error::{ApiJson, ApiQuery};
 
@@ -59,9 +69,7 @@ pub struct SavedItem {
     responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody, description = "invalid code or name (400), not a super admin (403), code exists (409)")),
     tag = "reference")]
 pub async fn create(State(s): State<AppState>, caller: Caller, ApiPath(kind): ApiPath<String>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
-    caller.require_super_admin()?;
-    let item = Item::from_json(Kind::parse(&kind)?, body)?;
-    let (id, action) = admin::save_item(&s, &caller, item, Mode::Create).await?;
+    let (id, action) = admin::save_json(&s, &caller, &kind, None, body).await?;
     Ok(Json(SavedItem { id, action: action.into() }))
 }
 
@@ -72,9 +80,7 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiPath(kind): Ap
     responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody)),
     tag = "reference")]
 pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath((kind, id)): ApiPath<(String, i64)>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
-    caller.require_super_admin()?;
-    let item = Item::from_json(Kind::parse(&kind)?, body)?;
-    let (id, action) = admin::save_item(&s, &caller, item, Mode::Update(id)).await?;
+    let (id, action) = admin::save_json(&s, &caller, &kind, Some(id), body).await?;
     Ok(Json(SavedItem { id, action: action.into() }))
 }
 
@@ -95,18 +101,9 @@ pub struct ImportQuery {
     ),
     tag = "reference")]
 pub async fn import(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+    // refuse before reading a large body (the service checks again)
     caller.require_super_admin()?;
     let text = crate::server::import::http::body_text(request, admin::MAX_BYTES).await?;
-    let doc = parse_document(&text)?;
-    let report = admin::import_document(&s, &caller, doc, q.dry_run.unwrap_or(false)).await?;
+    let report = admin::import_text(&s, &caller, &text, q.dry_run.unwrap_or(false)).await?;
     Ok(crate::server::import::http::report_response(report))
 }
-
-/// A reference document from JSON text; errors name the line and column.
-pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
-    serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
-        let what = e.to_string().chars().take(160).collect::<String>();
-        AppError::validation(format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()), format!("invalid reference document: {e}"))
-    })
-}
-

@@ -1,7 +1,8 @@
 //! REST: numbering templates ("configs", SPEC §9).
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::{self, post};
+use axum::{Json, Router};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -11,6 +12,15 @@ use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
 use crate::server::templates::{self, store};
 use crate::server::AppState;
+
+/// The template ("configs") routes (under `/api/v1`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/document-numbering/configs", routing::get(list).post(create))
+        .route("/document-numbering/configs/{id}", routing::get(get).put(update))
+        .route("/document-numbering/configs/{id}/versions", routing::get(versions))
+        .route("/document-numbering/configs/{id}/rollback", post(rollback))
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,7 +2,8 @@
 //! of its transitions belong to the feature that owns the workflow, so these handlers route by workflow code.
 
 use axum::extract::State;
-use axum::Json;
+use axum::routing::{self, post};
+use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::{not_found, store};
@@ -11,6 +12,13 @@ use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError};
 use crate::server::workflow::Envelope;
 use crate::server::AppState;
+
+/// The generic workflow routes (under `/api/v1`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/workflow/{public_id}", routing::get(get))
+        .route("/workflow/{public_id}/actions/{action}", post(act))
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

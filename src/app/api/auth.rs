@@ -1,0 +1,47 @@
+//! Server functions: login, logout, who is logged in; API tokens (admins: `auth::tokens` checks).
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+
+use crate::contract::*;
+#[cfg(feature = "ssr")]
+use crate::server::{auth, auth::tokens, sfn};
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
+    let state = sfn::state()?;
+    let session = sfn::session(&state).await?;
+    auth::user_from_session(&state, &session).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn login(username: String, password: String) -> Result<UserInfo, ApiError> {
+    let state = sfn::state()?;
+    let session = sfn::session(&state).await?;
+    auth::login(&state, &session, &username, &password).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn logout() -> Result<(), ApiError> {
+    let state = sfn::state()?;
+    let session = sfn::session(&state).await?;
+    auth::logout(&session).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    tokens::list(&state, &caller).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    tokens::create(&state, &caller, &name, &project_ids).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn revoke_api_token(id: i64) -> Result<(), ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    tokens::revoke(&state, &caller, id).await.map_err(sfn::error)
+}

@@ -1,0 +1,62 @@
+//! Server functions of the template pages: the template a request would use, list, save, history, rollback.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+
+use crate::contract::*;
+use crate::numbering::ResetScope;
+#[cfg(feature = "ssr")]
+use crate::server::{sfn, templates};
+
+/// The template a (project, type) request would use, with its reset scope.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
+    let (state, _caller) = sfn::caller().await?;
+    let snapshot = state.reference.get().await.map_err(sfn::error)?;
+    snapshot.project(Some(project_id), None).map_err(sfn::error)?;
+    snapshot.corr_type(Some(correspondence_type_id), None).map_err(sfn::error)?;
+    Ok(templates::resolve(&snapshot, project_id, correspondence_type_id))
+}
+
+/// Current templates of a project (one per type, plus the project default).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiError> {
+    let (state, _caller) = sfn::caller().await?;
+    let list = templates::store::list_for_project(&state.db, project_id).await.map_err(sfn::error)?;
+    Ok(list.iter().map(|t| t.to_config()).collect())
+}
+
+/// Saves a new version of the template for (project, type); `correspondence_type_id = None` is the project default.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn save_template(
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+    template: String,
+    reset_scope: ResetScope,
+    reason: String,
+    acknowledge_key_change: bool,
+) -> Result<TemplateConfig, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    let options = templates::SaveOptions { acknowledge_key_change, ..Default::default() };
+    templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason, options).await.map_err(sfn::error)
+}
+
+/// The history of the template of (project, type or default), newest first.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ApiError> {
+    let (state, _caller) = sfn::caller().await?;
+    templates::store::list_versions(&state.db, project_id, correspondence_type_id).await.map_err(sfn::error)
+}
+
+/// Restores an older version as a new version.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn rollback_template(
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+    version: i64,
+    reason: String,
+    acknowledge_key_change: bool,
+) -> Result<TemplateConfig, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    templates::rollback(&state, &caller, project_id, correspondence_type_id, version, &reason, acknowledge_key_change).await.map_err(sfn::error)
+}

@@ -1,0 +1,52 @@
+//! What every server-function body needs (declared per feature in `crate::app::api`): the server state and the
+//! caller behind the call, found from the request, and a service error turned into the [`ApiError`] the page
+//! reads, with the HTTP status of the REST API. A body is: find the caller → call the service → map the error.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use leptos::prelude::use_context;
+use tower_sessions::Session;
+
+use crate::contract::ApiError;
+use crate::server::auth::{self, client_of, Caller, Principal};
+use crate::server::error::AppError;
+use crate::server::AppState;
+
+/// A service error as the browser receives it. A refusal from a browser call is a 4xx like on the REST API;
+/// while a page renders on the server the page keeps its own status.
+pub fn error(e: AppError) -> ApiError {
+    let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with(crate::server::http::SERVER_FN_PATH));
+    if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
+        response.set_status(e.status());
+    }
+    if e.status().is_server_error() {
+        tracing::error!(error = %e.report(), "server function failed");
+    }
+    ApiError::from(&e)
+}
+
+/// The server state (provided to every server function by the router).
+pub fn state() -> Result<AppState, ApiError> {
+    use_context::<AppState>().ok_or_else(|| error(AppError::internal("server state missing from the server-function context")))
+}
+
+fn parts() -> Result<Parts, ApiError> {
+    use_context::<Parts>().ok_or_else(|| error(AppError::internal("request parts missing from the server-function context")))
+}
+
+/// The session of this call (login, logout and "who am I" work on it directly).
+pub async fn session(state: &AppState) -> Result<Session, ApiError> {
+    let mut parts = parts()?;
+    Session::from_request_parts(&mut parts, state).await.map_err(|_| error(AppError::Unauthenticated))
+}
+
+/// The server state and the logged-in user behind this call (sessions only: tokens are for the REST API);
+/// no session user is 401.
+pub async fn caller() -> Result<(AppState, Caller), ApiError> {
+    let state = state()?;
+    let parts = parts()?;
+    let (ip, user_agent) = client_of(&parts);
+    let session = session(&state).await?;
+    let user = auth::user_from_session(&state, &session).await.map_err(error)?.ok_or_else(|| error(AppError::Unauthenticated))?;
+    Ok((state, Caller { principal: Principal::User(user), ip, user_agent }))
+}
