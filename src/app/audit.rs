@@ -6,9 +6,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage, TableHead};
+use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, IdSelect, Pager, TableHead};
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
@@ -104,12 +103,7 @@ fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
     let project_choices = Signal::derive({
         let choices: Vec<Choice> = projects
             .iter()
-            .map(|p| Choice {
-                id: p.id,
-                code: p.code.clone(),
-                label: if p.name.trim().is_empty() { p.code.clone() } else { format!("{} — {}", p.code, p.name) },
-                disabled: false,
-            })
+            .map(|p| choice_named(p.id, &p.code, &p.name))
             .collect();
         move || choices.clone()
     });

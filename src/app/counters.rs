@@ -8,9 +8,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead};
+use super::widgets::{parts_label, period_label};
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
@@ -35,43 +35,8 @@ pub fn status_key(status: &str) -> &'static str {
     }
 }
 
-/// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
-pub fn period_label(period: &str) -> String {
-    let mut it = period.split('_');
-    let kind = it.next().unwrap_or_default();
-    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
-    let month = it.next();
-    match (kind, year, month) {
-        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
-        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
-        _ => period.to_string(),
-    }
-}
-
-/// The parts a counter is kept per, e.g. `คคง. → ผรม.1`.
-pub fn parts_label(c: &CounterView) -> String {
-    let mut parts = Vec::new();
-    match (&c.originator_code, &c.recipient_code) {
-        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
-        (Some(o), None) => parts.push(o.clone()),
-        (None, Some(r)) => parts.push(format!("→ {r}")),
-        (None, None) => {}
-    }
-    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
-        parts.push(x.clone());
-    }
-    parts.join(" · ")
-}
-
 fn choices(items: impl Iterator<Item = (i64, String, String)>) -> Vec<Choice> {
-    items
-        .map(|(id, code, name)| Choice {
-            label: if name.trim().is_empty() || name == code { code.clone() } else { format!("{code} — {name}") },
-            id,
-            code,
-            disabled: false,
-        })
-        .collect()
+    items.map(|(id, code, name)| choice(id, &code, &name)).collect()
 }
 
 #[component]
@@ -578,17 +543,5 @@ fn CounterOps(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<
                 </button>
             </div>
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn periods_read_in_buddhist_years() {
-        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
-        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
-        assert_eq!(period_label("NONE"), "NONE");
     }
 }

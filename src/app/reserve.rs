@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
 use crate::contract::*;
-use super::widgets::{client_fetch, parse_id, CopyButton, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{choice, client_fetch, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, RequireUser};
 use crate::numbering::{Segment, Template, Token};
 
 /// The parts of a request the resolved template shows (and therefore asks for).
@@ -56,49 +56,6 @@ pub fn ReservePage() -> impl IntoView {
                 </Suspense>
             </section>
         }/>
-    }
-}
-
-/// One choice in a select: the value is the id, `data-code` carries the code (for people and tests).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Choice {
-    pub id: i64,
-    pub code: String,
-    pub label: String,
-    pub disabled: bool,
-}
-
-fn choice(id: i64, code: &str, name: &str) -> Choice {
-    let label = if name.trim().is_empty() || name == code { code.to_string() } else { format!("{code} — {name}") };
-    Choice { id, code: code.to_string(), label, disabled: false }
-}
-
-/// A labelled select of ids with a "choose" placeholder.
-#[component]
-pub fn IdSelect(
-    label: &'static str,
-    testid: &'static str,
-    #[prop(into)] choices: Signal<Vec<Choice>>,
-    value: RwSignal<Option<i64>>,
-    /// Text of the empty choice; the default is "— choose —".
-    #[prop(optional)]
-    placeholder: Option<&'static str>,
-) -> impl IntoView {
-    let i18n = use_i18n();
-    let placeholder = placeholder.unwrap_or("common.choose");
-    view! {
-        <label class="field">
-            <span>{move || i18n.t(label)}</span>
-            <select data-testid=testid on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
-                <option value="" prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
-                <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
-                    <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled
-                        prop:selected=move || value.get() == Some(c.id)>
-                        {c.label.clone()}
-                    </option>
-                </For>
-            </select>
-        </label>
     }
 }
 

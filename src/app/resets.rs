@@ -7,10 +7,9 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 
 use super::api::{self, error_text};
-use super::counters::{parts_label, period_label};
 use super::i18n::use_i18n;
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
 
 const STATES: &[&str] = &["PENDING", "APPROVED", "REJECTED"];
 

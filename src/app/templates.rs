@@ -6,10 +6,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, Lang};
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
 use super::diff::{diff, Part};
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, AdminContext, AdminPage};
+use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, IdSelect};
 use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
@@ -69,12 +68,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             d.projects
                 .iter()
                 .filter(|p| editable.with_value(|e| e.contains(&p.id)))
-                .map(|p| Choice {
-                    id: p.id,
-                    code: p.code.clone(),
-                    label: if p.name.trim().is_empty() { p.code.clone() } else { format!("{} — {}", p.code, p.name) },
-                    disabled: false,
-                })
+                .map(|p| choice_named(p.id, &p.code, &p.name))
                 .collect::<Vec<_>>()
         })
     });
@@ -82,12 +76,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         data.with_value(|d| {
             d.correspondence_types
                 .iter()
-                .map(|t| Choice {
-                    id: t.id,
-                    code: t.code.clone(),
-                    label: if t.name.trim().is_empty() { t.code.clone() } else { format!("{} — {}", t.code, t.name) },
-                    disabled: false,
-                })
+                .map(|t| choice_named(t.id, &t.code, &t.name))
                 .collect::<Vec<_>>()
         })
     });

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
 use super::i18n::use_i18n;
-use crate::contract::{ReferenceData, Role, UserInfo};
+use crate::contract::{CounterView, ReferenceData, Role, UserInfo};
 use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
@@ -104,6 +104,59 @@ where
     }
 }
 
+// ---- selects of ids ----
+
+/// One choice in a select: the value is the id, `data-code` carries the code (for people and tests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub id: i64,
+    pub code: String,
+    pub label: String,
+    pub disabled: bool,
+}
+
+/// `code — name`, or the code alone when the name is blank or repeats it.
+pub fn choice(id: i64, code: &str, name: &str) -> Choice {
+    let label = if name.trim().is_empty() || name == code { code.to_string() } else { format!("{code} — {name}") };
+    Choice { id, code: code.to_string(), label, disabled: false }
+}
+
+/// `code — name`, or the code alone when the name is blank (a name equal to the code is repeated, as the
+/// template editor and the audit filter have always shown it).
+pub fn choice_named(id: i64, code: &str, name: &str) -> Choice {
+    let label = if name.trim().is_empty() { code.to_string() } else { format!("{code} — {name}") };
+    Choice { id, code: code.to_string(), label, disabled: false }
+}
+
+/// A labelled select of ids with a "choose" placeholder.
+#[component]
+pub fn IdSelect(
+    label: &'static str,
+    testid: &'static str,
+    #[prop(into)] choices: Signal<Vec<Choice>>,
+    value: RwSignal<Option<i64>>,
+    /// Text of the empty choice; the default is "— choose —".
+    #[prop(optional)]
+    placeholder: Option<&'static str>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let placeholder = placeholder.unwrap_or("common.choose");
+    view! {
+        <label class="field">
+            <span>{move || i18n.t(label)}</span>
+            <select data-testid=testid on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
+                <option value="" prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
+                <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
+                    <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled
+                        prop:selected=move || value.get() == Some(c.id)>
+                        {c.label.clone()}
+                    </option>
+                </For>
+            </select>
+        </label>
+    }
+}
+
 /// Parses a `<select>` value holding an id; "" (the placeholder) is None.
 pub fn parse_id(value: &str) -> Option<i64> {
     value.trim().parse().ok()
@@ -138,6 +191,36 @@ where
 pub fn bangkok_time(t: &chrono::DateTime<chrono::Utc>) -> String {
     let bangkok = chrono::FixedOffset::east_opt(7 * 3600).expect("a valid offset");
     t.with_timezone(&bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+// ---- counters, as the counter browser and the reset requests show them ----
+
+/// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
+pub fn period_label(period: &str) -> String {
+    let mut it = period.split('_');
+    let kind = it.next().unwrap_or_default();
+    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
+    let month = it.next();
+    match (kind, year, month) {
+        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
+        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
+        _ => period.to_string(),
+    }
+}
+
+/// The parts a counter is kept per, e.g. `คคง. → ผรม.1`.
+pub fn parts_label(c: &CounterView) -> String {
+    let mut parts = Vec::new();
+    match (&c.originator_code, &c.recipient_code) {
+        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
+        (Some(o), None) => parts.push(o.clone()),
+        (None, Some(r)) => parts.push(format!("→ {r}")),
+        (None, None) => {}
+    }
+    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
+        parts.push(x.clone());
+    }
+    parts.join(" · ")
 }
 
 /// The number of pages for `total` rows (at least 1).
@@ -267,5 +350,17 @@ where
             }
             .into_any()
         }/>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_read_in_buddhist_years() {
+        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
+        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
+        assert_eq!(period_label("NONE"), "NONE");
     }
 }
