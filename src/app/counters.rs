@@ -193,6 +193,74 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
     }
 }
 
+/// The revise and void-and-replace operations on a counter's numbers (super admins), and the open void form.
+#[derive(Clone, Copy)]
+struct NumberOps {
+    /// The number whose void form is open.
+    voiding: RwSignal<Option<String>>,
+    void_reason: RwSignal<String>,
+    void_document: RwSignal<String>,
+    revise: Action<String, ()>,
+    void: Action<(String, String, String), ()>,
+    busy: Signal<bool>,
+}
+
+impl NumberOps {
+    fn new(counter: CounterView, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
+        let i18n = use_i18n();
+        let c = StoredValue::new(counter);
+        let voiding = RwSignal::new(None::<String>);
+        let void_reason = RwSignal::new(String::new());
+        let void_document = RwSignal::new(String::new());
+
+        let target = move |number: String, document_id: String| {
+            let c = c.get_value();
+            NumberTarget {
+                project_id: c.project_id,
+                correspondence_type_id: c.correspondence_type_id,
+                document_number: number,
+                document_id: Some(document_id.trim().to_string()).filter(|d| !d.is_empty()),
+            }
+        };
+        let revise = Action::new(move |number: &String| {
+            let t = target(number.clone(), String::new());
+            async move {
+                op_error.set(None);
+                match api::revise_number(t).await {
+                    Ok(r) => {
+                        done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let void = Action::new(move |(number, reason, document): &(String, String, String)| {
+            let t = target(number.clone(), document.clone());
+            let reason = reason.clone();
+            async move {
+                op_error.set(None);
+                match api::void_and_replace_number(t, reason).await {
+                    Ok(r) => {
+                        voiding.set(None);
+                        void_reason.set(String::new());
+                        void_document.set(String::new());
+                        done.set(Some(Done {
+                            kind: "void",
+                            number: Some(r.replacement.document_number.clone()),
+                            text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
+        NumberOps { voiding, void_reason, void_document, revise, void, busy }
+    }
+}
+
 #[component]
 fn NumbersView(
     n: CounterNumbers,
@@ -203,57 +271,7 @@ fn NumbersView(
     after: RwSignal<Option<i64>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let c = StoredValue::new(n.counter.clone());
-    // the number whose void form is open
-    let voiding = RwSignal::new(None::<String>);
-    let void_reason = RwSignal::new(String::new());
-    let void_document = RwSignal::new(String::new());
-
-    let target = move |number: String, document_id: String| {
-        let c = c.get_value();
-        NumberTarget {
-            project_id: c.project_id,
-            correspondence_type_id: c.correspondence_type_id,
-            document_number: number,
-            document_id: Some(document_id.trim().to_string()).filter(|d| !d.is_empty()),
-        }
-    };
-    let revise = Action::new(move |number: &String| {
-        let t = target(number.clone(), String::new());
-        async move {
-            op_error.set(None);
-            match api::revise_number(t).await {
-                Ok(r) => {
-                    done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let void = Action::new(move |(number, reason, document): &(String, String, String)| {
-        let t = target(number.clone(), document.clone());
-        let reason = reason.clone();
-        async move {
-            op_error.set(None);
-            match api::void_and_replace_number(t, reason).await {
-                Ok(r) => {
-                    voiding.set(None);
-                    void_reason.set(String::new());
-                    void_document.set(String::new());
-                    done.set(Some(Done {
-                        kind: "void",
-                        number: Some(r.replacement.document_number.clone()),
-                        text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
-
+    let ops = NumberOps::new(n.counter.clone(), done, op_error, refresh);
     let next = n.next_after_sequence;
     let paged = after.get_untracked().is_some();
     view! {
@@ -267,63 +285,7 @@ fn NumbersView(
                     columns
                 }/>
                 <tbody>
-                    {n.numbers.into_iter().map(|x| {
-                        let number = x.document_number.clone();
-                        let status = x.status.clone();
-                        let key = status_key(&status);
-                        let confirmed = status == "CONFIRMED";
-                        let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
-                        view! {
-                            <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
-                                data-number=number.clone() data-revision=x.revision.clone()>
-                                <td>{x.sequence}</td>
-                                <td class="mono" data-testid="number-text">{number.clone()}</td>
-                                <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
-                                <td class="small">{x.document_id.clone()}</td>
-                                <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
-                                <td class="small">{x.cancel_reason.clone()}</td>
-                                {(is_super && confirmed).then(|| view! {
-                                    <td class="actions">
-                                        <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
-                                            on:click=move |_| { revise.dispatch(n1.clone()); }>
-                                            {move || i18n.t("ops.revise")}
-                                        </button>
-                                        " "
-                                        <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
-                                            on:click=move |_| voiding.set(Some(n2.clone()))>
-                                            {move || i18n.t("ops.void")}
-                                        </button>
-                                        {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| {
-                                            let n4 = n3.clone();
-                                            view! {
-                                                <div class="rollback-box" data-testid="void-form">
-                                                    <label class="field">
-                                                        <span>{move || i18n.t("ops.void.reason")}</span>
-                                                        <input type="text" class="wide" data-testid="void-reason" maxlength="500"
-                                                            prop:value=move || void_reason.get()
-                                                            on:input=move |ev| void_reason.set(event_target_value(&ev))/>
-                                                    </label>
-                                                    <label class="field">
-                                                        <span>{move || i18n.t("ops.document_id")}</span>
-                                                        <input type="text" data-testid="void-document-id" maxlength="100"
-                                                            prop:value=move || void_document.get()
-                                                            on:input=move |ev| void_document.set(event_target_value(&ev))/>
-                                                    </label>
-                                                    <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
-                                                        on:click=move |_| { void.dispatch((n4.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
-                                                        {move || i18n.t("ops.void.confirm")}
-                                                    </button>
-                                                    " "
-                                                    <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>
-                                                </div>
-                                            }
-                                        })}
-                                    </td>
-                                })}
-                                {(is_super && !confirmed).then(|| view! { <td></td> })}
-                            </tr>
-                        }
-                    }).collect_view()}
+                    {n.numbers.into_iter().map(|x| view! { <NumberRow x is_super ops/> }).collect_view()}
                 </tbody>
             </table>
         </div>
@@ -337,55 +299,136 @@ fn NumbersView(
         </div>
 
         <h2>{move || i18n.t("ctr.gaps")}</h2>
-        {if n.gaps.is_empty() {
-            view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any()
-        } else {
-            view! {
-                <table class="list" data-testid="gap-table">
-                    <tbody>
-                        {n.gaps.into_iter().map(|g| {
-                            let e = g.explanation.clone();
-                            let operation = e.as_ref().map(|e| e.operation.clone()).unwrap_or_default();
-                            let explained = e.is_some();
-                            let status = e.as_ref().map(|e| e.status.clone()).unwrap_or_default();
-                            view! {
-                                <tr data-testid="gap-row" data-sequence=g.sequence.to_string() data-operation=operation
-                                    data-status=status data-explained=explained.to_string()>
-                                    <td>{g.sequence}</td>
-                                    {match e {
-                                        Some(e) => view! {
-                                            <td><code>{e.operation.clone()}</code>" "{e.status.clone()}</td>
-                                            <td class="mono small">{e.document_number.clone()}</td>
-                                            <td class="small">{e.username.clone()}</td>
-                                            <td class="nowrap small">{bangkok_time(&e.at)}</td>
-                                            <td class="small details"><span class="meta">{e.metadata.as_ref().map(|m| m.to_string())}</span></td>
-                                        }.into_any(),
-                                        None => view! { <td colspan="5" class="error">{move || i18n.t("ctr.gap.unexplained")}</td> }.into_any(),
-                                    }}
-                                </tr>
-                            }
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            }.into_any()
-        }}
-        {(!n.released.is_empty()).then(|| view! {
-            <h2>{move || i18n.t("ctr.released")}</h2>
-            <table class="list" data-testid="released-table">
-                <tbody>
-                    {n.released.into_iter().map(|r| view! {
-                        <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
-                            <td>{r.sequence}</td>
-                            <td class="mono">{r.document_number.clone()}</td>
-                            <td><code>{r.status_when_released.clone()}</code></td>
-                            <td class="small">"#"{r.reset_request_id}</td>
-                            <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
-                        </tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        })}
+        <GapTable gaps=n.gaps/>
+        <ReleasedTable released=n.released/>
     }
+}
+
+/// One issued number; for super admins, revise / void on a CONFIRMED one.
+#[component]
+fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
+    let i18n = use_i18n();
+    let NumberOps { voiding, revise, busy, .. } = ops;
+    let number = x.document_number.clone();
+    let status = x.status.clone();
+    let key = status_key(&status);
+    let confirmed = status == "CONFIRMED";
+    let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
+    view! {
+        <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
+            data-number=number.clone() data-revision=x.revision.clone()>
+            <td>{x.sequence}</td>
+            <td class="mono" data-testid="number-text">{number.clone()}</td>
+            <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
+            <td class="small">{x.document_id.clone()}</td>
+            <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
+            <td class="small">{x.cancel_reason.clone()}</td>
+            {(is_super && confirmed).then(|| view! {
+                <td class="actions">
+                    <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
+                        on:click=move |_| { revise.dispatch(n1.clone()); }>
+                        {move || i18n.t("ops.revise")}
+                    </button>
+                    " "
+                    <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
+                        on:click=move |_| voiding.set(Some(n2.clone()))>
+                        {move || i18n.t("ops.void")}
+                    </button>
+                    {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| view! { <VoidForm number=n3.clone() ops/> })}
+                </td>
+            })}
+            {(is_super && !confirmed).then(|| view! { <td></td> })}
+        </tr>
+    }
+}
+
+/// Void `number` and issue its replacement: the reason and the replacement's document id.
+#[component]
+fn VoidForm(number: String, ops: NumberOps) -> impl IntoView {
+    let i18n = use_i18n();
+    let NumberOps { voiding, void_reason, void_document, void, busy, .. } = ops;
+    view! {
+        <div class="rollback-box" data-testid="void-form">
+            <label class="field">
+                <span>{move || i18n.t("ops.void.reason")}</span>
+                <input type="text" class="wide" data-testid="void-reason" maxlength="500"
+                    prop:value=move || void_reason.get()
+                    on:input=move |ev| void_reason.set(event_target_value(&ev))/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("ops.document_id")}</span>
+                <input type="text" data-testid="void-document-id" maxlength="100"
+                    prop:value=move || void_document.get()
+                    on:input=move |ev| void_document.set(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
+                on:click=move |_| { void.dispatch((number.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
+                {move || i18n.t("ops.void.confirm")}
+            </button>
+            " "
+            <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>
+        </div>
+    }
+}
+
+/// The missing sequences and the audit row that explains each (or that none does).
+#[component]
+fn GapTable(gaps: Vec<GapView>) -> impl IntoView {
+    let i18n = use_i18n();
+    if gaps.is_empty() {
+        return view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any();
+    }
+    view! {
+        <table class="list" data-testid="gap-table">
+            <tbody>
+                {gaps.into_iter().map(|g| {
+                    let e = g.explanation.clone();
+                    let operation = e.as_ref().map(|e| e.operation.clone()).unwrap_or_default();
+                    let explained = e.is_some();
+                    let status = e.as_ref().map(|e| e.status.clone()).unwrap_or_default();
+                    view! {
+                        <tr data-testid="gap-row" data-sequence=g.sequence.to_string() data-operation=operation
+                            data-status=status data-explained=explained.to_string()>
+                            <td>{g.sequence}</td>
+                            {match e {
+                                Some(e) => view! {
+                                    <td><code>{e.operation.clone()}</code>" "{e.status.clone()}</td>
+                                    <td class="mono small">{e.document_number.clone()}</td>
+                                    <td class="small">{e.username.clone()}</td>
+                                    <td class="nowrap small">{bangkok_time(&e.at)}</td>
+                                    <td class="small details"><span class="meta">{e.metadata.as_ref().map(|m| m.to_string())}</span></td>
+                                }.into_any(),
+                                None => view! { <td colspan="5" class="error">{move || i18n.t("ctr.gap.unexplained")}</td> }.into_any(),
+                            }}
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// The numbers a reset released (only when there are some).
+#[component]
+fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
+    let i18n = use_i18n();
+    (!released.is_empty()).then(|| view! {
+        <h2>{move || i18n.t("ctr.released")}</h2>
+        <table class="list" data-testid="released-table">
+            <tbody>
+                {released.into_iter().map(|r| view! {
+                    <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
+                        <td>{r.sequence}</td>
+                        <td class="mono">{r.document_number.clone()}</td>
+                        <td><code>{r.status_when_released.clone()}</code></td>
+                        <td class="small">"#"{r.reset_request_id}</td>
+                        <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    })
 }
 
 /// Super admins: request a reset of this counter, register a legacy number, move the counter forward.

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
 use super::i18n::use_i18n;
-use crate::contract::{CounterView, ReferenceData, Role, UserInfo};
+use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
 use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
@@ -191,6 +191,15 @@ where
 pub fn bangkok_time(t: &chrono::DateTime<chrono::Utc>) -> String {
     let bangkok = chrono::FixedOffset::east_opt(7 * 3600).expect("a valid offset");
     t.with_timezone(&bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The i18n key naming where a resolved template comes from.
+pub fn source_key(source: TemplateSource) -> &'static str {
+    match source {
+        TemplateSource::ProjectType => "reserve.source.ProjectType",
+        TemplateSource::ProjectDefault => "reserve.source.ProjectDefault",
+        TemplateSource::SystemDefault => "reserve.source.SystemDefault",
+    }
 }
 
 // ---- counters, as the counter browser and the reset requests show them ----
