@@ -431,160 +431,218 @@ fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
     })
 }
 
+/// The super admins' operations on one counter and their forms' state: request a reset, register a legacy
+/// number, move the counter forward. Each reports to `done` / `op_error` and refreshes the page.
+#[derive(Clone, Copy)]
+struct CounterActions {
+    reset_value: RwSignal<String>,
+    reset_reason: RwSignal<String>,
+    legacy_number: RwSignal<String>,
+    legacy_document: RwSignal<String>,
+    legacy_reason: RwSignal<String>,
+    set_value: RwSignal<String>,
+    set_reason: RwSignal<String>,
+    reset: Action<(Option<i64>, String), ()>,
+    register: Action<(String, String, String), ()>,
+    set: Action<(i64, String), ()>,
+    op_error: RwSignal<Option<String>>,
+    busy: Signal<bool>,
+}
+
+impl CounterActions {
+    fn new(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
+        let i18n = use_i18n();
+        let reset_value = RwSignal::new("0".to_string());
+        let reset_reason = RwSignal::new(String::new());
+        let legacy_number = RwSignal::new(String::new());
+        let legacy_document = RwSignal::new(String::new());
+        let legacy_reason = RwSignal::new(String::new());
+        let set_value = RwSignal::new(String::new());
+        let set_reason = RwSignal::new(String::new());
+
+        let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
+            let (value, reason) = (*value, reason.clone());
+            async move {
+                op_error.set(None);
+                match api::request_counter_reset(counter_id, value, reason).await {
+                    Ok(env) => {
+                        reset_reason.set(String::new());
+                        done.set(Some(Done {
+                            kind: "reset",
+                            number: None,
+                            text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let register = Action::new(move |(number, document, reason): &(String, String, String)| {
+            let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
+            async move {
+                op_error.set(None);
+                match api::override_register_number(counter_id, number, Some(document), reason).await {
+                    Ok(r) => {
+                        legacy_number.set(String::new());
+                        legacy_document.set(String::new());
+                        legacy_reason.set(String::new());
+                        let number = r.registered.map(|x| x.document_number);
+                        done.set(Some(Done {
+                            kind: "register",
+                            text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
+                            number,
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let set = Action::new(move |(value, reason): &(i64, String)| {
+            let (value, reason) = (*value, reason.clone());
+            async move {
+                op_error.set(None);
+                match api::override_counter_value(counter_id, value, reason).await {
+                    Ok(r) => {
+                        set_reason.set(String::new());
+                        done.set(Some(Done {
+                            kind: "set",
+                            number: None,
+                            text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
+        CounterActions {
+            reset_value,
+            reset_reason,
+            legacy_number,
+            legacy_document,
+            legacy_reason,
+            set_value,
+            set_reason,
+            reset,
+            register,
+            set,
+            op_error,
+            busy,
+        }
+    }
+}
+
 /// Super admins: request a reset of this counter, register a legacy number, move the counter forward.
 #[component]
 fn CounterOps(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
-    let reset_value = RwSignal::new("0".to_string());
-    let reset_reason = RwSignal::new(String::new());
-    let legacy_number = RwSignal::new(String::new());
-    let legacy_document = RwSignal::new(String::new());
-    let legacy_reason = RwSignal::new(String::new());
-    let set_value = RwSignal::new(String::new());
-    let set_reason = RwSignal::new(String::new());
-
-    let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
-        let (value, reason) = (*value, reason.clone());
-        async move {
-            op_error.set(None);
-            match api::request_counter_reset(counter_id, value, reason).await {
-                Ok(env) => {
-                    reset_reason.set(String::new());
-                    done.set(Some(Done {
-                        kind: "reset",
-                        number: None,
-                        text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let register = Action::new(move |(number, document, reason): &(String, String, String)| {
-        let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
-        async move {
-            op_error.set(None);
-            match api::override_register_number(counter_id, number, Some(document), reason).await {
-                Ok(r) => {
-                    legacy_number.set(String::new());
-                    legacy_document.set(String::new());
-                    legacy_reason.set(String::new());
-                    let number = r.registered.map(|x| x.document_number);
-                    done.set(Some(Done {
-                        kind: "register",
-                        text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
-                        number,
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let set = Action::new(move |(value, reason): &(i64, String)| {
-        let (value, reason) = (*value, reason.clone());
-        async move {
-            op_error.set(None);
-            match api::override_counter_value(counter_id, value, reason).await {
-                Ok(r) => {
-                    set_reason.set(String::new());
-                    done.set(Some(Done {
-                        kind: "set",
-                        number: None,
-                        text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
-    // Unicode characters, as the server counts them (it decides; this is only a hint)
-    let reason_chars = Signal::derive(move || reset_reason.with(|r| r.trim().chars().count()));
-
+    let ops = CounterActions::new(counter_id, done, op_error, refresh);
     view! {
         <div class="ops" data-testid="superadmin-ops">
             <h2>{move || i18n.t("ops.title")}</h2>
-            <div class="rollback-box">
-                <h3>{move || i18n.t("ops.reset")}</h3>
-                <label class="field small-field">
-                    <span>{move || i18n.t("ops.reset.value")}</span>
-                    <input type="number" min="0" data-testid="reset-value"
-                        prop:value=move || reset_value.get()
-                        on:input=move |ev| reset_value.set(event_target_value(&ev))/>
+            <ResetRequestForm ops/>
+            <OverrideForms ops/>
+        </div>
+    }
+}
+
+/// Request a reset of the counter (to a value, with a reason the server counts).
+#[component]
+fn ResetRequestForm(ops: CounterActions) -> impl IntoView {
+    let i18n = use_i18n();
+    let CounterActions { reset_value, reset_reason, reset, busy, .. } = ops;
+    // Unicode characters, as the server counts them (it decides; this is only a hint)
+    let reason_chars = Signal::derive(move || reset_reason.with(|r| r.trim().chars().count()));
+    view! {
+        <div class="rollback-box">
+            <h3>{move || i18n.t("ops.reset")}</h3>
+            <label class="field small-field">
+                <span>{move || i18n.t("ops.reset.value")}</span>
+                <input type="number" min="0" data-testid="reset-value"
+                    prop:value=move || reset_value.get()
+                    on:input=move |ev| reset_value.set(event_target_value(&ev))/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("ops.reset.reason")}</span>
+                <textarea data-testid="reset-reason" rows="2" maxlength="500"
+                    prop:value=move || reset_reason.get()
+                    on:input=move |ev| reset_reason.set(event_target_value(&ev))></textarea>
+            </label>
+            <p class="small" data-testid="reset-reason-count" data-count=move || reason_chars.get().to_string()
+                class:warn=move || reason_chars.get() < MIN_RESET_REASON_CHARS>
+                {move || format!("{} / {} {}", reason_chars.get(), MIN_RESET_REASON_CHARS, i18n.t("ops.reset.chars"))}
+            </p>
+            <button type="button" class="primary" data-testid="reset-request" disabled=move || busy.get()
+                on:click=move |_| {
+                    let value = reset_value.with_untracked(|v| v.trim().parse().ok());
+                    reset.dispatch((value, reset_reason.get_untracked()));
+                }>
+                {move || i18n.t("ops.reset.submit")}
+            </button>
+        </div>
+    }
+}
+
+/// Register a legacy number on the counter, or set the counter's value.
+#[component]
+fn OverrideForms(ops: CounterActions) -> impl IntoView {
+    let i18n = use_i18n();
+    let CounterActions { legacy_number, legacy_document, legacy_reason, set_value, set_reason, register, set, op_error, busy, .. } = ops;
+    view! {
+        <div class="rollback-box">
+            <h3>{move || i18n.t("ops.override")}</h3>
+            <div class="form-grid">
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.number")}</span>
+                    <input type="text" data-testid="override-number" maxlength="100"
+                        prop:value=move || legacy_number.get()
+                        on:input=move |ev| legacy_number.set(event_target_value(&ev))/>
                 </label>
                 <label class="field">
-                    <span>{move || i18n.t("ops.reset.reason")}</span>
-                    <textarea data-testid="reset-reason" rows="2" maxlength="500"
-                        prop:value=move || reset_reason.get()
-                        on:input=move |ev| reset_reason.set(event_target_value(&ev))></textarea>
+                    <span>{move || i18n.t("ops.document_id")}</span>
+                    <input type="text" data-testid="override-document-id" maxlength="100"
+                        prop:value=move || legacy_document.get()
+                        on:input=move |ev| legacy_document.set(event_target_value(&ev))/>
                 </label>
-                <p class="small" data-testid="reset-reason-count" data-count=move || reason_chars.get().to_string()
-                    class:warn=move || reason_chars.get() < MIN_RESET_REASON_CHARS>
-                    {move || format!("{} / {} {}", reason_chars.get(), MIN_RESET_REASON_CHARS, i18n.t("ops.reset.chars"))}
-                </p>
-                <button type="button" class="primary" data-testid="reset-request" disabled=move || busy.get()
-                    on:click=move |_| {
-                        let value = reset_value.with_untracked(|v| v.trim().parse().ok());
-                        reset.dispatch((value, reset_reason.get_untracked()));
-                    }>
-                    {move || i18n.t("ops.reset.submit")}
-                </button>
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.reason")}</span>
+                    <input type="text" data-testid="override-reason" maxlength="500"
+                        prop:value=move || legacy_reason.get()
+                        on:input=move |ev| legacy_reason.set(event_target_value(&ev))/>
+                </label>
             </div>
-            <div class="rollback-box">
-                <h3>{move || i18n.t("ops.override")}</h3>
-                <div class="form-grid">
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.number")}</span>
-                        <input type="text" data-testid="override-number" maxlength="100"
-                            prop:value=move || legacy_number.get()
-                            on:input=move |ev| legacy_number.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.document_id")}</span>
-                        <input type="text" data-testid="override-document-id" maxlength="100"
-                            prop:value=move || legacy_document.get()
-                            on:input=move |ev| legacy_document.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.reason")}</span>
-                        <input type="text" data-testid="override-reason" maxlength="500"
-                            prop:value=move || legacy_reason.get()
-                            on:input=move |ev| legacy_reason.set(event_target_value(&ev))/>
-                    </label>
-                </div>
-                <button type="button" class="secondary" data-testid="override-register" disabled=move || busy.get()
-                    on:click=move |_| {
-                        register.dispatch((legacy_number.get_untracked(), legacy_document.get_untracked(), legacy_reason.get_untracked()));
-                    }>
-                    {move || i18n.t("ops.override.register")}
-                </button>
-                <div class="form-grid">
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.value")}</span>
-                        <input type="number" min="0" data-testid="override-value"
-                            prop:value=move || set_value.get()
-                            on:input=move |ev| set_value.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.reason")}</span>
-                        <input type="text" data-testid="override-value-reason" maxlength="500"
-                            prop:value=move || set_reason.get()
-                            on:input=move |ev| set_reason.set(event_target_value(&ev))/>
-                    </label>
-                </div>
-                <button type="button" class="secondary" data-testid="override-set" disabled=move || busy.get()
-                    on:click=move |_| {
-                        match set_value.with_untracked(|v| v.trim().parse::<i64>()) {
-                            Ok(v) => { set.dispatch((v, set_reason.get_untracked())); }
-                            Err(_) => op_error.set(Some(i18n.t("ops.override.value").to_string())),
-                        }
-                    }>
-                    {move || i18n.t("ops.override.set")}
-                </button>
+            <button type="button" class="secondary" data-testid="override-register" disabled=move || busy.get()
+                on:click=move |_| {
+                    register.dispatch((legacy_number.get_untracked(), legacy_document.get_untracked(), legacy_reason.get_untracked()));
+                }>
+                {move || i18n.t("ops.override.register")}
+            </button>
+            <div class="form-grid">
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.value")}</span>
+                    <input type="number" min="0" data-testid="override-value"
+                        prop:value=move || set_value.get()
+                        on:input=move |ev| set_value.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.reason")}</span>
+                    <input type="text" data-testid="override-value-reason" maxlength="500"
+                        prop:value=move || set_reason.get()
+                        on:input=move |ev| set_reason.set(event_target_value(&ev))/>
+                </label>
             </div>
+            <button type="button" class="secondary" data-testid="override-set" disabled=move || busy.get()
+                on:click=move |_| {
+                    match set_value.with_untracked(|v| v.trim().parse::<i64>()) {
+                        Ok(v) => { set.dispatch((v, set_reason.get_untracked())); }
+                        Err(_) => op_error.set(Some(i18n.t("ops.override.value").to_string())),
+                    }
+                }>
+                {move || i18n.t("ops.override.set")}
+            </button>
         </div>
     }
 }

@@ -90,6 +90,69 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
 
     // ---- the stored templates: loaded when the selection changes and after a save, never per keystroke ----
     let saved_version = RwSignal::new(0u32);
+    let (loaded, load_error) = load_stored(project, ctype, saved_version);
+
+    // ---- the editor's state ----
+    let text = RwSignal::new(String::new());
+    let scope = RwSignal::new(ResetScope::default());
+    let saved = RwSignal::new(None::<TemplateConfig>);
+
+    // put the loaded template into the editor when the selection (or a save) loads a new one
+    Effect::new(move |_| {
+        if let Some(l) = loaded.get() {
+            text.set(l.text);
+            scope.set(l.scope);
+        }
+    });
+
+    let (sample_year, sample_month) = sample_date();
+
+    let type_code = Memo::new(move |_| {
+        let t = ctype.get();
+        data.with_value(|d| t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).map(|x| x.code.clone()))
+    });
+    let sample = sample_memo(data, project, ctype);
+
+    // ---- live validation and preview: pure functions of the text, in the browser ----
+    let parsed = Memo::new(move |_| text.with(|s| Template::parse(s)).ok());
+    let validation = Memo::new(move |_| {
+        let code = type_code.get().unwrap_or_default();
+        text.with(|s| Template::validate(s, &code, scope.get())).map(|_| ())
+    });
+
+    let draft = Draft { project, ctype, text, scope };
+    let acknowledgment = Acknowledgment::new(draft, loaded, parsed);
+    view! {
+        <div class="form-grid">
+            <IdSelect label="tpl.project" testid="select-project" choices=project_choices value=project/>
+            <IdSelect label="tpl.type" testid="select-type" choices=type_choices value=ctype placeholder="tpl.project_default"/>
+        </div>
+        <ErrorSlot error=load_error/>
+        <OriginLine loaded/>
+
+        <TemplateFields text scope sample_year sample_month/>
+
+        <LivePreview parsed sample scope sample_year sample_month/>
+
+        <ValidationResult validation/>
+
+        <KeyChangeWarning acknowledgment/>
+
+        <SaveBar draft validation acknowledgment saved saved_version/>
+
+        <TemplateHistory project ctype reload=saved_version saved/>
+    }
+    .into_any()
+}
+
+/// Loads the stored templates of the chosen project and the template the (project, type) resolves to — when
+/// the selection changes and after a save (`saved_version`), never per keystroke; gives what the editor starts
+/// from, and the error of either call.
+fn load_stored(
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    saved_version: RwSignal<u32>,
+) -> (Memo<Option<Loaded>>, RwSignal<Option<String>>) {
     let list = client_fetch(move || {
         let p = project.get();
         saved_version.track();
@@ -123,112 +186,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         };
         load_error.set(list_err.or(resolve_err));
     });
-
-    // ---- the editor's state ----
-    let text = RwSignal::new(String::new());
-    let scope = RwSignal::new(ResetScope::default());
-    let saved = RwSignal::new(None::<TemplateConfig>);
-
-    // put the loaded template into the editor when the selection (or a save) loads a new one
-    Effect::new(move |_| {
-        if let Some(l) = loaded.get() {
-            text.set(l.text);
-            scope.set(l.scope);
-        }
-    });
-
-    // sample year/month for the preview: the browser's date (set after hydration), changeable
-    let sample_year = RwSignal::new(2025i32);
-    let sample_month = RwSignal::new(1u32);
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        if let Some((y, m)) = super::browser::bangkok_year_month_now() {
-            sample_year.set(y);
-            sample_month.set(m);
-        }
-    });
-
-    let type_code = Memo::new(move |_| {
-        let t = ctype.get();
-        data.with_value(|d| t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).map(|x| x.code.clone()))
-    });
-    let sample = sample_memo(data, project, ctype);
-
-    // ---- live validation and preview: pure functions of the text, in the browser ----
-    let parsed = Memo::new(move |_| text.with(|s| Template::parse(s)).ok());
-    let validation = Memo::new(move |_| {
-        let code = type_code.get().unwrap_or_default();
-        text.with(|s| Template::validate(s, &code, scope.get())).map(|_| ())
-    });
-    let preview = Memo::new(move |_| {
-        let t = parsed.get()?;
-        let s = sample.get();
-        Some(t.render(&RenderValues {
-            project: &s.project,
-            originator: &s.originator,
-            recipient: &s.recipient,
-            corr_type: &s.corr_type,
-            sub_type: &s.sub_type,
-            rfa_type: &s.rfa_type,
-            discipline: &s.discipline,
-            seq: 1,
-            year: sample_year.get(),
-            month: sample_month.get(),
-            rev: "A",
-        }))
-    });
-    let key_words = Memo::new(move |_| {
-        let lang = i18n.lang.get();
-        let t = parsed.get()?;
-        Some(describe_key(lang, t.key_parts(), scope.get()))
-    });
-
-    // ---- a change of the counter key (parts shown, reset period) against the stored template: warn,
-    // and ask for the acknowledgment before saving (the server refuses the save without it) ----
-    let key_change = Memo::new(move |_| -> KeyChange {
-        let l = loaded.get()?;
-        let before = Template::parse(&l.text).ok()?.key_parts();
-        let after = parsed.get()?.key_parts();
-        let new_scope = scope.get();
-        (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
-    });
-    let ack = RwSignal::new(false);
-    // set when the server answered that the change needs the acknowledgment although the editor saw none
-    // (the stored template changed meanwhile)
-    let server_wants_ack = RwSignal::new(false);
-    Effect::new(move |_| {
-        key_change.track();
-        ack.set(false);
-    });
-    Effect::new(move |_| {
-        let _ = (project.get(), ctype.get(), text.with(|_| ()), scope.get());
-        server_wants_ack.set(false);
-    });
-    let needs_ack = Memo::new(move |_| key_change.with(|k| k.is_some()) || server_wants_ack.get());
-
-    let draft = Draft { project, ctype, text, scope };
-    let acknowledgment = Acknowledgment { needs_ack, ack, server_wants_ack };
-    view! {
-        <div class="form-grid">
-            <IdSelect label="tpl.project" testid="select-project" choices=project_choices value=project/>
-            <IdSelect label="tpl.type" testid="select-type" choices=type_choices value=ctype placeholder="tpl.project_default"/>
-        </div>
-        <ErrorSlot error=load_error/>
-        <OriginLine loaded/>
-
-        <TemplateFields text scope sample_year sample_month/>
-
-        <LivePreview preview key_words/>
-
-        <ValidationResult validation/>
-
-        <KeyChangeWarning acknowledgment key_change/>
-
-        <SaveBar draft validation acknowledgment saved saved_version/>
-
-        <TemplateHistory project ctype reload=saved_version saved/>
-    }
-    .into_any()
+    (loaded, load_error)
 }
 
 /// The template of the selection, as it is stored (or inherited) — what the editor starts from.
@@ -278,6 +236,20 @@ fn loaded_memo(
     })
 }
 
+/// The sample year and month of the preview: the browser's date (set after hydration), changeable.
+fn sample_date() -> (RwSignal<i32>, RwSignal<u32>) {
+    let sample_year = RwSignal::new(2025i32);
+    let sample_month = RwSignal::new(1u32);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if let Some((y, m)) = super::browser::bangkok_year_month_now() {
+            sample_year.set(y);
+            sample_month.set(m);
+        }
+    });
+    (sample_year, sample_month)
+}
+
 /// Sample codes for the preview: the chosen project and type, its first member organizations, the first
 /// sub-type of the type, the first RFA type and discipline.
 fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>) -> Memo<Sample> {
@@ -323,13 +295,42 @@ struct Draft {
     scope: RwSignal<ResetScope>,
 }
 
-/// Whether the save needs the key-change acknowledgment, and the box ticked for it.
+/// A change of the counter key (parts shown, reset period) against the stored template, whether the save needs
+/// the acknowledgment (the server refuses the save without it), and the box ticked for it.
 #[derive(Clone, Copy)]
 struct Acknowledgment {
+    key_change: Memo<KeyChange>,
     needs_ack: Memo<bool>,
     ack: RwSignal<bool>,
     /// The server refused a save without it although the editor saw no change (the stored one changed meanwhile).
     server_wants_ack: RwSignal<bool>,
+}
+
+impl Acknowledgment {
+    fn new(draft: Draft, loaded: Memo<Option<Loaded>>, parsed: Memo<Option<Template>>) -> Self {
+        let Draft { project, ctype, text, scope } = draft;
+        let key_change = Memo::new(move |_| -> KeyChange {
+            let l = loaded.get()?;
+            let before = Template::parse(&l.text).ok()?.key_parts();
+            let after = parsed.get()?.key_parts();
+            let new_scope = scope.get();
+            (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
+        });
+        let ack = RwSignal::new(false);
+        // set when the server answered that the change needs the acknowledgment although the editor saw none
+        // (the stored template changed meanwhile)
+        let server_wants_ack = RwSignal::new(false);
+        Effect::new(move |_| {
+            key_change.track();
+            ack.set(false);
+        });
+        Effect::new(move |_| {
+            let _ = (project.get(), ctype.get(), text.with(|_| ()), scope.get());
+            server_wants_ack.set(false);
+        });
+        let needs_ack = Memo::new(move |_| key_change.with(|k| k.is_some()) || server_wants_ack.get());
+        Acknowledgment { key_change, needs_ack, ack, server_wants_ack }
+    }
 }
 
 /// Where the text in the editor comes from: the stored version, or the template the selection inherits.
@@ -411,8 +412,37 @@ fn TemplateFields(
 
 /// The number the template renders with the sample codes, and the parts its counter is kept per.
 #[component]
-fn LivePreview(preview: Memo<Option<String>>, key_words: Memo<Option<String>>) -> impl IntoView {
+fn LivePreview(
+    parsed: Memo<Option<Template>>,
+    sample: Memo<Sample>,
+    scope: RwSignal<ResetScope>,
+    sample_year: RwSignal<i32>,
+    sample_month: RwSignal<u32>,
+) -> impl IntoView {
     let i18n = use_i18n();
+    let preview = Memo::new(move |_| {
+        let t = parsed.get()?;
+        let s = sample.get();
+        Some(t.render(&RenderValues {
+            project: &s.project,
+            originator: &s.originator,
+            recipient: &s.recipient,
+            corr_type: &s.corr_type,
+            sub_type: &s.sub_type,
+            rfa_type: &s.rfa_type,
+            discipline: &s.discipline,
+            seq: 1,
+            year: sample_year.get(),
+            month: sample_month.get(),
+            rev: "A",
+        }))
+    });
+    let key_words = Memo::new(move |_| {
+        let lang = i18n.lang.get();
+        let t = parsed.get()?;
+        Some(describe_key(lang, t.key_parts(), scope.get()))
+    });
+
     view! {
         <div class="preview-box">
             <div class="label">{move || i18n.t("tpl.preview")}</div>
@@ -447,10 +477,10 @@ fn ValidationResult(validation: Memo<Result<(), Vec<TemplateError>>>) -> impl In
 
 /// The warning that the counter key changes (before / after), and the box that acknowledges it.
 #[component]
-fn KeyChangeWarning(acknowledgment: Acknowledgment, key_change: Memo<KeyChange>) -> impl IntoView {
+fn KeyChangeWarning(acknowledgment: Acknowledgment) -> impl IntoView {
     let i18n = use_i18n();
     let lang = i18n.lang;
-    let Acknowledgment { needs_ack, ack, .. } = acknowledgment;
+    let Acknowledgment { key_change, needs_ack, ack, .. } = acknowledgment;
     view! {
         <Show when=move || needs_ack.get()>
             <div class="warning-box" data-testid="template-key-change" role="alert">
@@ -488,7 +518,7 @@ fn SaveBar(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let Draft { project, ctype, text, scope } = draft;
-    let Acknowledgment { needs_ack, ack, server_wants_ack } = acknowledgment;
+    let Acknowledgment { needs_ack, ack, server_wants_ack, .. } = acknowledgment;
     let reason = RwSignal::new(String::new());
     let save_error = RwSignal::new(None::<String>);
 
