@@ -4,7 +4,8 @@ use leptos::prelude::*;
 
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
-use super::i18n::use_i18n;
+use super::i18n::{use_i18n, Lang};
+use crate::contract::import::ImportReport;
 use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
 use super::use_current_user;
 
@@ -154,6 +155,64 @@ pub fn IdSelect(
                 </For>
             </select>
         </label>
+    }
+}
+
+/// The report of an import (bulk or reference data): a summary line and one table row per input row.
+#[component]
+pub fn ReportView(report: ImportReport) -> impl IntoView {
+    let i18n = use_i18n();
+    let state = if report.dry_run {
+        "dry"
+    } else if report.applied {
+        "applied"
+    } else {
+        "refused"
+    };
+    let state_key = match state {
+        "dry" => "import.state.dry",
+        "applied" => "import.state.applied",
+        _ => "import.state.refused",
+    };
+    let (total, ok, err) = (report.total, report.ok_rows, report.error_rows);
+    let summary_class = if err > 0 { "error" } else { "" };
+    view! {
+        <div class="import-report" data-testid="import-report" data-state=state>
+            <p data-testid="import-summary" class=summary_class>
+                <strong data-testid="import-state">{move || i18n.t(state_key)}</strong>
+                " · " {move || i18n.t("import.total")} ": " <span data-testid="import-total">{total}</span>
+                " · " {move || i18n.t("import.ok_rows")} ": " <span data-testid="import-ok">{ok}</span>
+                " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
+            </p>
+            <table class="list">
+                <TableHead columns=vec!["import.row", "import.kind", "import.key", "import.action", "import.last_number", "import.result"]/>
+                <tbody>
+                    {report.rows.into_iter().map(|r| {
+                        let message = r.message.clone().unwrap_or_default();
+                        let detail = r.detail.clone().unwrap_or_default();
+                        let ok = r.ok;
+                        view! {
+                            <tr data-testid="report-row" data-row=r.row.to_string() data-kind=r.kind.clone() data-ok=ok.to_string() class:error=!ok>
+                                <td>{r.row}</td>
+                                <td>{r.kind.clone()}</td>
+                                <td data-testid="report-key">{r.key.clone().unwrap_or_default()}</td>
+                                <td>{r.action.clone().unwrap_or_default()}</td>
+                                <td data-testid="report-last">{r.last_number.map(|n| n.to_string()).unwrap_or_default()}</td>
+                                <td data-testid="report-result">
+                                    {move || if ok {
+                                        i18n.t("import.ok").to_string()
+                                    } else if i18n.lang.get() == Lang::En && !detail.is_empty() {
+                                        detail.clone()
+                                    } else {
+                                        message.clone()
+                                    }}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }
 
