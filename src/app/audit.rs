@@ -6,9 +6,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, Pager, AdminContext, AdminPage, TableHead};
+use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, IdSelect, Pager, TableHead};
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
@@ -89,42 +88,68 @@ fn non_empty(s: String) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
+/// The search form's fields.
+#[derive(Clone, Copy)]
+struct AuditForm {
+    from: RwSignal<String>,
+    to: RwSignal<String>,
+    user: RwSignal<String>,
+    operation: RwSignal<String>,
+    number: RwSignal<String>,
+    project: RwSignal<Option<i64>>,
+    page_size: RwSignal<u32>,
+}
+
+impl AuditForm {
+    fn new() -> Self {
+        AuditForm {
+            from: RwSignal::new(String::new()),
+            to: RwSignal::new(String::new()),
+            user: RwSignal::new(String::new()),
+            operation: RwSignal::new(String::new()),
+            number: RwSignal::new(String::new()),
+            project: RwSignal::new(None),
+            page_size: RwSignal::new(DEFAULT_PAGE_SIZE),
+        }
+    }
+
+    /// The query the form asks for, at `page`.
+    fn query(&self, page: u32) -> AuditQuery {
+        AuditQuery {
+            from: bangkok_midnight(&self.from.get_untracked(), 0),
+            // the "to" date is inclusive for people: the search ends at the next midnight
+            to: bangkok_midnight(&self.to.get_untracked(), 1),
+            user: non_empty(self.user.get_untracked()),
+            operation: non_empty(self.operation.get_untracked()),
+            number: non_empty(self.number.get_untracked()),
+            project_id: self.project.get_untracked(),
+            page: Some(page),
+            page_size: Some(self.page_size.get_untracked()),
+        }
+    }
+
+    /// Empties the filters (the page size stays).
+    fn clear(&self) {
+        for s in [self.from, self.to, self.user, self.operation, self.number] {
+            s.set(String::new());
+        }
+        self.project.set(None);
+    }
+}
+
+/// The audit search answer: (the query it answers, the page or the error).
+type AuditAnswer = ReadSignal<Option<(AuditQuery, Result<AuditPage, String>)>>;
+
 #[component]
 fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
-    let i18n = use_i18n();
-
-    // ---- the form ----
-    let from = RwSignal::new(String::new());
-    let to = RwSignal::new(String::new());
-    let user = RwSignal::new(String::new());
-    let operation = RwSignal::new(String::new());
-    let number = RwSignal::new(String::new());
-    let project = RwSignal::new(None::<i64>);
-    let page_size = RwSignal::new(DEFAULT_PAGE_SIZE);
+    let form = AuditForm::new();
     let project_choices = Signal::derive({
         let choices: Vec<Choice> = projects
             .iter()
-            .map(|p| Choice {
-                id: p.id,
-                code: p.code.clone(),
-                label: if p.name.trim().is_empty() { p.code.clone() } else { format!("{} — {}", p.code, p.name) },
-                disabled: false,
-            })
+            .map(|p| choice_named(p.id, &p.code, &p.name))
             .collect();
         move || choices.clone()
     });
-
-    let form_query = move |page: u32| AuditQuery {
-        from: bangkok_midnight(&from.get_untracked(), 0),
-        // the "to" date is inclusive for people: the search ends at the next midnight
-        to: bangkok_midnight(&to.get_untracked(), 1),
-        user: non_empty(user.get_untracked()),
-        operation: non_empty(operation.get_untracked()),
-        number: non_empty(number.get_untracked()),
-        project_id: project.get_untracked(),
-        page: Some(page),
-        page_size: Some(page_size.get_untracked()),
-    };
 
     // ---- the search that was asked for, and its answer ----
     let applied = RwSignal::new(AuditQuery { page: Some(1), page_size: Some(DEFAULT_PAGE_SIZE), ..Default::default() });
@@ -140,17 +165,31 @@ fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
         Some((_, Ok(p))) => Some(p),
         _ => None,
     });
-
-    let search = move || applied.set(form_query(1));
-    let clear = move |_| {
-        for s in [from, to, user, operation, number] {
-            s.set(String::new());
-        }
-        project.set(None);
-        search();
-    };
     let go = Callback::new(move |page: u32| applied.update(|q| q.page = Some(page.max(1))));
 
+    view! {
+        <AuditFilters form project_choices applied/>
+
+        <AuditResults result page_data loading/>
+        <Pager prefix="audit"
+            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
+            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(DEFAULT_PAGE_SIZE)))
+            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
+            busy=loading
+            go/>
+    }
+}
+
+/// The filters, search / clear, and the CSV link of the search asked for (`applied`).
+#[component]
+fn AuditFilters(form: AuditForm, project_choices: Signal<Vec<Choice>>, applied: RwSignal<AuditQuery>) -> impl IntoView {
+    let i18n = use_i18n();
+    let AuditForm { from, to, user, operation, number, project, page_size } = form;
+    let search = move || applied.set(form.query(1));
+    let clear = move |_| {
+        form.clear();
+        search();
+    };
     view! {
         <form class="filters" on:submit=move |ev: leptos::ev::SubmitEvent| {
             ev.prevent_default();
@@ -217,7 +256,14 @@ fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
                 </a>
             </div>
         </form>
+    }
+}
 
+/// How many entries the search found, and their table (or why there is none).
+#[component]
+fn AuditResults(result: AuditAnswer, page_data: Memo<Option<AuditPage>>, loading: Signal<bool>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
         {move || match result.get() {
             None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
             Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
@@ -239,12 +285,6 @@ fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
                 }}
             }
         })}
-        <Pager prefix="audit"
-            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
-            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(DEFAULT_PAGE_SIZE)))
-            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
-            busy=loading
-            go/>
     }
 }
 

@@ -8,9 +8,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead};
+use super::widgets::{parts_label, period_label};
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
@@ -35,43 +35,8 @@ pub fn status_key(status: &str) -> &'static str {
     }
 }
 
-/// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
-pub fn period_label(period: &str) -> String {
-    let mut it = period.split('_');
-    let kind = it.next().unwrap_or_default();
-    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
-    let month = it.next();
-    match (kind, year, month) {
-        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
-        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
-        _ => period.to_string(),
-    }
-}
-
-/// The parts a counter is kept per, e.g. `คคง. → ผรม.1`.
-pub fn parts_label(c: &CounterView) -> String {
-    let mut parts = Vec::new();
-    match (&c.originator_code, &c.recipient_code) {
-        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
-        (Some(o), None) => parts.push(o.clone()),
-        (None, Some(r)) => parts.push(format!("→ {r}")),
-        (None, None) => {}
-    }
-    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
-        parts.push(x.clone());
-    }
-    parts.join(" · ")
-}
-
 fn choices(items: impl Iterator<Item = (i64, String, String)>) -> Vec<Choice> {
-    items
-        .map(|(id, code, name)| Choice {
-            label: if name.trim().is_empty() || name == code { code.clone() } else { format!("{code} — {name}") },
-            id,
-            code,
-            disabled: false,
-        })
-        .collect()
+    items.map(|(id, code, name)| choice(id, &code, &name)).collect()
 }
 
 #[component]
@@ -228,6 +193,74 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
     }
 }
 
+/// The revise and void-and-replace operations on a counter's numbers (super admins), and the open void form.
+#[derive(Clone, Copy)]
+struct NumberOps {
+    /// The number whose void form is open.
+    voiding: RwSignal<Option<String>>,
+    void_reason: RwSignal<String>,
+    void_document: RwSignal<String>,
+    revise: Action<String, ()>,
+    void: Action<(String, String, String), ()>,
+    busy: Signal<bool>,
+}
+
+impl NumberOps {
+    fn new(counter: CounterView, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
+        let i18n = use_i18n();
+        let c = StoredValue::new(counter);
+        let voiding = RwSignal::new(None::<String>);
+        let void_reason = RwSignal::new(String::new());
+        let void_document = RwSignal::new(String::new());
+
+        let target = move |number: String, document_id: String| {
+            let c = c.get_value();
+            NumberTarget {
+                project_id: c.project_id,
+                correspondence_type_id: c.correspondence_type_id,
+                document_number: number,
+                document_id: Some(document_id.trim().to_string()).filter(|d| !d.is_empty()),
+            }
+        };
+        let revise = Action::new(move |number: &String| {
+            let t = target(number.clone(), String::new());
+            async move {
+                op_error.set(None);
+                match api::revise_number(t).await {
+                    Ok(r) => {
+                        done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let void = Action::new(move |(number, reason, document): &(String, String, String)| {
+            let t = target(number.clone(), document.clone());
+            let reason = reason.clone();
+            async move {
+                op_error.set(None);
+                match api::void_and_replace_number(t, reason).await {
+                    Ok(r) => {
+                        voiding.set(None);
+                        void_reason.set(String::new());
+                        void_document.set(String::new());
+                        done.set(Some(Done {
+                            kind: "void",
+                            number: Some(r.replacement.document_number.clone()),
+                            text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
+        NumberOps { voiding, void_reason, void_document, revise, void, busy }
+    }
+}
+
 #[component]
 fn NumbersView(
     n: CounterNumbers,
@@ -238,57 +271,7 @@ fn NumbersView(
     after: RwSignal<Option<i64>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let c = StoredValue::new(n.counter.clone());
-    // the number whose void form is open
-    let voiding = RwSignal::new(None::<String>);
-    let void_reason = RwSignal::new(String::new());
-    let void_document = RwSignal::new(String::new());
-
-    let target = move |number: String, document_id: String| {
-        let c = c.get_value();
-        NumberTarget {
-            project_id: c.project_id,
-            correspondence_type_id: c.correspondence_type_id,
-            document_number: number,
-            document_id: Some(document_id.trim().to_string()).filter(|d| !d.is_empty()),
-        }
-    };
-    let revise = Action::new(move |number: &String| {
-        let t = target(number.clone(), String::new());
-        async move {
-            op_error.set(None);
-            match api::revise_number(t).await {
-                Ok(r) => {
-                    done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let void = Action::new(move |(number, reason, document): &(String, String, String)| {
-        let t = target(number.clone(), document.clone());
-        let reason = reason.clone();
-        async move {
-            op_error.set(None);
-            match api::void_and_replace_number(t, reason).await {
-                Ok(r) => {
-                    voiding.set(None);
-                    void_reason.set(String::new());
-                    void_document.set(String::new());
-                    done.set(Some(Done {
-                        kind: "void",
-                        number: Some(r.replacement.document_number.clone()),
-                        text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
-
+    let ops = NumberOps::new(n.counter.clone(), done, op_error, refresh);
     let next = n.next_after_sequence;
     let paged = after.get_untracked().is_some();
     view! {
@@ -302,63 +285,7 @@ fn NumbersView(
                     columns
                 }/>
                 <tbody>
-                    {n.numbers.into_iter().map(|x| {
-                        let number = x.document_number.clone();
-                        let status = x.status.clone();
-                        let key = status_key(&status);
-                        let confirmed = status == "CONFIRMED";
-                        let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
-                        view! {
-                            <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
-                                data-number=number.clone() data-revision=x.revision.clone()>
-                                <td>{x.sequence}</td>
-                                <td class="mono" data-testid="number-text">{number.clone()}</td>
-                                <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
-                                <td class="small">{x.document_id.clone()}</td>
-                                <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
-                                <td class="small">{x.cancel_reason.clone()}</td>
-                                {(is_super && confirmed).then(|| view! {
-                                    <td class="actions">
-                                        <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
-                                            on:click=move |_| { revise.dispatch(n1.clone()); }>
-                                            {move || i18n.t("ops.revise")}
-                                        </button>
-                                        " "
-                                        <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
-                                            on:click=move |_| voiding.set(Some(n2.clone()))>
-                                            {move || i18n.t("ops.void")}
-                                        </button>
-                                        {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| {
-                                            let n4 = n3.clone();
-                                            view! {
-                                                <div class="rollback-box" data-testid="void-form">
-                                                    <label class="field">
-                                                        <span>{move || i18n.t("ops.void.reason")}</span>
-                                                        <input type="text" class="wide" data-testid="void-reason" maxlength="500"
-                                                            prop:value=move || void_reason.get()
-                                                            on:input=move |ev| void_reason.set(event_target_value(&ev))/>
-                                                    </label>
-                                                    <label class="field">
-                                                        <span>{move || i18n.t("ops.document_id")}</span>
-                                                        <input type="text" data-testid="void-document-id" maxlength="100"
-                                                            prop:value=move || void_document.get()
-                                                            on:input=move |ev| void_document.set(event_target_value(&ev))/>
-                                                    </label>
-                                                    <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
-                                                        on:click=move |_| { void.dispatch((n4.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
-                                                        {move || i18n.t("ops.void.confirm")}
-                                                    </button>
-                                                    " "
-                                                    <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>
-                                                </div>
-                                            }
-                                        })}
-                                    </td>
-                                })}
-                                {(is_super && !confirmed).then(|| view! { <td></td> })}
-                            </tr>
-                        }
-                    }).collect_view()}
+                    {n.numbers.into_iter().map(|x| view! { <NumberRow x is_super ops/> }).collect_view()}
                 </tbody>
             </table>
         </div>
@@ -372,54 +299,239 @@ fn NumbersView(
         </div>
 
         <h2>{move || i18n.t("ctr.gaps")}</h2>
-        {if n.gaps.is_empty() {
-            view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any()
-        } else {
-            view! {
-                <table class="list" data-testid="gap-table">
-                    <tbody>
-                        {n.gaps.into_iter().map(|g| {
-                            let e = g.explanation.clone();
-                            let operation = e.as_ref().map(|e| e.operation.clone()).unwrap_or_default();
-                            let explained = e.is_some();
-                            let status = e.as_ref().map(|e| e.status.clone()).unwrap_or_default();
-                            view! {
-                                <tr data-testid="gap-row" data-sequence=g.sequence.to_string() data-operation=operation
-                                    data-status=status data-explained=explained.to_string()>
-                                    <td>{g.sequence}</td>
-                                    {match e {
-                                        Some(e) => view! {
-                                            <td><code>{e.operation.clone()}</code>" "{e.status.clone()}</td>
-                                            <td class="mono small">{e.document_number.clone()}</td>
-                                            <td class="small">{e.username.clone()}</td>
-                                            <td class="nowrap small">{bangkok_time(&e.at)}</td>
-                                            <td class="small details"><span class="meta">{e.metadata.as_ref().map(|m| m.to_string())}</span></td>
-                                        }.into_any(),
-                                        None => view! { <td colspan="5" class="error">{move || i18n.t("ctr.gap.unexplained")}</td> }.into_any(),
-                                    }}
-                                </tr>
-                            }
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            }.into_any()
-        }}
-        {(!n.released.is_empty()).then(|| view! {
-            <h2>{move || i18n.t("ctr.released")}</h2>
-            <table class="list" data-testid="released-table">
-                <tbody>
-                    {n.released.into_iter().map(|r| view! {
-                        <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
-                            <td>{r.sequence}</td>
-                            <td class="mono">{r.document_number.clone()}</td>
-                            <td><code>{r.status_when_released.clone()}</code></td>
-                            <td class="small">"#"{r.reset_request_id}</td>
-                            <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
+        <GapTable gaps=n.gaps/>
+        <ReleasedTable released=n.released/>
+    }
+}
+
+/// One issued number; for super admins, revise / void on a CONFIRMED one.
+#[component]
+fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
+    let i18n = use_i18n();
+    let NumberOps { voiding, revise, busy, .. } = ops;
+    let number = x.document_number.clone();
+    let status = x.status.clone();
+    let key = status_key(&status);
+    let confirmed = status == "CONFIRMED";
+    let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
+    view! {
+        <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
+            data-number=number.clone() data-revision=x.revision.clone()>
+            <td>{x.sequence}</td>
+            <td class="mono" data-testid="number-text">{number.clone()}</td>
+            <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
+            <td class="small">{x.document_id.clone()}</td>
+            <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
+            <td class="small">{x.cancel_reason.clone()}</td>
+            {(is_super && confirmed).then(|| view! {
+                <td class="actions">
+                    <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
+                        on:click=move |_| { revise.dispatch(n1.clone()); }>
+                        {move || i18n.t("ops.revise")}
+                    </button>
+                    " "
+                    <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
+                        on:click=move |_| voiding.set(Some(n2.clone()))>
+                        {move || i18n.t("ops.void")}
+                    </button>
+                    {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| view! { <VoidForm number=n3.clone() ops/> })}
+                </td>
+            })}
+            {(is_super && !confirmed).then(|| view! { <td></td> })}
+        </tr>
+    }
+}
+
+/// Void `number` and issue its replacement: the reason and the replacement's document id.
+#[component]
+fn VoidForm(number: String, ops: NumberOps) -> impl IntoView {
+    let i18n = use_i18n();
+    let NumberOps { voiding, void_reason, void_document, void, busy, .. } = ops;
+    view! {
+        <div class="rollback-box" data-testid="void-form">
+            <label class="field">
+                <span>{move || i18n.t("ops.void.reason")}</span>
+                <input type="text" class="wide" data-testid="void-reason" maxlength="500"
+                    prop:value=move || void_reason.get()
+                    on:input=move |ev| void_reason.set(event_target_value(&ev))/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("ops.document_id")}</span>
+                <input type="text" data-testid="void-document-id" maxlength="100"
+                    prop:value=move || void_document.get()
+                    on:input=move |ev| void_document.set(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
+                on:click=move |_| { void.dispatch((number.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
+                {move || i18n.t("ops.void.confirm")}
+            </button>
+            " "
+            <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>
+        </div>
+    }
+}
+
+/// The missing sequences and the audit row that explains each (or that none does).
+#[component]
+fn GapTable(gaps: Vec<GapView>) -> impl IntoView {
+    let i18n = use_i18n();
+    if gaps.is_empty() {
+        return view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any();
+    }
+    view! {
+        <table class="list" data-testid="gap-table">
+            <tbody>
+                {gaps.into_iter().map(|g| {
+                    let e = g.explanation.clone();
+                    let operation = e.as_ref().map(|e| e.operation.clone()).unwrap_or_default();
+                    let explained = e.is_some();
+                    let status = e.as_ref().map(|e| e.status.clone()).unwrap_or_default();
+                    view! {
+                        <tr data-testid="gap-row" data-sequence=g.sequence.to_string() data-operation=operation
+                            data-status=status data-explained=explained.to_string()>
+                            <td>{g.sequence}</td>
+                            {match e {
+                                Some(e) => view! {
+                                    <td><code>{e.operation.clone()}</code>" "{e.status.clone()}</td>
+                                    <td class="mono small">{e.document_number.clone()}</td>
+                                    <td class="small">{e.username.clone()}</td>
+                                    <td class="nowrap small">{bangkok_time(&e.at)}</td>
+                                    <td class="small details"><span class="meta">{e.metadata.as_ref().map(|m| m.to_string())}</span></td>
+                                }.into_any(),
+                                None => view! { <td colspan="5" class="error">{move || i18n.t("ctr.gap.unexplained")}</td> }.into_any(),
+                            }}
                         </tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
-        })}
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// The numbers a reset released (only when there are some).
+#[component]
+fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
+    let i18n = use_i18n();
+    (!released.is_empty()).then(|| view! {
+        <h2>{move || i18n.t("ctr.released")}</h2>
+        <table class="list" data-testid="released-table">
+            <tbody>
+                {released.into_iter().map(|r| view! {
+                    <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
+                        <td>{r.sequence}</td>
+                        <td class="mono">{r.document_number.clone()}</td>
+                        <td><code>{r.status_when_released.clone()}</code></td>
+                        <td class="small">"#"{r.reset_request_id}</td>
+                        <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+    })
+}
+
+/// The super admins' operations on one counter and their forms' state: request a reset, register a legacy
+/// number, move the counter forward. Each reports to `done` / `op_error` and refreshes the page.
+#[derive(Clone, Copy)]
+struct CounterActions {
+    reset_value: RwSignal<String>,
+    reset_reason: RwSignal<String>,
+    legacy_number: RwSignal<String>,
+    legacy_document: RwSignal<String>,
+    legacy_reason: RwSignal<String>,
+    set_value: RwSignal<String>,
+    set_reason: RwSignal<String>,
+    reset: Action<(Option<i64>, String), ()>,
+    register: Action<(String, String, String), ()>,
+    set: Action<(i64, String), ()>,
+    op_error: RwSignal<Option<String>>,
+    busy: Signal<bool>,
+}
+
+impl CounterActions {
+    fn new(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
+        let i18n = use_i18n();
+        let reset_value = RwSignal::new("0".to_string());
+        let reset_reason = RwSignal::new(String::new());
+        let legacy_number = RwSignal::new(String::new());
+        let legacy_document = RwSignal::new(String::new());
+        let legacy_reason = RwSignal::new(String::new());
+        let set_value = RwSignal::new(String::new());
+        let set_reason = RwSignal::new(String::new());
+
+        let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
+            let (value, reason) = (*value, reason.clone());
+            async move {
+                op_error.set(None);
+                match api::request_counter_reset(counter_id, value, reason).await {
+                    Ok(env) => {
+                        reset_reason.set(String::new());
+                        done.set(Some(Done {
+                            kind: "reset",
+                            number: None,
+                            text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let register = Action::new(move |(number, document, reason): &(String, String, String)| {
+            let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
+            async move {
+                op_error.set(None);
+                match api::override_register_number(counter_id, number, Some(document), reason).await {
+                    Ok(r) => {
+                        legacy_number.set(String::new());
+                        legacy_document.set(String::new());
+                        legacy_reason.set(String::new());
+                        let number = r.registered.map(|x| x.document_number);
+                        done.set(Some(Done {
+                            kind: "register",
+                            text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
+                            number,
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let set = Action::new(move |(value, reason): &(i64, String)| {
+            let (value, reason) = (*value, reason.clone());
+            async move {
+                op_error.set(None);
+                match api::override_counter_value(counter_id, value, reason).await {
+                    Ok(r) => {
+                        set_reason.set(String::new());
+                        done.set(Some(Done {
+                            kind: "set",
+                            number: None,
+                            text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
+        CounterActions {
+            reset_value,
+            reset_reason,
+            legacy_number,
+            legacy_document,
+            legacy_reason,
+            set_value,
+            set_reason,
+            reset,
+            register,
+            set,
+            op_error,
+            busy,
+        }
     }
 }
 
@@ -427,168 +539,110 @@ fn NumbersView(
 #[component]
 fn CounterOps(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
-    let reset_value = RwSignal::new("0".to_string());
-    let reset_reason = RwSignal::new(String::new());
-    let legacy_number = RwSignal::new(String::new());
-    let legacy_document = RwSignal::new(String::new());
-    let legacy_reason = RwSignal::new(String::new());
-    let set_value = RwSignal::new(String::new());
-    let set_reason = RwSignal::new(String::new());
-
-    let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
-        let (value, reason) = (*value, reason.clone());
-        async move {
-            op_error.set(None);
-            match api::request_counter_reset(counter_id, value, reason).await {
-                Ok(env) => {
-                    reset_reason.set(String::new());
-                    done.set(Some(Done {
-                        kind: "reset",
-                        number: None,
-                        text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let register = Action::new(move |(number, document, reason): &(String, String, String)| {
-        let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
-        async move {
-            op_error.set(None);
-            match api::override_register_number(counter_id, number, Some(document), reason).await {
-                Ok(r) => {
-                    legacy_number.set(String::new());
-                    legacy_document.set(String::new());
-                    legacy_reason.set(String::new());
-                    let number = r.registered.map(|x| x.document_number);
-                    done.set(Some(Done {
-                        kind: "register",
-                        text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
-                        number,
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let set = Action::new(move |(value, reason): &(i64, String)| {
-        let (value, reason) = (*value, reason.clone());
-        async move {
-            op_error.set(None);
-            match api::override_counter_value(counter_id, value, reason).await {
-                Ok(r) => {
-                    set_reason.set(String::new());
-                    done.set(Some(Done {
-                        kind: "set",
-                        number: None,
-                        text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
-                    }));
-                    refresh.run(());
-                }
-                Err(e) => op_error.set(Some(error_text(&e))),
-            }
-        }
-    });
-    let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
-    // Unicode characters, as the server counts them (it decides; this is only a hint)
-    let reason_chars = Signal::derive(move || reset_reason.with(|r| r.trim().chars().count()));
-
+    let ops = CounterActions::new(counter_id, done, op_error, refresh);
     view! {
         <div class="ops" data-testid="superadmin-ops">
             <h2>{move || i18n.t("ops.title")}</h2>
-            <div class="rollback-box">
-                <h3>{move || i18n.t("ops.reset")}</h3>
-                <label class="field small-field">
-                    <span>{move || i18n.t("ops.reset.value")}</span>
-                    <input type="number" min="0" data-testid="reset-value"
-                        prop:value=move || reset_value.get()
-                        on:input=move |ev| reset_value.set(event_target_value(&ev))/>
-                </label>
-                <label class="field">
-                    <span>{move || i18n.t("ops.reset.reason")}</span>
-                    <textarea data-testid="reset-reason" rows="2" maxlength="500"
-                        prop:value=move || reset_reason.get()
-                        on:input=move |ev| reset_reason.set(event_target_value(&ev))></textarea>
-                </label>
-                <p class="small" data-testid="reset-reason-count" data-count=move || reason_chars.get().to_string()
-                    class:warn=move || reason_chars.get() < MIN_RESET_REASON_CHARS>
-                    {move || format!("{} / {} {}", reason_chars.get(), MIN_RESET_REASON_CHARS, i18n.t("ops.reset.chars"))}
-                </p>
-                <button type="button" class="primary" data-testid="reset-request" disabled=move || busy.get()
-                    on:click=move |_| {
-                        let value = reset_value.with_untracked(|v| v.trim().parse().ok());
-                        reset.dispatch((value, reset_reason.get_untracked()));
-                    }>
-                    {move || i18n.t("ops.reset.submit")}
-                </button>
-            </div>
-            <div class="rollback-box">
-                <h3>{move || i18n.t("ops.override")}</h3>
-                <div class="form-grid">
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.number")}</span>
-                        <input type="text" data-testid="override-number" maxlength="100"
-                            prop:value=move || legacy_number.get()
-                            on:input=move |ev| legacy_number.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.document_id")}</span>
-                        <input type="text" data-testid="override-document-id" maxlength="100"
-                            prop:value=move || legacy_document.get()
-                            on:input=move |ev| legacy_document.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.reason")}</span>
-                        <input type="text" data-testid="override-reason" maxlength="500"
-                            prop:value=move || legacy_reason.get()
-                            on:input=move |ev| legacy_reason.set(event_target_value(&ev))/>
-                    </label>
-                </div>
-                <button type="button" class="secondary" data-testid="override-register" disabled=move || busy.get()
-                    on:click=move |_| {
-                        register.dispatch((legacy_number.get_untracked(), legacy_document.get_untracked(), legacy_reason.get_untracked()));
-                    }>
-                    {move || i18n.t("ops.override.register")}
-                </button>
-                <div class="form-grid">
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.value")}</span>
-                        <input type="number" min="0" data-testid="override-value"
-                            prop:value=move || set_value.get()
-                            on:input=move |ev| set_value.set(event_target_value(&ev))/>
-                    </label>
-                    <label class="field">
-                        <span>{move || i18n.t("ops.override.reason")}</span>
-                        <input type="text" data-testid="override-value-reason" maxlength="500"
-                            prop:value=move || set_reason.get()
-                            on:input=move |ev| set_reason.set(event_target_value(&ev))/>
-                    </label>
-                </div>
-                <button type="button" class="secondary" data-testid="override-set" disabled=move || busy.get()
-                    on:click=move |_| {
-                        match set_value.with_untracked(|v| v.trim().parse::<i64>()) {
-                            Ok(v) => { set.dispatch((v, set_reason.get_untracked())); }
-                            Err(_) => op_error.set(Some(i18n.t("ops.override.value").to_string())),
-                        }
-                    }>
-                    {move || i18n.t("ops.override.set")}
-                </button>
-            </div>
+            <ResetRequestForm ops/>
+            <OverrideForms ops/>
         </div>
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Request a reset of the counter (to a value, with a reason the server counts).
+#[component]
+fn ResetRequestForm(ops: CounterActions) -> impl IntoView {
+    let i18n = use_i18n();
+    let CounterActions { reset_value, reset_reason, reset, busy, .. } = ops;
+    // Unicode characters, as the server counts them (it decides; this is only a hint)
+    let reason_chars = Signal::derive(move || reset_reason.with(|r| r.trim().chars().count()));
+    view! {
+        <div class="rollback-box">
+            <h3>{move || i18n.t("ops.reset")}</h3>
+            <label class="field small-field">
+                <span>{move || i18n.t("ops.reset.value")}</span>
+                <input type="number" min="0" data-testid="reset-value"
+                    prop:value=move || reset_value.get()
+                    on:input=move |ev| reset_value.set(event_target_value(&ev))/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("ops.reset.reason")}</span>
+                <textarea data-testid="reset-reason" rows="2" maxlength="500"
+                    prop:value=move || reset_reason.get()
+                    on:input=move |ev| reset_reason.set(event_target_value(&ev))></textarea>
+            </label>
+            <p class="small" data-testid="reset-reason-count" data-count=move || reason_chars.get().to_string()
+                class:warn=move || reason_chars.get() < MIN_RESET_REASON_CHARS>
+                {move || format!("{} / {} {}", reason_chars.get(), MIN_RESET_REASON_CHARS, i18n.t("ops.reset.chars"))}
+            </p>
+            <button type="button" class="primary" data-testid="reset-request" disabled=move || busy.get()
+                on:click=move |_| {
+                    let value = reset_value.with_untracked(|v| v.trim().parse().ok());
+                    reset.dispatch((value, reset_reason.get_untracked()));
+                }>
+                {move || i18n.t("ops.reset.submit")}
+            </button>
+        </div>
+    }
+}
 
-    #[test]
-    fn periods_read_in_buddhist_years() {
-        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
-        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
-        assert_eq!(period_label("NONE"), "NONE");
+/// Register a legacy number on the counter, or set the counter's value.
+#[component]
+fn OverrideForms(ops: CounterActions) -> impl IntoView {
+    let i18n = use_i18n();
+    let CounterActions { legacy_number, legacy_document, legacy_reason, set_value, set_reason, register, set, op_error, busy, .. } = ops;
+    view! {
+        <div class="rollback-box">
+            <h3>{move || i18n.t("ops.override")}</h3>
+            <div class="form-grid">
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.number")}</span>
+                    <input type="text" data-testid="override-number" maxlength="100"
+                        prop:value=move || legacy_number.get()
+                        on:input=move |ev| legacy_number.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ops.document_id")}</span>
+                    <input type="text" data-testid="override-document-id" maxlength="100"
+                        prop:value=move || legacy_document.get()
+                        on:input=move |ev| legacy_document.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.reason")}</span>
+                    <input type="text" data-testid="override-reason" maxlength="500"
+                        prop:value=move || legacy_reason.get()
+                        on:input=move |ev| legacy_reason.set(event_target_value(&ev))/>
+                </label>
+            </div>
+            <button type="button" class="secondary" data-testid="override-register" disabled=move || busy.get()
+                on:click=move |_| {
+                    register.dispatch((legacy_number.get_untracked(), legacy_document.get_untracked(), legacy_reason.get_untracked()));
+                }>
+                {move || i18n.t("ops.override.register")}
+            </button>
+            <div class="form-grid">
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.value")}</span>
+                    <input type="number" min="0" data-testid="override-value"
+                        prop:value=move || set_value.get()
+                        on:input=move |ev| set_value.set(event_target_value(&ev))/>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ops.override.reason")}</span>
+                    <input type="text" data-testid="override-value-reason" maxlength="500"
+                        prop:value=move || set_reason.get()
+                        on:input=move |ev| set_reason.set(event_target_value(&ev))/>
+                </label>
+            </div>
+            <button type="button" class="secondary" data-testid="override-set" disabled=move || busy.get()
+                on:click=move |_| {
+                    match set_value.with_untracked(|v| v.trim().parse::<i64>()) {
+                        Ok(v) => { set.dispatch((v, set_reason.get_untracked())); }
+                        Err(_) => op_error.set(Some(i18n.t("ops.override.value").to_string())),
+                    }
+                }>
+                {move || i18n.t("ops.override.set")}
+            </button>
+        </div>
     }
 }

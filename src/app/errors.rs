@@ -117,56 +117,7 @@ fn ErrorLog() -> impl IntoView {
                 {if p.rows.is_empty() {
                     view! { <p class="muted" data-testid="error-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
                 } else {
-                    view! {
-                        <div class="table-wrap">
-                            <table class="list" data-testid="error-table">
-                                <thead><tr>
-                                    <th>{move || i18n.t("errors.col.time")}</th>
-                                    <th>{move || i18n.t("errors.col.type")}</th>
-                                    <th>{move || i18n.t("errors.col.message")}</th>
-                                    <th>{move || i18n.t("errors.col.ref")}</th>
-                                    <th>"IP"</th>
-                                    <th>{move || i18n.t("errors.col.state")}</th>
-                                    <th></th>
-                                </tr></thead>
-                                <tbody>
-                                    {p.rows.into_iter().map(|r| {
-                                        let id = r.id;
-                                        let resolved_at = r.resolved_at.as_ref().map(bangkok_time);
-                                        let is_resolved = resolved_at.is_some();
-                                        view! {
-                                            <tr data-testid="error-row" data-error-id=id.to_string() data-type=r.error_type.clone()
-                                                data-resolved=is_resolved.to_string() class:resolved=is_resolved>
-                                                <td class="nowrap">{bangkok_time(&r.created_at)}</td>
-                                                <td>
-                                                    <code data-testid="error-row-type">{r.error_type.clone()}</code>
-                                                    {r.code.clone().filter(|c| *c != r.error_type).map(|c| view! { <div class="small muted">{c}</div> })}
-                                                </td>
-                                                <td class="small" data-testid="error-row-message">{r.message.clone()}</td>
-                                                <td class="small">{r.ref_id.clone().map(|x| view! { <code data-testid="error-row-ref">{x}</code> })}</td>
-                                                <td class="small muted">{r.ip_address.clone()}</td>
-                                                <td data-testid="error-state">
-                                                    {match resolved_at {
-                                                        Some(t) => view! { <span class="ok">{move || i18n.t("errors.resolved")}</span><div class="small muted">{t}</div> }.into_any(),
-                                                        None => view! { <span class="warn">{move || i18n.t("errors.open")}</span> }.into_any(),
-                                                    }}
-                                                </td>
-                                                <td>
-                                                    {(!is_resolved).then(|| view! {
-                                                        <button type="button" class="secondary small" data-testid="error-resolve"
-                                                            disabled=move || resolve.pending().get()
-                                                            on:click=move |_| { action_error.set(None); resolve.dispatch(id); }>
-                                                            {move || i18n.t("errors.resolve")}
-                                                        </button>
-                                                    })}
-                                                </td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        </div>
-                    }.into_any()
+                    view! { <ErrorTable rows=p.rows resolve action_error/> }.into_any()
                 }}
             }
         })}
@@ -176,5 +127,61 @@ fn ErrorLog() -> impl IntoView {
             total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
             busy=loading
             go/>
+    }
+}
+
+/// The logged errors of one page, each with a "resolved" button while it is open.
+#[component]
+fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<i64, ()>, action_error: RwSignal<Option<String>>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="table-wrap">
+            <table class="list" data-testid="error-table">
+                <thead><tr>
+                    <th>{move || i18n.t("errors.col.time")}</th>
+                    <th>{move || i18n.t("errors.col.type")}</th>
+                    <th>{move || i18n.t("errors.col.message")}</th>
+                    <th>{move || i18n.t("errors.col.ref")}</th>
+                    <th>"IP"</th>
+                    <th>{move || i18n.t("errors.col.state")}</th>
+                    <th></th>
+                </tr></thead>
+                <tbody>
+                    {rows.into_iter().map(|r| {
+                        let id = r.id;
+                        let resolved_at = r.resolved_at.as_ref().map(bangkok_time);
+                        let is_resolved = resolved_at.is_some();
+                        view! {
+                            <tr data-testid="error-row" data-error-id=id.to_string() data-type=r.error_type.clone()
+                                data-resolved=is_resolved.to_string() class:resolved=is_resolved>
+                                <td class="nowrap">{bangkok_time(&r.created_at)}</td>
+                                <td>
+                                    <code data-testid="error-row-type">{r.error_type.clone()}</code>
+                                    {r.code.clone().filter(|c| *c != r.error_type).map(|c| view! { <div class="small muted">{c}</div> })}
+                                </td>
+                                <td class="small" data-testid="error-row-message">{r.message.clone()}</td>
+                                <td class="small">{r.ref_id.clone().map(|x| view! { <code data-testid="error-row-ref">{x}</code> })}</td>
+                                <td class="small muted">{r.ip_address.clone()}</td>
+                                <td data-testid="error-state">
+                                    {match resolved_at {
+                                        Some(t) => view! { <span class="ok">{move || i18n.t("errors.resolved")}</span><div class="small muted">{t}</div> }.into_any(),
+                                        None => view! { <span class="warn">{move || i18n.t("errors.open")}</span> }.into_any(),
+                                    }}
+                                </td>
+                                <td>
+                                    {(!is_resolved).then(|| view! {
+                                        <button type="button" class="secondary small" data-testid="error-resolve"
+                                            disabled=move || resolve.pending().get()
+                                            on:click=move |_| { action_error.set(None); resolve.dispatch(id); }>
+                                            {move || i18n.t("errors.resolve")}
+                                        </button>
+                                    })}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

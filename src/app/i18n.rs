@@ -341,16 +341,20 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("ref.import_help", "เอกสาร JSON มีหมวด organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (ไม่บังคับทุกหมวด) รายการที่มีรหัสอยู่แล้วจะถูกแก้ไข ที่ยังไม่มีจะถูกสร้าง — ทั้งหมดหรือไม่เลย", "A JSON document with sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (all optional). Items whose code exists are updated, others created — all or nothing."),
 ];
 
-/// The word for `key` in `lang`; the key itself if the dictionary lacks it.
+/// The word for `key` in `lang`; the key itself if the dictionary lacks it (a debug build also logs a warning;
+/// the test `every_key_the_pages_use_is_in_both_languages` keeps that from happening).
 pub fn word(lang: Lang, key: &'static str) -> &'static str {
-    WORDS
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .map(|(_, th, en)| match lang {
-            Lang::Th => *th,
-            Lang::En => *en,
-        })
-        .unwrap_or(key)
+    match WORDS.iter().find(|(k, _, _)| *k == key) {
+        Some((_, th, en)) => match lang {
+            Lang::Th => th,
+            Lang::En => en,
+        },
+        None => {
+            #[cfg(debug_assertions)]
+            leptos::logging::warn!("i18n: no word for the key {key:?}");
+            key
+        }
+    }
 }
 
 /// The language signal, provided once by `App`.
@@ -437,5 +441,104 @@ mod tests {
         for (i, (k, _, _)) in WORDS.iter().enumerate() {
             assert!(WORDS[i + 1..].iter().all(|(k2, _, _)| k2 != k), "duplicate key {k}");
         }
+    }
+
+    /// Both languages have the same keys: every entry has a Thai and an English word.
+    #[test]
+    fn both_languages_have_every_key() {
+        for (k, th, en) in WORDS {
+            assert!(looks_like_key(k), "the dictionary key {k:?} does not look like a key");
+            assert!(!th.trim().is_empty(), "no Thai word for {k}");
+            assert!(!en.trim().is_empty(), "no English word for {k}");
+        }
+    }
+
+    /// `area.name[.more]`: lower-case area, then parts of letters, digits, `_` and `-`
+    /// (e.g. `tpl.kp.YEARLY`, `ref.kind.sub-types`).
+    fn looks_like_key(s: &str) -> bool {
+        let mut parts = s.split('.');
+        let area = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        !area.is_empty()
+            && area.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            && !rest.is_empty()
+            && rest.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    }
+
+    /// The string literals of Rust source that look like keys (comment lines skipped). The pages pass keys only
+    /// as literals (`t` takes a `&'static str`): directly, through a `match` that picks one, or as a prop
+    /// (`label="tpl.project"`), so every key a page can show is one of these.
+    fn key_literals(source: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for line in source.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            let mut chars = line.chars();
+            let mut current: Option<String> = None;
+            while let Some(c) = chars.next() {
+                match (&mut current, c) {
+                    (None, '"') => current = Some(String::new()),
+                    (Some(lit), '"') => {
+                        if looks_like_key(lit) {
+                            found.push(lit.clone());
+                        }
+                        current = None;
+                    }
+                    (Some(lit), '\\') => {
+                        lit.push('\\');
+                        lit.extend(chars.next());
+                    }
+                    (Some(lit), c) => lit.push(c),
+                    (None, _) => {}
+                }
+            }
+        }
+        found
+    }
+
+    /// The keys in `source` the dictionary lacks.
+    fn missing_keys(source: &str) -> Vec<String> {
+        key_literals(source).into_iter().filter(|k| !WORDS.iter().any(|(w, _, _)| w == k)).collect()
+    }
+
+    /// Every `.rs` file under `dir`, as (path, text).
+    fn sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).expect("a readable source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a readable source file");
+                out.push((path.display().to_string(), text));
+            }
+        }
+    }
+
+    #[test]
+    fn the_key_scan_finds_keys_and_misses() {
+        let page = r#"
+            view! { <h1>{move || i18n.t("tpl.title")}</h1> <IdSelect label="ref.kind.sub-types"/> }
+            let k = match s { ResetScope::Yearly => "tpl.kp.YEARLY", _ => "tpl.no_such_word" };
+            // a comment naming "tpl.in_a_comment" is not a use
+            let not_keys = ("/pkg/docnum.css", "a b.c", "Tpl.x", "x", "{PROJECT}-{SEQ:4}", "\"q.r\"");
+        "#;
+        assert_eq!(key_literals(page), ["tpl.title", "ref.kind.sub-types", "tpl.kp.YEARLY", "tpl.no_such_word"]);
+        assert_eq!(missing_keys(page), ["tpl.no_such_word"]);
+    }
+
+    /// Every key the pages under `src/app/` use is in the dictionary (and so, by the test above, in both
+    /// languages); a missing one would show as the key itself.
+    #[test]
+    fn every_key_the_pages_use_is_in_both_languages() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+        let mut files = Vec::new();
+        sources(&dir, &mut files);
+        assert!(files.len() > 10, "the pages were not found under {}", dir.display());
+        let mut used = 0;
+        let mut missing = Vec::new();
+        for (path, text) in files.iter().filter(|(p, _)| !p.ends_with("i18n.rs")) {
+            used += key_literals(text).len();
+            missing.extend(missing_keys(text).into_iter().map(|k| format!("{k} ({path})")));
+        }
+        assert!(used > 100, "only {used} keys found: the scan is broken");
+        assert!(missing.is_empty(), "keys missing from the dictionary: {missing:#?}");
     }
 }

@@ -8,7 +8,7 @@ use super::api::error_text;
 use super::i18n::use_i18n;
 use crate::contract::Role;
 use crate::contract::import::{ImportFormat, ImportReport};
-use super::widgets::{AdminPage, ErrorSlot, TableHead};
+use super::widgets::{AdminPage, ErrorSlot, ReportView};
 
 #[component]
 pub fn ImportPage() -> impl IntoView {
@@ -115,64 +115,6 @@ fn BulkImport() -> impl IntoView {
         </div>
         <ErrorSlot error/>
         {move || report.get().map(|r| view! { <ReportView report=r/> })}
-    }
-}
-
-/// The report of an import (bulk or reference data): a summary line and one table row per input row.
-#[component]
-pub fn ReportView(report: ImportReport) -> impl IntoView {
-    let i18n = use_i18n();
-    let state = if report.dry_run {
-        "dry"
-    } else if report.applied {
-        "applied"
-    } else {
-        "refused"
-    };
-    let state_key = match state {
-        "dry" => "import.state.dry",
-        "applied" => "import.state.applied",
-        _ => "import.state.refused",
-    };
-    let (total, ok, err) = (report.total, report.ok_rows, report.error_rows);
-    let summary_class = if err > 0 { "error" } else { "" };
-    view! {
-        <div class="import-report" data-testid="import-report" data-state=state>
-            <p data-testid="import-summary" class=summary_class>
-                <strong data-testid="import-state">{move || i18n.t(state_key)}</strong>
-                " · " {move || i18n.t("import.total")} ": " <span data-testid="import-total">{total}</span>
-                " · " {move || i18n.t("import.ok_rows")} ": " <span data-testid="import-ok">{ok}</span>
-                " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
-            </p>
-            <table class="list">
-                <TableHead columns=vec!["import.row", "import.kind", "import.key", "import.action", "import.last_number", "import.result"]/>
-                <tbody>
-                    {report.rows.into_iter().map(|r| {
-                        let message = r.message.clone().unwrap_or_default();
-                        let detail = r.detail.clone().unwrap_or_default();
-                        let ok = r.ok;
-                        view! {
-                            <tr data-testid="report-row" data-row=r.row.to_string() data-kind=r.kind.clone() data-ok=ok.to_string() class:error=!ok>
-                                <td>{r.row}</td>
-                                <td>{r.kind.clone()}</td>
-                                <td data-testid="report-key">{r.key.clone().unwrap_or_default()}</td>
-                                <td>{r.action.clone().unwrap_or_default()}</td>
-                                <td data-testid="report-last">{r.last_number.map(|n| n.to_string()).unwrap_or_default()}</td>
-                                <td data-testid="report-result">
-                                    {move || if ok {
-                                        i18n.t("import.ok").to_string()
-                                    } else if i18n.lang.get() == super::i18n::Lang::En && !detail.is_empty() {
-                                        detail.clone()
-                                    } else {
-                                        message.clone()
-                                    }}
-                                </td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        </div>
     }
 }
 

@@ -8,10 +8,9 @@ use serde_json::json;
 use super::api::{self, error_text};
 use super::api_import;
 use super::i18n::use_i18n;
-use super::import::ReportView;
 use crate::contract::{ReferenceData, Role, UserInfo};
 use crate::contract::import::ImportReport;
-use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, RequireUser};
+use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, ReportView, RequireUser};
 
 const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"];
 
@@ -63,6 +62,67 @@ fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
     }
 }
 
+/// The item form's state: None in `editing` = a new item.
+#[derive(Clone, Copy)]
+struct ItemForm {
+    editing: RwSignal<Option<i64>>,
+    code: RwSignal<String>,
+    name: RwSignal<String>,
+    role: RwSignal<String>,
+    active: RwSignal<bool>,
+    members: RwSignal<Vec<i64>>,
+    corr_type: RwSignal<Option<i64>>,
+    number: RwSignal<String>,
+    error: RwSignal<Option<String>>,
+    saved: RwSignal<bool>,
+}
+
+impl ItemForm {
+    fn new() -> Self {
+        ItemForm {
+            editing: RwSignal::new(None),
+            code: RwSignal::new(String::new()),
+            name: RwSignal::new(String::new()),
+            role: RwSignal::new("CONTRACTOR".to_string()),
+            active: RwSignal::new(true),
+            members: RwSignal::new(Vec::new()),
+            corr_type: RwSignal::new(None),
+            number: RwSignal::new(String::new()),
+            error: RwSignal::new(None),
+            saved: RwSignal::new(false),
+        }
+    }
+
+    /// An empty form for a new item.
+    fn clear(&self) {
+        self.editing.set(None);
+        self.code.set(String::new());
+        self.name.set(String::new());
+        self.role.set("CONTRACTOR".into());
+        self.active.set(true);
+        self.members.set(vec![]);
+        self.corr_type.set(None);
+        self.number.set(String::new());
+        self.error.set(None);
+        self.saved.set(false);
+    }
+
+    /// The form filled with `r` to edit it.
+    fn edit(&self, r: Row) {
+        self.clear();
+        self.editing.set(Some(r.id));
+        self.code.set(r.code);
+        self.name.set(r.name);
+        if !r.role.is_empty() {
+            self.role.set(r.role);
+        }
+        self.active.set(r.active);
+        self.members.set(r.members);
+        self.corr_type.set(Some(r.corr_type_id).filter(|id| *id != 0));
+        self.number.set(r.number);
+    }
+}
+
 #[component]
 fn ReferenceAdmin() -> impl IntoView {
     let i18n = use_i18n();
@@ -72,44 +132,8 @@ fn ReferenceAdmin() -> impl IntoView {
         async move { api::fetch_reference_data().await.map_err(|e| error_text(&e)) }
     });
     let kind = RwSignal::new("projects".to_string());
-
-    // the form: None = a new item
-    let editing = RwSignal::new(None::<i64>);
-    let code = RwSignal::new(String::new());
-    let name = RwSignal::new(String::new());
-    let role = RwSignal::new("CONTRACTOR".to_string());
-    let active = RwSignal::new(true);
-    let members = RwSignal::new(Vec::<i64>::new());
-    let corr_type = RwSignal::new(None::<i64>);
-    let number = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
-    let saved = RwSignal::new(false);
-
-    let clear = move || {
-        editing.set(None);
-        code.set(String::new());
-        name.set(String::new());
-        role.set("CONTRACTOR".into());
-        active.set(true);
-        members.set(vec![]);
-        corr_type.set(None);
-        number.set(String::new());
-        error.set(None);
-        saved.set(false);
-    };
-    let edit = move |r: Row| {
-        clear();
-        editing.set(Some(r.id));
-        code.set(r.code);
-        name.set(r.name);
-        if !r.role.is_empty() {
-            role.set(r.role);
-        }
-        active.set(r.active);
-        members.set(r.members);
-        corr_type.set(Some(r.corr_type_id).filter(|id| *id != 0));
-        number.set(r.number);
-    };
+    let form = ItemForm::new();
+    let ItemForm { editing, code, name, role, active, members, corr_type, number, error, saved } = form;
 
     let save = Action::new(move |_: &()| {
         let k = kind.get_untracked();
@@ -142,7 +166,187 @@ fn ReferenceAdmin() -> impl IntoView {
         }
     });
 
-    // JSON import
+    view! {
+        <section class="card">
+            <h1>{move || i18n.t("ref.title")}</h1>
+            <label class="field">
+                <span>{move || i18n.t("ref.kind")}</span>
+                <select data-testid="ref-kind" prop:value=move || kind.get()
+                    on:change=move |ev| { kind.set(event_target_value(&ev)); form.clear(); }>
+                    {KINDS.iter().map(|k| view! { <option value=*k>{move || i18n.t(kind_key(k))}</option> }).collect_view()}
+                </select>
+            </label>
+            {move || match data.get() {
+                None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+                Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
+                Some(Ok(d)) => {
+                    let k = kind.get();
+                    view! {
+                        <ItemTable d=d.clone() k=k.clone() form/>
+
+                        <h2 data-testid="ref-form-title">{move || if editing.get().is_some() { i18n.t("ref.editing") } else { i18n.t("ref.creating") }}</h2>
+                        <ItemEditor d k form save/>
+                        <ErrorSlot error/>
+                    }.into_any()
+                }
+            }}
+        </section>
+        <ReferenceImport version/>
+    }
+}
+
+/// The items of kind `k`, each with an edit button.
+#[component]
+fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
+    let i18n = use_i18n();
+    let orgs = d.organizations.clone();
+    let types = d.correspondence_types.clone();
+    let org_code = move |id: i64| orgs.iter().find(|o| o.id == id).map(|o| o.code.clone()).unwrap_or_else(|| format!("#{id}"));
+    let type_code = move |id: i64| types.iter().find(|t| t.id == id).map(|t| t.code.clone()).unwrap_or_default();
+    let is_project = k == "projects";
+    let is_org = k == "organizations";
+    let is_sub = k == "sub-types";
+    view! {
+        <table class="list" data-testid="ref-table" data-kind=k.clone()>
+            <thead><tr>
+                <th>{move || i18n.t("ref.code")}</th>
+                <th>{move || i18n.t("ref.name")}</th>
+                <th>{move || if is_project { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "" }}</th>
+                <th>{move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else { "" }}</th>
+                <th></th>
+            </tr></thead>
+            <tbody>
+                {rows(&d, &k).into_iter().map(|r| {
+                    let extra = if is_project {
+                        String::new()
+                    } else if is_org {
+                        r.role.clone()
+                    } else if is_sub {
+                        type_code(r.corr_type_id)
+                    } else {
+                        String::new()
+                    };
+                    let extra2 = if is_project {
+                        r.members.iter().map(|m| org_code(*m)).collect::<Vec<_>>().join(", ")
+                    } else {
+                        r.number.clone()
+                    };
+                    let active = r.active;
+                    let row = r.clone();
+                    view! {
+                        <tr data-testid="ref-row" data-code=r.code.clone() data-id=r.id.to_string() class:revoked=!active>
+                            <td><code>{r.code.clone()}</code></td>
+                            <td data-testid="ref-row-name">{r.name.clone()}</td>
+                            <td data-testid="ref-row-extra">{move || if is_project { if active { i18n.t("ref.active").to_string() } else { i18n.t("ref.inactive").to_string() } } else { extra.clone() }}</td>
+                            <td data-testid="ref-row-extra2">{extra2}</td>
+                            <td>
+                                <button type="button" class="small" data-testid="ref-edit"
+                                    on:click=move |_| form.edit(row.clone())>
+                                    {move || i18n.t("ref.edit")}
+                                </button>
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The form that creates or edits an item of kind `k` (codes are fixed once created).
+#[component]
+fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>) -> impl IntoView {
+    let i18n = use_i18n();
+    let ItemForm { editing, code, name, role, active, members, corr_type, number, error, saved } = form;
+    let is_project = k == "projects";
+    let is_org = k == "organizations";
+    let is_sub = k == "sub-types";
+    view! {
+        <form class="ref-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            error.set(None);
+            saved.set(false);
+            save.dispatch(());
+        }>
+            {is_sub.then(|| view! {
+                <label class="field">
+                    <span>{move || i18n.t("ref.type")}</span>
+                    <select data-testid="ref-type" disabled=move || editing.get().is_some()
+                        prop:value=move || corr_type.get().map(|id| id.to_string()).unwrap_or_default()
+                        on:change=move |ev| corr_type.set(parse_id(&event_target_value(&ev)))>
+                        <option value="">{move || i18n.t("common.choose")}</option>
+                        {d.correspondence_types.iter().map(|t| view! { <option value=t.id.to_string() data-code=t.code.clone()>{t.code.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label class="field">
+                    <span>{move || i18n.t("ref.number")}</span>
+                    <input type="text" maxlength="5" data-testid="ref-number" disabled=move || editing.get().is_some()
+                        prop:value=move || number.get() on:input=move |ev| number.set(event_target_value(&ev))/>
+                </label>
+            })}
+            <label class="field">
+                <span>{move || i18n.t("ref.code")}</span>
+                <input type="text" maxlength="20" data-testid="ref-code"
+                    disabled=move || editing.get().is_some() && !is_sub
+                    title=move || if editing.get().is_some() { i18n.t("ref.code_fixed") } else { "" }
+                    prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))/>
+            </label>
+            <label class="field">
+                <span>{move || i18n.t("ref.name")}</span>
+                <input type="text" maxlength="200" data-testid="ref-name"
+                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
+            </label>
+            {is_org.then(|| view! {
+                <label class="field">
+                    <span>{move || i18n.t("ref.role")}</span>
+                    <select data-testid="ref-role" prop:value=move || role.get() on:change=move |ev| role.set(event_target_value(&ev))>
+                        {["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].into_iter().map(|r| view! { <option value=r>{r}</option> }).collect_view()}
+                    </select>
+                </label>
+            })}
+            {is_project.then(|| view! {
+                <label class="check">
+                    <input type="checkbox" data-testid="ref-active" prop:checked=move || active.get()
+                        on:change=move |ev| active.set(event_target_checked(&ev))/>
+                    {move || i18n.t("ref.active")}
+                </label>
+                <fieldset class="checks">
+                    <legend>{move || i18n.t("ref.members")}</legend>
+                    {d.organizations.iter().map(|o| {
+                        let id = o.id;
+                        view! {
+                            <label class="check">
+                                <input type="checkbox" data-testid="ref-member" data-code=o.code.clone()
+                                    prop:checked=move || members.with(|m| m.contains(&id))
+                                    on:change=move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        members.update(|m| { m.retain(|x| *x != id); if on { m.push(id) } });
+                                    }/>
+                                {o.code.clone()}
+                            </label>
+                        }
+                    }).collect_view()}
+                </fieldset>
+            })}
+            <div class="actions">
+                <button type="submit" class="primary" data-testid="ref-save" disabled=move || save.pending().get()>
+                    {move || i18n.t("ref.save")}
+                </button>
+                " "
+                <button type="button" data-testid="ref-new" on:click=move |_| form.clear()>
+                    {move || i18n.t("ref.new")}
+                </button>
+                {move || saved.get().then(|| view! { <span class="ok" data-testid="ref-saved">{i18n.t("ref.saved")}</span> })}
+            </div>
+        </form>
+    }
+}
+
+/// Import a whole JSON document of reference data (dry run first); a real import reloads the list
+/// (`version`).
+#[component]
+fn ReferenceImport(version: RwSignal<u32>) -> impl IntoView {
+    let i18n = use_i18n();
     let doc = RwSignal::new(String::new());
     let import_error = RwSignal::new(None::<String>);
     let report = RwSignal::new(None::<ImportReport>);
@@ -165,157 +369,7 @@ fn ReferenceAdmin() -> impl IntoView {
         report.set(None);
         import.dispatch(dry_run);
     };
-
     view! {
-        <section class="card">
-            <h1>{move || i18n.t("ref.title")}</h1>
-            <label class="field">
-                <span>{move || i18n.t("ref.kind")}</span>
-                <select data-testid="ref-kind" prop:value=move || kind.get()
-                    on:change=move |ev| { kind.set(event_target_value(&ev)); clear(); }>
-                    {KINDS.iter().map(|k| view! { <option value=*k>{move || i18n.t(kind_key(k))}</option> }).collect_view()}
-                </select>
-            </label>
-            {move || match data.get() {
-                None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
-                Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
-                Some(Ok(d)) => {
-                    let k = kind.get();
-                    let orgs = d.organizations.clone();
-                    let types = d.correspondence_types.clone();
-                    let org_code = move |id: i64| orgs.iter().find(|o| o.id == id).map(|o| o.code.clone()).unwrap_or_else(|| format!("#{id}"));
-                    let type_code = move |id: i64| types.iter().find(|t| t.id == id).map(|t| t.code.clone()).unwrap_or_default();
-                    let is_project = k == "projects";
-                    let is_org = k == "organizations";
-                    let is_sub = k == "sub-types";
-                    view! {
-                        <table class="list" data-testid="ref-table" data-kind=k.clone()>
-                            <thead><tr>
-                                <th>{move || i18n.t("ref.code")}</th>
-                                <th>{move || i18n.t("ref.name")}</th>
-                                <th>{move || if is_project { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "" }}</th>
-                                <th>{move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else { "" }}</th>
-                                <th></th>
-                            </tr></thead>
-                            <tbody>
-                                {rows(&d, &k).into_iter().map(|r| {
-                                    let extra = if is_project {
-                                        String::new()
-                                    } else if is_org {
-                                        r.role.clone()
-                                    } else if is_sub {
-                                        type_code(r.corr_type_id)
-                                    } else {
-                                        String::new()
-                                    };
-                                    let extra2 = if is_project {
-                                        r.members.iter().map(|m| org_code(*m)).collect::<Vec<_>>().join(", ")
-                                    } else {
-                                        r.number.clone()
-                                    };
-                                    let active = r.active;
-                                    let row = r.clone();
-                                    view! {
-                                        <tr data-testid="ref-row" data-code=r.code.clone() data-id=r.id.to_string() class:revoked=!active>
-                                            <td><code>{r.code.clone()}</code></td>
-                                            <td data-testid="ref-row-name">{r.name.clone()}</td>
-                                            <td data-testid="ref-row-extra">{move || if is_project { if active { i18n.t("ref.active").to_string() } else { i18n.t("ref.inactive").to_string() } } else { extra.clone() }}</td>
-                                            <td data-testid="ref-row-extra2">{extra2}</td>
-                                            <td>
-                                                <button type="button" class="small" data-testid="ref-edit"
-                                                    on:click=move |_| edit(row.clone())>
-                                                    {move || i18n.t("ref.edit")}
-                                                </button>
-                                            </td>
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-
-                        <h2 data-testid="ref-form-title">{move || if editing.get().is_some() { i18n.t("ref.editing") } else { i18n.t("ref.creating") }}</h2>
-                        <form class="ref-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
-                            ev.prevent_default();
-                            error.set(None);
-                            saved.set(false);
-                            save.dispatch(());
-                        }>
-                            {is_sub.then(|| view! {
-                                <label class="field">
-                                    <span>{move || i18n.t("ref.type")}</span>
-                                    <select data-testid="ref-type" disabled=move || editing.get().is_some()
-                                        prop:value=move || corr_type.get().map(|id| id.to_string()).unwrap_or_default()
-                                        on:change=move |ev| corr_type.set(parse_id(&event_target_value(&ev)))>
-                                        <option value="">{move || i18n.t("common.choose")}</option>
-                                        {d.correspondence_types.iter().map(|t| view! { <option value=t.id.to_string() data-code=t.code.clone()>{t.code.clone()}</option> }).collect_view()}
-                                    </select>
-                                </label>
-                                <label class="field">
-                                    <span>{move || i18n.t("ref.number")}</span>
-                                    <input type="text" maxlength="5" data-testid="ref-number" disabled=move || editing.get().is_some()
-                                        prop:value=move || number.get() on:input=move |ev| number.set(event_target_value(&ev))/>
-                                </label>
-                            })}
-                            <label class="field">
-                                <span>{move || i18n.t("ref.code")}</span>
-                                <input type="text" maxlength="20" data-testid="ref-code"
-                                    disabled=move || editing.get().is_some() && !is_sub
-                                    title=move || if editing.get().is_some() { i18n.t("ref.code_fixed") } else { "" }
-                                    prop:value=move || code.get() on:input=move |ev| code.set(event_target_value(&ev))/>
-                            </label>
-                            <label class="field">
-                                <span>{move || i18n.t("ref.name")}</span>
-                                <input type="text" maxlength="200" data-testid="ref-name"
-                                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
-                            </label>
-                            {is_org.then(|| view! {
-                                <label class="field">
-                                    <span>{move || i18n.t("ref.role")}</span>
-                                    <select data-testid="ref-role" prop:value=move || role.get() on:change=move |ev| role.set(event_target_value(&ev))>
-                                        {["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].into_iter().map(|r| view! { <option value=r>{r}</option> }).collect_view()}
-                                    </select>
-                                </label>
-                            })}
-                            {is_project.then(|| view! {
-                                <label class="check">
-                                    <input type="checkbox" data-testid="ref-active" prop:checked=move || active.get()
-                                        on:change=move |ev| active.set(event_target_checked(&ev))/>
-                                    {move || i18n.t("ref.active")}
-                                </label>
-                                <fieldset class="checks">
-                                    <legend>{move || i18n.t("ref.members")}</legend>
-                                    {d.organizations.iter().map(|o| {
-                                        let id = o.id;
-                                        view! {
-                                            <label class="check">
-                                                <input type="checkbox" data-testid="ref-member" data-code=o.code.clone()
-                                                    prop:checked=move || members.with(|m| m.contains(&id))
-                                                    on:change=move |ev| {
-                                                        let on = event_target_checked(&ev);
-                                                        members.update(|m| { m.retain(|x| *x != id); if on { m.push(id) } });
-                                                    }/>
-                                                {o.code.clone()}
-                                            </label>
-                                        }
-                                    }).collect_view()}
-                                </fieldset>
-                            })}
-                            <div class="actions">
-                                <button type="submit" class="primary" data-testid="ref-save" disabled=move || save.pending().get()>
-                                    {move || i18n.t("ref.save")}
-                                </button>
-                                " "
-                                <button type="button" data-testid="ref-new" on:click=move |_| clear()>
-                                    {move || i18n.t("ref.new")}
-                                </button>
-                                {move || saved.get().then(|| view! { <span class="ok" data-testid="ref-saved">{i18n.t("ref.saved")}</span> })}
-                            </div>
-                        </form>
-                        <ErrorSlot error/>
-                    }.into_any()
-                }
-            }}
-        </section>
         <section class="card">
             <h2>{move || i18n.t("ref.import_title")}</h2>
             <p class="muted">{move || i18n.t("ref.import_help")}</p>

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
 use crate::contract::*;
-use super::widgets::{client_fetch, parse_id, CopyButton, ErrorBox, ErrorSlot, RequireUser};
+use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, RequireUser};
 use crate::numbering::{Segment, Template, Token};
 
 /// The parts of a request the resolved template shows (and therefore asks for).
@@ -59,49 +59,6 @@ pub fn ReservePage() -> impl IntoView {
     }
 }
 
-/// One choice in a select: the value is the id, `data-code` carries the code (for people and tests).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Choice {
-    pub id: i64,
-    pub code: String,
-    pub label: String,
-    pub disabled: bool,
-}
-
-fn choice(id: i64, code: &str, name: &str) -> Choice {
-    let label = if name.trim().is_empty() || name == code { code.to_string() } else { format!("{code} — {name}") };
-    Choice { id, code: code.to_string(), label, disabled: false }
-}
-
-/// A labelled select of ids with a "choose" placeholder.
-#[component]
-pub fn IdSelect(
-    label: &'static str,
-    testid: &'static str,
-    #[prop(into)] choices: Signal<Vec<Choice>>,
-    value: RwSignal<Option<i64>>,
-    /// Text of the empty choice; the default is "— choose —".
-    #[prop(optional)]
-    placeholder: Option<&'static str>,
-) -> impl IntoView {
-    let i18n = use_i18n();
-    let placeholder = placeholder.unwrap_or("common.choose");
-    view! {
-        <label class="field">
-            <span>{move || i18n.t(label)}</span>
-            <select data-testid=testid on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
-                <option value="" prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
-                <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
-                    <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled
-                        prop:selected=move || value.get() == Some(c.id)>
-                        {c.label.clone()}
-                    </option>
-                </For>
-            </select>
-        </label>
-    }
-}
-
 /// A reservation shown on the page and what became of it (RESERVED / CONFIRMED / CANCELLED).
 #[derive(Clone, Debug, PartialEq)]
 struct Held {
@@ -109,66 +66,222 @@ struct Held {
     status: String,
 }
 
+/// What the user chose in the form (a part the template does not show is left out of the request).
+#[derive(Clone, Copy)]
+struct Selection {
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    originator: RwSignal<Option<i64>>,
+    recipient: RwSignal<Option<i64>>,
+    sub_type: RwSignal<Option<i64>>,
+    rfa_type: RwSignal<Option<i64>>,
+    discipline: RwSignal<Option<i64>>,
+    revision: RwSignal<String>,
+}
+
+impl Selection {
+    fn new() -> Self {
+        Selection {
+            project: RwSignal::new(None),
+            ctype: RwSignal::new(None),
+            originator: RwSignal::new(None),
+            recipient: RwSignal::new(None),
+            sub_type: RwSignal::new(None),
+            rfa_type: RwSignal::new(None),
+            discipline: RwSignal::new(None),
+            revision: RwSignal::new(String::new()),
+        }
+    }
+}
+
+/// What each select offers, from the reference data and the choices made so far.
+#[derive(Clone, Copy)]
+struct Choices {
+    project: Signal<Vec<Choice>>,
+    ctype: Signal<Vec<Choice>>,
+    /// The chosen project's member organizations (originator and recipient).
+    org: Signal<Vec<Choice>>,
+    sub_type: Signal<Vec<Choice>>,
+    rfa_type: Signal<Vec<Choice>>,
+    discipline: Signal<Vec<Choice>>,
+    /// The ids of the chosen project's member organizations.
+    member_ids: Memo<Vec<i64>>,
+}
+
+impl Choices {
+    fn new(data: StoredValue<ReferenceData>, sel: Selection) -> Self {
+        let Selection { project, ctype, .. } = sel;
+        let project_choices = Signal::derive(move || {
+            data.with_value(|d| {
+                d.projects
+                    .iter()
+                    .map(|p| Choice { disabled: !p.active, ..choice(p.id, &p.code, &p.name) })
+                    .collect::<Vec<_>>()
+            })
+        });
+        let type_choices = Signal::derive(move || {
+            data.with_value(|d| d.correspondence_types.iter().map(|t| choice(t.id, &t.code, &t.name)).collect::<Vec<_>>())
+        });
+        // organizations offered are the chosen project's members
+        let member_ids = Memo::new(move |_| {
+            let p = project.get();
+            data.with_value(|d| {
+                p.and_then(|p| d.projects.iter().find(|x| x.id == p)).map(|x| x.member_org_ids.clone()).unwrap_or_default()
+            })
+        });
+        let org_choices = Signal::derive(move || {
+            let members = member_ids.get();
+            data.with_value(|d| {
+                d.organizations
+                    .iter()
+                    .filter(|o| members.contains(&o.id))
+                    .map(|o| choice(o.id, &o.code, &o.name))
+                    .collect::<Vec<_>>()
+            })
+        });
+        let sub_type_choices = Signal::derive(move || {
+            let t = ctype.get();
+            data.with_value(|d| {
+                d.sub_types
+                    .iter()
+                    .filter(|s| Some(s.corr_type_id) == t)
+                    .map(|s| {
+                        let name = if s.name.trim().is_empty() { s.code.clone() } else { format!("{} {}", s.code, s.name) };
+                        Choice { code: s.code.clone(), ..choice(s.id, &s.sub_type_number, &name) }
+                    })
+                    .collect::<Vec<_>>()
+            })
+        });
+        let rfa_choices =
+            Signal::derive(move || data.with_value(|d| d.rfa_types.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
+        let discipline_choices =
+            Signal::derive(move || data.with_value(|d| d.disciplines.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
+        Choices {
+            project: project_choices,
+            ctype: type_choices,
+            org: org_choices,
+            sub_type: sub_type_choices,
+            rfa_type: rfa_choices,
+            discipline: discipline_choices,
+            member_ids,
+        }
+    }
+}
+
+/// The request, complete (Some) when every part the template shows is chosen.
+fn request_memo(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -> Memo<Option<NumberRequest>> {
+    Memo::new(move |_| {
+        let p = sel.project.get()?;
+        let t = sel.ctype.get()?;
+        let s = shows.get()?;
+        let members = choices.member_ids.get();
+        let member = |v: Option<i64>| v.filter(|id| members.contains(id));
+        let mut req = NumberRequest { project_id: Some(p), correspondence_type_id: Some(t), ..Default::default() };
+        if s.originator {
+            req.originator_org_id = Some(member(sel.originator.get())?);
+        }
+        if s.recipient {
+            req.recipient_org_id = Some(member(sel.recipient.get())?);
+        }
+        if s.sub_type {
+            let st = sel.sub_type.get()?;
+            if !choices.sub_type.with(|c| c.iter().any(|x| x.id == st)) {
+                return None;
+            }
+            req.sub_type_id = Some(st);
+        }
+        if s.rfa_type {
+            req.rfa_type_id = Some(sel.rfa_type.get()?);
+        }
+        if s.discipline {
+            req.discipline_id = Some(sel.discipline.get()?);
+        }
+        if s.rev {
+            let r = sel.revision.get().trim().to_string();
+            if !r.is_empty() {
+                req.revision = Some(r);
+            }
+        }
+        Some(req)
+    })
+}
+
+/// The reservation on the page and the calls that make, confirm and cancel it.
+#[derive(Clone, Copy)]
+struct Reservation {
+    held: RwSignal<Option<Held>>,
+    /// Seconds left before the held reservation expires.
+    remaining: RwSignal<i64>,
+    error: RwSignal<Option<String>>,
+    document_id: RwSignal<String>,
+    cancel_reason: RwSignal<String>,
+    reserve: Action<NumberRequest, ()>,
+    confirm: Action<(String, String), ()>,
+    cancel: Action<(String, Option<String>), ()>,
+    busy: Signal<bool>,
+}
+
+impl Reservation {
+    /// `preview_version` is bumped after every call (the preview moves on).
+    fn new(preview_version: RwSignal<u32>) -> Self {
+        let held = RwSignal::new(None::<Held>);
+        let remaining = RwSignal::new(0i64);
+        let error = RwSignal::new(None::<String>);
+        let document_id = RwSignal::new(String::new());
+        let cancel_reason = RwSignal::new(String::new());
+
+        let reserve = Action::new(move |req: &NumberRequest| {
+            let req = req.clone();
+            async move {
+                match api::reserve_number(req).await {
+                    Ok(res) => {
+                        document_id.set(String::new());
+                        cancel_reason.set(String::new());
+                        remaining.set(res.ttl_seconds.max(0));
+                        held.set(Some(Held { res, status: "RESERVED".into() }));
+                    }
+                    Err(e) => error.set(Some(error_text(&e))),
+                }
+                preview_version.update(|v| *v += 1);
+            }
+        });
+        let confirm = Action::new(move |(token, doc): &(String, String)| {
+            let (token, doc) = (token.clone(), doc.clone());
+            async move {
+                match api::confirm_reservation(token.clone(), doc).await {
+                    Ok(r) => set_status(held, &token, r.status),
+                    Err(e) => error.set(Some(error_text(&e))),
+                }
+                preview_version.update(|v| *v += 1);
+            }
+        });
+        let cancel = Action::new(move |(token, reason): &(String, Option<String>)| {
+            let (token, reason) = (token.clone(), reason.clone());
+            async move {
+                match api::cancel_reservation(token.clone(), reason).await {
+                    Ok(r) => set_status(held, &token, r.status),
+                    Err(e) => error.set(Some(error_text(&e))),
+                }
+                preview_version.update(|v| *v += 1);
+            }
+        });
+        let busy = Signal::derive(move || reserve.pending().get() || confirm.pending().get() || cancel.pending().get());
+        Reservation { held, remaining, error, document_id, cancel_reason, reserve, confirm, cancel, busy }
+    }
+
+    /// The token of the held reservation while it is RESERVED.
+    fn active_token(&self) -> Option<String> {
+        self.held.with(|h| h.as_ref().filter(|h| h.status == "RESERVED").map(|h| h.res.token.clone()))
+    }
+}
+
 #[component]
 fn ReserveForm(data: ReferenceData) -> impl IntoView {
     let i18n = use_i18n();
     let data = StoredValue::new(data);
-
-    let project = RwSignal::new(None::<i64>);
-    let ctype = RwSignal::new(None::<i64>);
-    let originator = RwSignal::new(None::<i64>);
-    let recipient = RwSignal::new(None::<i64>);
-    let sub_type = RwSignal::new(None::<i64>);
-    let rfa_type = RwSignal::new(None::<i64>);
-    let discipline = RwSignal::new(None::<i64>);
-    let revision = RwSignal::new(String::new());
-
-    // ---- choices ----
-    let project_choices = Signal::derive(move || {
-        data.with_value(|d| {
-            d.projects
-                .iter()
-                .map(|p| Choice { disabled: !p.active, ..choice(p.id, &p.code, &p.name) })
-                .collect::<Vec<_>>()
-        })
-    });
-    let type_choices = Signal::derive(move || {
-        data.with_value(|d| d.correspondence_types.iter().map(|t| choice(t.id, &t.code, &t.name)).collect::<Vec<_>>())
-    });
-    // organizations offered are the chosen project's members
-    let member_ids = Memo::new(move |_| {
-        let p = project.get();
-        data.with_value(|d| {
-            p.and_then(|p| d.projects.iter().find(|x| x.id == p)).map(|x| x.member_org_ids.clone()).unwrap_or_default()
-        })
-    });
-    let org_choices = Signal::derive(move || {
-        let members = member_ids.get();
-        data.with_value(|d| {
-            d.organizations
-                .iter()
-                .filter(|o| members.contains(&o.id))
-                .map(|o| choice(o.id, &o.code, &o.name))
-                .collect::<Vec<_>>()
-        })
-    });
-    let sub_type_choices = Signal::derive(move || {
-        let t = ctype.get();
-        data.with_value(|d| {
-            d.sub_types
-                .iter()
-                .filter(|s| Some(s.corr_type_id) == t)
-                .map(|s| {
-                    let name = if s.name.trim().is_empty() { s.code.clone() } else { format!("{} {}", s.code, s.name) };
-                    Choice { code: s.code.clone(), ..choice(s.id, &s.sub_type_number, &name) }
-                })
-                .collect::<Vec<_>>()
-        })
-    });
-    let rfa_choices =
-        Signal::derive(move || data.with_value(|d| d.rfa_types.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
-    let discipline_choices =
-        Signal::derive(move || data.with_value(|d| d.disciplines.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
+    let sel = Selection::new();
+    let Selection { project, ctype, .. } = sel;
+    let choices = Choices::new(data, sel);
 
     // ---- the template this (project, type) resolves to; the server decides which one ----
     let resolved = client_fetch(move || {
@@ -192,43 +305,8 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
         Some(Ok(rt)) => Shows::of(&rt.template),
         _ => None,
     });
-    let show = move |f: fn(&Shows) -> bool| shows.get().map(|s| f(&s)).unwrap_or(false);
 
-    // ---- the request, complete when every part the template shows is chosen ----
-    let request = Memo::new(move |_| {
-        let p = project.get()?;
-        let t = ctype.get()?;
-        let s = shows.get()?;
-        let members = member_ids.get();
-        let member = |v: Option<i64>| v.filter(|id| members.contains(id));
-        let mut req = NumberRequest { project_id: Some(p), correspondence_type_id: Some(t), ..Default::default() };
-        if s.originator {
-            req.originator_org_id = Some(member(originator.get())?);
-        }
-        if s.recipient {
-            req.recipient_org_id = Some(member(recipient.get())?);
-        }
-        if s.sub_type {
-            let st = sub_type.get()?;
-            if !sub_type_choices.with(|c| c.iter().any(|x| x.id == st)) {
-                return None;
-            }
-            req.sub_type_id = Some(st);
-        }
-        if s.rfa_type {
-            req.rfa_type_id = Some(rfa_type.get()?);
-        }
-        if s.discipline {
-            req.discipline_id = Some(discipline.get()?);
-        }
-        if s.rev {
-            let r = revision.get().trim().to_string();
-            if !r.is_empty() {
-                req.revision = Some(r);
-            }
-        }
-        Some(req)
-    });
+    let request = request_memo(sel, choices, shows);
 
     // ---- preview (reserves nothing); reloaded after every reserve / confirm / cancel ----
     let preview_version = RwSignal::new(0u32);
@@ -250,74 +328,52 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
         }
     });
 
-    // ---- reservation ----
-    let held = RwSignal::new(None::<Held>);
-    let remaining = RwSignal::new(0i64);
-    let error = RwSignal::new(None::<String>);
-    let document_id = RwSignal::new(String::new());
-    let cancel_reason = RwSignal::new(String::new());
-
-    let reserve = Action::new(move |req: &NumberRequest| {
-        let req = req.clone();
-        async move {
-            match api::reserve_number(req).await {
-                Ok(res) => {
-                    document_id.set(String::new());
-                    cancel_reason.set(String::new());
-                    remaining.set(res.ttl_seconds.max(0));
-                    held.set(Some(Held { res, status: "RESERVED".into() }));
-                }
-                Err(e) => error.set(Some(error_text(&e))),
-            }
-            preview_version.update(|v| *v += 1);
-        }
-    });
-    let confirm = Action::new(move |(token, doc): &(String, String)| {
-        let (token, doc) = (token.clone(), doc.clone());
-        async move {
-            match api::confirm_reservation(token.clone(), doc).await {
-                Ok(r) => set_status(held, &token, r.status),
-                Err(e) => error.set(Some(error_text(&e))),
-            }
-            preview_version.update(|v| *v += 1);
-        }
-    });
-    let cancel = Action::new(move |(token, reason): &(String, Option<String>)| {
-        let (token, reason) = (token.clone(), reason.clone());
-        async move {
-            match api::cancel_reservation(token.clone(), reason).await {
-                Ok(r) => set_status(held, &token, r.status),
-                Err(e) => error.set(Some(error_text(&e))),
-            }
-            preview_version.update(|v| *v += 1);
-        }
-    });
-    let busy = Signal::derive(move || reserve.pending().get() || confirm.pending().get() || cancel.pending().get());
-
+    let r = Reservation::new(preview_version);
     // countdown: a browser interval while the reservation is RESERVED, measured against the browser's own
     // clock from the moment the server's `ttl_seconds` arrived
-    Countdown(held, remaining);
-
-    let active_token = move || held.with(|h| h.as_ref().filter(|h| h.status == "RESERVED").map(|h| h.res.token.clone()));
+    Countdown(r.held, r.remaining);
 
     view! {
+        <PartSelectors sel choices shows/>
+
+        <TemplateInfo i18n project ctype current_template/>
+
+        <PreviewBox request current_preview/>
+
+        <Show when=move || r.active_token().is_none()>
+            <ReserveButton request r/>
+        </Show>
+
+        <ErrorSlot error=r.error/>
+
+        {move || r.held.get().map(|h| view! { <ReservationCard h r/> })}
+    }
+}
+
+/// The selects (and the revision) of the parts the resolved template shows.
+#[component]
+fn PartSelectors(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let show = move |f: fn(&Shows) -> bool| shows.get().map(|s| f(&s)).unwrap_or(false);
+    let revision = sel.revision;
+    view! {
         <div class="form-grid">
-            <IdSelect label="reserve.project" testid="select-project" choices=project_choices value=project/>
-            <IdSelect label="reserve.type" testid="select-type" choices=type_choices value=ctype/>
+            <IdSelect label="reserve.project" testid="select-project" choices=choices.project value=sel.project/>
+            <IdSelect label="reserve.type" testid="select-type" choices=choices.ctype value=sel.ctype/>
             <Show when=move || show(|s| s.originator)>
-                <IdSelect label="reserve.originator" testid="select-originator" choices=org_choices value=originator/>
+                <IdSelect label="reserve.originator" testid="select-originator" choices=choices.org value=sel.originator/>
             </Show>
             <Show when=move || show(|s| s.recipient)>
-                <IdSelect label="reserve.recipient" testid="select-recipient" choices=org_choices value=recipient/>
+                <IdSelect label="reserve.recipient" testid="select-recipient" choices=choices.org value=sel.recipient/>
             </Show>
             <Show when=move || show(|s| s.sub_type)>
-                <IdSelect label="reserve.subtype" testid="select-subtype" choices=sub_type_choices value=sub_type/>
+                <IdSelect label="reserve.subtype" testid="select-subtype" choices=choices.sub_type value=sel.sub_type/>
             </Show>
             <Show when=move || show(|s| s.rfa_type)>
-                <IdSelect label="reserve.rfatype" testid="select-rfatype" choices=rfa_choices value=rfa_type/>
+                <IdSelect label="reserve.rfatype" testid="select-rfatype" choices=choices.rfa_type value=sel.rfa_type/>
             </Show>
             <Show when=move || show(|s| s.discipline)>
-                <IdSelect label="reserve.discipline" testid="select-discipline" choices=discipline_choices value=discipline/>
+                <IdSelect label="reserve.discipline" testid="select-discipline" choices=choices.discipline value=sel.discipline/>
             </Show>
             <Show when=move || show(|s| s.rev)>
                 <label class="field">
@@ -329,9 +385,17 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
                 </label>
             </Show>
         </div>
+    }
+}
 
-        <TemplateInfo i18n project ctype current_template/>
-
+/// The number the request would get now (reserves nothing), or why there is none.
+#[component]
+fn PreviewBox(
+    request: Memo<Option<NumberRequest>>,
+    current_preview: Memo<Option<Result<PreviewResult, String>>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
         <div class="preview-box">
             {move || match (request.get().is_some(), current_preview.get()) {
                 (false, _) => view! { <p class="muted" data-testid="preview-hint">{i18n.t("reserve.incomplete")}</p> }.into_any(),
@@ -344,97 +408,107 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
                 (true, Some(Err(m))) => view! { <p class="error" data-testid="preview-error">{m}</p> }.into_any(),
             }}
         </div>
+    }
+}
 
-        <Show when=move || active_token().is_none()>
-            <button type="button" class="primary big" data-testid="reserve-button"
-                disabled=move || request.get().is_none() || busy.get()
+#[component]
+fn ReserveButton(request: Memo<Option<NumberRequest>>, r: Reservation) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <button type="button" class="primary big" data-testid="reserve-button"
+            disabled=move || request.get().is_none() || r.busy.get()
+            on:click=move |_| {
+                if let Some(req) = request.get_untracked() {
+                    r.error.set(None);
+                    r.reserve.dispatch(req);
+                }
+            }>
+            {move || if r.reserve.pending().get() { i18n.t("reserve.busy") } else { i18n.t("reserve.button") }}
+        </button>
+    }
+}
+
+/// The reserved number, its status, and while it is RESERVED the countdown and confirm / cancel;
+/// afterwards a button for the next reservation.
+#[component]
+fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
+    let i18n = use_i18n();
+    let number = h.res.document_number.clone();
+    let token = h.res.token.clone();
+    let status = h.status.clone();
+    let is_reserved = status == "RESERVED";
+    let status_key: &'static str = match status.as_str() {
+        "CONFIRMED" => "reserve.status.CONFIRMED",
+        "CANCELLED" => "reserve.status.CANCELLED",
+        _ => "reserve.status.RESERVED",
+    };
+    view! {
+        <div class="reserved-box" data-testid="reservation">
+            <div class="label">{move || i18n.t("reserve.reserved")}</div>
+            <div class="number big" data-testid="reserved-number">{number.clone()}</div>
+            <CopyButton text=move || number.clone() testid="copy-button"/>
+            <p>
+                {move || i18n.t("reserve.status")}": "
+                <strong data-testid="status">{status.clone()}</strong>
+                " (" {move || i18n.t(status_key)} ")"
+            </p>
+            <Show when=move || is_reserved>
+                <ConfirmOrCancel token=token.clone() r/>
+            </Show>
+            <Show when=move || !is_reserved>
+                <button type="button" class="secondary" data-testid="new-reservation"
+                    on:click=move |_| { r.held.set(None); r.error.set(None); }>
+                    {move || i18n.t("reserve.new")}
+                </button>
+            </Show>
+        </div>
+    }
+}
+
+/// The countdown of a RESERVED number, and the forms that confirm it (with a document id) or cancel it.
+#[component]
+fn ConfirmOrCancel(token: String, r: Reservation) -> impl IntoView {
+    let i18n = use_i18n();
+    let Reservation { remaining, error, document_id, cancel_reason, confirm, cancel, busy, .. } = r;
+    let (t1, t2) = (token.clone(), token);
+    view! {
+        <p class="countdown">
+            {move || if remaining.get() > 0 { i18n.t("reserve.expires_in") } else { i18n.t("reserve.expired") }}" "
+            <span data-testid="ttl-countdown">{move || mm_ss(remaining.get())}</span>
+        </p>
+        <div class="form-row">
+            <label class="field grow">
+                <span>{move || i18n.t("reserve.document_id")}</span>
+                <input type="text" data-testid="document-id"
+                    prop:value=move || document_id.get()
+                    on:input=move |ev| document_id.set(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="primary" data-testid="confirm-button"
+                disabled=move || busy.get() || document_id.with(|d| d.trim().is_empty())
                 on:click=move |_| {
-                    if let Some(req) = request.get_untracked() {
-                        error.set(None);
-                        reserve.dispatch(req);
-                    }
+                    error.set(None);
+                    confirm.dispatch((t1.clone(), document_id.get_untracked().trim().to_string()));
                 }>
-                {move || if reserve.pending().get() { i18n.t("reserve.busy") } else { i18n.t("reserve.button") }}
+                {move || i18n.t("reserve.confirm")}
             </button>
-        </Show>
-
-        <ErrorSlot error/>
-
-        {move || held.get().map(|h| {
-            let number = h.res.document_number.clone();
-            let token = h.res.token.clone();
-            let status = h.status.clone();
-            let is_reserved = status == "RESERVED";
-            let status_key: &'static str = match status.as_str() {
-                "CONFIRMED" => "reserve.status.CONFIRMED",
-                "CANCELLED" => "reserve.status.CANCELLED",
-                _ => "reserve.status.RESERVED",
-            };
-            let (t1, t2) = (token.clone(), token);
-            view! {
-                <div class="reserved-box" data-testid="reservation">
-                    <div class="label">{move || i18n.t("reserve.reserved")}</div>
-                    <div class="number big" data-testid="reserved-number">{number.clone()}</div>
-                    <CopyButton text=move || number.clone() testid="copy-button"/>
-                    <p>
-                        {move || i18n.t("reserve.status")}": "
-                        <strong data-testid="status">{status.clone()}</strong>
-                        " (" {move || i18n.t(status_key)} ")"
-                    </p>
-                    <Show when=move || is_reserved>
-                        <p class="countdown">
-                            {move || if remaining.get() > 0 { i18n.t("reserve.expires_in") } else { i18n.t("reserve.expired") }}" "
-                            <span data-testid="ttl-countdown">{move || mm_ss(remaining.get())}</span>
-                        </p>
-                        <div class="form-row">
-                            <label class="field grow">
-                                <span>{move || i18n.t("reserve.document_id")}</span>
-                                <input type="text" data-testid="document-id"
-                                    prop:value=move || document_id.get()
-                                    on:input=move |ev| document_id.set(event_target_value(&ev))/>
-                            </label>
-                            <button type="button" class="primary" data-testid="confirm-button"
-                                disabled=move || busy.get() || document_id.with(|d| d.trim().is_empty())
-                                on:click={
-                                    let token = t1.clone();
-                                    move |_| {
-                                        error.set(None);
-                                        confirm.dispatch((token.clone(), document_id.get_untracked().trim().to_string()));
-                                    }
-                                }>
-                                {move || i18n.t("reserve.confirm")}
-                            </button>
-                        </div>
-                        <div class="form-row">
-                            <label class="field grow">
-                                <span>{move || i18n.t("reserve.cancel_reason")}</span>
-                                <input type="text" data-testid="cancel-reason"
-                                    prop:value=move || cancel_reason.get()
-                                    on:input=move |ev| cancel_reason.set(event_target_value(&ev))/>
-                            </label>
-                            <button type="button" class="danger" data-testid="cancel-button"
-                                disabled=move || busy.get()
-                                on:click={
-                                    let token = t2.clone();
-                                    move |_| {
-                                        error.set(None);
-                                        let reason = cancel_reason.get_untracked().trim().to_string();
-                                        cancel.dispatch((token.clone(), (!reason.is_empty()).then_some(reason)));
-                                    }
-                                }>
-                                {move || i18n.t("reserve.cancel")}
-                            </button>
-                        </div>
-                    </Show>
-                    <Show when=move || !is_reserved>
-                        <button type="button" class="secondary" data-testid="new-reservation"
-                            on:click=move |_| { held.set(None); error.set(None); }>
-                            {move || i18n.t("reserve.new")}
-                        </button>
-                    </Show>
-                </div>
-            }
-        })}
+        </div>
+        <div class="form-row">
+            <label class="field grow">
+                <span>{move || i18n.t("reserve.cancel_reason")}</span>
+                <input type="text" data-testid="cancel-reason"
+                    prop:value=move || cancel_reason.get()
+                    on:input=move |ev| cancel_reason.set(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="danger" data-testid="cancel-button"
+                disabled=move || busy.get()
+                on:click=move |_| {
+                    error.set(None);
+                    let reason = cancel_reason.get_untracked().trim().to_string();
+                    cancel.dispatch((t2.clone(), (!reason.is_empty()).then_some(reason)));
+                }>
+                {move || i18n.t("reserve.cancel")}
+            </button>
+        </div>
     }
 }
 
@@ -454,17 +528,12 @@ fn TemplateInfo(
             None => view! { <p class="muted small">{i18n.t("reserve.template.loading")}</p> }.into_any(),
             Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
             Some(Ok(rt)) => {
-                let source_key = match rt.source {
-                    TemplateSource::ProjectType => "reserve.source.ProjectType",
-                    TemplateSource::ProjectDefault => "reserve.source.ProjectDefault",
-                    TemplateSource::SystemDefault => "reserve.source.SystemDefault",
-                };
                 let unreadable = Shows::of(&rt.template).is_none();
                 view! {
                     <p class="small template-info">
                         {i18n.t("reserve.template")}": "
                         <code data-testid="resolved-template">{rt.template.clone()}</code>
-                        " (" {i18n.t(source_key)} ", " {rt.reset_scope.as_str()} ")"
+                        " (" {i18n.t(source_key(rt.source))} ", " {rt.reset_scope.as_str()} ")"
                     </p>
                     {unreadable.then(|| view! { <ErrorBox message=i18n.t("reserve.no_template")/> })}
                 }

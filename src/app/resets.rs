@@ -7,10 +7,9 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 
 use super::api::{self, error_text};
-use super::counters::{parts_label, period_label};
 use super::i18n::use_i18n;
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
 
 const STATES: &[&str] = &["PENDING", "APPROVED", "REJECTED"];
 
@@ -108,60 +107,8 @@ fn ResetList() -> impl IntoView {
                             <TableHead columns=vec!["rst.col.id", "rst.col.counter", "rst.col.values", "rst.col.reason", "rst.col.by", "rst.state", "rst.col.history", "rst.col.actions"]/>
                             <tbody>
                                 {rows.into_iter().map(|env| {
-                                    let r = env.data;
-                                    let w = env.workflow;
-                                    let comment = RwSignal::new(String::new());
-                                    let label = labels.get(&r.counter_id).cloned().unwrap_or_default();
-                                    let state_word = wf_key(&w.current_state).map(|k| i18n.t(k)).unwrap_or_default();
-                                    let public_id = w.instance_public_id.clone();
-                                    let waiting = w.available_actions.is_empty() && w.current_state == "PENDING";
-                                    view! {
-                                        <tr data-testid="reset-row" data-request-id=r.request_id.to_string() data-counter-id=r.counter_id.to_string()
-                                            data-state=w.current_state.clone() data-public-id=w.instance_public_id.clone()
-                                            data-actions=w.available_actions.join(",")>
-                                            <td>"#"{r.request_id}</td>
-                                            <td class="small">"#"{r.counter_id}" "{label}</td>
-                                            <td data-testid="reset-values" class="nowrap">{r.previous_value}" → "{r.new_value}</td>
-                                            <td class="small" data-testid="reset-reason-text">{r.reason.clone()}</td>
-                                            <td class="small">{r.requested_by.clone()}<div class="muted">{bangkok_time(&r.requested_at)}</div></td>
-                                            <td data-testid="reset-state">{state_word}" "<code class="small">{w.current_state.clone()}</code></td>
-                                            <td class="small">
-                                                <ul class="plain">
-                                                    {r.history.iter().map(|e| view! {
-                                                        <li data-testid="reset-event" data-action=e.action.clone()>
-                                                            <code>{e.action.clone()}</code>" "{e.actor.clone()}" "
-                                                            <span class="muted">{bangkok_time(&e.at)}</span>
-                                                            {e.comment.clone().map(|c| view! { <div class="muted">{c}</div> })}
-                                                        </li>
-                                                    }).collect_view()}
-                                                </ul>
-                                            </td>
-                                            <td>
-                                                {(!w.available_actions.is_empty()).then(|| view! {
-                                                    <input type="text" data-testid="reset-comment" maxlength="500"
-                                                        placeholder=move || i18n.t("rst.comment")
-                                                        prop:value=move || comment.get()
-                                                        on:input=move |ev| comment.set(event_target_value(&ev))/>
-                                                })}
-                                                {w.available_actions.iter().map(|a| {
-                                                    let a = a.clone();
-                                                    let text = wf_key(&a).map(|k| i18n.t(k).to_string()).unwrap_or_else(|| a.clone());
-                                                    let class = if a == "APPROVE" { "primary small" } else { "danger small" };
-                                                    let public_id = public_id.clone();
-                                                    let a2 = a.clone();
-                                                    view! {
-                                                        " "
-                                                        <button type="button" class=class data-testid=format!("reset-action-{a}")
-                                                            disabled=move || act.pending().get()
-                                                            on:click=move |_| { act.dispatch((public_id.clone(), a2.clone(), comment.get_untracked())); }>
-                                                            {text}
-                                                        </button>
-                                                    }
-                                                }).collect_view()}
-                                                {waiting.then(|| view! { <p class="small muted" data-testid="reset-waiting">{move || i18n.t("rst.waiting")}</p> })}
-                                            </td>
-                                        </tr>
-                                    }
+                                    let label = labels.get(&env.data.counter_id).cloned().unwrap_or_default();
+                                    view! { <ResetRow env label act/> }
                                 }).collect_view()}
                             </tbody>
                         </table>
@@ -169,5 +116,69 @@ fn ResetList() -> impl IntoView {
                 }.into_any()
             }
         }}
+    }
+}
+
+/// One reset request: what it asks, its history, and the actions its workflow offers now (with a comment).
+#[component]
+fn ResetRow(
+    env: Envelope<ResetRequestView>,
+    /// What the counter is, for people.
+    label: String,
+    act: Action<(String, String, String), ()>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let r = env.data;
+    let w = env.workflow;
+    let comment = RwSignal::new(String::new());
+    let state_word = wf_key(&w.current_state).map(|k| i18n.t(k)).unwrap_or_default();
+    let public_id = w.instance_public_id.clone();
+    let waiting = w.available_actions.is_empty() && w.current_state == "PENDING";
+    view! {
+        <tr data-testid="reset-row" data-request-id=r.request_id.to_string() data-counter-id=r.counter_id.to_string()
+            data-state=w.current_state.clone() data-public-id=w.instance_public_id.clone()
+            data-actions=w.available_actions.join(",")>
+            <td>"#"{r.request_id}</td>
+            <td class="small">"#"{r.counter_id}" "{label}</td>
+            <td data-testid="reset-values" class="nowrap">{r.previous_value}" → "{r.new_value}</td>
+            <td class="small" data-testid="reset-reason-text">{r.reason.clone()}</td>
+            <td class="small">{r.requested_by.clone()}<div class="muted">{bangkok_time(&r.requested_at)}</div></td>
+            <td data-testid="reset-state">{state_word}" "<code class="small">{w.current_state.clone()}</code></td>
+            <td class="small">
+                <ul class="plain">
+                    {r.history.iter().map(|e| view! {
+                        <li data-testid="reset-event" data-action=e.action.clone()>
+                            <code>{e.action.clone()}</code>" "{e.actor.clone()}" "
+                            <span class="muted">{bangkok_time(&e.at)}</span>
+                            {e.comment.clone().map(|c| view! { <div class="muted">{c}</div> })}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </td>
+            <td>
+                {(!w.available_actions.is_empty()).then(|| view! {
+                    <input type="text" data-testid="reset-comment" maxlength="500"
+                        placeholder=move || i18n.t("rst.comment")
+                        prop:value=move || comment.get()
+                        on:input=move |ev| comment.set(event_target_value(&ev))/>
+                })}
+                {w.available_actions.iter().map(|a| {
+                    let a = a.clone();
+                    let text = wf_key(&a).map(|k| i18n.t(k).to_string()).unwrap_or_else(|| a.clone());
+                    let class = if a == "APPROVE" { "primary small" } else { "danger small" };
+                    let public_id = public_id.clone();
+                    let a2 = a.clone();
+                    view! {
+                        " "
+                        <button type="button" class=class data-testid=format!("reset-action-{a}")
+                            disabled=move || act.pending().get()
+                            on:click=move |_| { act.dispatch((public_id.clone(), a2.clone(), comment.get_untracked())); }>
+                            {text}
+                        </button>
+                    }
+                }).collect_view()}
+                {waiting.then(|| view! { <p class="small muted" data-testid="reset-waiting">{move || i18n.t("rst.waiting")}</p> })}
+            </td>
+        </tr>
     }
 }

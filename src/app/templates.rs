@@ -6,10 +6,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, Lang};
-use super::reserve::{Choice, IdSelect};
 use crate::contract::*;
 use super::diff::{diff, Part};
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, AdminContext, AdminPage};
+use super::widgets::{bangkok_time, choice_named, client_fetch, source_key, AdminContext, AdminPage, ErrorBox, ErrorSlot, IdSelect};
 use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
@@ -48,6 +47,13 @@ struct Sample {
     discipline: String,
 }
 
+/// The stored templates of the chosen project, as loaded (project, answer).
+type ListAnswer = ReadSignal<Option<Option<(i64, Result<Vec<TemplateConfig>, String>)>>>;
+/// The template a (project, type) resolves to, as loaded ((project, type), answer).
+type ResolvedAnswer = ReadSignal<Option<Option<((i64, i64), Result<ResolvedTemplate, String>)>>>;
+/// A change of the counter key against the stored template: (parts before, reset before, parts after, reset after).
+type KeyChange = Option<(KeyParts, ResetScope, KeyParts, ResetScope)>;
+
 #[component]
 fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     let i18n = use_i18n();
@@ -69,12 +75,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             d.projects
                 .iter()
                 .filter(|p| editable.with_value(|e| e.contains(&p.id)))
-                .map(|p| Choice {
-                    id: p.id,
-                    code: p.code.clone(),
-                    label: if p.name.trim().is_empty() { p.code.clone() } else { format!("{} — {}", p.code, p.name) },
-                    disabled: false,
-                })
+                .map(|p| choice_named(p.id, &p.code, &p.name))
                 .collect::<Vec<_>>()
         })
     });
@@ -82,18 +83,76 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         data.with_value(|d| {
             d.correspondence_types
                 .iter()
-                .map(|t| Choice {
-                    id: t.id,
-                    code: t.code.clone(),
-                    label: if t.name.trim().is_empty() { t.code.clone() } else { format!("{} — {}", t.code, t.name) },
-                    disabled: false,
-                })
+                .map(|t| choice_named(t.id, &t.code, &t.name))
                 .collect::<Vec<_>>()
         })
     });
 
     // ---- the stored templates: loaded when the selection changes and after a save, never per keystroke ----
     let saved_version = RwSignal::new(0u32);
+    let (loaded, load_error) = load_stored(project, ctype, saved_version);
+
+    // ---- the editor's state ----
+    let text = RwSignal::new(String::new());
+    let scope = RwSignal::new(ResetScope::default());
+    let saved = RwSignal::new(None::<TemplateConfig>);
+
+    // put the loaded template into the editor when the selection (or a save) loads a new one
+    Effect::new(move |_| {
+        if let Some(l) = loaded.get() {
+            text.set(l.text);
+            scope.set(l.scope);
+        }
+    });
+
+    let (sample_year, sample_month) = sample_date();
+
+    let type_code = Memo::new(move |_| {
+        let t = ctype.get();
+        data.with_value(|d| t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).map(|x| x.code.clone()))
+    });
+    let sample = sample_memo(data, project, ctype);
+
+    // ---- live validation and preview: pure functions of the text, in the browser ----
+    let parsed = Memo::new(move |_| text.with(|s| Template::parse(s)).ok());
+    let validation = Memo::new(move |_| {
+        let code = type_code.get().unwrap_or_default();
+        text.with(|s| Template::validate(s, &code, scope.get())).map(|_| ())
+    });
+
+    let draft = Draft { project, ctype, text, scope };
+    let acknowledgment = Acknowledgment::new(draft, loaded, parsed);
+    view! {
+        <div class="form-grid">
+            <IdSelect label="tpl.project" testid="select-project" choices=project_choices value=project/>
+            <IdSelect label="tpl.type" testid="select-type" choices=type_choices value=ctype placeholder="tpl.project_default"/>
+        </div>
+        <ErrorSlot error=load_error/>
+        <OriginLine loaded/>
+
+        <TemplateFields text scope sample_year sample_month/>
+
+        <LivePreview parsed sample scope sample_year sample_month/>
+
+        <ValidationResult validation/>
+
+        <KeyChangeWarning acknowledgment/>
+
+        <SaveBar draft validation acknowledgment saved saved_version/>
+
+        <TemplateHistory project ctype reload=saved_version saved/>
+    }
+    .into_any()
+}
+
+/// Loads the stored templates of the chosen project and the template the (project, type) resolves to — when
+/// the selection changes and after a save (`saved_version`), never per keystroke; gives what the editor starts
+/// from, and the error of either call.
+fn load_stored(
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    saved_version: RwSignal<u32>,
+) -> (Memo<Option<Loaded>>, RwSignal<Option<String>>) {
     let list = client_fetch(move || {
         let p = project.get();
         saved_version.track();
@@ -115,7 +174,29 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         }
     });
     let load_error = RwSignal::new(None::<String>);
-    let loaded = Memo::new(move |_| -> Option<Loaded> {
+    let loaded = loaded_memo(project, ctype, list, resolved);
+    Effect::new(move |_| {
+        let list_err = match list.get().flatten() {
+            Some((_, Err(m))) => Some(m),
+            _ => None,
+        };
+        let resolve_err = match resolved.get().flatten() {
+            Some((_, Err(m))) => Some(m),
+            _ => None,
+        };
+        load_error.set(list_err.or(resolve_err));
+    });
+    (loaded, load_error)
+}
+
+/// The template of the selection, as it is stored (or inherited) — what the editor starts from.
+fn loaded_memo(
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    list: ListAnswer,
+    resolved: ResolvedAnswer,
+) -> Memo<Option<Loaded>> {
+    Memo::new(move |_| -> Option<Loaded> {
         let p = project.get()?;
         let t = ctype.get();
         let configs = match list.get().flatten() {
@@ -152,35 +233,11 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
                 origin: Origin::Inherited(TemplateSource::SystemDefault),
             }),
         }
-    });
-    Effect::new(move |_| {
-        let list_err = match list.get().flatten() {
-            Some((_, Err(m))) => Some(m),
-            _ => None,
-        };
-        let resolve_err = match resolved.get().flatten() {
-            Some((_, Err(m))) => Some(m),
-            _ => None,
-        };
-        load_error.set(list_err.or(resolve_err));
-    });
+    })
+}
 
-    // ---- the editor's state ----
-    let text = RwSignal::new(String::new());
-    let scope = RwSignal::new(ResetScope::default());
-    let reason = RwSignal::new(String::new());
-    let save_error = RwSignal::new(None::<String>);
-    let saved = RwSignal::new(None::<TemplateConfig>);
-
-    // put the loaded template into the editor when the selection (or a save) loads a new one
-    Effect::new(move |_| {
-        if let Some(l) = loaded.get() {
-            text.set(l.text);
-            scope.set(l.scope);
-        }
-    });
-
-    // sample year/month for the preview: the browser's date (set after hydration), changeable
+/// The sample year and month of the preview: the browser's date (set after hydration), changeable.
+fn sample_date() -> (RwSignal<i32>, RwSignal<u32>) {
     let sample_year = RwSignal::new(2025i32);
     let sample_month = RwSignal::new(1u32);
     #[cfg(feature = "hydrate")]
@@ -190,12 +247,13 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             sample_month.set(m);
         }
     });
+    (sample_year, sample_month)
+}
 
-    let type_code = Memo::new(move |_| {
-        let t = ctype.get();
-        data.with_value(|d| t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).map(|x| x.code.clone()))
-    });
-    let sample = Memo::new(move |_| {
+/// Sample codes for the preview: the chosen project and type, its first member organizations, the first
+/// sub-type of the type, the first RFA type and discipline.
+fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>) -> Memo<Sample> {
+    Memo::new(move |_| {
         let p = project.get();
         let t = ctype.get();
         data.with_value(|d| {
@@ -225,14 +283,143 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
                 discipline: d.disciplines.first().map(|x| x.code.clone()).unwrap_or_default(),
             }
         })
-    });
+    })
+}
 
-    // ---- live validation and preview: pure functions of the text, in the browser ----
-    let parsed = Memo::new(move |_| text.with(|s| Template::parse(s)).ok());
-    let validation = Memo::new(move |_| {
-        let code = type_code.get().unwrap_or_default();
-        text.with(|s| Template::validate(s, &code, scope.get())).map(|_| ())
-    });
+/// What the editor would save: the selection, the text and the reset.
+#[derive(Clone, Copy)]
+struct Draft {
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    text: RwSignal<String>,
+    scope: RwSignal<ResetScope>,
+}
+
+/// A change of the counter key (parts shown, reset period) against the stored template, whether the save needs
+/// the acknowledgment (the server refuses the save without it), and the box ticked for it.
+#[derive(Clone, Copy)]
+struct Acknowledgment {
+    key_change: Memo<KeyChange>,
+    needs_ack: Memo<bool>,
+    ack: RwSignal<bool>,
+    /// The server refused a save without it although the editor saw no change (the stored one changed meanwhile).
+    server_wants_ack: RwSignal<bool>,
+}
+
+impl Acknowledgment {
+    fn new(draft: Draft, loaded: Memo<Option<Loaded>>, parsed: Memo<Option<Template>>) -> Self {
+        let Draft { project, ctype, text, scope } = draft;
+        let key_change = Memo::new(move |_| -> KeyChange {
+            let l = loaded.get()?;
+            let before = Template::parse(&l.text).ok()?.key_parts();
+            let after = parsed.get()?.key_parts();
+            let new_scope = scope.get();
+            (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
+        });
+        let ack = RwSignal::new(false);
+        // set when the server answered that the change needs the acknowledgment although the editor saw none
+        // (the stored template changed meanwhile)
+        let server_wants_ack = RwSignal::new(false);
+        Effect::new(move |_| {
+            key_change.track();
+            ack.set(false);
+        });
+        Effect::new(move |_| {
+            let _ = (project.get(), ctype.get(), text.with(|_| ()), scope.get());
+            server_wants_ack.set(false);
+        });
+        let needs_ack = Memo::new(move |_| key_change.with(|k| k.is_some()) || server_wants_ack.get());
+        Acknowledgment { key_change, needs_ack, ack, server_wants_ack }
+    }
+}
+
+/// Where the text in the editor comes from: the stored version, or the template the selection inherits.
+#[component]
+fn OriginLine(loaded: Memo<Option<Loaded>>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <p class="small muted" data-testid="template-origin">
+            {move || match loaded.get() {
+                None => i18n.t("common.loading").to_string(),
+                Some(Loaded { origin: Origin::Own { version, updated_by, updated_at }, .. }) => format!(
+                    "{}: {} {version} {} {updated_by}, {updated_at}",
+                    i18n.t("tpl.current"), i18n.t("tpl.version"), i18n.t("tpl.by")
+                ),
+                Some(Loaded { origin: Origin::Inherited(src), .. }) => format!(
+                    "{} {}",
+                    i18n.t("tpl.current.none"),
+                    i18n.t(source_key(src))
+                ),
+            }}
+        </p>
+    }
+}
+
+/// The template text, the tokens it may use, the reset period and the sample year / month of the preview.
+#[component]
+fn TemplateFields(
+    text: RwSignal<String>,
+    scope: RwSignal<ResetScope>,
+    sample_year: RwSignal<i32>,
+    sample_month: RwSignal<u32>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <label class="field">
+            <span>{move || i18n.t("tpl.template")}</span>
+            <input type="text" class="mono wide" data-testid="template-input" spellcheck="false" autocomplete="off"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))/>
+        </label>
+        <p class="small muted tokens-help">
+            {move || i18n.t("tpl.tokens_help")}": "
+            <code>"{PROJECT} {ORIGINATOR} {RECIPIENT} {CORR_TYPE} {SUB_TYPE} {RFA_TYPE} {DISCIPLINE} {SEQ:4} {YEAR:B.E.} {YEAR:A.D.} {MONTH} {REV}"</code>
+        </p>
+        <div class="form-row">
+            <label class="field">
+                <span>{move || i18n.t("tpl.reset")}</span>
+                <select data-testid="template-reset"
+                    on:change=move |ev| scope.set(ResetScope::parse(&event_target_value(&ev)).unwrap_or_default())>
+                    {[ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].into_iter().map(|s| {
+                        let key = scope_word(s);
+                        view! {
+                            <option value=s.as_str() prop:selected=move || scope.get() == s>{move || i18n.t(key)}</option>
+                        }
+                    }).collect_view()}
+                </select>
+            </label>
+            <label class="field small-field">
+                <span>{move || i18n.t("tpl.sample_year")}</span>
+                <input type="number" min="1900" max="2999" data-testid="template-sample-year"
+                    prop:value=move || sample_year.get().to_string()
+                    on:input=move |ev| {
+                        if let Ok(y) = event_target_value(&ev).parse::<i32>() { sample_year.set(y) }
+                    }/>
+            </label>
+            <label class="field small-field">
+                <span>{move || i18n.t("tpl.sample_month")}</span>
+                <input type="number" min="1" max="12" data-testid="template-sample-month"
+                    prop:value=move || sample_month.get().to_string()
+                    on:input=move |ev| {
+                        if let Ok(m) = event_target_value(&ev).parse::<u32>() {
+                            if (1..=12).contains(&m) { sample_month.set(m) }
+                        }
+                    }/>
+            </label>
+        </div>
+    }
+}
+
+/// The number the template renders with the sample codes, and the parts its counter is kept per.
+#[component]
+fn LivePreview(
+    parsed: Memo<Option<Template>>,
+    sample: Memo<Sample>,
+    scope: RwSignal<ResetScope>,
+    sample_year: RwSignal<i32>,
+    sample_month: RwSignal<u32>,
+) -> impl IntoView {
+    let i18n = use_i18n();
     let preview = Memo::new(move |_| {
         let t = parsed.get()?;
         let s = sample.get();
@@ -256,28 +443,84 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         Some(describe_key(lang, t.key_parts(), scope.get()))
     });
 
-    // ---- a change of the counter key (parts shown, reset period) against the stored template: warn,
-    // and ask for the acknowledgment before saving (the server refuses the save without it) ----
-    let key_change = Memo::new(move |_| -> Option<(KeyParts, ResetScope, KeyParts, ResetScope)> {
-        let l = loaded.get()?;
-        let before = Template::parse(&l.text).ok()?.key_parts();
-        let after = parsed.get()?.key_parts();
-        let new_scope = scope.get();
-        (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
-    });
-    let ack = RwSignal::new(false);
-    // set when the server answered that the change needs the acknowledgment although the editor saw none
-    // (the stored template changed meanwhile)
-    let server_wants_ack = RwSignal::new(false);
-    Effect::new(move |_| {
-        key_change.track();
-        ack.set(false);
-    });
-    Effect::new(move |_| {
-        let _ = (project.get(), ctype.get(), text.with(|_| ()), scope.get());
-        server_wants_ack.set(false);
-    });
-    let needs_ack = Memo::new(move |_| key_change.with(|k| k.is_some()) || server_wants_ack.get());
+    view! {
+        <div class="preview-box">
+            <div class="label">{move || i18n.t("tpl.preview")}</div>
+            <div class="number" data-testid="template-preview">{move || preview.get().unwrap_or_else(|| "—".to_string())}</div>
+            <div class="small" data-testid="template-keyparts">
+                {move || key_words.get().map(|w| format!("{}: {w}", i18n.t("tpl.keyparts")))}
+            </div>
+        </div>
+    }
+}
+
+/// "Valid", or the validation messages with their positions.
+#[component]
+fn ValidationResult(validation: Memo<Result<(), Vec<TemplateError>>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let lang = i18n.lang;
+    move || match validation.get() {
+        Ok(()) => view! { <p class="ok" data-testid="template-valid">{i18n.t("tpl.valid")}</p> }.into_any(),
+        Err(errors) => view! {
+            <div class="errors">
+                <div class="label">{i18n.t("tpl.errors")}</div>
+                <ul data-testid="template-errors">
+                    {errors.into_iter().map(|e| {
+                        let position = e.position().map(|p| (p + 1).to_string());
+                        view! { <li data-position=position>{error_line(lang.get(), &e)}</li> }
+                    }).collect_view()}
+                </ul>
+            </div>
+        }.into_any(),
+    }
+}
+
+/// The warning that the counter key changes (before / after), and the box that acknowledges it.
+#[component]
+fn KeyChangeWarning(acknowledgment: Acknowledgment) -> impl IntoView {
+    let i18n = use_i18n();
+    let lang = i18n.lang;
+    let Acknowledgment { key_change, needs_ack, ack, .. } = acknowledgment;
+    view! {
+        <Show when=move || needs_ack.get()>
+            <div class="warning-box" data-testid="template-key-change" role="alert">
+                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                {move || match key_change.get() {
+                    Some((before, before_scope, after, after_scope)) => view! {
+                        <p>{i18n.t("tpl.key_change.body")}</p>
+                        <ul class="small">
+                            <li data-testid="template-key-before">{i18n.t("tpl.key_change.before")}": "{describe_key(lang.get(), before, before_scope)}</li>
+                            <li data-testid="template-key-after">{i18n.t("tpl.key_change.after")}": "{describe_key(lang.get(), after, after_scope)}</li>
+                        </ul>
+                    }.into_any(),
+                    None => view! { <p>{i18n.t("tpl.key_change.server")}</p> }.into_any(),
+                }}
+                <label class="check">
+                    <input type="checkbox" data-testid="template-ack-key-change"
+                        prop:checked=move || ack.get()
+                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
+                    {move || i18n.t("tpl.key_change.ack")}
+                </label>
+            </div>
+        </Show>
+    }
+}
+
+/// The reason, the save button, and what the save answered.
+#[component]
+fn SaveBar(
+    draft: Draft,
+    validation: Memo<Result<(), Vec<TemplateError>>>,
+    acknowledgment: Acknowledgment,
+    saved: RwSignal<Option<TemplateConfig>>,
+    /// Bumped after a save (reloads the stored templates and the history).
+    saved_version: RwSignal<u32>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let Draft { project, ctype, text, scope } = draft;
+    let Acknowledgment { needs_ack, ack, server_wants_ack, .. } = acknowledgment;
+    let reason = RwSignal::new(String::new());
+    let save_error = RwSignal::new(None::<String>);
 
     let save = Action::new(move |(p, t, tpl, sc, why, acked): &(i64, Option<i64>, String, ResetScope, String, bool)| {
         let (p, t, tpl, sc, why, acked) = (*p, *t, tpl.clone(), *sc, why.clone(), *acked);
@@ -319,124 +562,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         save_error.set(None);
     });
 
-    let lang = i18n.lang;
     view! {
-        <div class="form-grid">
-            <IdSelect label="tpl.project" testid="select-project" choices=project_choices value=project/>
-            <IdSelect label="tpl.type" testid="select-type" choices=type_choices value=ctype placeholder="tpl.project_default"/>
-        </div>
-        <ErrorSlot error=load_error/>
-        <p class="small muted" data-testid="template-origin">
-            {move || match loaded.get() {
-                None => i18n.t("common.loading").to_string(),
-                Some(Loaded { origin: Origin::Own { version, updated_by, updated_at }, .. }) => format!(
-                    "{}: {} {version} {} {updated_by}, {updated_at}",
-                    i18n.t("tpl.current"), i18n.t("tpl.version"), i18n.t("tpl.by")
-                ),
-                Some(Loaded { origin: Origin::Inherited(src), .. }) => format!(
-                    "{} {}",
-                    i18n.t("tpl.current.none"),
-                    i18n.t(match src {
-                        TemplateSource::ProjectType => "reserve.source.ProjectType",
-                        TemplateSource::ProjectDefault => "reserve.source.ProjectDefault",
-                        TemplateSource::SystemDefault => "reserve.source.SystemDefault",
-                    })
-                ),
-            }}
-        </p>
-
-        <label class="field">
-            <span>{move || i18n.t("tpl.template")}</span>
-            <input type="text" class="mono wide" data-testid="template-input" spellcheck="false" autocomplete="off"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))/>
-        </label>
-        <p class="small muted tokens-help">
-            {move || i18n.t("tpl.tokens_help")}": "
-            <code>"{PROJECT} {ORIGINATOR} {RECIPIENT} {CORR_TYPE} {SUB_TYPE} {RFA_TYPE} {DISCIPLINE} {SEQ:4} {YEAR:B.E.} {YEAR:A.D.} {MONTH} {REV}"</code>
-        </p>
-        <div class="form-row">
-            <label class="field">
-                <span>{move || i18n.t("tpl.reset")}</span>
-                <select data-testid="template-reset"
-                    on:change=move |ev| scope.set(ResetScope::parse(&event_target_value(&ev)).unwrap_or_default())>
-                    {[ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].into_iter().map(|s| {
-                        let key = match s {
-                            ResetScope::Yearly => "tpl.reset.YEARLY",
-                            ResetScope::Monthly => "tpl.reset.MONTHLY",
-                            ResetScope::None => "tpl.reset.NONE",
-                        };
-                        view! {
-                            <option value=s.as_str() prop:selected=move || scope.get() == s>{move || i18n.t(key)}</option>
-                        }
-                    }).collect_view()}
-                </select>
-            </label>
-            <label class="field small-field">
-                <span>{move || i18n.t("tpl.sample_year")}</span>
-                <input type="number" min="1900" max="2999" data-testid="template-sample-year"
-                    prop:value=move || sample_year.get().to_string()
-                    on:input=move |ev| {
-                        if let Ok(y) = event_target_value(&ev).parse::<i32>() { sample_year.set(y) }
-                    }/>
-            </label>
-            <label class="field small-field">
-                <span>{move || i18n.t("tpl.sample_month")}</span>
-                <input type="number" min="1" max="12" data-testid="template-sample-month"
-                    prop:value=move || sample_month.get().to_string()
-                    on:input=move |ev| {
-                        if let Ok(m) = event_target_value(&ev).parse::<u32>() {
-                            if (1..=12).contains(&m) { sample_month.set(m) }
-                        }
-                    }/>
-            </label>
-        </div>
-
-        <div class="preview-box">
-            <div class="label">{move || i18n.t("tpl.preview")}</div>
-            <div class="number" data-testid="template-preview">{move || preview.get().unwrap_or_else(|| "—".to_string())}</div>
-            <div class="small" data-testid="template-keyparts">
-                {move || key_words.get().map(|w| format!("{}: {w}", i18n.t("tpl.keyparts")))}
-            </div>
-        </div>
-
-        {move || match validation.get() {
-            Ok(()) => view! { <p class="ok" data-testid="template-valid">{i18n.t("tpl.valid")}</p> }.into_any(),
-            Err(errors) => view! {
-                <div class="errors">
-                    <div class="label">{i18n.t("tpl.errors")}</div>
-                    <ul data-testid="template-errors">
-                        {errors.into_iter().map(|e| {
-                            let position = e.position().map(|p| (p + 1).to_string());
-                            view! { <li data-position=position>{error_line(lang.get(), &e)}</li> }
-                        }).collect_view()}
-                    </ul>
-                </div>
-            }.into_any(),
-        }}
-
-        <Show when=move || needs_ack.get()>
-            <div class="warning-box" data-testid="template-key-change" role="alert">
-                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
-                {move || match key_change.get() {
-                    Some((before, before_scope, after, after_scope)) => view! {
-                        <p>{i18n.t("tpl.key_change.body")}</p>
-                        <ul class="small">
-                            <li data-testid="template-key-before">{i18n.t("tpl.key_change.before")}": "{describe_key(lang.get(), before, before_scope)}</li>
-                            <li data-testid="template-key-after">{i18n.t("tpl.key_change.after")}": "{describe_key(lang.get(), after, after_scope)}</li>
-                        </ul>
-                    }.into_any(),
-                    None => view! { <p>{i18n.t("tpl.key_change.server")}</p> }.into_any(),
-                }}
-                <label class="check">
-                    <input type="checkbox" data-testid="template-ack-key-change"
-                        prop:checked=move || ack.get()
-                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
-                    {move || i18n.t("tpl.key_change.ack")}
-                </label>
-            </div>
-        </Show>
-
         <label class="field">
             <span>{move || i18n.t("tpl.reason")}</span>
             <input type="text" data-testid="template-reason" maxlength="500"
@@ -450,10 +576,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
             <p class="ok" data-testid="template-saved">{i18n.t("tpl.saved")}" "{cfg.version}": "<code>{cfg.template}</code></p>
         })}
         <ErrorSlot error=save_error/>
-
-        <TemplateHistory project ctype reload=saved_version saved/>
     }
-    .into_any()
 }
 
 /// "project, type, originator, …, reset" — the parts a counter is kept per, in words.
@@ -518,6 +641,91 @@ fn TemplateDiff(before: Option<String>, after: String) -> impl IntoView {
     }
 }
 
+/// A rollback being asked for, its form's state, and the call that makes it.
+#[derive(Clone, Copy)]
+struct Rollback {
+    project: RwSignal<Option<i64>>,
+    ctype: RwSignal<Option<i64>>,
+    /// The rollback being asked for: (version, its text, its reset).
+    rolling: RwSignal<Option<(i64, String, ResetScope)>>,
+    reason: RwSignal<String>,
+    ack: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+    /// The rollback changes the counter key, or the server said it does.
+    needs_ack: Memo<bool>,
+    action: Action<(i64, Option<i64>, i64, String, bool), ()>,
+}
+
+impl Rollback {
+    /// `newest` is the newest stored version (what a rollback replaces); after a rollback `saved` holds its
+    /// answer and `reload` is bumped.
+    fn new(
+        project: RwSignal<Option<i64>>,
+        ctype: RwSignal<Option<i64>>,
+        newest: Memo<Option<(i64, String, ResetScope)>>,
+        reload: RwSignal<u32>,
+        saved: RwSignal<Option<TemplateConfig>>,
+    ) -> Self {
+        let rolling = RwSignal::new(None::<(i64, String, ResetScope)>);
+        let rb_reason = RwSignal::new(String::new());
+        let rb_ack = RwSignal::new(false);
+        let rb_server_wants_ack = RwSignal::new(false);
+        let rb_error = RwSignal::new(None::<String>);
+        Effect::new(move |_| {
+            let _ = (project.get(), ctype.get());
+            rolling.set(None);
+        });
+        Effect::new(move |_| {
+            rolling.track();
+            rb_reason.set(String::new());
+            rb_ack.set(false);
+            rb_server_wants_ack.set(false);
+            rb_error.set(None);
+        });
+        let rb_key_change = Memo::new(move |_| {
+            let (_, text, scope) = rolling.get()?;
+            let (_, cur, cur_scope) = newest.get()?;
+            key_differs(&cur, cur_scope, &text, scope).filter(|d| *d)
+        });
+        let rb_needs_ack = Memo::new(move |_| rb_key_change.get().is_some() || rb_server_wants_ack.get());
+
+        let rollback = Action::new(move |(p, t, version, why, acked): &(i64, Option<i64>, i64, String, bool)| {
+            let (p, t, version, why, acked) = (*p, *t, *version, why.clone(), *acked);
+            async move {
+                match api::rollback_template(p, t, version, why, acked).await {
+                    Ok(cfg) => {
+                        rolling.set(None);
+                        saved.set(Some(cfg));
+                        reload.update(|v| *v += 1);
+                    }
+                    Err(e) => {
+                        if e.code == ErrorCode::KeyChangeNotAcknowledged {
+                            rb_server_wants_ack.set(true);
+                            rb_ack.set(false);
+                        }
+                        rb_error.set(Some(error_text(&e)));
+                    }
+                }
+            }
+        });
+        Rollback {
+            project,
+            ctype,
+            rolling,
+            reason: rb_reason,
+            ack: rb_ack,
+            error: rb_error,
+            needs_ack: rb_needs_ack,
+            action: rollback,
+        }
+    }
+
+    /// Whether the rollback form is open for `version`.
+    fn is_rolling(&self, version: i64) -> bool {
+        self.rolling.with(|r| r.as_ref().map(|r| r.0) == Some(version))
+    }
+}
+
 /// The versions of the chosen template, newest first, with a rollback per older version.
 #[component]
 fn TemplateHistory(
@@ -545,104 +753,12 @@ fn TemplateHistory(
             _ => None,
         }
     });
-
-    // the rollback being asked for: (version, its text, its reset)
-    let rolling = RwSignal::new(None::<(i64, String, ResetScope)>);
-    let rb_reason = RwSignal::new(String::new());
-    let rb_ack = RwSignal::new(false);
-    let rb_server_wants_ack = RwSignal::new(false);
-    let rb_error = RwSignal::new(None::<String>);
-    Effect::new(move |_| {
-        let _ = (project.get(), ctype.get());
-        rolling.set(None);
-    });
-    Effect::new(move |_| {
-        rolling.track();
-        rb_reason.set(String::new());
-        rb_ack.set(false);
-        rb_server_wants_ack.set(false);
-        rb_error.set(None);
-    });
     // the newest stored version: what a rollback replaces
     let newest = Memo::new(move |_| match current.get() {
         Some(Ok(vs)) => vs.iter().max_by_key(|v| v.version).map(|v| (v.version, v.template.clone(), v.reset_scope)),
         _ => None,
     });
-    let rb_key_change = Memo::new(move |_| {
-        let (_, text, scope) = rolling.get()?;
-        let (_, cur, cur_scope) = newest.get()?;
-        key_differs(&cur, cur_scope, &text, scope).filter(|d| *d)
-    });
-    let rb_needs_ack = Memo::new(move |_| rb_key_change.get().is_some() || rb_server_wants_ack.get());
-
-    let rollback = Action::new(move |(p, t, version, why, acked): &(i64, Option<i64>, i64, String, bool)| {
-        let (p, t, version, why, acked) = (*p, *t, *version, why.clone(), *acked);
-        async move {
-            match api::rollback_template(p, t, version, why, acked).await {
-                Ok(cfg) => {
-                    rolling.set(None);
-                    saved.set(Some(cfg));
-                    reload.update(|v| *v += 1);
-                }
-                Err(e) => {
-                    if e.code == ErrorCode::KeyChangeNotAcknowledged {
-                        rb_server_wants_ack.set(true);
-                        rb_ack.set(false);
-                    }
-                    rb_error.set(Some(error_text(&e)));
-                }
-            }
-        }
-    });
-    let can_rollback = move || {
-        rolling.with(|r| r.is_some())
-            && rb_reason.with(|r| !r.trim().is_empty())
-            && (!rb_needs_ack.get() || rb_ack.get())
-            && !rollback.pending().get()
-    };
-    let on_rollback = move |_| {
-        let (Some(p), Some((version, _, _))) = (project.get_untracked(), rolling.get_untracked()) else { return };
-        rb_error.set(None);
-        let acked = rb_needs_ack.get_untracked() && rb_ack.get_untracked();
-        rollback.dispatch((p, ctype.get_untracked(), version, rb_reason.get_untracked().trim().to_string(), acked));
-    };
-
-    let rollback_form = move || {
-        view! {
-            <div class="rollback-box" data-testid="template-rollback-form">
-                <p class="small">{move || i18n.t("tpl.rollback.note")}</p>
-                <Show when=move || rb_needs_ack.get()>
-                    <div class="warning-box" data-testid="template-rollback-key-change" role="alert">
-                        <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
-                        <p>{move || i18n.t("tpl.key_change.body")}</p>
-                        <label class="check">
-                            <input type="checkbox" data-testid="template-rollback-ack"
-                                prop:checked=move || rb_ack.get()
-                                on:change=move |ev| rb_ack.set(event_target_checked(&ev))/>
-                            {move || i18n.t("tpl.key_change.ack")}
-                        </label>
-                    </div>
-                </Show>
-                <label class="field">
-                    <span>{move || i18n.t("tpl.rollback.reason")}</span>
-                    <input type="text" data-testid="template-rollback-reason" maxlength="500"
-                        prop:value=move || rb_reason.get()
-                        on:input=move |ev| rb_reason.set(event_target_value(&ev))/>
-                </label>
-                <div class="form-row">
-                    <button type="button" class="primary" data-testid="template-rollback-confirm"
-                        disabled=move || !can_rollback() on:click=on_rollback>
-                        {move || if rollback.pending().get() { i18n.t("tpl.rollback.busy") } else { i18n.t("tpl.rollback.confirm") }}
-                    </button>
-                    <button type="button" class="secondary" data-testid="template-rollback-cancel"
-                        on:click=move |_| rolling.set(None)>
-                        {move || i18n.t("common.cancel")}
-                    </button>
-                </div>
-                <ErrorSlot error=rb_error/>
-            </div>
-        }
-    };
+    let rb = Rollback::new(project, ctype, newest, reload, saved);
 
     view! {
         <section class="history" data-testid="template-history">
@@ -658,55 +774,116 @@ fn TemplateHistory(
                     view! {
                         <ol class="versions">
                             {vs.into_iter().map(|v| {
-                                let version = v.version;
-                                let is_current = version == newest_version;
-                                let scope_changed = v.previous_reset_scope.filter(|s| *s != v.reset_scope);
-                                let target = (version, v.template.clone(), v.reset_scope);
-                                view! {
-                                    <li class="version" data-testid="template-version-row" data-version=version.to_string()
-                                        data-current=is_current.to_string()>
-                                        <div class="version-head">
-                                            <strong data-testid="template-version-number">{move || i18n.t("tpl.version")}" "{version}</strong>
-                                            {is_current.then(|| view! { <span class="badge">{move || i18n.t("tpl.history.current")}</span> })}
-                                            <span class="small muted" data-testid="template-version-by">
-                                                {move || i18n.t("tpl.by")}" "{v.changed_by.clone()}" · "{bangkok_time(&v.changed_at)}
-                                            </span>
-                                        </div>
-                                        <div class="small" data-testid="template-version-reason">
-                                            {move || i18n.t("tpl.history.reason")}": "{v.reason.clone()}
-                                        </div>
-                                        <TemplateDiff before=v.previous_template.clone() after=v.template.clone()/>
-                                        <div class="small muted" data-testid="template-version-reset">
-                                            {move || i18n.t("tpl.reset")}": "
-                                            {move || match scope_changed {
-                                                Some(before) => format!("{} → {}", i18n.t(scope_word(before)), i18n.t(scope_word(v.reset_scope))),
-                                                None => i18n.t(scope_word(v.reset_scope)).to_string(),
-                                            }}
-                                        </div>
-                                        {(!is_current).then(|| {
-                                            let target = target.clone();
-                                            view! {
-                                                <Show when=move || rolling.with(|r| r.as_ref().map(|r| r.0) != Some(version))>
-                                                    <button type="button" class="secondary small" data-testid="template-rollback"
-                                                        disabled=move || rollback.pending().get()
-                                                        on:click={
-                                                            let target = target.clone();
-                                                            move |_| rolling.set(Some(target.clone()))
-                                                        }>
-                                                        {move || i18n.t("tpl.rollback")}
-                                                    </button>
-                                                </Show>
-                                            }
-                                        })}
-                                        {move || rolling.with(|r| r.as_ref().map(|r| r.0) == Some(version)).then(rollback_form)}
-                                    </li>
-                                }
+                                let is_current = v.version == newest_version;
+                                view! { <VersionRow v is_current rb/> }
                             }).collect_view()}
                         </ol>
                     }.into_any()
                 }
             }}
         </section>
+    }
+}
+
+/// One stored version: number, author, reason, the change against the one before, its reset; a rollback
+/// button (and form) on the older ones.
+#[component]
+fn VersionRow(v: TemplateVersion, is_current: bool, rb: Rollback) -> impl IntoView {
+    let i18n = use_i18n();
+    let version = v.version;
+    let scope_changed = v.previous_reset_scope.filter(|s| *s != v.reset_scope);
+    let target = (version, v.template.clone(), v.reset_scope);
+    view! {
+        <li class="version" data-testid="template-version-row" data-version=version.to_string()
+            data-current=is_current.to_string()>
+            <div class="version-head">
+                <strong data-testid="template-version-number">{move || i18n.t("tpl.version")}" "{version}</strong>
+                {is_current.then(|| view! { <span class="badge">{move || i18n.t("tpl.history.current")}</span> })}
+                <span class="small muted" data-testid="template-version-by">
+                    {move || i18n.t("tpl.by")}" "{v.changed_by.clone()}" · "{bangkok_time(&v.changed_at)}
+                </span>
+            </div>
+            <div class="small" data-testid="template-version-reason">
+                {move || i18n.t("tpl.history.reason")}": "{v.reason.clone()}
+            </div>
+            <TemplateDiff before=v.previous_template.clone() after=v.template.clone()/>
+            <div class="small muted" data-testid="template-version-reset">
+                {move || i18n.t("tpl.reset")}": "
+                {move || match scope_changed {
+                    Some(before) => format!("{} → {}", i18n.t(scope_word(before)), i18n.t(scope_word(v.reset_scope))),
+                    None => i18n.t(scope_word(v.reset_scope)).to_string(),
+                }}
+            </div>
+            {(!is_current).then(|| {
+                let target = target.clone();
+                view! {
+                    <Show when=move || !rb.is_rolling(version)>
+                        <button type="button" class="secondary small" data-testid="template-rollback"
+                            disabled=move || rb.action.pending().get()
+                            on:click={
+                                let target = target.clone();
+                                move |_| rb.rolling.set(Some(target.clone()))
+                            }>
+                            {move || i18n.t("tpl.rollback")}
+                        </button>
+                    </Show>
+                }
+            })}
+            {move || rb.is_rolling(version).then(|| view! { <RollbackForm rb/> })}
+        </li>
+    }
+}
+
+/// The reason (and, when the counter key changes, the acknowledgment) for a rollback, and its buttons.
+#[component]
+fn RollbackForm(rb: Rollback) -> impl IntoView {
+    let i18n = use_i18n();
+    let Rollback { project, ctype, rolling, reason: rb_reason, ack: rb_ack, error: rb_error, needs_ack: rb_needs_ack, action: rollback, .. } = rb;
+    let can_rollback = move || {
+        rolling.with(|r| r.is_some())
+            && rb_reason.with(|r| !r.trim().is_empty())
+            && (!rb_needs_ack.get() || rb_ack.get())
+            && !rollback.pending().get()
+    };
+    let on_rollback = move |_| {
+        let (Some(p), Some((version, _, _))) = (project.get_untracked(), rolling.get_untracked()) else { return };
+        rb_error.set(None);
+        let acked = rb_needs_ack.get_untracked() && rb_ack.get_untracked();
+        rollback.dispatch((p, ctype.get_untracked(), version, rb_reason.get_untracked().trim().to_string(), acked));
+    };
+    view! {
+        <div class="rollback-box" data-testid="template-rollback-form">
+            <p class="small">{move || i18n.t("tpl.rollback.note")}</p>
+            <Show when=move || rb_needs_ack.get()>
+                <div class="warning-box" data-testid="template-rollback-key-change" role="alert">
+                    <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                    <p>{move || i18n.t("tpl.key_change.body")}</p>
+                    <label class="check">
+                        <input type="checkbox" data-testid="template-rollback-ack"
+                            prop:checked=move || rb_ack.get()
+                            on:change=move |ev| rb_ack.set(event_target_checked(&ev))/>
+                        {move || i18n.t("tpl.key_change.ack")}
+                    </label>
+                </div>
+            </Show>
+            <label class="field">
+                <span>{move || i18n.t("tpl.rollback.reason")}</span>
+                <input type="text" data-testid="template-rollback-reason" maxlength="500"
+                    prop:value=move || rb_reason.get()
+                    on:input=move |ev| rb_reason.set(event_target_value(&ev))/>
+            </label>
+            <div class="form-row">
+                <button type="button" class="primary" data-testid="template-rollback-confirm"
+                    disabled=move || !can_rollback() on:click=on_rollback>
+                    {move || if rollback.pending().get() { i18n.t("tpl.rollback.busy") } else { i18n.t("tpl.rollback.confirm") }}
+                </button>
+                <button type="button" class="secondary" data-testid="template-rollback-cancel"
+                    on:click=move |_| rolling.set(None)>
+                    {move || i18n.t("common.cancel")}
+                </button>
+            </div>
+            <ErrorSlot error=rb_error/>
+        </div>
     }
 }
 

@@ -25,11 +25,59 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
         async move { api::list_api_tokens().await.map_err(|e| error_text(&e)) }
     });
 
-    let name = RwSignal::new(String::new());
-    let chosen = RwSignal::new(Vec::<i64>::new());
     let error = RwSignal::new(None::<String>);
     let created = RwSignal::new(None::<CreatedApiToken>);
 
+    let revoke = Action::new(move |id: &i64| {
+        let id = *id;
+        async move {
+            if let Err(e) = api::revoke_api_token(id).await {
+                error.set(Some(error_text(&e)));
+            }
+            version.update(|v| *v += 1);
+        }
+    });
+
+    view! {
+        <TokenForm projects error created version/>
+        <ErrorSlot error/>
+
+        {move || created.get().map(|tok| {
+            let secret = tok.token.clone();
+            view! {
+                <div class="secret-box" data-testid="token-created">
+                    <p><strong>{move || i18n.t("tokens.secret")}</strong></p>
+                    <code class="secret" data-testid="token-secret">{tok.token.clone()}</code>
+                    " "
+                    <CopyButton text=move || secret.clone() testid="token-copy"/>
+                </div>
+            }
+        })}
+
+        <h2>{move || i18n.t("tokens.list")}</h2>
+        {move || match list.get() {
+            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+            Some(r) => match r {
+                Err(m) => view! { <ErrorBox message=m/> }.into_any(),
+                Ok(tokens) if tokens.is_empty() => view! { <p class="muted" data-testid="token-empty">{move || i18n.t("tokens.empty")}</p> }.into_any(),
+                Ok(tokens) => view! { <TokenTable tokens projects revoke error/> }.into_any(),
+            },
+        }}
+    }
+}
+
+/// A new token: its name and the projects it may use (none = all).
+#[component]
+fn TokenForm(
+    projects: StoredValue<Vec<ProjectItem>>,
+    error: RwSignal<Option<String>>,
+    created: RwSignal<Option<CreatedApiToken>>,
+    /// Bumped after a create (reloads the list).
+    version: RwSignal<u32>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let name = RwSignal::new(String::new());
+    let chosen = RwSignal::new(Vec::<i64>::new());
     let create = Action::new(move |(n, ids): &(String, Vec<i64>)| {
         let (n, ids) = (n.clone(), ids.clone());
         async move {
@@ -44,20 +92,6 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
             version.update(|v| *v += 1);
         }
     });
-    let revoke = Action::new(move |id: &i64| {
-        let id = *id;
-        async move {
-            if let Err(e) = api::revoke_api_token(id).await {
-                error.set(Some(error_text(&e)));
-            }
-            version.update(|v| *v += 1);
-        }
-    });
-
-    let project_code = move |id: i64| {
-        projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")))
-    };
-
     view! {
         <form class="token-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
             ev.prevent_default();
@@ -97,61 +131,54 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
                 {move || i18n.t("tokens.create")}
             </button>
         </form>
-        <ErrorSlot error/>
+    }
+}
 
-        {move || created.get().map(|tok| {
-            let secret = tok.token.clone();
-            view! {
-                <div class="secret-box" data-testid="token-created">
-                    <p><strong>{move || i18n.t("tokens.secret")}</strong></p>
-                    <code class="secret" data-testid="token-secret">{tok.token.clone()}</code>
-                    " "
-                    <CopyButton text=move || secret.clone() testid="token-copy"/>
-                </div>
-            }
-        })}
+/// The tokens, each with its scope and state, and a revoke button while it is active.
+#[component]
+fn TokenTable(
+    tokens: Vec<ApiTokenInfo>,
+    projects: StoredValue<Vec<ProjectItem>>,
+    revoke: Action<i64, ()>,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let project_code = move |id: i64| {
+        projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")))
+    };
 
-        <h2>{move || i18n.t("tokens.list")}</h2>
-        {move || match list.get() {
-            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
-            Some(r) => match r {
-                Err(m) => view! { <ErrorBox message=m/> }.into_any(),
-                Ok(tokens) if tokens.is_empty() => view! { <p class="muted" data-testid="token-empty">{move || i18n.t("tokens.empty")}</p> }.into_any(),
-                Ok(tokens) => view! {
-                    <table class="list" data-testid="token-table">
-                        <TableHead columns=vec!["tokens.name", "tokens.prefix", "tokens.scope", "tokens.created", "tokens.state", ""]/>
-                        <tbody>
-                            {tokens.into_iter().map(|t| {
-                                let id = t.id;
-                                let revoked = t.revoked_at.is_some();
-                                let scope = if t.project_ids.is_empty() {
-                                    None
-                                } else {
-                                    Some(t.project_ids.iter().map(|p| project_code(*p)).collect::<Vec<_>>().join(", "))
-                                };
-                                view! {
-                                    <tr data-testid="token-row" data-token-id=id.to_string() class:revoked=revoked>
-                                        <td>{t.name.clone()}</td>
-                                        <td><code>{t.prefix.clone()}"…"</code></td>
-                                        <td>{move || scope.clone().unwrap_or_else(|| i18n.t("tokens.all_projects").to_string())}</td>
-                                        <td>{t.created_at.format("%Y-%m-%d %H:%M").to_string()}" · "{t.created_by.clone()}</td>
-                                        <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
-                                        <td>
-                                            {(!revoked).then(|| view! {
-                                                <button type="button" class="danger small" data-testid="token-revoke"
-                                                    disabled=move || revoke.pending().get()
-                                                    on:click=move |_| { error.set(None); revoke.dispatch(id); }>
-                                                    {move || i18n.t("tokens.revoke")}
-                                                </button>
-                                            })}
-                                        </td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                }.into_any(),
-            },
-        }}
+    view! {
+        <table class="list" data-testid="token-table">
+            <TableHead columns=vec!["tokens.name", "tokens.prefix", "tokens.scope", "tokens.created", "tokens.state", ""]/>
+            <tbody>
+                {tokens.into_iter().map(|t| {
+                    let id = t.id;
+                    let revoked = t.revoked_at.is_some();
+                    let scope = if t.project_ids.is_empty() {
+                        None
+                    } else {
+                        Some(t.project_ids.iter().map(|p| project_code(*p)).collect::<Vec<_>>().join(", "))
+                    };
+                    view! {
+                        <tr data-testid="token-row" data-token-id=id.to_string() class:revoked=revoked>
+                            <td>{t.name.clone()}</td>
+                            <td><code>{t.prefix.clone()}"…"</code></td>
+                            <td>{move || scope.clone().unwrap_or_else(|| i18n.t("tokens.all_projects").to_string())}</td>
+                            <td>{t.created_at.format("%Y-%m-%d %H:%M").to_string()}" · "{t.created_by.clone()}</td>
+                            <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
+                            <td>
+                                {(!revoked).then(|| view! {
+                                    <button type="button" class="danger small" data-testid="token-revoke"
+                                        disabled=move || revoke.pending().get()
+                                        on:click=move |_| { error.set(None); revoke.dispatch(id); }>
+                                        {move || i18n.t("tokens.revoke")}
+                                    </button>
+                                })}
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }

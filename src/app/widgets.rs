@@ -4,8 +4,9 @@ use leptos::prelude::*;
 
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
-use super::i18n::use_i18n;
-use crate::contract::{ReferenceData, Role, UserInfo};
+use super::i18n::{use_i18n, Lang};
+use crate::contract::import::ImportReport;
+use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
 use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
@@ -104,6 +105,117 @@ where
     }
 }
 
+// ---- selects of ids ----
+
+/// One choice in a select: the value is the id, `data-code` carries the code (for people and tests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub id: i64,
+    pub code: String,
+    pub label: String,
+    pub disabled: bool,
+}
+
+/// `code — name`, or the code alone when the name is blank or repeats it.
+pub fn choice(id: i64, code: &str, name: &str) -> Choice {
+    let label = if name.trim().is_empty() || name == code { code.to_string() } else { format!("{code} — {name}") };
+    Choice { id, code: code.to_string(), label, disabled: false }
+}
+
+/// `code — name`, or the code alone when the name is blank (a name equal to the code is repeated, as the
+/// template editor and the audit filter have always shown it).
+pub fn choice_named(id: i64, code: &str, name: &str) -> Choice {
+    let label = if name.trim().is_empty() { code.to_string() } else { format!("{code} — {name}") };
+    Choice { id, code: code.to_string(), label, disabled: false }
+}
+
+/// A labelled select of ids with a "choose" placeholder.
+#[component]
+pub fn IdSelect(
+    label: &'static str,
+    testid: &'static str,
+    #[prop(into)] choices: Signal<Vec<Choice>>,
+    value: RwSignal<Option<i64>>,
+    /// Text of the empty choice; the default is "— choose —".
+    #[prop(optional)]
+    placeholder: Option<&'static str>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let placeholder = placeholder.unwrap_or("common.choose");
+    view! {
+        <label class="field">
+            <span>{move || i18n.t(label)}</span>
+            <select data-testid=testid on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
+                <option value="" prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
+                <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
+                    <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled
+                        prop:selected=move || value.get() == Some(c.id)>
+                        {c.label.clone()}
+                    </option>
+                </For>
+            </select>
+        </label>
+    }
+}
+
+/// The report of an import (bulk or reference data): a summary line and one table row per input row.
+#[component]
+pub fn ReportView(report: ImportReport) -> impl IntoView {
+    let i18n = use_i18n();
+    let state = if report.dry_run {
+        "dry"
+    } else if report.applied {
+        "applied"
+    } else {
+        "refused"
+    };
+    let state_key = match state {
+        "dry" => "import.state.dry",
+        "applied" => "import.state.applied",
+        _ => "import.state.refused",
+    };
+    let (total, ok, err) = (report.total, report.ok_rows, report.error_rows);
+    let summary_class = if err > 0 { "error" } else { "" };
+    view! {
+        <div class="import-report" data-testid="import-report" data-state=state>
+            <p data-testid="import-summary" class=summary_class>
+                <strong data-testid="import-state">{move || i18n.t(state_key)}</strong>
+                " · " {move || i18n.t("import.total")} ": " <span data-testid="import-total">{total}</span>
+                " · " {move || i18n.t("import.ok_rows")} ": " <span data-testid="import-ok">{ok}</span>
+                " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
+            </p>
+            <table class="list">
+                <TableHead columns=vec!["import.row", "import.kind", "import.key", "import.action", "import.last_number", "import.result"]/>
+                <tbody>
+                    {report.rows.into_iter().map(|r| {
+                        let message = r.message.clone().unwrap_or_default();
+                        let detail = r.detail.clone().unwrap_or_default();
+                        let ok = r.ok;
+                        view! {
+                            <tr data-testid="report-row" data-row=r.row.to_string() data-kind=r.kind.clone() data-ok=ok.to_string() class:error=!ok>
+                                <td>{r.row}</td>
+                                <td>{r.kind.clone()}</td>
+                                <td data-testid="report-key">{r.key.clone().unwrap_or_default()}</td>
+                                <td>{r.action.clone().unwrap_or_default()}</td>
+                                <td data-testid="report-last">{r.last_number.map(|n| n.to_string()).unwrap_or_default()}</td>
+                                <td data-testid="report-result">
+                                    {move || if ok {
+                                        i18n.t("import.ok").to_string()
+                                    } else if i18n.lang.get() == Lang::En && !detail.is_empty() {
+                                        detail.clone()
+                                    } else {
+                                        message.clone()
+                                    }}
+                                </td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
 /// Parses a `<select>` value holding an id; "" (the placeholder) is None.
 pub fn parse_id(value: &str) -> Option<i64> {
     value.trim().parse().ok()
@@ -138,6 +250,45 @@ where
 pub fn bangkok_time(t: &chrono::DateTime<chrono::Utc>) -> String {
     let bangkok = chrono::FixedOffset::east_opt(7 * 3600).expect("a valid offset");
     t.with_timezone(&bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The i18n key naming where a resolved template comes from.
+pub fn source_key(source: TemplateSource) -> &'static str {
+    match source {
+        TemplateSource::ProjectType => "reserve.source.ProjectType",
+        TemplateSource::ProjectDefault => "reserve.source.ProjectDefault",
+        TemplateSource::SystemDefault => "reserve.source.SystemDefault",
+    }
+}
+
+// ---- counters, as the counter browser and the reset requests show them ----
+
+/// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
+pub fn period_label(period: &str) -> String {
+    let mut it = period.split('_');
+    let kind = it.next().unwrap_or_default();
+    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
+    let month = it.next();
+    match (kind, year, month) {
+        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
+        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
+        _ => period.to_string(),
+    }
+}
+
+/// The parts a counter is kept per, e.g. `คคง. → ผรม.1`.
+pub fn parts_label(c: &CounterView) -> String {
+    let mut parts = Vec::new();
+    match (&c.originator_code, &c.recipient_code) {
+        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
+        (Some(o), None) => parts.push(o.clone()),
+        (None, Some(r)) => parts.push(format!("→ {r}")),
+        (None, None) => {}
+    }
+    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
+        parts.push(x.clone());
+    }
+    parts.join(" · ")
 }
 
 /// The number of pages for `total` rows (at least 1).
@@ -267,5 +418,17 @@ where
             }
             .into_any()
         }/>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_read_in_buddhist_years() {
+        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
+        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
+        assert_eq!(period_label("NONE"), "NONE");
     }
 }
