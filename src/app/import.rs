@@ -3,8 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::api_import;
-use super::api::error_text;
+use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use crate::contract::Role;
 use crate::contract::import::{ImportFormat, ImportReport};
@@ -35,7 +34,7 @@ fn BulkImport() -> impl IntoView {
         let (t, f) = (text.get_untracked(), format.get_untracked());
         let r = Some(reason.get_untracked()).filter(|r| !r.trim().is_empty());
         async move {
-            match api_import::bulk_import(t, f, r, dry_run).await {
+            match api::bulk_import(t, f, r, dry_run).await {
                 Ok(rep) => report.set(Some(rep)),
                 Err(e) => error.set(Some(error_text(&e))),
             }

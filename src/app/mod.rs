@@ -18,7 +18,6 @@ mod widgets;
 mod counters;
 mod resets;
 // imports and reference-data admin
-pub use api as api_import; // the import pages' name for the same server functions
 mod import;
 mod reference;
 

@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use serde_json::json;
 
 use super::api::{self, error_text};
-use super::api_import;
 use super::i18n::use_i18n;
 use crate::contract::{ReferenceData, Role, UserInfo};
 use crate::contract::import::ImportReport;
@@ -155,7 +154,7 @@ fn ReferenceAdmin() -> impl IntoView {
             _ => json!({ "code": code.get_untracked(), "name": name.get_untracked() }),
         };
         async move {
-            match api_import::save_reference_item(k, id, item).await {
+            match api::save_reference_item(k, id, item).await {
                 Ok(id) => {
                     editing.set(Some(id));
                     saved.set(true);
@@ -353,7 +352,7 @@ fn ReferenceImport(version: RwSignal<u32>) -> impl IntoView {
     let import = Action::new(move |dry_run: &bool| {
         let (dry_run, text) = (*dry_run, doc.get_untracked());
         async move {
-            match api_import::reference_import(text, dry_run).await {
+            match api::reference_import(text, dry_run).await {
                 Ok(r) => {
                     if r.applied {
                         version.update(|v| *v += 1);
