@@ -311,10 +311,8 @@ impl Acknowledgment {
         let Draft { project, ctype, text, scope } = draft;
         let key_change = Memo::new(move |_| -> KeyChange {
             let l = loaded.get()?;
-            let before = Template::parse(&l.text).ok()?.key_parts();
-            let after = parsed.get()?.key_parts();
-            let new_scope = scope.get();
-            (before != after || l.scope != new_scope).then_some((before, l.scope, after, new_scope))
+            let (before, after, new_scope) = (Template::parse(&l.text).ok()?, parsed.get()?, scope.get());
+            (!before.keeps_counters_of(l.scope, &after, new_scope)).then_some((before.key_parts(), l.scope, after.key_parts(), new_scope))
         });
         let ack = RwSignal::new(false);
         // set when the server answered that the change needs the acknowledgment although the editor saw none
@@ -604,9 +602,7 @@ fn describe_key(lang: Lang, kp: KeyParts, scope: ResetScope) -> String {
 
 /// Whether two (template, reset) pairs keep their numbers on different counters; None if either is unreadable.
 fn key_differs(a: &str, a_scope: ResetScope, b: &str, b_scope: ResetScope) -> Option<bool> {
-    let ka = Template::parse(a).ok()?.key_parts();
-    let kb = Template::parse(b).ok()?.key_parts();
-    Some(ka != kb || a_scope != b_scope)
+    Some(!Template::parse(a).ok()?.keeps_counters_of(a_scope, &Template::parse(b).ok()?, b_scope))
 }
 
 fn scope_word(scope: ResetScope) -> &'static str {

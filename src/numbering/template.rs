@@ -561,6 +561,13 @@ impl Template {
         })
     }
 
+    /// Whether numbering under this template with `scope` stays on the counters of `other` with `other_scope`:
+    /// the same parts of the counter key and the same reset scope. A change that does not keep them starts new
+    /// counters, which the editor and the server both make the user acknowledge (SPEC §3).
+    pub fn keeps_counters_of(&self, scope: ResetScope, other: &Template, other_scope: ResetScope) -> bool {
+        self.key_parts() == other.key_parts() && scope == other_scope
+    }
+
     pub fn key_parts(&self) -> KeyParts {
         let mut k = KeyParts::default();
         for t in self.tokens() {
@@ -827,6 +834,16 @@ mod tests {
         rev_label, seed_default_template, validate_code, CodeKind, Period, SYSTEM_DEFAULT_TEMPLATE,
     };
     use super::*;
+
+    #[test]
+    fn a_template_keeps_its_counters_only_with_the_same_key_parts_and_reset_scope() {
+        let letter = Template::parse("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}").unwrap();
+        let reworded = Template::parse("{ORIGINATOR}/{RECIPIENT}/{SEQ:5}/{YEAR:CE}").unwrap();
+        let no_recipient = Template::parse("{ORIGINATOR}-{SEQ:4}-{YEAR:B.E.}").unwrap();
+        assert!(letter.keeps_counters_of(ResetScope::Yearly, &reworded, ResetScope::Yearly));
+        assert!(!letter.keeps_counters_of(ResetScope::Yearly, &reworded, ResetScope::Monthly));
+        assert!(!letter.keeps_counters_of(ResetScope::Yearly, &no_recipient, ResetScope::Yearly));
+    }
     use proptest::prelude::*;
 
     fn letter() -> RenderValues<'static> {

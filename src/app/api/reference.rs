@@ -11,8 +11,8 @@ use crate::server::{reference::admin, sfn};
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn fetch_reference_data() -> Result<ReferenceData, ApiError> {
-    let (state, _caller) = sfn::caller().await?;
-    Ok(state.reference.get().await.map_err(sfn::error)?.data.clone())
+    let (state, caller) = sfn::caller().await?;
+    crate::server::reference::data_for(&state, &caller).await.map_err(sfn::error)
 }
 
 /// JSON import of a whole reference-data document (`dry_run`: report only).

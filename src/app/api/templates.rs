@@ -11,19 +11,15 @@ use crate::server::{sfn, templates};
 /// The template a (project, type) request would use, with its reset scope.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
-    let (state, _caller) = sfn::caller().await?;
-    let snapshot = state.reference.get().await.map_err(sfn::error)?;
-    snapshot.project(Some(project_id), None).map_err(sfn::error)?;
-    snapshot.corr_type(Some(correspondence_type_id), None).map_err(sfn::error)?;
-    Ok(templates::resolve(&snapshot, project_id, correspondence_type_id))
+    let (state, caller) = sfn::caller().await?;
+    templates::resolved_for(&state, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
 
 /// Current templates of a project (one per type, plus the project default).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiError> {
-    let (state, _caller) = sfn::caller().await?;
-    let list = templates::store::list_for_project(&state.db, project_id).await.map_err(sfn::error)?;
-    Ok(list.iter().map(|t| t.to_config()).collect())
+    let (state, caller) = sfn::caller().await?;
+    templates::list(&state, &caller, Some(project_id)).await.map_err(sfn::error)
 }
 
 /// Saves a new version of the template for (project, type); `correspondence_type_id = None` is the project default.
@@ -44,8 +40,8 @@ pub async fn save_template(
 /// The history of the template of (project, type or default), newest first.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ApiError> {
-    let (state, _caller) = sfn::caller().await?;
-    templates::store::list_versions(&state.db, project_id, correspondence_type_id).await.map_err(sfn::error)
+    let (state, caller) = sfn::caller().await?;
+    templates::versions(&state, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
 
 /// Restores an older version as a new version.

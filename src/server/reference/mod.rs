@@ -17,6 +17,33 @@ use crate::server::db::Db;
 use crate::server::error::AppError;
 use crate::server::templates::StoredTemplate;
 
+/// Every reference list, as the pages read them (any logged-in caller).
+pub async fn data_for(state: &crate::server::AppState, _caller: &crate::server::auth::Caller) -> Result<ReferenceData, AppError> {
+    Ok(state.reference.get().await?.data.clone())
+}
+
+/// One reference list by its name in the API (`projects`, `organizations`, `correspondence-types`, `sub-types`,
+/// `rfa-types`, `disciplines`), as JSON (any logged-in caller).
+pub async fn list_for(state: &crate::server::AppState, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
+    let snapshot = state.reference.get().await?;
+    let d = &snapshot.data;
+    let value = match kind {
+        "projects" => serde_json::to_value::<&Vec<ProjectItem>>(&d.projects),
+        "organizations" => serde_json::to_value::<&Vec<OrgItem>>(&d.organizations),
+        "correspondence-types" => serde_json::to_value::<&Vec<RefItem>>(&d.correspondence_types),
+        "sub-types" => serde_json::to_value::<&Vec<SubTypeItem>>(&d.sub_types),
+        "rfa-types" => serde_json::to_value::<&Vec<RefItem>>(&d.rfa_types),
+        "disciplines" => serde_json::to_value::<&Vec<RefItem>>(&d.disciplines),
+        other => {
+            return Err(AppError::not_found(
+                format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
+                format!("reference kind '{other}'"),
+            ))
+        }
+    };
+    value.map_err(|e| AppError::internal_from("reference data to JSON", e))
+}
+
 /// Everything a request needs to resolve its parts, loaded at once (the tables are small).
 #[derive(Debug, Default)]
 pub struct Snapshot {

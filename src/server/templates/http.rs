@@ -10,7 +10,7 @@ use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
-use crate::server::templates::{self, store};
+use crate::server::templates;
 use crate::server::AppState;
 
 /// The template ("configs") routes (under `/api/v1`).
@@ -30,19 +30,14 @@ pub struct ListQuery {
 
 #[utoipa::path(get, path = "/api/v1/document-numbering/configs", params(("projectId" = Option<i64>, Query,)),
     responses((status = 200, body = [TemplateConfig])), tag = "templates")]
-pub async fn list(State(s): State<AppState>, _caller: Caller, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<Vec<TemplateConfig>>, AppError> {
-    let all = match q.project_id {
-        Some(p) => store::list_for_project(&s.db, p).await?,
-        None => store::load_current(&s.db).await?,
-    };
-    Ok(Json(all.iter().map(|t| t.to_config()).collect()))
+pub async fn list(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<Vec<TemplateConfig>>, AppError> {
+    Ok(Json(templates::list(&s, &caller, q.project_id).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}", params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), (status = 404, body = ErrorBody)), tag = "templates")]
-pub async fn get(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
-    let all = store::load_current(&s.db).await?;
-    all.iter().find(|t| t.id == id).map(|t| Json(t.to_config())).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
+pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
+    Ok(Json(templates::current(&s, &caller, id).await?.to_config()))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -73,21 +68,17 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
 #[utoipa::path(put, path = "/api/v1/document-numbering/configs/{id}", request_body = SaveBody, params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "templates")]
 pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
-    let all = store::load_current(&s.db).await?;
-    let current = all.iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
+    let current = templates::current(&s, &caller, id).await?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
     Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
 
-async fn config_by_id(s: &AppState, id: i64) -> Result<super::StoredTemplate, AppError> {
-    store::load_current(&s.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
-}
 
 /// `GET /configs/{id}/versions`: the history, newest first.
 #[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)), responses((status = 200, description = "every version, newest first, with the text before and after"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
-pub async fn versions(State(s): State<AppState>, _caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
-    let t = config_by_id(&s, id).await?;
-    Ok(Json(store::list_versions(&s.db, t.project_id, t.corr_type_id).await?))
+pub async fn versions(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
+    let t = templates::current(&s, &caller, id).await?;
+    Ok(Json(templates::versions(&s, &caller, t.project_id, t.corr_type_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -107,6 +98,6 @@ pub async fn rollback(
     ApiPath(id): ApiPath<i64>,
     ApiJson(b): ApiJson<RollbackBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
-    let t = config_by_id(&s, id).await?;
+    let t = templates::current(&s, &caller, id).await?;
     Ok(Json(templates::rollback(&s, &caller, t.project_id, t.corr_type_id, b.version, &b.reason, b.acknowledge_key_change).await?))
 }

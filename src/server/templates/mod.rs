@@ -4,7 +4,7 @@
 pub mod http;
 pub mod store;
 
-use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateSource};
+use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateSource, TemplateVersion};
 use crate::numbering::{ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -63,6 +63,35 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
     }
 }
 
+// ---- reads: any logged-in caller or API token (the service is where a narrower rule would go) ----
+
+/// The template a (project, type) request would use today, and from which step of the resolution.
+pub async fn resolved_for(state: &AppState, _caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
+    let snapshot = state.reference.get().await?;
+    snapshot.project(Some(project_id), None)?;
+    snapshot.corr_type(Some(corr_type_id), None)?;
+    Ok(resolve(&snapshot, project_id, corr_type_id))
+}
+
+/// The current templates of one project, or of every project.
+pub async fn list(state: &AppState, _caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
+    let all = match project_id {
+        Some(p) => store::list_for_project(&state.db, p).await?,
+        None => store::load_current(&state.db).await?,
+    };
+    Ok(all.iter().map(StoredTemplate::to_config).collect())
+}
+
+/// The current version of the template with this id (NB001 when there is none).
+pub async fn current(state: &AppState, _caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
+    store::load_current(&state.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
+}
+
+/// The history of the template of (project, type or the project default), newest first.
+pub async fn versions(state: &AppState, _caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+    store::list_versions(&state.db, project_id, corr_type_id).await
+}
+
 pub const MAX_REASON_CHARS: usize = 500;
 
 /// What a save asks for, beyond the text.
@@ -77,11 +106,11 @@ pub struct SaveOptions<'a> {
 
 /// Whether replacing `old` by `new` changes the counter key: the parts shown, or the reset period.
 fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> Option<(String, String)> {
-    let before = Template::parse(&old.template).ok()?.key_parts();
-    let after = new.key_parts();
-    if before == after && old.reset_scope == new_scope {
+    let old_template = Template::parse(&old.template).ok()?;
+    if old_template.keeps_counters_of(old.reset_scope, new, new_scope) {
         return None;
     }
+    let (before, after) = (old_template.key_parts(), new.key_parts());
     let describe = |k: crate::numbering::KeyParts, scope: ResetScope| {
         let mut parts = vec![];
         for (shown, th) in [(k.originator, "ผู้ส่ง"), (k.recipient, "ผู้รับ"), (k.sub_type, "ประเภทย่อย"), (k.rfa_type, "ประเภท RFA"), (k.discipline, "สาขางาน")] {

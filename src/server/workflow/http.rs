@@ -6,7 +6,7 @@ use axum::routing::{self, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 
-use super::{not_found, store};
+use super::not_found;
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError};
@@ -26,14 +26,10 @@ pub struct ActionBody {
     pub comment: Option<String>,
 }
 
-async fn workflow_of(s: &AppState, public_id: &str) -> Result<String, AppError> {
-    Ok(store::instance_by_public_id(&s.db.pool, public_id).await?.ok_or_else(|| not_found(public_id))?.workflow_code)
-}
-
 /// `GET /workflow/{publicId}`: one instance with its envelope.
 #[utoipa::path(get, path = "/api/v1/workflow/{publicId}", params(("publicId" = String, Path,)), responses((status = 200, description = "a workflow object in the envelope {data, workflow}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
 pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(public_id): ApiPath<String>) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
-    match workflow_of(&s, &public_id).await?.as_str() {
+    match super::workflow_of(&s.db, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
         _ => Err(not_found(&public_id)),
     }
@@ -47,7 +43,7 @@ pub async fn act(
     ApiPath((public_id, action)): ApiPath<(String, String)>,
     ApiJson(body): ApiJson<ActionBody>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
-    match workflow_of(&s, &public_id).await?.as_str() {
+    match super::workflow_of(&s.db, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::act_on_reset(&s, &caller, &public_id, &action, body.comment.as_deref()).await?)),
         _ => Err(not_found(&public_id)),
     }

@@ -172,6 +172,11 @@ pub async fn transition(
     Ok((moved, machine, t))
 }
 
+/// Which workflow an instance follows (the REST routes dispatch on it); 404 for an unknown id.
+pub async fn workflow_of(db: &crate::server::db::Db, public_id: &str) -> Result<String, AppError> {
+    Ok(store::instance_by_public_id(&db.pool, public_id).await?.ok_or_else(|| not_found(public_id))?.workflow_code)
+}
+
 pub fn not_found(public_id: &str) -> AppError {
     AppError::not_found(format!("รายการในขั้นตอนอนุมัติ {public_id}"), format!("workflow instance {public_id}"))
 }
