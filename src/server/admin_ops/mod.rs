@@ -9,18 +9,17 @@ pub mod http;
 pub mod store;
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
 
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::contract::{NumberRequest, ProjectItem, RefItem};
+use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, Period, RenderValues, ResetScope, Segment, Template, Token, MAX_NUMBER_LEN};
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::numbering::store::{self as nstore, NewNumber, StatusChange};
+use crate::server::numbering::counter_tx::{self, new_confirmed, retrying};
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
@@ -36,8 +35,7 @@ const MAX_DOCUMENT_ID_CHARS: usize = 100;
 pub const MAX_SKIP: i64 = 100_000;
 const MAX_COUNTERS: i64 = 2000;
 /// Numbers that were confirmed: a VOID number was confirmed before it was voided, and stays on record.
-const CONFIRMED: &[&str] = &["CONFIRMED", "VOID"];
-const ANY_STATUS: &[&str] = &["RESERVED", "CONFIRMED", "CANCELLED", "VOID"];
+const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void];
 
 // ---- views (the shared ones are in `crate::contract`) ----
 
@@ -88,7 +86,7 @@ pub async fn request_reset(s: &AppState, caller: &Caller, counter_id: i64, new_v
     let public_id = retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let counter = store::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+        let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
         let last = counter.row.last_number;
         if new_value > last {
             return Err(AppError::validation(
@@ -136,7 +134,7 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
         match t.action.as_str() {
             "APPROVE" => execute_reset(s, &mut tx, caller, &request, comment.as_deref(), now).await?,
             "REJECT" => {
-                let counter = store::lock_counter(&mut tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+                let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
                 let entry = AuditEntry {
                     operation: "RESET_REJECT".into(),
                     status: "REJECTED".into(),
@@ -155,7 +153,7 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
 
 /// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
 async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
-    let counter = store::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
     let (last, new_value) = (counter.row.last_number, request.new_value);
     check_floor(tx, counter.row.id, new_value).await?;
     if new_value > last {
@@ -166,8 +164,8 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
         });
     }
     // Above the new value nothing was ever confirmed (checked): release it all for reuse, each release audited.
-    let released = store::release_above(tx, counter.row.id, new_value, request.id, now).await?;
-    fence(tx, &counter, new_value, None, now).await?;
+    let released = counter_tx::release_above(tx, counter.row.id, new_value, request.id, now).await?;
+    counter_tx::fence(tx, &counter.row, new_value, None, now).await?;
     let base = reset_base(caller, &counter, last, new_value, now);
     let mut entries = vec![AuditEntry {
         operation: "RESET_APPROVE".into(),
@@ -182,7 +180,7 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
         sequence: Some(n.sequence),
         template_used: Some(n.template.clone()),
         reservation_token: n.token.clone(),
-        metadata: Some(json!({ "requestId": request.id, "previousStatus": n.status, "revision": n.revision }).to_string()),
+        metadata: Some(json!({ "requestId": request.id, "previousStatus": n.status.as_str(), "revision": n.revision }).to_string()),
         ..base.clone()
     }));
     entries.push(AuditEntry {
@@ -286,14 +284,14 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
             en: format!("no revision label after {latest:?}"),
         })?;
         let number = render_parsed(&template, &parsed, &project.code, &revision);
-        refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
+        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
         let document_id = document_id.clone().or_else(|| original.document_id.clone());
         let row = new_confirmed(caller, &counter, original.sequence, &revision, &number, &original.template, document_id.clone(), now);
-        nstore::insert_numbers(&mut tx, &[row]).await.map_err(sql)?;
-        fence(&mut tx, &counter, counter.row.last_number, None, now).await?;
+        counter_tx::insert_number(&mut tx, &row).await?;
+        counter_tx::fence(&mut tx, &counter.row, counter.row.last_number, None, now).await?;
         let entry = AuditEntry {
             operation: "GENERATE".into(),
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_number: Some(number.clone()),
             sequence: Some(original.sequence),
             template_used: Some(original.template.clone()),
@@ -308,7 +306,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
             counter_id: counter.row.id,
             sequence: original.sequence,
             revision,
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_id,
             issued_at: ms_to_datetime(now),
             revised_from: Some(original.number),
@@ -347,35 +345,27 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         require_confirmed(&original)?;
         // The replacement's counter (today's period; often the same row, already held by this transaction).
         let max = resolved.template.max_seq() as i64;
-        let row = nstore::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await.map_err(sql)?;
+        let row = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
         let counter = Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
         let sequence = counter.row.last_number + 1;
         if sequence > max {
             return Err(AppError::SequenceExhausted { max: max as u64 });
         }
         let number = resolved.render(sequence as u64);
-        refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        let void = StatusChange {
-            id: original.id,
-            status: "VOID",
-            document_id: None,
-            confirmed_at: None,
-            cancelled_at: Some(now),
-            cancel_reason: Some(reason.clone()),
-        };
-        nstore::apply_status_changes(&mut tx, &[void]).await.map_err(sql)?;
+        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
+        counter_tx::void_number(&mut tx, original.id, reason, now).await?;
         let document_id = document_id.clone().or_else(|| original.document_id.clone());
         let template = resolved.template.source().to_string();
         let row = new_confirmed(caller, &counter, sequence, &resolved.revision, &number, &template, document_id.clone(), now);
-        nstore::insert_numbers(&mut tx, &[row]).await.map_err(sql)?;
-        fence(&mut tx, &counter, sequence, Some(max), now).await?;
+        counter_tx::insert_number(&mut tx, &row).await?;
+        counter_tx::fence(&mut tx, &counter.row, sequence, Some(max), now).await?;
         let same_counter = old_counter.row.id == counter.row.id;
         if !same_counter {
-            fence(&mut tx, &old_counter, old_counter.row.last_number, None, now).await?;
+            counter_tx::fence(&mut tx, &old_counter.row, old_counter.row.last_number, None, now).await?;
         }
         let voided = AuditEntry {
             operation: "VOID".into(),
-            status: "VOID".into(),
+            status: NumberStatus::Void.as_str().into(),
             document_number: Some(original.number.clone()),
             sequence: Some(original.sequence),
             template_used: Some(original.template.clone()),
@@ -385,7 +375,7 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         };
         let generated = AuditEntry {
             operation: "GENERATE".into(),
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_number: Some(number.clone()),
             sequence: Some(sequence),
             template_used: Some(template),
@@ -402,13 +392,13 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         tx.commit().await.map_err(sql)?;
         Ok(VoidResult {
             voided: original.number.clone(),
-            status: "VOID".into(),
+            status: NumberStatus::Void.as_str().into(),
             replacement: IssuedNumber {
                 document_number: number,
                 counter_id: counter.row.id,
                 sequence,
                 revision: resolved.revision.clone(),
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_id,
                 issued_at: ms_to_datetime(now),
                 revised_from: None,
@@ -488,13 +478,13 @@ pub async fn apply_override(
     now: i64,
 ) -> Result<OverrideResult, AppError> {
     let (legacy, set_to) = (&prepared.legacy, prepared.set_to);
-    let counter = store::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     let last = counter.row.last_number;
     let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
     let (new_last, mut entries, registered) = match legacy {
         None => {
             // Only forward: lowering a counter is a reset, which needs a second person.
-            let floor = last.max(store::highest_sequence(tx, counter_id, ANY_STATUS).await?);
+            let floor = last.max(store::highest_sequence(tx, counter_id, &NumberStatus::ALL).await?);
             if set_to < floor {
                 return Err(AppError::Conflict {
                     code: ErrorCode::OverrideBelowIssued,
@@ -512,15 +502,15 @@ pub async fn apply_override(
             (set_to, vec![entry], None)
         }
         Some(l) => {
-            refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
+            counter_tx::refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
             if store::revisions(tx, counter_id, l.sequence).await?.contains(&l.revision) {
                 return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
             }
             let row = new_confirmed(caller, &counter, l.sequence, &l.revision, &l.text, l.template.source(), l.document_id.clone(), now);
-            nstore::insert_numbers(tx, &[row]).await.map_err(sql)?;
+            counter_tx::insert_number(tx, &row).await?;
             let new_last = last.max(l.sequence);
             let entry = AuditEntry {
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_number: Some(l.text.clone()),
                 sequence: Some(l.sequence),
                 template_used: Some(l.template.source().to_string()),
@@ -535,7 +525,7 @@ pub async fn apply_override(
                 counter_id,
                 sequence: l.sequence,
                 revision: l.revision.clone(),
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_id: l.document_id.clone(),
                 issued_at: ms_to_datetime(now),
                 revised_from: None,
@@ -560,7 +550,7 @@ pub async fn apply_override(
         .collect();
     let skipped_count = skipped.len() as i64;
     entries.splice(0..0, skipped);
-    fence(tx, &counter, new_last, None, now).await?;
+    counter_tx::fence(tx, &counter.row, new_last, None, now).await?;
     audit::append(tx, s.db.dialect, &counter_chain(counter_id), &entries).await?;
     Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
 }
@@ -688,65 +678,12 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 
 // ---- shared helpers ----
 
-/// Runs a transactional operation again when it lost a race, at most twice (as the batch does, SPEC §6).
-async fn retrying<T, F, Fut>(mut op: F) -> Result<T, AppError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, AppError>>,
-{
-    let mut attempt = 0;
-    loop {
-        match op().await {
-            Err(AppError::VersionConflict(_)) if attempt < 2 => attempt += 1,
-            other => return other,
-        }
-    }
-}
-
-/// Moves the counter to `last` fenced by its version, as the batch does (0 rows = someone else moved it).
-async fn fence(tx: &mut Tx<'_>, counter: &Counter, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
-    if nstore::advance_counter(tx, &counter.row, last, max_number, now).await.map_err(sql)? {
-        Ok(())
-    } else {
-        Err(AppError::VersionConflict(format!("counter {}", counter.row.id)))
-    }
-}
-
 /// The number and its counter, the counter locked; the number is read again under the lock.
 async fn lock_number(tx: &mut Tx<'_>, s: &AppState, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Counter, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    let counter = store::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     Ok((counter, found))
-}
-
-async fn refuse_existing(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
-    if nstore::existing_numbers(tx, project_id, corr_type_id, &[number.to_string()]).await.map_err(sql)?.is_empty() {
-        Ok(())
-    } else {
-        Err(AppError::DuplicateNumber(number.to_string()))
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn new_confirmed(caller: &Caller, c: &Counter, sequence: i64, revision: &str, number: &str, template: &str, document_id: Option<String>, now: i64) -> NewNumber {
-    NewNumber {
-        counter_id: c.row.id,
-        project_id: c.key.project_id,
-        corr_type_id: c.key.corr_type_id,
-        sequence,
-        revision: revision.to_string(),
-        number: number.to_string(),
-        template: template.to_string(),
-        status: "CONFIRMED",
-        token: None,
-        document_id,
-        user_id: caller.user_id(),
-        api_token_id: caller.api_token_id(),
-        created_at: now,
-        expires_at: None,
-        confirmed_at: Some(now),
-    }
 }
 
 fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
@@ -754,7 +691,7 @@ fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
 }
 
 fn require_confirmed(n: &StoredNumber) -> Result<(), AppError> {
-    if n.status == "CONFIRMED" {
+    if n.status == NumberStatus::Confirmed {
         return Ok(());
     }
     Err(AppError::Conflict {

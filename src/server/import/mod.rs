@@ -23,7 +23,7 @@ use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::Tx;
 use crate::server::error::AppError;
-use crate::server::numbering::{resolve, store as nstore};
+use crate::server::numbering::{counter_tx, resolve};
 use crate::server::reference::Snapshot;
 use crate::server::templates;
 use crate::server::AppState;
@@ -253,7 +253,7 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
         }
         if let Some(e) = aborted {
             let _ = tx.rollback().await;
-            if matches!(e, AppError::VersionConflict(_)) && attempt < 2 {
+            if counter_tx::should_retry(counter_tx::is_lost_race(&e), attempt) {
                 attempt += 1;
                 continue;
             }
@@ -373,7 +373,7 @@ fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> 
 async fn apply_row(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, snapshot: &Snapshot, p: &Planned, reason: &str, now: i64) -> Result<OverrideResult, AppError> {
     let resolved = resolve(snapshot, &p.request, p.at)?;
     let max = resolved.template.max_seq() as i64;
-    let row = nstore::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await.map_err(astore::sql)?;
+    let row = counter_tx::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await?;
     let counter = astore::Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
     let what = match &p.what {
         Override::SetValue(v) => Override::SetValue(*v),

@@ -4,6 +4,7 @@
 //! one lock hold and one transaction; the version check and the unique constraint are the last guards.
 
 pub mod check;
+pub mod counter_tx;
 pub mod http;
 pub mod lock;
 pub mod queue;
@@ -325,7 +326,7 @@ impl Engine {
     }
 
     async fn key_of_token(&self, token: &str) -> Result<CounterKey, AppError> {
-        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| queue::reservation_not_found(token))
+        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| counter_tx::plan::reservation_not_found(token))
     }
 
     async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {
