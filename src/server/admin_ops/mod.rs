@@ -14,7 +14,9 @@ use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
-use crate::numbering::{next_rev, parse_rev, ParsedNumber, Period, RenderValues, ResetScope, Segment, Template, Token, MAX_NUMBER_LEN};
+use crate::numbering::{
+    next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
+};
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
@@ -30,7 +32,6 @@ pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
 /// SPEC §5: a reset's reason has at least 20 characters — Unicode characters, not bytes.
 pub const MIN_RESET_REASON_CHARS: usize = 20;
 const MAX_TEXT_CHARS: usize = 500;
-const MAX_DOCUMENT_ID_CHARS: usize = 100;
 /// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
 pub const MAX_SKIP: i64 = 100_000;
 const MAX_COUNTERS: i64 = 2000;
@@ -285,7 +286,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
         })?;
         let number = render_parsed(&template, &parsed, &project.code, &revision);
         counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        let document_id = document_id.clone().or_else(|| original.document_id.clone());
+        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
         let row = new_confirmed(caller, &counter, original.sequence, &revision, &number, &original.template, document_id.clone(), now);
         counter_tx::insert_number(&mut tx, &row).await?;
         counter_tx::fence(&mut tx, &counter.row, counter.row.last_number, None, now).await?;
@@ -354,7 +355,7 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         let number = resolved.render(sequence as u64);
         counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
         counter_tx::void_number(&mut tx, original.id, reason, now).await?;
-        let document_id = document_id.clone().or_else(|| original.document_id.clone());
+        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
         let template = resolved.template.source().to_string();
         let row = new_confirmed(caller, &counter, sequence, &resolved.revision, &number, &template, document_id.clone(), now);
         counter_tx::insert_number(&mut tx, &row).await?;
@@ -457,7 +458,7 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
                 en: format!("'{}' does not read as {}", clip(&text), template.source()),
             })?;
             belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
-            let document_id = document_id.as_deref().map(check_document_id).transpose()?;
+            let document_id = document_id.as_deref().map(check_document_id).transpose()?.map(String::from);
             (Some(Legacy { sequence: parsed.seq as i64, revision: parsed.rev.unwrap_or_else(|| "A".into()), text, template, document_id }), 0)
         }
     };
@@ -596,17 +597,13 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         }
     }
     // The period the number shows, completed from the counter's own (a yearly counter's month is irrelevant).
-    let (year, month) = period_year_month(&c.key.period);
+    let stored = PeriodKey::parse(&c.key.period);
+    let (year, month) = (stored.and_then(|k| k.year()), stored.and_then(|k| k.month()));
     let period = Period { scope, year: p.year.or(year).unwrap_or(0), month: p.month.or(month).unwrap_or(1) };
-    if period.key() != c.key.period {
+    if Some(PeriodKey::of(&period)) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
     }
     Ok(())
-}
-
-fn period_year_month(period: &str) -> (Option<i32>, Option<u32>) {
-    let mut it = period.split('_').skip(1);
-    (it.next().and_then(|y| y.parse().ok()), it.next().and_then(|m| m.parse().ok()))
 }
 
 // ---- the counter browser ----
@@ -773,15 +770,13 @@ fn optional_text(value: Option<&str>) -> Result<Option<String>, AppError> {
     }
 }
 
-fn check_document_id(d: &str) -> Result<String, AppError> {
-    let d = d.trim();
-    if d.is_empty() || d.chars().count() > MAX_DOCUMENT_ID_CHARS || d.chars().any(char::is_control) {
-        return Err(AppError::validation(
+fn check_document_id(d: &str) -> Result<DocumentId, AppError> {
+    DocumentId::parse(d).map_err(|_| {
+        AppError::validation(
             format!("รหัสเอกสารต้องมี 1–{MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
             format!("documentId must be 1-{MAX_DOCUMENT_ID_CHARS} printable characters"),
-        ));
-    }
-    Ok(d.to_string())
+        )
+    })
 }
 
 fn clip(s: &str) -> String {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
+use crate::numbering::DocumentId;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::{AppError, ErrorCode};
@@ -15,8 +16,8 @@ use crate::server::numbering::Resolved;
 
 pub enum JobKind {
     /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
-    Issue { req: Arc<Resolved>, ttl_ms: i64, document_id: Option<String> },
-    Confirm { token: String, document_id: String },
+    Issue { req: Arc<Resolved>, ttl_ms: i64, document_id: Option<DocumentId> },
+    Confirm { token: String, document_id: DocumentId },
     Cancel { token: String, reason: Option<String>, expiry: bool },
 }
 
@@ -81,7 +82,7 @@ pub fn tokens(jobs: &[&JobKind]) -> Vec<String> {
 pub fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
     jobs.iter()
         .filter_map(|j| match j {
-            JobKind::Issue { document_id: Some(d), .. } => Some(d.clone()),
+            JobKind::Issue { document_id: Some(d), .. } => Some(d.to_string()),
             _ => None,
         })
         .collect()
@@ -102,14 +103,14 @@ pub fn plan(counter: &CounterRow, jobs: &[PlanJob<'_>], rows: Rows, now: i64, mu
     let mut p = Plan { last_number: counter.last_number, new_numbers: Vec::new(), changes: Vec::new(), audits: Vec::new(), results: Vec::with_capacity(jobs.len()) };
     for (i, job) in jobs.iter().enumerate() {
         let outcome = match job.kind {
-            JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d)) {
+            JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
                 // generate is idempotent per document: the number it already has
                 Some(existing) => Ok(Outcome::Issued { number: existing.number.clone(), sequence: existing.sequence, token: None, expires_at: None, created_at: now }),
                 None => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
             },
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
-                Some(row) => p.confirm(i, job, row, document_id, now),
+                Some(row) => p.confirm(i, job, row, document_id.as_str(), now),
             },
             JobKind::Cancel { token, reason, expiry } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
@@ -130,11 +131,12 @@ impl Plan {
         counter_id: i64,
         req: &Resolved,
         ttl_ms: i64,
-        document_id: &Option<String>,
+        document_id: &Option<DocumentId>,
         now: i64,
         new_token: &mut impl FnMut() -> String,
         by_document: &mut HashMap<String, NumberRow>,
     ) -> Result<Outcome, AppError> {
+        let document_id = &document_id.as_ref().map(DocumentId::to_string);
         let sequence = self.last_number + 1;
         if sequence as u64 > req.template.max_seq() {
             return Err(AppError::SequenceExhausted { max: req.template.max_seq() });
@@ -362,11 +364,11 @@ mod tests {
     }
 
     fn generate(req: &Arc<Resolved>, doc: &str) -> JobKind {
-        JobKind::Issue { req: req.clone(), ttl_ms: 0, document_id: Some(doc.into()) }
+        JobKind::Issue { req: req.clone(), ttl_ms: 0, document_id: Some(DocumentId::parse(doc).unwrap()) }
     }
 
     fn confirm(token: &str, doc: &str) -> JobKind {
-        JobKind::Confirm { token: token.into(), document_id: doc.into() }
+        JobKind::Confirm { token: token.into(), document_id: DocumentId::parse(doc).unwrap() }
     }
 
     fn cancel(token: &str) -> JobKind {
