@@ -384,7 +384,7 @@ impl Queues {
             })
             .collect();
         let rows = std::mem::take(&mut start.rows);
-        counter_tx::plan::plan(&start.counter, &jobs, rows, now, || uuid::Uuid::new_v4().to_string())
+        counter_tx::plan::plan(&start.counter, jobs, rows, now, || uuid::Uuid::new_v4().to_string())
     }
 }
 

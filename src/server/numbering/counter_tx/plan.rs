@@ -98,11 +98,12 @@ pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
 
 /// Plans a batch: sequences in arrival order from `counter.last_number`, each job decided against the rows
 /// as the jobs before it in the same batch left them. `new_token` mints a reservation token.
-pub fn plan(counter: &CounterRow, jobs: &[PlanJob<'_>], rows: Rows, now: i64, mut new_token: impl FnMut() -> String) -> Plan {
+pub fn plan(counter: &CounterRow, jobs: Vec<PlanJob<'_>>, rows: Rows, now: i64, mut new_token: impl FnMut() -> String) -> Plan {
     let Rows { mut by_token, mut by_document } = rows;
     let mut p = Plan { last_number: counter.last_number, new_numbers: Vec::new(), changes: Vec::new(), audits: Vec::new(), results: Vec::with_capacity(jobs.len()) };
-    for (i, job) in jobs.iter().enumerate() {
-        let outcome = match job.kind {
+    for (i, job) in jobs.into_iter().enumerate() {
+        let kind = job.kind;
+        let outcome = match kind {
             JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
                 // generate is idempotent per document: the number it already has
                 Some(existing) => Ok(Outcome::Issued { number: existing.number.clone(), sequence: existing.sequence, token: None, expires_at: None, created_at: now }),
@@ -127,7 +128,7 @@ impl Plan {
     fn issue(
         &mut self,
         i: usize,
-        job: &PlanJob<'_>,
+        job: PlanJob<'_>,
         counter_id: i64,
         req: &Resolved,
         ttl_ms: i64,
@@ -189,14 +190,14 @@ impl Plan {
                 reservation_token: token.clone(),
                 document_id: document_id.clone(),
                 metadata: expires_at.map(|e| serde_json::json!({ "expiresAt": e }).to_string()),
-                ..job.audit.clone()
+                ..job.audit
             },
         ));
         self.new_numbers.push((i, row));
         Ok(Outcome::Issued { number, sequence, token, expires_at, created_at: now })
     }
 
-    fn confirm(&mut self, i: usize, job: &PlanJob<'_>, row: &mut NumberRow, document_id: &str, now: i64) -> Result<Outcome, AppError> {
+    fn confirm(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, document_id: &str, now: i64) -> Result<Outcome, AppError> {
         match row.status {
             NumberStatus::Reserved if row.expires_at.is_some_and(|e| e <= now) => {
                 self.expire(i, job, row, now);
@@ -213,7 +214,7 @@ impl Plan {
                     cancelled_at: None,
                     cancel_reason: None,
                 });
-                self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, &job.audit)));
+                self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
                 Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true })
             }
             NumberStatus::Confirmed if row.document_id.as_deref() == Some(document_id) => {
@@ -233,7 +234,7 @@ impl Plan {
         }
     }
 
-    fn cancel(&mut self, i: usize, job: &PlanJob<'_>, row: &mut NumberRow, reason: Option<&str>, expiry: bool, now: i64) -> Result<Outcome, AppError> {
+    fn cancel(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: Option<&str>, expiry: bool, now: i64) -> Result<Outcome, AppError> {
         match row.status {
             // the expiry sweep saw it due, but it was extended or is not due yet: leave it
             NumberStatus::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => {
@@ -258,11 +259,11 @@ impl Plan {
     }
 
     /// A reservation past its time is cancelled with reason `expired`.
-    fn expire(&mut self, i: usize, job: &PlanJob<'_>, row: &mut NumberRow, now: i64) {
+    fn expire(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, now: i64) {
         self.cancel_row(i, job, row, "expired", now);
     }
 
-    fn cancel_row(&mut self, i: usize, job: &PlanJob<'_>, row: &mut NumberRow, reason: &str, now: i64) {
+    fn cancel_row(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: &str, now: i64) {
         row.status = NumberStatus::Cancelled;
         row.cancel_reason = Some(reason.to_string());
         self.changes.push(StatusChange {
@@ -273,7 +274,7 @@ impl Plan {
             cancelled_at: Some(now),
             cancel_reason: Some(reason.to_string()),
         });
-        self.audits.push((i, status_audit("CANCEL", NumberStatus::Cancelled, row, None, Some(reason.to_string()), &job.audit)));
+        self.audits.push((i, status_audit("CANCEL", NumberStatus::Cancelled, row, None, Some(reason.to_string()), job.audit)));
     }
 
     /// The numbers the plan renders, for the pre-check of numbers that exist already.
@@ -309,7 +310,7 @@ pub fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
 }
 
-fn status_audit(operation: &str, status: NumberStatus, row: &NumberRow, document_id: Option<String>, reason: Option<String>, base: &AuditEntry) -> AuditEntry {
+fn status_audit(operation: &str, status: NumberStatus, row: &NumberRow, document_id: Option<String>, reason: Option<String>, base: AuditEntry) -> AuditEntry {
     AuditEntry {
         operation: operation.into(),
         status: status.as_str().into(),
@@ -319,7 +320,7 @@ fn status_audit(operation: &str, status: NumberStatus, row: &NumberRow, document
         reservation_token: row.token.clone(),
         document_id: document_id.or_else(|| row.document_id.clone()),
         metadata: reason.map(|r| serde_json::json!({ "reason": r }).to_string()),
-        ..base.clone()
+        ..base
     }
 }
 
@@ -398,7 +399,7 @@ mod tests {
         let jobs: Vec<PlanJob<'_>> = kinds.iter().map(|kind| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW) }).collect();
         let by_token = rows.into_iter().map(|r| (r.token.clone().unwrap(), r)).collect();
         let mut n = 0;
-        plan(&CounterRow { id: 7, last_number: last, version: 3 }, &jobs, Rows { by_token, by_document: HashMap::new() }, NOW, || {
+        plan(&CounterRow { id: 7, last_number: last, version: 3 }, jobs, Rows { by_token, by_document: HashMap::new() }, NOW, || {
             n += 1;
             format!("token-{n}")
         })
