@@ -1,9 +1,10 @@
 //! Administrative operations on counters and issued numbers (SPEC §5): counter reset through the workflow
 //! engine (one super admin requests, a different one approves), revise, void-and-replace and manual override;
 //! and the reads of the counter browser. Every write runs in ONE transaction that holds the counter row the way
-//! the batch does (read it locked, then `UPDATE … WHERE version = ?` through `numbering::store::advance_counter`),
-//! so it takes turns with the counter's batches on every lock path, and appends its audit rows to the counter's
-//! own hash chain. A lost race is retried at most twice, as in the batch.
+//! the batch does (read it locked, then `UPDATE … WHERE version = ?`: `counter_tx::fence`), so it takes turns
+//! with the counter's batches on every lock path, and appends its audit rows to the counter's own hash chain.
+//! Its counter and number writes go through `numbering::counter_tx`, and a lost race is retried by the same
+//! policy as the batch (`counter_tx::retrying`).
 
 pub mod http;
 pub mod store;

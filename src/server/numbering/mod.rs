@@ -1,7 +1,8 @@
 //! The numbering engine (SPEC §4–§6): resolves a request to a template and a counter key, and serves
 //! preview / reserve / generate / confirm / cancel / expiry. Every operation that changes a counter's
 //! numbers goes through that counter's in-process queue (`queue`), which serves all waiting requests in
-//! one lock hold and one transaction; the version check and the unique constraint are the last guards.
+//! one lock hold and one transaction (`counter_tx`: read, a pure plan, apply); the version check and the
+//! unique constraint are the last guards.
 
 pub mod check;
 pub mod counter_tx;
