@@ -3,14 +3,18 @@
 //! live preview (WASM) run the very same code and can never disagree.
 
 pub mod codes;
+pub mod document_id;
 pub mod key;
 pub mod period;
+pub mod period_key;
 pub mod revision;
 pub mod template;
 
 pub use codes::{normalize_code, validate_code, CodeError, CodeKind, MAX_CODE_LEN};
+pub use document_id::{DocumentId, DocumentIdError, MAX_DOCUMENT_ID_CHARS};
 pub use key::{CounterKey, PartIds};
 pub use period::{bangkok_date, Period, ResetScope};
+pub use period_key::PeriodKey;
 pub use revision::{next_rev, parse_rev, rev_label};
 pub use template::{
     KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN,

@@ -249,7 +249,7 @@ impl From<sqlx::Error> for AppError {
 /// timeout) becomes a version conflict; anything else is a database error.
 pub fn lost_race_as_conflict(e: sqlx::Error) -> AppError {
     match crate::server::db::classify(&e) {
-        crate::server::db::DbFailure::RetryableConflict => AppError::VersionConflict("workflow transaction".into()),
+        crate::server::db::DbFailure::RetryableConflict => AppError::VersionConflict("a transaction that lost a race to another".into()),
         _ => e.into(),
     }
 }

@@ -1,26 +1,28 @@
 //! Administrative operations on counters and issued numbers (SPEC §5): counter reset through the workflow
 //! engine (one super admin requests, a different one approves), revise, void-and-replace and manual override;
 //! and the reads of the counter browser. Every write runs in ONE transaction that holds the counter row the way
-//! the batch does (read it locked, then `UPDATE … WHERE version = ?` through `numbering::store::advance_counter`),
-//! so it takes turns with the counter's batches on every lock path, and appends its audit rows to the counter's
-//! own hash chain. A lost race is retried at most twice, as in the batch.
+//! the batch does (read it locked, then `UPDATE … WHERE version = ?`: `counter_tx::fence`), so it takes turns
+//! with the counter's batches on every lock path, and appends its audit rows to the counter's own hash chain.
+//! Its counter and number writes go through `numbering::counter_tx`, and a lost race is retried by the same
+//! policy as the batch (`counter_tx::retrying`).
 
 pub mod http;
 pub mod store;
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
 
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::contract::{NumberRequest, ProjectItem, RefItem};
-use crate::numbering::{next_rev, parse_rev, ParsedNumber, Period, RenderValues, ResetScope, Segment, Template, Token, MAX_NUMBER_LEN};
+use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
+use crate::numbering::{
+    next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
+};
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::numbering::store::{self as nstore, NewNumber, StatusChange};
+use crate::server::numbering::counter_tx::{self, new_confirmed, retrying};
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
@@ -31,13 +33,11 @@ pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
 /// SPEC §5: a reset's reason has at least 20 characters — Unicode characters, not bytes.
 pub const MIN_RESET_REASON_CHARS: usize = 20;
 const MAX_TEXT_CHARS: usize = 500;
-const MAX_DOCUMENT_ID_CHARS: usize = 100;
 /// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
 pub const MAX_SKIP: i64 = 100_000;
 const MAX_COUNTERS: i64 = 2000;
 /// Numbers that were confirmed: a VOID number was confirmed before it was voided, and stays on record.
-const CONFIRMED: &[&str] = &["CONFIRMED", "VOID"];
-const ANY_STATUS: &[&str] = &["RESERVED", "CONFIRMED", "CANCELLED", "VOID"];
+const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void];
 
 // ---- views (the shared ones are in `crate::contract`) ----
 
@@ -88,7 +88,7 @@ pub async fn request_reset(s: &AppState, caller: &Caller, counter_id: i64, new_v
     let public_id = retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let counter = store::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+        let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
         let last = counter.row.last_number;
         if new_value > last {
             return Err(AppError::validation(
@@ -136,7 +136,7 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
         match t.action.as_str() {
             "APPROVE" => execute_reset(s, &mut tx, caller, &request, comment.as_deref(), now).await?,
             "REJECT" => {
-                let counter = store::lock_counter(&mut tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+                let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
                 let entry = AuditEntry {
                     operation: "RESET_REJECT".into(),
                     status: "REJECTED".into(),
@@ -155,7 +155,7 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
 
 /// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
 async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
-    let counter = store::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
     let (last, new_value) = (counter.row.last_number, request.new_value);
     check_floor(tx, counter.row.id, new_value).await?;
     if new_value > last {
@@ -166,8 +166,8 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
         });
     }
     // Above the new value nothing was ever confirmed (checked): release it all for reuse, each release audited.
-    let released = store::release_above(tx, counter.row.id, new_value, request.id, now).await?;
-    fence(tx, &counter, new_value, None, now).await?;
+    let released = counter_tx::release_above(tx, counter.row.id, new_value, request.id, now).await?;
+    counter_tx::fence(tx, &counter.row, new_value, None, now).await?;
     let base = reset_base(caller, &counter, last, new_value, now);
     let mut entries = vec![AuditEntry {
         operation: "RESET_APPROVE".into(),
@@ -182,7 +182,7 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
         sequence: Some(n.sequence),
         template_used: Some(n.template.clone()),
         reservation_token: n.token.clone(),
-        metadata: Some(json!({ "requestId": request.id, "previousStatus": n.status, "revision": n.revision }).to_string()),
+        metadata: Some(json!({ "requestId": request.id, "previousStatus": n.status.as_str(), "revision": n.revision }).to_string()),
         ..base.clone()
     }));
     entries.push(AuditEntry {
@@ -286,14 +286,14 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
             en: format!("no revision label after {latest:?}"),
         })?;
         let number = render_parsed(&template, &parsed, &project.code, &revision);
-        refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        let document_id = document_id.clone().or_else(|| original.document_id.clone());
+        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
+        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
         let row = new_confirmed(caller, &counter, original.sequence, &revision, &number, &original.template, document_id.clone(), now);
-        nstore::insert_numbers(&mut tx, &[row]).await.map_err(sql)?;
-        fence(&mut tx, &counter, counter.row.last_number, None, now).await?;
+        counter_tx::insert_number(&mut tx, &row).await?;
+        counter_tx::fence(&mut tx, &counter.row, counter.row.last_number, None, now).await?;
         let entry = AuditEntry {
             operation: "GENERATE".into(),
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_number: Some(number.clone()),
             sequence: Some(original.sequence),
             template_used: Some(original.template.clone()),
@@ -308,7 +308,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
             counter_id: counter.row.id,
             sequence: original.sequence,
             revision,
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_id,
             issued_at: ms_to_datetime(now),
             revised_from: Some(original.number),
@@ -347,35 +347,27 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         require_confirmed(&original)?;
         // The replacement's counter (today's period; often the same row, already held by this transaction).
         let max = resolved.template.max_seq() as i64;
-        let row = nstore::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await.map_err(sql)?;
+        let row = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
         let counter = Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
         let sequence = counter.row.last_number + 1;
         if sequence > max {
             return Err(AppError::SequenceExhausted { max: max as u64 });
         }
         let number = resolved.render(sequence as u64);
-        refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        let void = StatusChange {
-            id: original.id,
-            status: "VOID",
-            document_id: None,
-            confirmed_at: None,
-            cancelled_at: Some(now),
-            cancel_reason: Some(reason.clone()),
-        };
-        nstore::apply_status_changes(&mut tx, &[void]).await.map_err(sql)?;
-        let document_id = document_id.clone().or_else(|| original.document_id.clone());
+        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
+        counter_tx::void_number(&mut tx, original.id, reason, now).await?;
+        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
         let template = resolved.template.source().to_string();
         let row = new_confirmed(caller, &counter, sequence, &resolved.revision, &number, &template, document_id.clone(), now);
-        nstore::insert_numbers(&mut tx, &[row]).await.map_err(sql)?;
-        fence(&mut tx, &counter, sequence, Some(max), now).await?;
+        counter_tx::insert_number(&mut tx, &row).await?;
+        counter_tx::fence(&mut tx, &counter.row, sequence, Some(max), now).await?;
         let same_counter = old_counter.row.id == counter.row.id;
         if !same_counter {
-            fence(&mut tx, &old_counter, old_counter.row.last_number, None, now).await?;
+            counter_tx::fence(&mut tx, &old_counter.row, old_counter.row.last_number, None, now).await?;
         }
         let voided = AuditEntry {
             operation: "VOID".into(),
-            status: "VOID".into(),
+            status: NumberStatus::Void.as_str().into(),
             document_number: Some(original.number.clone()),
             sequence: Some(original.sequence),
             template_used: Some(original.template.clone()),
@@ -385,7 +377,7 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         };
         let generated = AuditEntry {
             operation: "GENERATE".into(),
-            status: "CONFIRMED".into(),
+            status: NumberStatus::Confirmed.as_str().into(),
             document_number: Some(number.clone()),
             sequence: Some(sequence),
             template_used: Some(template),
@@ -402,13 +394,13 @@ pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef,
         tx.commit().await.map_err(sql)?;
         Ok(VoidResult {
             voided: original.number.clone(),
-            status: "VOID".into(),
+            status: NumberStatus::Void.as_str().into(),
             replacement: IssuedNumber {
                 document_number: number,
                 counter_id: counter.row.id,
                 sequence,
                 revision: resolved.revision.clone(),
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_id,
                 issued_at: ms_to_datetime(now),
                 revised_from: None,
@@ -467,7 +459,7 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
                 en: format!("'{}' does not read as {}", clip(&text), template.source()),
             })?;
             belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
-            let document_id = document_id.as_deref().map(check_document_id).transpose()?;
+            let document_id = document_id.as_deref().map(check_document_id).transpose()?.map(String::from);
             (Some(Legacy { sequence: parsed.seq as i64, revision: parsed.rev.unwrap_or_else(|| "A".into()), text, template, document_id }), 0)
         }
     };
@@ -488,13 +480,13 @@ pub async fn apply_override(
     now: i64,
 ) -> Result<OverrideResult, AppError> {
     let (legacy, set_to) = (&prepared.legacy, prepared.set_to);
-    let counter = store::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     let last = counter.row.last_number;
     let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
     let (new_last, mut entries, registered) = match legacy {
         None => {
             // Only forward: lowering a counter is a reset, which needs a second person.
-            let floor = last.max(store::highest_sequence(tx, counter_id, ANY_STATUS).await?);
+            let floor = last.max(store::highest_sequence(tx, counter_id, &NumberStatus::ALL).await?);
             if set_to < floor {
                 return Err(AppError::Conflict {
                     code: ErrorCode::OverrideBelowIssued,
@@ -512,15 +504,15 @@ pub async fn apply_override(
             (set_to, vec![entry], None)
         }
         Some(l) => {
-            refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
+            counter_tx::refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
             if store::revisions(tx, counter_id, l.sequence).await?.contains(&l.revision) {
                 return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
             }
             let row = new_confirmed(caller, &counter, l.sequence, &l.revision, &l.text, l.template.source(), l.document_id.clone(), now);
-            nstore::insert_numbers(tx, &[row]).await.map_err(sql)?;
+            counter_tx::insert_number(tx, &row).await?;
             let new_last = last.max(l.sequence);
             let entry = AuditEntry {
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_number: Some(l.text.clone()),
                 sequence: Some(l.sequence),
                 template_used: Some(l.template.source().to_string()),
@@ -535,7 +527,7 @@ pub async fn apply_override(
                 counter_id,
                 sequence: l.sequence,
                 revision: l.revision.clone(),
-                status: "CONFIRMED".into(),
+                status: NumberStatus::Confirmed.as_str().into(),
                 document_id: l.document_id.clone(),
                 issued_at: ms_to_datetime(now),
                 revised_from: None,
@@ -560,7 +552,7 @@ pub async fn apply_override(
         .collect();
     let skipped_count = skipped.len() as i64;
     entries.splice(0..0, skipped);
-    fence(tx, &counter, new_last, None, now).await?;
+    counter_tx::fence(tx, &counter.row, new_last, None, now).await?;
     audit::append(tx, s.db.dialect, &counter_chain(counter_id), &entries).await?;
     Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
 }
@@ -606,17 +598,13 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         }
     }
     // The period the number shows, completed from the counter's own (a yearly counter's month is irrelevant).
-    let (year, month) = period_year_month(&c.key.period);
+    let stored = PeriodKey::parse(&c.key.period);
+    let (year, month) = (stored.and_then(|k| k.year()), stored.and_then(|k| k.month()));
     let period = Period { scope, year: p.year.or(year).unwrap_or(0), month: p.month.or(month).unwrap_or(1) };
-    if period.key() != c.key.period {
+    if Some(PeriodKey::of(&period)) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
     }
     Ok(())
-}
-
-fn period_year_month(period: &str) -> (Option<i32>, Option<u32>) {
-    let mut it = period.split('_').skip(1);
-    (it.next().and_then(|y| y.parse().ok()), it.next().and_then(|m| m.parse().ok()))
 }
 
 // ---- the counter browser ----
@@ -688,65 +676,12 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 
 // ---- shared helpers ----
 
-/// Runs a transactional operation again when it lost a race, at most twice (as the batch does, SPEC §6).
-async fn retrying<T, F, Fut>(mut op: F) -> Result<T, AppError>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, AppError>>,
-{
-    let mut attempt = 0;
-    loop {
-        match op().await {
-            Err(AppError::VersionConflict(_)) if attempt < 2 => attempt += 1,
-            other => return other,
-        }
-    }
-}
-
-/// Moves the counter to `last` fenced by its version, as the batch does (0 rows = someone else moved it).
-async fn fence(tx: &mut Tx<'_>, counter: &Counter, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
-    if nstore::advance_counter(tx, &counter.row, last, max_number, now).await.map_err(sql)? {
-        Ok(())
-    } else {
-        Err(AppError::VersionConflict(format!("counter {}", counter.row.id)))
-    }
-}
-
 /// The number and its counter, the counter locked; the number is read again under the lock.
 async fn lock_number(tx: &mut Tx<'_>, s: &AppState, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Counter, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    let counter = store::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
+    let counter = counter_tx::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     Ok((counter, found))
-}
-
-async fn refuse_existing(tx: &mut Tx<'_>, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
-    if nstore::existing_numbers(tx, project_id, corr_type_id, &[number.to_string()]).await.map_err(sql)?.is_empty() {
-        Ok(())
-    } else {
-        Err(AppError::DuplicateNumber(number.to_string()))
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn new_confirmed(caller: &Caller, c: &Counter, sequence: i64, revision: &str, number: &str, template: &str, document_id: Option<String>, now: i64) -> NewNumber {
-    NewNumber {
-        counter_id: c.row.id,
-        project_id: c.key.project_id,
-        corr_type_id: c.key.corr_type_id,
-        sequence,
-        revision: revision.to_string(),
-        number: number.to_string(),
-        template: template.to_string(),
-        status: "CONFIRMED",
-        token: None,
-        document_id,
-        user_id: caller.user_id(),
-        api_token_id: caller.api_token_id(),
-        created_at: now,
-        expires_at: None,
-        confirmed_at: Some(now),
-    }
 }
 
 fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
@@ -754,7 +689,7 @@ fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
 }
 
 fn require_confirmed(n: &StoredNumber) -> Result<(), AppError> {
-    if n.status == "CONFIRMED" {
+    if n.status == NumberStatus::Confirmed {
         return Ok(());
     }
     Err(AppError::Conflict {
@@ -836,15 +771,13 @@ fn optional_text(value: Option<&str>) -> Result<Option<String>, AppError> {
     }
 }
 
-fn check_document_id(d: &str) -> Result<String, AppError> {
-    let d = d.trim();
-    if d.is_empty() || d.chars().count() > MAX_DOCUMENT_ID_CHARS || d.chars().any(char::is_control) {
-        return Err(AppError::validation(
+fn check_document_id(d: &str) -> Result<DocumentId, AppError> {
+    DocumentId::parse(d).map_err(|_| {
+        AppError::validation(
             format!("รหัสเอกสารต้องมี 1–{MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
             format!("documentId must be 1-{MAX_DOCUMENT_ID_CHARS} printable characters"),
-        ));
-    }
-    Ok(d.to_string())
+        )
+    })
 }
 
 fn clip(s: &str) -> String {

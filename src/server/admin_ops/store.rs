@@ -1,56 +1,21 @@
-//! SQL of the administrative operations: counters by id (locked like the batch locks them), numbers by text,
-//! releases, reset requests, and the read-only views of a counter's numbers.
+//! SQL of the administrative operations: counters and numbers by id or text, reset requests, and the
+//! read-only views of a counter's numbers. Writes of counters and numbers are in `numbering::counter_tx`.
 
-use sqlx::{Any, Executor, Row};
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
-use crate::numbering::CounterKey;
-use crate::server::db::{ms_to_datetime, Conditions, Db, Dialect, Tx};
+use crate::contract::NumberStatus;
+use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 use crate::server::error::AppError;
-use crate::server::numbering::store::CounterRow;
+use crate::server::numbering::counter_tx::store::{CounterRecord, StoredRecord, COUNTER_COLUMNS, STORED_COLUMNS};
+pub use crate::server::numbering::counter_tx::{Counter, StoredNumber};
 pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::workflow::Instance;
 
-#[derive(Clone, Debug)]
-pub struct Counter {
-    pub row: CounterRow,
-    pub key: CounterKey,
-    pub max_number: i64,
-    pub updated_at: i64,
-}
-
-const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
-    period, last_number, max_number, version, updated_at";
-
-fn counter_row(r: &sqlx::any::AnyRow) -> Counter {
-    Counter {
-        row: CounterRow { id: r.get(0), last_number: r.get(9), version: r.get(11) },
-        key: CounterKey {
-            project_id: r.get(1),
-            corr_type_id: r.get(2),
-            originator_id: r.get(3),
-            recipient_id: r.get(4),
-            sub_type_id: r.get(5),
-            rfa_type_id: r.get(6),
-            discipline_id: r.get(7),
-            period: r.get(8),
-        },
-        max_number: r.get(10),
-        updated_at: r.get(12),
-    }
-}
-
-/// The counter row, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction is
-/// already exclusive), so these operations and the per-counter batches take turns on the row.
-pub async fn lock_counter(tx: &mut Tx<'_>, dialect: Dialect, id: i64) -> Result<Option<Counter>, AppError> {
-    let lock = if dialect == Dialect::MySql { " FOR UPDATE" } else { "" };
-    let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?{lock}");
-    Ok(sqlx::query(&sql_text).bind(id).fetch_optional(&mut **tx).await.map_err(sql)?.as_ref().map(counter_row))
-}
-
 pub async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?");
-    Ok(sqlx::query(&sql_text).bind(id).fetch_optional(&db.pool).await?.as_ref().map(counter_row))
+    Ok(sqlx::query_as::<_, CounterRecord>(&sql_text).bind(id).fetch_optional(&db.pool).await?.map(Counter::from))
 }
 
 /// Counters, optionally of one project / type / A.D. year (yearly and monthly periods of that year).
@@ -61,109 +26,48 @@ pub async fn counters(db: &Db, project_id: Option<i64>, corr_type_id: Option<i64
         filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
     }
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, corr_type_id, period, id LIMIT ?", filter.sql());
-    Ok(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?.iter().map(counter_row).collect())
+    let rows = typed::<CounterRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
+    Ok(rows.into_iter().map(Counter::from).collect())
+}
+
+/// Rows of a filtered query (`Conditions` binds plain queries), read by column name.
+fn typed<O: for<'r> sqlx::FromRow<'r, AnyRow>>(rows: Vec<AnyRow>) -> Result<Vec<O>, sqlx::Error> {
+    rows.iter().map(O::from_row).collect()
 }
 
 /// The highest sequence of the counter among numbers in one of `statuses`.
-pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[&str]) -> Result<i64, AppError> {
+pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[NumberStatus]) -> Result<i64, AppError> {
     let sql_text = format!(
         "SELECT COALESCE(MAX(sequence), 0) FROM document_numbers WHERE counter_id = ? AND status IN ({})",
         vec!["?"; statuses.len()].join(", ")
     );
-    let mut q = sqlx::query(&sql_text).bind(counter_id);
+    let mut q = sqlx::query_scalar::<_, i64>(&sql_text).bind(counter_id);
     for s in statuses {
-        q = q.bind(*s);
+        q = q.bind(s.as_str());
     }
-    Ok(q.fetch_one(&mut **tx).await.map_err(sql)?.get(0))
-}
-
-/// A number as stored, for revise / void.
-#[derive(Clone, Debug)]
-pub struct StoredNumber {
-    pub id: i64,
-    pub counter_id: i64,
-    pub sequence: i64,
-    pub revision: String,
-    pub number: String,
-    pub template: String,
-    pub status: String,
-    pub token: Option<String>,
-    pub document_id: Option<String>,
-}
-
-const NUMBER_COLUMNS: &str = "id, counter_id, sequence, revision, number, template, status, token, document_id";
-
-fn stored_number(r: &sqlx::any::AnyRow) -> StoredNumber {
-    StoredNumber {
-        id: r.get(0),
-        counter_id: r.get(1),
-        sequence: r.get(2),
-        revision: r.get(3),
-        number: r.get(4),
-        template: r.get(5),
-        status: r.get(6),
-        token: r.get(7),
-        document_id: r.get(8),
-    }
+    q.fetch_one(&mut **tx).await.map_err(sql)
 }
 
 pub async fn number_by_text<'e>(e: impl Executor<'e, Database = Any>, project_id: i64, corr_type_id: i64, number: &str) -> Result<Option<StoredNumber>, AppError> {
-    let sql_text = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?");
-    Ok(sqlx::query(&sql_text).bind(project_id).bind(corr_type_id).bind(number).fetch_optional(e).await.map_err(sql)?.as_ref().map(stored_number))
+    let sql_text = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?");
+    let found = sqlx::query_as::<_, StoredRecord>(&sql_text).bind(project_id).bind(corr_type_id).bind(number).fetch_optional(e).await.map_err(sql)?;
+    found.map(StoredNumber::try_from).transpose().map_err(sql)
 }
 
 /// The revision labels issued for one sequence of a counter.
 pub async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
-    Ok(sqlx::query("SELECT revision FROM document_numbers WHERE counter_id = ? AND sequence = ?")
+    sqlx::query_scalar::<_, String>("SELECT revision FROM document_numbers WHERE counter_id = ? AND sequence = ?")
         .bind(counter_id)
         .bind(sequence)
         .fetch_all(&mut **tx)
         .await
-        .map_err(sql)?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
+        .map_err(sql)
 }
-
-/// Moves the numbers of a counter above `above` (none of them confirmed: the caller checked) out of
-/// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction.
-pub async fn release_above(tx: &mut Tx<'_>, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<Vec<StoredNumber>, AppError> {
-    let sql_text = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
-    let released: Vec<StoredNumber> =
-        sqlx::query(&sql_text).bind(counter_id).bind(above).fetch_all(&mut **tx).await.map_err(sql)?.iter().map(stored_number).collect();
-    if released.is_empty() {
-        return Ok(released);
-    }
-    sqlx::query(
-        "INSERT INTO released_numbers (original_id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
-         document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
-         SELECT id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, document_id, user_id, api_token_id, \
-         created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, ?, ? FROM document_numbers WHERE counter_id = ? AND sequence > ?",
-    )
-    .bind(reset_request_id)
-    .bind(now_ms)
-    .bind(counter_id)
-    .bind(above)
-    .execute(&mut **tx)
-    .await
-    .map_err(sql)?;
-    let deleted = sqlx::query("DELETE FROM document_numbers WHERE counter_id = ? AND sequence > ?")
-        .bind(counter_id)
-        .bind(above)
-        .execute(&mut **tx)
-        .await
-        .map_err(sql)?;
-    if deleted.rows_affected() != released.len() as u64 {
-        return Err(AppError::VersionConflict(format!("counter {counter_id}")));
-    }
-    Ok(released)
-}
-
 // ---- reset requests ----
 
 /// The public id of a PENDING reset request of the counter, if one exists.
 pub async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
-    Ok(sqlx::query(
+    sqlx::query_scalar::<_, String>(
         "SELECT w.public_id FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id \
          WHERE r.counter_id = ? AND w.workflow_code = ? AND w.state = 'PENDING'",
     )
@@ -171,8 +75,7 @@ pub async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str
     .bind(workflow_code)
     .fetch_optional(&mut **tx)
     .await
-    .map_err(sql)?
-    .map(|r| r.get(0)))
+    .map_err(sql)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -186,7 +89,7 @@ pub async fn insert_reset_request(
     requested_by: i64,
     now_ms: i64,
 ) -> Result<i64, AppError> {
-    Ok(sqlx::query(
+    sqlx::query_scalar::<_, i64>(
         "INSERT INTO counter_reset_requests (instance_id, counter_id, previous_value, new_value, reason, requested_by, requested_at) \
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
@@ -199,39 +102,59 @@ pub async fn insert_reset_request(
     .bind(now_ms)
     .fetch_one(&mut **tx)
     .await
-    .map_err(sql)?
-    .get(0))
+    .map_err(sql)
 }
 
-const RESET_SELECT: &str = "SELECT r.id, r.counter_id, r.previous_value, r.new_value, r.reason, COALESCE(u.username, ''), r.requested_at, \
-    w.id, w.public_id, w.workflow_code, w.state, w.version, w.created_by, w.created_at, w.updated_at \
+const RESET_SELECT: &str = "SELECT r.id, r.counter_id, r.previous_value, r.new_value, r.reason, COALESCE(u.username, '') AS requested_by, \
+    r.requested_at, w.id AS instance_id, w.public_id, w.workflow_code, w.state, w.version, w.created_by, w.created_at, w.updated_at \
     FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id LEFT JOIN users u ON u.id = r.requested_by";
 
-fn reset_row(r: &sqlx::any::AnyRow) -> ResetRow {
-    ResetRow {
-        id: r.get(0),
-        counter_id: r.get(1),
-        previous_value: r.get(2),
-        new_value: r.get(3),
-        reason: r.get(4),
-        requested_by: r.get(5),
-        requested_at: r.get(6),
-        instance: Instance {
-            id: r.get(7),
-            public_id: r.get(8),
-            workflow_code: r.get(9),
-            state: r.get(10),
-            version: r.get(11),
-            created_by: r.get(12),
-            created_at: r.get(13),
-            updated_at: r.get(14),
-        },
+#[derive(sqlx::FromRow)]
+struct ResetRecord {
+    id: i64,
+    counter_id: i64,
+    previous_value: i64,
+    new_value: i64,
+    reason: String,
+    requested_by: String,
+    requested_at: i64,
+    instance_id: i64,
+    public_id: String,
+    workflow_code: String,
+    state: String,
+    version: i64,
+    created_by: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl From<ResetRecord> for ResetRow {
+    fn from(r: ResetRecord) -> ResetRow {
+        ResetRow {
+            id: r.id,
+            counter_id: r.counter_id,
+            previous_value: r.previous_value,
+            new_value: r.new_value,
+            reason: r.reason,
+            requested_by: r.requested_by,
+            requested_at: r.requested_at,
+            instance: Instance {
+                id: r.instance_id,
+                public_id: r.public_id,
+                workflow_code: r.workflow_code,
+                state: r.state,
+                version: r.version,
+                created_by: r.created_by,
+                created_at: r.created_at,
+                updated_at: r.updated_at,
+            },
+        }
     }
 }
 
 pub async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
     let sql_text = format!("{RESET_SELECT} WHERE r.instance_id = ?");
-    Ok(sqlx::query(&sql_text).bind(instance_id).fetch_optional(&mut **tx).await.map_err(sql)?.as_ref().map(reset_row))
+    Ok(sqlx::query_as::<_, ResetRecord>(&sql_text).bind(instance_id).fetch_optional(&mut **tx).await.map_err(sql)?.map(ResetRow::from))
 }
 
 /// Reset requests, newest first, filtered by instance public id, state and counter.
@@ -239,13 +162,27 @@ pub async fn reset_requests(db: &Db, public_id: Option<&str>, state: Option<&str
     let mut filter = Conditions::default();
     filter.and_if("w.public_id = ?", public_id).and_if("w.state = ?", state).and_if("r.counter_id = ?", counter_id);
     let sql_text = format!("{RESET_SELECT}{} ORDER BY r.id DESC LIMIT ?", filter.sql());
-    Ok(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?.iter().map(reset_row).collect())
+    let rows = typed::<ResetRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
+    Ok(rows.into_iter().map(ResetRow::from).collect())
 }
 
 // ---- a counter's numbers, for the counter browser ----
 
+#[derive(sqlx::FromRow)]
+struct NumberViewRow {
+    sequence: i64,
+    revision: String,
+    number: String,
+    status: String,
+    document_id: Option<String>,
+    created_at: i64,
+    confirmed_at: Option<i64>,
+    cancelled_at: Option<i64>,
+    cancel_reason: Option<String>,
+}
+
 pub async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<NumberView>, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query_as::<_, NumberViewRow>(
         "SELECT sequence, revision, number, status, document_id, created_at, confirmed_at, cancelled_at, cancel_reason FROM document_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY sequence, revision",
     )
@@ -254,23 +191,33 @@ pub async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Re
     .bind(to)
     .fetch_all(&db.pool)
     .await?
-    .iter()
+    .into_iter()
     .map(|r| NumberView {
-        sequence: r.get(0),
-        revision: r.get(1),
-        document_number: r.get(2),
-        status: r.get(3),
-        document_id: r.get(4),
-        created_at: ms_to_datetime(r.get(5)),
-        confirmed_at: r.get::<Option<i64>, _>(6).map(ms_to_datetime),
-        cancelled_at: r.get::<Option<i64>, _>(7).map(ms_to_datetime),
-        cancel_reason: r.get(8),
+        sequence: r.sequence,
+        revision: r.revision,
+        document_number: r.number,
+        status: r.status,
+        document_id: r.document_id,
+        created_at: ms_to_datetime(r.created_at),
+        confirmed_at: r.confirmed_at.map(ms_to_datetime),
+        cancelled_at: r.cancelled_at.map(ms_to_datetime),
+        cancel_reason: r.cancel_reason,
     })
     .collect())
 }
 
+#[derive(sqlx::FromRow)]
+struct ReleasedRow {
+    sequence: i64,
+    revision: String,
+    number: String,
+    status: String,
+    reset_request_id: i64,
+    released_at: i64,
+}
+
 pub async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<ReleasedView>, AppError> {
-    Ok(sqlx::query(
+    Ok(sqlx::query_as::<_, ReleasedRow>(
         "SELECT sequence, revision, number, status, reset_request_id, released_at FROM released_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY id",
     )
@@ -279,16 +226,27 @@ pub async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> R
     .bind(to)
     .fetch_all(&db.pool)
     .await?
-    .iter()
+    .into_iter()
     .map(|r| ReleasedView {
-        sequence: r.get(0),
-        revision: r.get(1),
-        document_number: r.get(2),
-        status_when_released: r.get(3),
-        reset_request_id: r.get(4),
-        released_at: ms_to_datetime(r.get(5)),
+        sequence: r.sequence,
+        revision: r.revision,
+        document_number: r.number,
+        status_when_released: r.status,
+        reset_request_id: r.reset_request_id,
+        released_at: ms_to_datetime(r.released_at),
     })
     .collect())
+}
+
+#[derive(sqlx::FromRow)]
+struct GapAuditRow {
+    sequence: i64,
+    operation: String,
+    status: String,
+    document_number: Option<String>,
+    username: Option<String>,
+    metadata: Option<String>,
+    created_at: i64,
 }
 
 /// The audit rows of the counter that name one of `sequences`, oldest first, as (sequence, row).
@@ -300,21 +258,20 @@ pub async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i64]) ->
              WHERE counter_id = ? AND sequence IN ({}) ORDER BY id",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query(&sql_text).bind(counter_id);
+        let mut q = sqlx::query_as::<_, GapAuditRow>(&sql_text).bind(counter_id);
         for s in chunk {
             q = q.bind(*s);
         }
         for r in q.fetch_all(&db.pool).await? {
-            let metadata: Option<String> = r.get(5);
             out.push((
-                r.get(0),
+                r.sequence,
                 AuditView {
-                    operation: r.get(1),
-                    status: r.get(2),
-                    document_number: r.get(3),
-                    username: r.get(4),
-                    metadata: metadata.and_then(|m| serde_json::from_str(&m).ok()),
-                    at: ms_to_datetime(r.get(6)),
+                    operation: r.operation,
+                    status: r.status,
+                    document_number: r.document_number,
+                    username: r.username,
+                    metadata: r.metadata.and_then(|m| serde_json::from_str(&m).ok()),
+                    at: ms_to_datetime(r.created_at),
                 },
             ));
         }

@@ -23,7 +23,7 @@ use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::Tx;
 use crate::server::error::AppError;
-use crate::server::numbering::{resolve, store as nstore};
+use crate::server::numbering::{counter_tx, resolve};
 use crate::server::reference::Snapshot;
 use crate::server::templates;
 use crate::server::AppState;
@@ -218,8 +218,9 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
     let snapshot = s.reference.get().await?;
     let planned: Vec<Result<Planned, AppError>> = rows.into_iter().map(|r| r.and_then(|r| plan(&snapshot, r, s.clock.now()))).collect();
 
-    let mut attempt = 0;
-    loop {
+    let (planned, reason, snapshot) = (&planned, &reason, &snapshot);
+    // A lost race is retried as every counter transaction is (`counter_tx::retrying`).
+    counter_tx::retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(astore::sql)?;
         let mut reports = Vec::with_capacity(planned.len());
@@ -230,7 +231,7 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
         for (i, p) in planned.iter().enumerate() {
             let outcome = match p {
                 Err(e) => Err(e.clone_for_report()),
-                Ok(p) => match apply_row(s, &mut tx, caller, &snapshot, p, &reason, now).await {
+                Ok(p) => match apply_row(s, &mut tx, caller, snapshot, p, reason, now).await {
                     Err(e @ (AppError::VersionConflict(_) | AppError::Database { .. } | AppError::Internal { .. })) => {
                         aborted = Some(e);
                         break;
@@ -253,10 +254,6 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
         }
         if let Some(e) = aborted {
             let _ = tx.rollback().await;
-            if matches!(e, AppError::VersionConflict(_)) && attempt < 2 {
-                attempt += 1;
-                continue;
-            }
             return Err(e);
         }
         let mut report = ImportReport::new(dry_run, reports);
@@ -282,8 +279,9 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
         audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[summary]).await?;
         tx.commit().await.map_err(astore::sql)?;
         report.applied = true;
-        return Ok(report);
-    }
+        Ok(report)
+    })
+    .await
 }
 
 /// Checks a row against the reference data and computes the numbering request its counter is found with.
@@ -373,7 +371,7 @@ fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> 
 async fn apply_row(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, snapshot: &Snapshot, p: &Planned, reason: &str, now: i64) -> Result<OverrideResult, AppError> {
     let resolved = resolve(snapshot, &p.request, p.at)?;
     let max = resolved.template.max_seq() as i64;
-    let row = nstore::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await.map_err(astore::sql)?;
+    let row = counter_tx::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await?;
     let counter = astore::Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
     let what = match &p.what {
         Override::SetValue(v) => Override::SetValue(*v),

@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 
 use serde::Serialize;
-use sqlx::Row;
 
 use crate::server::audit;
 use crate::server::db::Db;
@@ -29,7 +28,7 @@ pub struct CheckReport {
 }
 
 async fn count(db: &Db, sql: &str) -> Result<i64, AppError> {
-    Ok(sqlx::query(sql).fetch_one(&db.pool).await?.get::<i64, _>(0))
+    Ok(sqlx::query_scalar::<_, i64>(sql).fetch_one(&db.pool).await?)
 }
 
 pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError> {
@@ -52,7 +51,7 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
     let mut missing = 0;
     if !received.is_empty() {
         let on_record: HashSet<String> =
-            sqlx::query("SELECT number FROM document_numbers").fetch_all(&db.pool).await?.iter().map(|r| r.get::<String, _>(0)).collect();
+            sqlx::query_scalar::<_, String>("SELECT number FROM document_numbers").fetch_all(&db.pool).await?.into_iter().collect();
         for n in received {
             if !on_record.contains(n) {
                 missing += 1;

@@ -1,9 +1,11 @@
 //! The numbering engine (SPEC §4–§6): resolves a request to a template and a counter key, and serves
 //! preview / reserve / generate / confirm / cancel / expiry. Every operation that changes a counter's
 //! numbers goes through that counter's in-process queue (`queue`), which serves all waiting requests in
-//! one lock hold and one transaction; the version check and the unique constraint are the last guards.
+//! one lock hold and one transaction (`counter_tx`: read, a pure plan, apply); the version check and the
+//! unique constraint are the last guards.
 
 pub mod check;
+pub mod counter_tx;
 pub mod http;
 pub mod lock;
 pub mod queue;
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
-use crate::numbering::{bangkok_date, parse_rev, CounterKey, PartIds, Period, RenderValues, ResetScope, Template};
+use crate::numbering::{bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{ms_to_datetime, Db};
@@ -188,7 +190,6 @@ pub struct Engine {
     queues: Arc<Queues>,
 }
 
-const MAX_DOCUMENT_ID_CHARS: usize = 100;
 const MAX_REASON_CHARS: usize = 500;
 
 impl Engine {
@@ -326,7 +327,7 @@ impl Engine {
     }
 
     async fn key_of_token(&self, token: &str) -> Result<CounterKey, AppError> {
-        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| queue::reservation_not_found(token))
+        store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| counter_tx::plan::reservation_not_found(token))
     }
 
     async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {
@@ -381,16 +382,12 @@ fn check_token(token: &str) -> Result<String, AppError> {
         .map_err(|_| AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>())))
 }
 
-fn check_document_id(document_id: &str) -> Result<String, AppError> {
-    let d = document_id.trim();
-    if d.is_empty() {
-        return Err(AppError::validation("ต้องระบุรหัสเอกสาร (documentId)", "documentId is required"));
-    }
-    if d.chars().count() > MAX_DOCUMENT_ID_CHARS || d.chars().any(char::is_control) {
-        return Err(AppError::validation(
+fn check_document_id(document_id: &str) -> Result<DocumentId, AppError> {
+    DocumentId::parse(document_id).map_err(|e| match e {
+        DocumentIdError::Empty => AppError::validation("ต้องระบุรหัสเอกสาร (documentId)", "documentId is required"),
+        DocumentIdError::TooLong | DocumentIdError::Control => AppError::validation(
             format!("รหัสเอกสารต้องยาวไม่เกิน {MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
             format!("documentId must be at most {MAX_DOCUMENT_ID_CHARS} printable characters"),
-        ));
-    }
-    Ok(d.to_string())
+        ),
+    })
 }

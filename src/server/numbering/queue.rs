@@ -4,36 +4,23 @@
 //! what turns a hot counter from one transaction per number into one per batch (BUILD-NOTES: ~2,000/s
 //! → >20,000/s), and it keeps one lock attempt per key per instance.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, Notify};
 
+use super::counter_tx::{self, should_retry, Known, PlanJob, Start, TxError};
 use super::lock::{CounterLock, Held};
-use super::store::{self, CounterRow, NewNumber, NumberRow, StatusChange};
-use super::Resolved;
 use crate::numbering::CounterKey;
-use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
+use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, Conn, Db, WriteConn};
-use crate::server::error::{new_ref_id, AppError, ErrorCode};
+use crate::server::db::{is_connection_error, Conn, Db, WriteConn};
+use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics::{self, LockKind};
 
-pub enum JobKind {
-    /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
-    Issue { req: Arc<Resolved>, ttl_ms: i64, document_id: Option<String> },
-    Confirm { token: String, document_id: String },
-    Cancel { token: String, reason: Option<String>, expiry: bool },
-}
-
-#[derive(Clone, Debug)]
-pub enum Outcome {
-    Issued { number: String, sequence: i64, token: Option<String>, expires_at: Option<i64>, created_at: i64 },
-    /// `changed` is false when the request found the number already in the asked state (idempotent repeat).
-    Status { number: String, status: &'static str, changed: bool },
-}
+pub use super::counter_tx::{JobKind, Outcome};
 
 struct Job {
     kind: JobKind,
@@ -46,15 +33,6 @@ struct KeyQueue {
     jobs: VecDeque<Job>,
     /// Wakes a worker that lingers on a kept lock when a job arrives.
     wake: Arc<Notify>,
-}
-
-/// What a worker remembers of its counter between batches served under one continuous hold, so the next
-/// batch skips reading the counter row and its chain head. The counter's version check and the chain's
-/// length check still refuse a stale memory, and the batch then reads afresh.
-#[derive(Clone, Debug)]
-struct Known {
-    counter: CounterRow,
-    chain: ChainHead,
 }
 
 /// A thread with a runtime of its own for the counter workers. On the server's shared runtime a worker woken
@@ -92,8 +70,6 @@ pub struct Queues {
     closing: std::sync::atomic::AtomicBool,
 }
 
-/// Version conflicts are retried at once, at most twice (SPEC §6); a lost race is a microsecond event.
-const MAX_CONFLICT_RETRIES: u32 = 2;
 /// Connection errors are retried three times with exponential backoff (SPEC §6).
 const MAX_CONNECTION_RETRIES: u32 = 3;
 /// How long a worker keeps a Redis lock after its queue ran dry, for the next request: one caller's next
@@ -102,40 +78,6 @@ const MAX_CONNECTION_RETRIES: u32 = 3;
 const LINGER: Duration = Duration::from_millis(2);
 /// A worker that lets go of a wanted lock steps back this long, so that a waiting instance gets its turn.
 const YIELD: Duration = Duration::from_millis(3);
-
-enum BatchError {
-    /// The counter (or its audit chain) moved under us: another holder got there first.
-    Conflict,
-    /// A rendered number collided with one inserted meanwhile outside this queue; the retry's pre-check names it.
-    Unique,
-    Db(sqlx::Error),
-    App(AppError),
-}
-
-impl From<sqlx::Error> for BatchError {
-    fn from(e: sqlx::Error) -> Self {
-        if is_retryable_conflict(&e) {
-            BatchError::Conflict
-        } else if is_unique_violation(&e) {
-            BatchError::Unique
-        } else {
-            if is_connection_error(&e) {
-                // a restart kills every pooled connection: have the pool ping them before the retry draws one
-                suspect_connections();
-            }
-            BatchError::Db(e)
-        }
-    }
-}
-
-impl From<AppError> for BatchError {
-    fn from(e: AppError) -> Self {
-        match e {
-            AppError::VersionConflict(_) => BatchError::Conflict,
-            other => BatchError::App(other),
-        }
-    }
-}
 
 impl Queues {
     pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, lock: CounterLock, workers_on: Option<tokio::runtime::Handle>) -> Queues {
@@ -337,7 +279,7 @@ impl Queues {
                 self.run_batch(c, &batch).await
             }
             .await;
-            if let Err(BatchError::Db(e)) = &outcome {
+            if let Err(TxError::Db(e)) = &outcome {
                 if is_connection_error(e) {
                     // a connection that failed is not reused: closed, not returned to the pool
                     if let Some(c) = conn.take() {
@@ -352,26 +294,26 @@ impl Queues {
                     return results;
                 }
                 // A stale memory (another process moved the counter) is not a lost race: read afresh.
-                Err(BatchError::Conflict) if from_memory => {}
-                Err(BatchError::Conflict | BatchError::Unique) if conflicts < MAX_CONFLICT_RETRIES => {
+                Err(TxError::Conflict) if from_memory => {}
+                Err(e) if should_retry(e.lost_race(), conflicts) => {
                     conflicts += 1;
                     precheck = true;
                 }
-                Err(BatchError::Conflict | BatchError::Unique) => {
+                Err(TxError::Conflict | TxError::Unique) => {
                     return jobs.iter().map(|_| Err(AppError::VersionConflict(key.lock_name()))).collect();
                 }
-                Err(BatchError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
+                Err(TxError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
                     connection_failures += 1;
                     tracing::warn!(error = %e, attempt = connection_failures, "database unreachable, retrying batch");
                     tokio::time::sleep(Duration::from_millis(50 << connection_failures)).await;
                 }
-                Err(BatchError::Db(e)) => {
+                Err(TxError::Db(e)) => {
                     let ref_id = new_ref_id();
                     tracing::error!(error = %e, %ref_id, counter = %key.lock_name(), "batch failed");
                     let source = std::sync::Arc::new(e);
                     return jobs.iter().map(|_| Err(AppError::Database { ref_id: ref_id.clone(), source: source.clone() })).collect();
                 }
-                Err(BatchError::App(e)) => {
+                Err(TxError::App(e)) => {
                     tracing::error!(error = %e.report(), counter = %key.lock_name(), "batch failed");
                     let ref_id = e.reference().map(str::to_string).unwrap_or_else(new_ref_id);
                     let source: crate::server::error::Cause = std::sync::Arc::new(e);
@@ -385,7 +327,7 @@ impl Queues {
     }
 
     /// One transaction serving the whole batch. Returns one result per job, in order.
-    async fn run_batch(&self, conn: &mut WriteConn, batch: &Batch<'_>) -> Result<(Vec<Result<Outcome, AppError>>, Known), BatchError> {
+    async fn run_batch(&self, conn: &mut WriteConn, batch: &Batch<'_>) -> Result<(Vec<Result<Outcome, AppError>>, Known), TxError> {
         let mut tx = self.db.begin_batch(conn).await?;
         match self.batch_in(tx.conn(), batch).await {
             Ok(Served { results, next, issued }) => {
@@ -397,7 +339,7 @@ impl Queues {
             }
             Err(e) => {
                 // a connection that failed is closed by the caller; this one only needs its transaction undone
-                if !matches!(&e, BatchError::Db(db) if is_connection_error(db)) {
+                if !matches!(&e, TxError::Db(db) if is_connection_error(db)) {
                     let _ = tx.rollback().await;
                 }
                 Err(e)
@@ -405,252 +347,48 @@ impl Queues {
         }
     }
 
-    /// The batch's statements, inside its transaction.
-    async fn batch_in(&self, tx: &mut Conn, batch: &Batch<'_>) -> Result<Served, BatchError> {
-        let &Batch { key, jobs, lock_wait_ms, retries, fallback, known, precheck } = batch;
+    /// The batch's statements, inside its transaction: read (or remember) → plan → apply.
+    async fn batch_in(&self, tx: &mut Conn, batch: &Batch<'_>) -> Result<Served, TxError> {
         let now = self.clock.now_ms();
-        let max_number = jobs
-            .iter()
-            .filter_map(|j| match &j.kind {
-                JobKind::Issue { req, .. } => Some(req.template.max_seq() as i64),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
-
-        let counter = match known {
-            Some(k) => k.counter.clone(),
-            None => store::load_or_create_counter(tx, self.db.dialect, key, max_number, now).await?,
-        };
-        let chain_key = counter_chain(counter.id);
-        let chain_start = match known {
-            Some(k) => k.chain.clone(),
-            None => audit::chain_head(tx, self.db.dialect, &chain_key).await?,
-        };
-        let tokens: Vec<String> = jobs
-            .iter()
-            .filter_map(|j| match &j.kind {
-                JobKind::Confirm { token, .. } | JobKind::Cancel { token, .. } => Some(token.clone()),
-                JobKind::Issue { .. } => None,
-            })
-            .collect();
-        let mut by_token = if tokens.is_empty() { HashMap::new() } else { store::numbers_by_token(tx, counter.id, &tokens).await? };
-        let document_ids: Vec<String> = jobs
-            .iter()
-            .filter_map(|j| match &j.kind {
-                JobKind::Issue { document_id: Some(d), .. } => Some(d.clone()),
-                _ => None,
-            })
-            .collect();
-        let mut by_document =
-            if document_ids.is_empty() { HashMap::new() } else { store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await? };
-
-        let counter_key_json = serde_json::to_string(key).ok();
-        let mut last = counter.last_number;
-        let mut results: Vec<Option<Result<Outcome, AppError>>> = Vec::with_capacity(jobs.len());
-        let mut new_numbers: Vec<(usize, NewNumber)> = Vec::new();
-        let mut changes: Vec<StatusChange> = Vec::new();
-        let mut audits: Vec<(usize, AuditEntry)> = Vec::new();
-
-        for (i, job) in jobs.iter().enumerate() {
-            let base = AuditEntry {
-                counter_id: Some(counter.id),
-                counter_key: counter_key_json.clone(),
-                retry_count: retries as i64,
-                lock_wait_ms,
-                total_ms: job.enqueued.elapsed().as_millis() as i64,
-                fallback_used: fallback.into(),
-                ..job.caller.audit_base(now)
-            };
-            match &job.kind {
-                JobKind::Issue { req, ttl_ms, document_id } => {
-                    if let Some(existing) = document_id.as_ref().and_then(|d| by_document.get(d)) {
-                        results.push(Some(Ok(Outcome::Issued {
-                            number: existing.number.clone(),
-                            sequence: existing.sequence,
-                            token: None,
-                            expires_at: None,
-                            created_at: now,
-                        })));
-                        continue;
-                    }
-                    let sequence = last + 1;
-                    if sequence as u64 > req.template.max_seq() {
-                        results.push(Some(Err(AppError::SequenceExhausted { max: req.template.max_seq() })));
-                        continue;
-                    }
-                    last = sequence;
-                    let number = req.render(sequence as u64);
-                    let generate = document_id.is_some();
-                    let token = (!generate).then(|| uuid::Uuid::new_v4().to_string());
-                    let expires_at = (!generate).then_some(now + ttl_ms);
-                    let row = NewNumber {
-                        counter_id: counter.id,
-                        project_id: req.project_id,
-                        corr_type_id: req.corr_type_id,
-                        sequence,
-                        revision: req.revision.clone(),
-                        number: number.clone(),
-                        template: req.template.source().to_string(),
-                        status: if generate { "CONFIRMED" } else { "RESERVED" },
-                        token: token.clone(),
-                        document_id: document_id.clone(),
-                        user_id: job.caller.user_id(),
-                        api_token_id: job.caller.api_token_id(),
-                        created_at: now,
-                        expires_at,
-                        confirmed_at: generate.then_some(now),
-                    };
-                    if let Some(d) = document_id {
-                        by_document.insert(d.clone(), NumberRow {
-                            id: 0,
-                            number: number.clone(),
-                            sequence,
-                            template: row.template.clone(),
-                            status: "CONFIRMED".into(),
-                            token: None,
-                            document_id: Some(d.clone()),
-                            expires_at: None,
-                            cancel_reason: None,
-                        });
-                    }
-                    audits.push((
-                        i,
-                        AuditEntry {
-                            operation: if generate { "GENERATE" } else { "RESERVE" }.into(),
-                            status: row.status.into(),
-                            document_number: Some(number.clone()),
-                            sequence: Some(sequence),
-                            template_used: Some(row.template.clone()),
-                            reservation_token: token.clone(),
-                            document_id: document_id.clone(),
-                            metadata: expires_at.map(|e| serde_json::json!({ "expiresAt": e }).to_string()),
-                            ..base
-                        },
-                    ));
-                    new_numbers.push((i, row));
-                    results.push(Some(Ok(Outcome::Issued { number, sequence, token, expires_at, created_at: now })));
-                }
-                JobKind::Confirm { token, document_id } => {
-                    let outcome = match by_token.get_mut(token) {
-                        None => Err(reservation_not_found(token)),
-                        Some(row) => match row.status.as_str() {
-                            "RESERVED" if row.expires_at.is_some_and(|e| e <= now) => {
-                                expire(row, now, &mut changes, &mut audits, i, &base);
-                                Err(AppError::ReservationExpired)
-                            }
-                            "RESERVED" => {
-                                row.status = "CONFIRMED".into();
-                                row.document_id = Some(document_id.clone());
-                                changes.push(StatusChange {
-                                    id: row.id,
-                                    status: "CONFIRMED",
-                                    document_id: Some(document_id.clone()),
-                                    confirmed_at: Some(now),
-                                    cancelled_at: None,
-                                    cancel_reason: None,
-                                });
-                                audits.push((i, status_audit("CONFIRM", "CONFIRMED", row, Some(document_id.clone()), None, &base)));
-                                Ok(Outcome::Status { number: row.number.clone(), status: "CONFIRMED", changed: true })
-                            }
-                            "CONFIRMED" if row.document_id.as_deref() == Some(document_id) => {
-                                Ok(Outcome::Status { number: row.number.clone(), status: "CONFIRMED", changed: false })
-                            }
-                            "CONFIRMED" => Err(AppError::Conflict {
-                                code: ErrorCode::AlreadyConfirmed,
-                                th: format!("เลขที่ {} ได้รับการยืนยันกับเอกสารอื่นแล้ว", row.number),
-                                en: format!("{} is already confirmed for another document", row.number),
-                            }),
-                            "CANCELLED" if row.cancel_reason.as_deref() == Some("expired") => Err(AppError::ReservationExpired),
-                            _ => Err(AppError::Conflict {
-                                code: ErrorCode::ReservationCancelled,
-                                th: format!("การจองเลขที่ {} ถูกยกเลิกแล้ว กรุณาจองใหม่", row.number),
-                                en: format!("reservation of {} was cancelled", row.number),
-                            }),
-                        },
-                    };
-                    results.push(Some(outcome));
-                }
-                JobKind::Cancel { token, reason, expiry } => {
-                    let outcome = match by_token.get_mut(token) {
-                        None => Err(reservation_not_found(token)),
-                        Some(row) => match row.status.as_str() {
-                            "RESERVED" if *expiry && row.expires_at.is_none_or(|e| e > now) => {
-                                Ok(Outcome::Status { number: row.number.clone(), status: "RESERVED", changed: false })
-                            }
-                            "RESERVED" if *expiry => {
-                                expire(row, now, &mut changes, &mut audits, i, &base);
-                                Ok(Outcome::Status { number: row.number.clone(), status: "CANCELLED", changed: true })
-                            }
-                            "RESERVED" => {
-                                row.status = "CANCELLED".into();
-                                let reason = reason.clone().unwrap_or_else(|| "cancelled".into());
-                                row.cancel_reason = Some(reason.clone());
-                                changes.push(StatusChange {
-                                    id: row.id,
-                                    status: "CANCELLED",
-                                    document_id: None,
-                                    confirmed_at: None,
-                                    cancelled_at: Some(now),
-                                    cancel_reason: Some(reason.clone()),
-                                });
-                                audits.push((i, status_audit("CANCEL", "CANCELLED", row, None, Some(reason), &base)));
-                                Ok(Outcome::Status { number: row.number.clone(), status: "CANCELLED", changed: true })
-                            }
-                            "CANCELLED" => Ok(Outcome::Status { number: row.number.clone(), status: "CANCELLED", changed: false }),
-                            _ => Err(AppError::Conflict {
-                                code: ErrorCode::AlreadyConfirmed,
-                                th: format!("เลขที่ {} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)", row.number),
-                                en: format!("{} is confirmed and cannot be cancelled (void it instead)", row.number),
-                            }),
-                        },
-                    };
-                    results.push(Some(outcome));
-                }
-            }
-        }
-
+        let kinds: Vec<&JobKind> = batch.jobs.iter().map(|j| &j.kind).collect();
+        let max_number = counter_tx::plan::max_number(&kinds);
+        let mut start = counter_tx::read_batch(tx, self.db.dialect, batch.key, &kinds, batch.known, now).await?;
+        let mut plan = self.plan(batch, &mut start, now);
         // A rendered number that already exists (a hand-registered legacy number, a template that
         // renders like an older one…) fails with NB005; its sequence stays consumed and the audit row says why.
-        if precheck && !new_numbers.is_empty() {
-            let rendered: Vec<String> = new_numbers.iter().map(|(_, n)| n.number.clone()).collect();
-            let mut taken: HashSet<String> =
-                store::existing_numbers(tx, key.project_id, key.corr_type_id, &rendered).await?.into_iter().collect();
-            let mut keep = Vec::with_capacity(new_numbers.len());
-            for (i, n) in new_numbers.drain(..) {
-                if taken.insert(n.number.clone()) {
-                    keep.push((i, n));
-                    continue;
-                }
-                tracing::error!(number = %n.number, counter = %key.lock_name(), "rendered number already exists");
-                results[i] = Some(Err(AppError::DuplicateNumber(n.number.clone())));
-                if let Some((_, a)) = audits.iter_mut().find(|(j, _)| *j == i) {
-                    a.status = "FAILED".into();
-                    a.reservation_token = None;
-                    a.metadata = Some(serde_json::json!({ "error": "NB005", "reason": "duplicate number" }).to_string());
-                }
+        if batch.precheck {
+            let taken = counter_tx::taken_numbers(tx, batch.key, &plan).await?;
+            for number in plan.refuse_taken(taken) {
+                tracing::error!(%number, counter = %batch.key.lock_name(), "rendered number already exists");
             }
-            new_numbers = keep;
         }
+        let applied = counter_tx::apply_batch(tx, self.db.dialect, &start, plan, max_number, now).await?;
+        let issued = counter_tx::plan::type_code(&kinds).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
+        Ok(Served { results: applied.results, next: applied.next, issued })
+    }
 
-        let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
-        let placed = audit::place(&chain_key, &chain_start, &entries);
-        let max_number = (max_number > 0).then_some(max_number);
-        if !store::advance_counter_and_chain(tx, self.db.dialect, &counter, last, max_number, now, &placed).await? {
-            return Err(BatchError::Conflict);
-        }
-        let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
-        let type_code = jobs.iter().find_map(|j| match &j.kind {
-            JobKind::Issue { req, .. } => Some(req.corr_type_code.clone()),
-            _ => None,
-        });
-        store::insert_numbers(tx, &rows).await?;
-        store::apply_status_changes(tx, &changes).await?;
-        audit::insert_placed(tx, &placed).await?;
-        let next = Known { counter: CounterRow { id: counter.id, last_number: last, version: counter.version + 1 }, chain: placed.head.clone() };
-        let issued = type_code.filter(|_| !rows.is_empty()).map(|code| (code, rows.len() as u64));
-        let results = results.into_iter().map(|r| r.unwrap_or_else(|| Err(AppError::internal("job left without result")))).collect();
-        Ok(Served { results, next, issued })
+    /// The batch's jobs with their audit rows' common part, planned against what the batch read.
+    fn plan(&self, batch: &Batch<'_>, start: &mut Start, now: i64) -> counter_tx::Plan {
+        let counter_key = serde_json::to_string(batch.key).ok();
+        let jobs: Vec<PlanJob<'_>> = batch
+            .jobs
+            .iter()
+            .map(|job| PlanJob {
+                kind: &job.kind,
+                caller: &job.caller,
+                audit: AuditEntry {
+                    counter_id: Some(start.counter.id),
+                    counter_key: counter_key.clone(),
+                    retry_count: batch.retries as i64,
+                    lock_wait_ms: batch.lock_wait_ms,
+                    total_ms: job.enqueued.elapsed().as_millis() as i64,
+                    fallback_used: batch.fallback.into(),
+                    ..job.caller.audit_base(now)
+                },
+            })
+            .collect();
+        let rows = std::mem::take(&mut start.rows);
+        counter_tx::plan::plan(&start.counter, jobs, rows, now, || uuid::Uuid::new_v4().to_string())
     }
 }
 
@@ -673,37 +411,4 @@ struct Served {
     next: Known,
     /// Numbers issued and their correspondence type code, for the metrics.
     issued: Option<(String, u64)>,
-}
-
-
-pub(super) fn reservation_not_found(token: &str) -> AppError {
-    AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
-}
-
-fn expire(row: &mut NumberRow, now: i64, changes: &mut Vec<StatusChange>, audits: &mut Vec<(usize, AuditEntry)>, i: usize, base: &AuditEntry) {
-    row.status = "CANCELLED".into();
-    row.cancel_reason = Some("expired".into());
-    changes.push(StatusChange {
-        id: row.id,
-        status: "CANCELLED",
-        document_id: None,
-        confirmed_at: None,
-        cancelled_at: Some(now),
-        cancel_reason: Some("expired".into()),
-    });
-    audits.push((i, status_audit("CANCEL", "CANCELLED", row, None, Some("expired".into()), base)));
-}
-
-fn status_audit(operation: &str, status: &str, row: &NumberRow, document_id: Option<String>, reason: Option<String>, base: &AuditEntry) -> AuditEntry {
-    AuditEntry {
-        operation: operation.into(),
-        status: status.into(),
-        document_number: Some(row.number.clone()),
-        sequence: Some(row.sequence),
-        template_used: Some(row.template.clone()),
-        reservation_token: row.token.clone(),
-        document_id: document_id.or_else(|| row.document_id.clone()),
-        metadata: reason.map(|r| serde_json::json!({ "reason": r }).to_string()),
-        ..base.clone()
-    }
 }

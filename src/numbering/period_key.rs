@@ -1,0 +1,100 @@
+//! A counter's period as stored in its row (`YEAR_2025`, `MONTH_2025_01`, `NONE`), parsed once.
+
+use std::fmt;
+
+use super::period::{Period, ResetScope};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PeriodKey {
+    Year(i32),
+    Month(i32, u32),
+    /// A counter that never resets: one key, whatever the year.
+    None,
+}
+
+impl PeriodKey {
+    /// The key of a period: the same text as [`Period::key`].
+    pub fn of(p: &Period) -> PeriodKey {
+        match p.scope {
+            ResetScope::Yearly => PeriodKey::Year(p.year),
+            ResetScope::Monthly => PeriodKey::Month(p.year, p.month),
+            ResetScope::None => PeriodKey::None,
+        }
+    }
+
+    /// Reads a stored period; only the exact text `Period::key` writes is accepted.
+    pub fn parse(text: &str) -> Option<PeriodKey> {
+        let mut parts = text.split('_');
+        let key = match (parts.next()?, parts.next(), parts.next(), parts.next()) {
+            ("NONE", None, None, None) => PeriodKey::None,
+            ("YEAR", Some(y), None, None) => PeriodKey::Year(y.parse().ok()?),
+            ("MONTH", Some(y), Some(m), None) => PeriodKey::Month(y.parse().ok()?, m.parse().ok().filter(|m| (1..=12).contains(m))?),
+            _ => return Option::None,
+        };
+        (key.to_string() == text).then_some(key)
+    }
+
+    pub fn scope(&self) -> ResetScope {
+        match self {
+            PeriodKey::Year(_) => ResetScope::Yearly,
+            PeriodKey::Month(..) => ResetScope::Monthly,
+            PeriodKey::None => ResetScope::None,
+        }
+    }
+
+    /// The A.D. year the key names (none for a counter that never resets).
+    pub fn year(&self) -> Option<i32> {
+        match self {
+            PeriodKey::Year(y) | PeriodKey::Month(y, _) => Some(*y),
+            PeriodKey::None => Option::None,
+        }
+    }
+
+    /// The month the key names (monthly counters only).
+    pub fn month(&self) -> Option<u32> {
+        match self {
+            PeriodKey::Month(_, m) => Some(*m),
+            _ => Option::None,
+        }
+    }
+}
+
+impl fmt::Display for PeriodKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeriodKey::Year(y) => write!(f, "YEAR_{y}"),
+            PeriodKey::Month(y, m) => write!(f, "MONTH_{y}_{m:02}"),
+            PeriodKey::None => f.write_str("NONE"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_what_period_key_writes() {
+        for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None] {
+            let p = Period { scope, year: 2025, month: 3 };
+            let k = PeriodKey::of(&p);
+            assert_eq!(k.to_string(), p.key());
+            assert_eq!(PeriodKey::parse(&p.key()), Some(k));
+            assert_eq!(k.scope(), scope);
+        }
+    }
+
+    #[test]
+    fn reads_year_and_month() {
+        assert_eq!(PeriodKey::parse("YEAR_2025").map(|k| (k.year(), k.month())), Some((Some(2025), None)));
+        assert_eq!(PeriodKey::parse("MONTH_2026_01").map(|k| (k.year(), k.month())), Some((Some(2026), Some(1))));
+        assert_eq!(PeriodKey::parse("NONE").map(|k| (k.year(), k.month())), Some((None, None)));
+    }
+
+    #[test]
+    fn refuses_other_text() {
+        for bad in ["", "YEAR", "YEAR_", "YEAR_x", "MONTH_2025", "MONTH_2025_1", "MONTH_2025_13", "MONTH_2025_00", "NONE_2025", "year_2025", "YEAR_2025_01"] {
+            assert_eq!(PeriodKey::parse(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Counter transactions: the one path through which a counter moves and a number is written — the engine's
+//! batch (reserve, generate, confirm, cancel, expiry), revise, void-and-replace, manual override, the bulk
+//! import's rows and a reset. One fence: the counter's `UPDATE … WHERE id = ? AND version = ?` (on MariaDB
+//! the batch moves its audit chain's head in the same statement). One retry policy: a transaction that lost a
+//! race — the fence refused, or the database aborted it for another transaction — runs again, at most
+//! [`MAX_CONFLICT_RETRIES`] times (SPEC §6).
+//!
+//! The batch is planned without I/O ([`plan`]) and then applied ([`apply_batch`]); `queue` reads, plans,
+//! applies and commits.
+
+pub mod plan;
+pub mod store;
+
+use std::future::Future;
+
+use crate::contract::NumberStatus;
+use crate::numbering::CounterKey;
+use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
+use crate::server::auth::Caller;
+use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
+use crate::server::error::AppError;
+use crate::server::error::lost_race_as_conflict as sql;
+
+pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
+pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
+
+// ---- the retry policy ----
+
+/// Lost races are retried at once, at most twice (SPEC §6); a lost race is a microsecond event.
+pub const MAX_CONFLICT_RETRIES: u32 = 2;
+
+/// Why a counter transaction failed, as far as retrying it goes.
+#[derive(Debug)]
+pub enum TxError {
+    /// The counter (or its audit chain) moved under us, or the database aborted the transaction for
+    /// another one (deadlock, lock wait timeout): another holder got there first.
+    Conflict,
+    /// A number collided with one inserted meanwhile outside this transaction.
+    Unique,
+    Db(sqlx::Error),
+    App(AppError),
+}
+
+impl From<sqlx::Error> for TxError {
+    fn from(e: sqlx::Error) -> Self {
+        match classify(&e) {
+            DbFailure::RetryableConflict => TxError::Conflict,
+            DbFailure::UniqueViolation => TxError::Unique,
+            DbFailure::Connection => {
+                // a restart kills every pooled connection: have the pool ping them before the retry draws one
+                suspect_connections();
+                TxError::Db(e)
+            }
+            DbFailure::Other => TxError::Db(e),
+        }
+    }
+}
+
+impl From<AppError> for TxError {
+    fn from(e: AppError) -> Self {
+        match e {
+            AppError::VersionConflict(_) => TxError::Conflict,
+            other => TxError::App(other),
+        }
+    }
+}
+
+impl TxError {
+    /// A lost race: the whole transaction may run again.
+    pub fn lost_race(&self) -> bool {
+        matches!(self, TxError::Conflict | TxError::Unique)
+    }
+}
+
+/// The retry policy: whether a counter transaction that failed with `lost_race` after `retries` retries
+/// runs again.
+pub fn should_retry(lost_race: bool, retries: u32) -> bool {
+    lost_race && retries < MAX_CONFLICT_RETRIES
+}
+
+/// Whether an operation's error is a lost race (see [`TxError`]; the store maps the database's own to
+/// `VersionConflict`).
+pub fn is_lost_race(e: &AppError) -> bool {
+    matches!(e, AppError::VersionConflict(_))
+}
+
+/// Runs a transactional operation again when it lost a race, per [`should_retry`].
+pub async fn retrying<T, F, Fut>(mut op: F) -> Result<T, AppError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, AppError>>,
+{
+    let mut retries = 0;
+    loop {
+        match op().await {
+            Err(e) if should_retry(is_lost_race(&e), retries) => retries += 1,
+            other => return other,
+        }
+    }
+}
+
+// ---- the fence and the counter row ----
+
+/// Moves the counter to `last` fenced by its version (0 rows = someone else moved it: `VersionConflict`).
+pub async fn fence(tx: &mut Conn, counter: &CounterRow, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
+    if store::advance_counter(tx, counter, last, max_number, now).await.map_err(sql)? {
+        Ok(())
+    } else {
+        Err(AppError::VersionConflict(format!("counter {}", counter.id)))
+    }
+}
+
+/// The counter by id, locked the way the batch holds it.
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Counter>, AppError> {
+    store::lock_counter(tx, dialect, id).await.map_err(sql)
+}
+
+/// The counter of `key`, locked, created at 0 on first use.
+pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<CounterRow, AppError> {
+    store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)
+}
+
+// ---- number writes of the administrative operations ----
+
+/// A confirmed number issued by hand (revise, void-and-replace, override): the counter's own columns, the
+/// caller, confirmed now.
+#[allow(clippy::too_many_arguments)]
+pub fn new_confirmed(caller: &Caller, c: &Counter, sequence: i64, revision: &str, number: &str, template: &str, document_id: Option<String>, now: i64) -> NewNumber {
+    NewNumber {
+        counter_id: c.row.id,
+        project_id: c.key.project_id,
+        corr_type_id: c.key.corr_type_id,
+        sequence,
+        revision: revision.to_string(),
+        number: number.to_string(),
+        template: template.to_string(),
+        status: NumberStatus::Confirmed,
+        token: None,
+        document_id,
+        user_id: caller.user_id(),
+        api_token_id: caller.api_token_id(),
+        created_at: now,
+        expires_at: None,
+        confirmed_at: Some(now),
+    }
+}
+
+/// NB005 when `number` exists already in (project, type).
+pub async fn refuse_existing(tx: &mut Conn, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
+    if store::existing_numbers(tx, project_id, corr_type_id, &[number.to_string()]).await.map_err(sql)?.is_empty() {
+        Ok(())
+    } else {
+        Err(AppError::DuplicateNumber(number.to_string()))
+    }
+}
+
+/// Inserts a number written by hand (checked with [`refuse_existing`] first).
+pub async fn insert_number(tx: &mut Conn, number: &NewNumber) -> Result<(), AppError> {
+    store::insert_numbers(tx, std::slice::from_ref(number)).await.map_err(sql)
+}
+
+/// Voids a number (void-and-replace): its reason is kept as the cancel reason.
+pub async fn void_number(tx: &mut Conn, id: i64, reason: &str, now: i64) -> Result<(), AppError> {
+    let void = StatusChange { id, status: NumberStatus::Void, document_id: None, confirmed_at: None, cancelled_at: Some(now), cancel_reason: Some(reason.to_string()) };
+    store::apply_status_changes(tx, &[void]).await.map_err(sql)
+}
+
+/// A reset's release: the numbers above `above` move to `released_numbers` (see `store::release_above`).
+/// Numbers that appeared meanwhile are a lost race.
+pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now: i64) -> Result<Vec<StoredNumber>, AppError> {
+    let released = store::release_above(tx, counter_id, above, reset_request_id, now).await.map_err(sql)?;
+    if !released.complete {
+        return Err(AppError::VersionConflict(format!("counter {counter_id}")));
+    }
+    Ok(released.numbers)
+}
+
+// ---- the batch: read, (plan), apply ----
+
+/// What a worker remembers of its counter between batches served under one continuous hold, so the next
+/// batch skips reading the counter row and its chain head. The counter's version check and the chain's
+/// length check still refuse a stale memory, and the batch then reads afresh.
+#[derive(Clone, Debug)]
+pub struct Known {
+    pub counter: CounterRow,
+    pub chain: ChainHead,
+}
+
+/// What a batch plans from: its counter and audit chain head (read, or remembered), and the rows its jobs name.
+pub struct Start {
+    pub counter: CounterRow,
+    pub chain: ChainHead,
+    pub rows: Rows,
+}
+
+/// The batch's reads: the counter (locked, created at first use) and its chain head unless remembered, the
+/// numbers its tokens name, and the numbers already confirmed for its document ids.
+pub async fn read_batch(tx: &mut Conn, dialect: Dialect, key: &CounterKey, jobs: &[&JobKind], known: Option<&Known>, now: i64) -> Result<Start, TxError> {
+    let counter = match known {
+        Some(k) => k.counter.clone(),
+        None => store::load_or_create_counter(tx, dialect, key, plan::max_number(jobs), now).await?,
+    };
+    let chain = match known {
+        Some(k) => k.chain.clone(),
+        None => audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?,
+    };
+    let tokens = plan::tokens(jobs);
+    let by_token = if tokens.is_empty() { Default::default() } else { store::numbers_by_token(tx, counter.id, &tokens).await? };
+    let document_ids = plan::document_ids(jobs);
+    let by_document =
+        if document_ids.is_empty() { Default::default() } else { store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await? };
+    Ok(Start { counter, chain, rows: Rows { by_token, by_document } })
+}
+
+/// The numbers of `plan` that exist already (the retry's pre-check after a unique violation).
+pub async fn taken_numbers(tx: &mut Conn, key: &CounterKey, plan: &Plan) -> Result<Vec<String>, TxError> {
+    if plan.new_numbers.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(store::existing_numbers(tx, key.project_id, key.corr_type_id, &plan.rendered()).await?)
+}
+
+/// What an applied batch leaves: each job's outcome, the memory for the next batch, and how many numbers
+/// it inserted.
+pub struct Applied {
+    pub results: Vec<Result<Outcome, AppError>>,
+    pub next: Known,
+    pub inserted: usize,
+}
+
+/// Writes a planned batch: the counter moved (with its chain head) behind the fence, the new numbers in one
+/// INSERT, the status changes, the audit rows. Nothing is committed here.
+pub async fn apply_batch(tx: &mut Conn, dialect: Dialect, start: &Start, plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
+    let Plan { last_number, new_numbers, changes, audits, results } = plan;
+    let chain_key = counter_chain(start.counter.id);
+    let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
+    let placed = audit::place(&chain_key, &start.chain, &entries);
+    let max_number = (max_number > 0).then_some(max_number);
+    if !store::advance_counter_and_chain(tx, dialect, &start.counter, last_number, max_number, now, &placed).await? {
+        return Err(TxError::Conflict);
+    }
+    let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
+    store::insert_numbers(tx, &rows).await?;
+    store::apply_status_changes(tx, &changes).await?;
+    audit::insert_placed(tx, &placed).await?;
+    let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
+    Ok(Applied { results, next: Known { counter, chain: placed.head.clone() }, inserted: rows.len() })
+}

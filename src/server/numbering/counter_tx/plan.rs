@@ -1,0 +1,551 @@
+//! The pure part of a counter batch: given the counter as read (or remembered), the batch's jobs with the
+//! number rows their tokens and document ids point at, and the clock, decide everything the batch writes —
+//! new numbers in arrival order, status changes, one audit row per job, the counter's new value — and each
+//! job's outcome. No I/O: the batch reads before and applies after (`counter_tx::apply_batch`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
+use crate::contract::NumberStatus;
+use crate::numbering::DocumentId;
+use crate::server::audit::AuditEntry;
+use crate::server::auth::Caller;
+use crate::server::error::{AppError, ErrorCode};
+use crate::server::numbering::Resolved;
+
+pub enum JobKind {
+    /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
+    Issue { req: Arc<Resolved>, ttl_ms: i64, document_id: Option<DocumentId> },
+    Confirm { token: String, document_id: DocumentId },
+    Cancel { token: String, reason: Option<String>, expiry: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Issued { number: String, sequence: i64, token: Option<String>, expires_at: Option<i64>, created_at: i64 },
+    /// `changed` is false when the request found the number already in the asked state (idempotent repeat).
+    Status { number: String, status: NumberStatus, changed: bool },
+}
+
+/// One job as the plan sees it: what it asks, who asks, and the part of its audit row the batch fills in
+/// (caller, counter, timings, retries, lock fallback).
+pub struct PlanJob<'a> {
+    pub kind: &'a JobKind,
+    pub caller: &'a Caller,
+    pub audit: AuditEntry,
+}
+
+/// The number rows the batch read for its jobs: by reservation token, and confirmed ones by document id.
+#[derive(Default)]
+pub struct Rows {
+    pub by_token: HashMap<String, NumberRow>,
+    pub by_document: HashMap<String, NumberRow>,
+}
+
+/// What a batch does, decided before anything is written.
+#[derive(Debug)]
+pub struct Plan {
+    /// The counter's value after the batch.
+    pub last_number: i64,
+    /// The numbers to insert, each with the index of its job.
+    pub new_numbers: Vec<(usize, NewNumber)>,
+    pub changes: Vec<StatusChange>,
+    /// One audit row per job that did something, with the index of its job, in job order.
+    pub audits: Vec<(usize, AuditEntry)>,
+    /// One outcome per job, in job order.
+    pub results: Vec<Result<Outcome, AppError>>,
+}
+
+/// The highest sequence the batch's templates allow (0 without issues): recorded on the counter.
+pub fn max_number(jobs: &[&JobKind]) -> i64 {
+    jobs.iter()
+        .filter_map(|j| match j {
+            JobKind::Issue { req, .. } => Some(req.template.max_seq() as i64),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The reservation tokens the batch's confirms and cancels name.
+pub fn tokens(jobs: &[&JobKind]) -> Vec<String> {
+    jobs.iter()
+        .filter_map(|j| match j {
+            JobKind::Confirm { token, .. } | JobKind::Cancel { token, .. } => Some(token.clone()),
+            JobKind::Issue { .. } => None,
+        })
+        .collect()
+}
+
+/// The document ids the batch's generates name.
+pub fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
+    jobs.iter()
+        .filter_map(|j| match j {
+            JobKind::Issue { document_id: Some(d), .. } => Some(d.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The correspondence type code of the batch's issues, for the metrics.
+pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
+    jobs.iter().find_map(|j| match j {
+        JobKind::Issue { req, .. } => Some(req.corr_type_code.clone()),
+        _ => None,
+    })
+}
+
+/// Plans a batch: sequences in arrival order from `counter.last_number`, each job decided against the rows
+/// as the jobs before it in the same batch left them. `new_token` mints a reservation token.
+pub fn plan(counter: &CounterRow, jobs: Vec<PlanJob<'_>>, rows: Rows, now: i64, mut new_token: impl FnMut() -> String) -> Plan {
+    let Rows { mut by_token, mut by_document } = rows;
+    let mut p = Plan { last_number: counter.last_number, new_numbers: Vec::new(), changes: Vec::new(), audits: Vec::new(), results: Vec::with_capacity(jobs.len()) };
+    for (i, job) in jobs.into_iter().enumerate() {
+        let kind = job.kind;
+        let outcome = match kind {
+            JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
+                // generate is idempotent per document: the number it already has
+                Some(existing) => Ok(Outcome::Issued { number: existing.number.clone(), sequence: existing.sequence, token: None, expires_at: None, created_at: now }),
+                None => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
+            },
+            JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
+                None => Err(reservation_not_found(token)),
+                Some(row) => p.confirm(i, job, row, document_id.as_str(), now),
+            },
+            JobKind::Cancel { token, reason, expiry } => match by_token.get_mut(token) {
+                None => Err(reservation_not_found(token)),
+                Some(row) => p.cancel(i, job, row, reason.as_deref(), *expiry, now),
+            },
+        };
+        p.results.push(outcome);
+    }
+    p
+}
+
+impl Plan {
+    #[allow(clippy::too_many_arguments)]
+    fn issue(
+        &mut self,
+        i: usize,
+        job: PlanJob<'_>,
+        counter_id: i64,
+        req: &Resolved,
+        ttl_ms: i64,
+        document_id: &Option<DocumentId>,
+        now: i64,
+        new_token: &mut impl FnMut() -> String,
+        by_document: &mut HashMap<String, NumberRow>,
+    ) -> Result<Outcome, AppError> {
+        let document_id = &document_id.as_ref().map(DocumentId::to_string);
+        let sequence = self.last_number + 1;
+        if sequence as u64 > req.template.max_seq() {
+            return Err(AppError::SequenceExhausted { max: req.template.max_seq() });
+        }
+        self.last_number = sequence;
+        let number = req.render(sequence as u64);
+        let generate = document_id.is_some();
+        let token = (!generate).then(&mut *new_token);
+        let expires_at = (!generate).then_some(now + ttl_ms);
+        let status = if generate { NumberStatus::Confirmed } else { NumberStatus::Reserved };
+        let row = NewNumber {
+            counter_id,
+            project_id: req.project_id,
+            corr_type_id: req.corr_type_id,
+            sequence,
+            revision: req.revision.clone(),
+            number: number.clone(),
+            template: req.template.source().to_string(),
+            status,
+            token: token.clone(),
+            document_id: document_id.clone(),
+            user_id: job.caller.user_id(),
+            api_token_id: job.caller.api_token_id(),
+            created_at: now,
+            expires_at,
+            confirmed_at: generate.then_some(now),
+        };
+        if let Some(d) = document_id {
+            // a second generate for the same document in this batch gets this number
+            by_document.insert(d.clone(), NumberRow {
+                id: 0,
+                number: number.clone(),
+                sequence,
+                template: row.template.clone(),
+                status: NumberStatus::Confirmed,
+                token: None,
+                document_id: Some(d.clone()),
+                expires_at: None,
+                cancel_reason: None,
+            });
+        }
+        self.audits.push((
+            i,
+            AuditEntry {
+                operation: if generate { "GENERATE" } else { "RESERVE" }.into(),
+                status: status.as_str().into(),
+                document_number: Some(number.clone()),
+                sequence: Some(sequence),
+                template_used: Some(row.template.clone()),
+                reservation_token: token.clone(),
+                document_id: document_id.clone(),
+                metadata: expires_at.map(|e| serde_json::json!({ "expiresAt": e }).to_string()),
+                ..job.audit
+            },
+        ));
+        self.new_numbers.push((i, row));
+        Ok(Outcome::Issued { number, sequence, token, expires_at, created_at: now })
+    }
+
+    fn confirm(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, document_id: &str, now: i64) -> Result<Outcome, AppError> {
+        match row.status {
+            NumberStatus::Reserved if row.expires_at.is_some_and(|e| e <= now) => {
+                self.expire(i, job, row, now);
+                Err(AppError::ReservationExpired)
+            }
+            NumberStatus::Reserved => {
+                row.status = NumberStatus::Confirmed;
+                row.document_id = Some(document_id.to_string());
+                self.changes.push(StatusChange {
+                    id: row.id,
+                    status: NumberStatus::Confirmed,
+                    document_id: Some(document_id.to_string()),
+                    confirmed_at: Some(now),
+                    cancelled_at: None,
+                    cancel_reason: None,
+                });
+                self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true })
+            }
+            NumberStatus::Confirmed if row.document_id.as_deref() == Some(document_id) => {
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false })
+            }
+            NumberStatus::Confirmed => Err(AppError::Conflict {
+                code: ErrorCode::AlreadyConfirmed,
+                th: format!("เลขที่ {} ได้รับการยืนยันกับเอกสารอื่นแล้ว", row.number),
+                en: format!("{} is already confirmed for another document", row.number),
+            }),
+            NumberStatus::Cancelled if row.cancel_reason.as_deref() == Some("expired") => Err(AppError::ReservationExpired),
+            NumberStatus::Cancelled | NumberStatus::Void => Err(AppError::Conflict {
+                code: ErrorCode::ReservationCancelled,
+                th: format!("การจองเลขที่ {} ถูกยกเลิกแล้ว กรุณาจองใหม่", row.number),
+                en: format!("reservation of {} was cancelled", row.number),
+            }),
+        }
+    }
+
+    fn cancel(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: Option<&str>, expiry: bool, now: i64) -> Result<Outcome, AppError> {
+        match row.status {
+            // the expiry sweep saw it due, but it was extended or is not due yet: leave it
+            NumberStatus::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => {
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Reserved, changed: false })
+            }
+            NumberStatus::Reserved if expiry => {
+                self.expire(i, job, row, now);
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
+            }
+            NumberStatus::Reserved => {
+                let reason = reason.unwrap_or("cancelled").to_string();
+                self.cancel_row(i, job, row, &reason, now);
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
+            }
+            NumberStatus::Cancelled => Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: false }),
+            NumberStatus::Confirmed | NumberStatus::Void => Err(AppError::Conflict {
+                code: ErrorCode::AlreadyConfirmed,
+                th: format!("เลขที่ {} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)", row.number),
+                en: format!("{} is confirmed and cannot be cancelled (void it instead)", row.number),
+            }),
+        }
+    }
+
+    /// A reservation past its time is cancelled with reason `expired`.
+    fn expire(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, now: i64) {
+        self.cancel_row(i, job, row, "expired", now);
+    }
+
+    fn cancel_row(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: &str, now: i64) {
+        row.status = NumberStatus::Cancelled;
+        row.cancel_reason = Some(reason.to_string());
+        self.changes.push(StatusChange {
+            id: row.id,
+            status: NumberStatus::Cancelled,
+            document_id: None,
+            confirmed_at: None,
+            cancelled_at: Some(now),
+            cancel_reason: Some(reason.to_string()),
+        });
+        self.audits.push((i, status_audit("CANCEL", NumberStatus::Cancelled, row, None, Some(reason.to_string()), job.audit)));
+    }
+
+    /// The numbers the plan renders, for the pre-check of numbers that exist already.
+    pub fn rendered(&self) -> Vec<String> {
+        self.new_numbers.iter().map(|(_, n)| n.number.clone()).collect()
+    }
+
+    /// Drops the new numbers that exist already (`taken`, or twice in this batch): their jobs fail with
+    /// NB005, their sequences stay consumed, and their audit rows say why. Returns the numbers dropped.
+    pub fn refuse_taken(&mut self, taken: impl IntoIterator<Item = String>) -> Vec<String> {
+        let mut taken: std::collections::HashSet<String> = taken.into_iter().collect();
+        let mut refused = Vec::new();
+        let mut keep = Vec::with_capacity(self.new_numbers.len());
+        for (i, n) in self.new_numbers.drain(..) {
+            if taken.insert(n.number.clone()) {
+                keep.push((i, n));
+                continue;
+            }
+            self.results[i] = Err(AppError::DuplicateNumber(n.number.clone()));
+            if let Some((_, a)) = self.audits.iter_mut().find(|(j, _)| *j == i) {
+                a.status = "FAILED".into();
+                a.reservation_token = None;
+                a.metadata = Some(serde_json::json!({ "error": "NB005", "reason": "duplicate number" }).to_string());
+            }
+            refused.push(n.number);
+        }
+        self.new_numbers = keep;
+        refused
+    }
+}
+
+pub fn reservation_not_found(token: &str) -> AppError {
+    AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
+}
+
+fn status_audit(operation: &str, status: NumberStatus, row: &NumberRow, document_id: Option<String>, reason: Option<String>, base: AuditEntry) -> AuditEntry {
+    AuditEntry {
+        operation: operation.into(),
+        status: status.as_str().into(),
+        document_number: Some(row.number.clone()),
+        sequence: Some(row.sequence),
+        template_used: Some(row.template.clone()),
+        reservation_token: row.token.clone(),
+        document_id: document_id.or_else(|| row.document_id.clone()),
+        metadata: reason.map(|r| serde_json::json!({ "reason": r }).to_string()),
+        ..base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numbering::{CounterKey, Period, ResetScope, Template};
+
+    const NOW: i64 = 1_000_000;
+
+    fn resolved(template: &str) -> Arc<Resolved> {
+        let period = Period { scope: ResetScope::Yearly, year: 2025, month: 3 };
+        Arc::new(Resolved {
+            project_id: 1,
+            project_code: "P".into(),
+            corr_type_id: 2,
+            corr_type_code: "LETTER".into(),
+            template: Template::parse(template).unwrap(),
+            reset_scope: ResetScope::Yearly,
+            originator: "O".into(),
+            recipient: "R".into(),
+            sub_type: String::new(),
+            rfa_type: String::new(),
+            discipline: String::new(),
+            revision: "A".into(),
+            key: CounterKey {
+                project_id: 1,
+                corr_type_id: 2,
+                originator_id: 0,
+                recipient_id: 0,
+                sub_type_id: 0,
+                rfa_type_id: 0,
+                discipline_id: 0,
+                period: period.key(),
+            },
+            period,
+        })
+    }
+
+    fn reserve(req: &Arc<Resolved>) -> JobKind {
+        JobKind::Issue { req: req.clone(), ttl_ms: 60_000, document_id: None }
+    }
+
+    fn generate(req: &Arc<Resolved>, doc: &str) -> JobKind {
+        JobKind::Issue { req: req.clone(), ttl_ms: 0, document_id: Some(DocumentId::parse(doc).unwrap()) }
+    }
+
+    fn confirm(token: &str, doc: &str) -> JobKind {
+        JobKind::Confirm { token: token.into(), document_id: DocumentId::parse(doc).unwrap() }
+    }
+
+    fn cancel(token: &str) -> JobKind {
+        JobKind::Cancel { token: token.into(), reason: None, expiry: false }
+    }
+
+    fn expiry(token: &str) -> JobKind {
+        JobKind::Cancel { token: token.into(), reason: Some("expired".into()), expiry: true }
+    }
+
+    fn reserved(id: i64, token: &str, expires_at: i64) -> NumberRow {
+        NumberRow {
+            id,
+            number: format!("O-R-{id:04}-2568"),
+            sequence: id,
+            template: "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}".into(),
+            status: NumberStatus::Reserved,
+            token: Some(token.into()),
+            document_id: None,
+            expires_at: Some(expires_at),
+            cancel_reason: None,
+        }
+    }
+
+    fn run(last: i64, kinds: &[JobKind], rows: Vec<NumberRow>) -> Plan {
+        let caller = Caller::system();
+        let jobs: Vec<PlanJob<'_>> = kinds.iter().map(|kind| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW) }).collect();
+        let by_token = rows.into_iter().map(|r| (r.token.clone().unwrap(), r)).collect();
+        let mut n = 0;
+        plan(&CounterRow { id: 7, last_number: last, version: 3 }, jobs, Rows { by_token, by_document: HashMap::new() }, NOW, || {
+            n += 1;
+            format!("token-{n}")
+        })
+    }
+
+    fn ok(r: &Result<Outcome, AppError>) -> &Outcome {
+        r.as_ref().expect("an outcome")
+    }
+
+    fn code(r: &Result<Outcome, AppError>) -> ErrorCode {
+        r.as_ref().err().map(AppError::code).expect("an error")
+    }
+
+    #[test]
+    fn sequences_are_assigned_in_arrival_order() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let p = run(41, &[reserve(&req), generate(&req, "DOC-1"), reserve(&req)], vec![]);
+        assert_eq!(p.last_number, 44);
+        let seqs: Vec<(usize, i64, NumberStatus)> = p.new_numbers.iter().map(|(i, n)| (*i, n.sequence, n.status)).collect();
+        assert_eq!(seqs, vec![(0, 42, NumberStatus::Reserved), (1, 43, NumberStatus::Confirmed), (2, 44, NumberStatus::Reserved)]);
+        assert_eq!(p.new_numbers[0].1.number, "O-R-0042-2568");
+        assert_eq!(p.new_numbers[0].1.counter_id, 7);
+        assert_eq!(p.new_numbers[0].1.token.as_deref(), Some("token-1"));
+        assert_eq!(p.new_numbers[0].1.expires_at, Some(NOW + 60_000));
+        assert_eq!(p.new_numbers[1].1.token, None);
+        assert_eq!(p.new_numbers[1].1.document_id.as_deref(), Some("DOC-1"));
+        assert_eq!(p.new_numbers[1].1.confirmed_at, Some(NOW));
+        assert_eq!(p.new_numbers[2].1.token.as_deref(), Some("token-2"));
+        assert_eq!(ok(&p.results[2]), &Outcome::Issued { number: "O-R-0044-2568".into(), sequence: 44, token: Some("token-2".into()), expires_at: Some(NOW + 60_000), created_at: NOW });
+        let audits: Vec<(usize, &str, &str, Option<i64>)> =
+            p.audits.iter().map(|(i, a)| (*i, a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
+        assert_eq!(audits, vec![(0, "RESERVE", "RESERVED", Some(42)), (1, "GENERATE", "CONFIRMED", Some(43)), (2, "RESERVE", "RESERVED", Some(44))]);
+        assert!(p.changes.is_empty());
+    }
+
+    #[test]
+    fn generate_twice_for_one_document_in_a_batch_gives_one_number() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let p = run(0, &[generate(&req, "D"), generate(&req, "D")], vec![]);
+        assert_eq!(p.last_number, 1);
+        assert_eq!(p.new_numbers.len(), 1);
+        assert!(matches!(&p.results[1], Ok(Outcome::Issued { number, sequence: 1, token: None, .. }) if number == "O-R-0001-2568"));
+        assert_eq!(p.audits.len(), 1);
+    }
+
+    #[test]
+    fn confirm_of_a_reserved_number() {
+        let p = run(5, &[confirm("t", "DOC-9")], vec![reserved(3, "t", NOW + 1)]);
+        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: true });
+        assert_eq!(
+            p.changes,
+            vec![StatusChange { id: 3, status: NumberStatus::Confirmed, document_id: Some("DOC-9".into()), confirmed_at: Some(NOW), cancelled_at: None, cancel_reason: None }]
+        );
+        let (i, a) = &p.audits[0];
+        assert_eq!((*i, a.operation.as_str(), a.status.as_str(), a.document_id.as_deref(), a.sequence), (0, "CONFIRM", "CONFIRMED", Some("DOC-9"), Some(3)));
+        assert_eq!(a.reservation_token.as_deref(), Some("t"));
+        assert_eq!(p.last_number, 5, "a confirm does not move the counter");
+        assert!(p.new_numbers.is_empty());
+    }
+
+    #[test]
+    fn confirm_of_an_expired_reservation_expires_it() {
+        let p = run(5, &[confirm("t", "DOC")], vec![reserved(3, "t", NOW)]);
+        assert_eq!(code(&p.results[0]), ErrorCode::ReservationExpired);
+        assert_eq!(code(&p.results[0]).code(), "NB004");
+        assert_eq!(p.changes.len(), 1);
+        assert_eq!((p.changes[0].status, p.changes[0].cancel_reason.as_deref(), p.changes[0].cancelled_at), (NumberStatus::Cancelled, Some("expired"), Some(NOW)));
+        let a = &p.audits[0].1;
+        assert_eq!((a.operation.as_str(), a.status.as_str()), ("CANCEL", "CANCELLED"));
+        assert_eq!(a.metadata.as_deref(), Some(r#"{"reason":"expired"}"#));
+    }
+
+    #[test]
+    fn double_confirm() {
+        // the same document again: idempotent; another document: ALREADY_CONFIRMED
+        let p = run(5, &[confirm("t", "A"), confirm("t", "A"), confirm("t", "B")], vec![reserved(3, "t", NOW + 1)]);
+        assert!(matches!(p.results[0], Ok(Outcome::Status { changed: true, .. })));
+        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: false });
+        assert_eq!(code(&p.results[2]), ErrorCode::AlreadyConfirmed);
+        assert_eq!(p.changes.len(), 1);
+        assert_eq!(p.audits.len(), 1);
+    }
+
+    #[test]
+    fn cancel_of_a_reservation() {
+        let p = run(5, &[cancel("t"), cancel("t")], vec![reserved(3, "t", NOW + 1)]);
+        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true });
+        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false });
+        assert_eq!(
+            p.changes,
+            vec![StatusChange { id: 3, status: NumberStatus::Cancelled, document_id: None, confirmed_at: None, cancelled_at: Some(NOW), cancel_reason: Some("cancelled".into()) }]
+        );
+        assert_eq!(p.audits.len(), 1);
+        assert_eq!(p.audits[0].1.metadata.as_deref(), Some(r#"{"reason":"cancelled"}"#));
+    }
+
+    #[test]
+    fn confirm_after_cancel_is_refused() {
+        let p = run(5, &[cancel("t"), confirm("t", "D")], vec![reserved(3, "t", NOW + 1)]);
+        assert_eq!(code(&p.results[1]), ErrorCode::ReservationCancelled);
+        let p = run(5, &[confirm("t", "D"), cancel("t")], vec![reserved(3, "t", NOW + 1)]);
+        assert_eq!(code(&p.results[1]), ErrorCode::AlreadyConfirmed);
+    }
+
+    #[test]
+    fn unknown_token_is_not_found() {
+        let p = run(5, &[confirm("nope", "D")], vec![]);
+        assert_eq!(code(&p.results[0]), ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn sequence_exhausted() {
+        let req = resolved("{ORIGINATOR}-{SEQ:2}");
+        let p = run(98, &[reserve(&req), reserve(&req)], vec![]);
+        assert!(p.results[0].is_ok());
+        assert_eq!(code(&p.results[1]), ErrorCode::SequenceExhausted);
+        assert_eq!(code(&p.results[1]).code(), "NB002");
+        assert_eq!(p.last_number, 99);
+        assert_eq!(p.new_numbers.len(), 1);
+        assert_eq!(p.audits.len(), 1);
+        assert_eq!(max_number(&[&reserve(&req)]), 99);
+    }
+
+    #[test]
+    fn expiry_cancels_only_what_is_due() {
+        let p = run(5, &[expiry("due"), expiry("later"), expiry("due")], vec![reserved(3, "due", NOW), reserved(4, "later", NOW + 1)]);
+        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true });
+        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0004-2568".into(), status: NumberStatus::Reserved, changed: false });
+        assert_eq!(ok(&p.results[2]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false });
+        assert_eq!(p.changes.len(), 1);
+        assert_eq!((p.changes[0].id, p.changes[0].cancel_reason.as_deref()), (3, Some("expired")));
+    }
+
+    #[test]
+    fn taken_numbers_fail_with_nb005_and_keep_their_sequence() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let mut p = run(0, &[reserve(&req), reserve(&req)], vec![]);
+        assert_eq!(p.rendered(), vec!["O-R-0001-2568".to_string(), "O-R-0002-2568".to_string()]);
+        let refused = p.refuse_taken(["O-R-0001-2568".to_string()]);
+        assert_eq!(refused, vec!["O-R-0001-2568".to_string()]);
+        assert_eq!(code(&p.results[0]), ErrorCode::DuplicateNumber);
+        assert!(p.results[1].is_ok());
+        assert_eq!(p.last_number, 2);
+        assert_eq!(p.new_numbers.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![1]);
+        let a = &p.audits[0].1;
+        assert_eq!((a.status.as_str(), a.reservation_token.as_deref()), ("FAILED", None));
+        assert_eq!(a.metadata.as_deref(), Some(r#"{"error":"NB005","reason":"duplicate number"}"#));
+    }
+}

@@ -1,0 +1,463 @@
+//! SQL of the counter transactions: the counter row (read locked, created at first use), its fenced move
+//! (`UPDATE counters … WHERE id = ? AND version = ?`; on MariaDB together with the audit chain's head), and
+//! every write of `document_numbers`: the batch INSERT, status changes, a reset's releases. Rows are read by
+//! column name into `FromRow` structs.
+
+use std::collections::HashMap;
+
+use crate::contract::NumberStatus;
+use crate::numbering::CounterKey;
+use crate::server::audit;
+use crate::server::db::{Conn, Db, Dialect};
+
+/// `WHERE` of a counter looked up by its key; bind the key with [`bind_key!`].
+pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
+    AND sub_type_id = ? AND rfa_type_id = ? AND discipline_id = ? AND period = ?";
+
+/// Binds a counter key to the placeholders of [`KEY_WHERE`] (or of the key columns of an INSERT), in order.
+macro_rules! bind_key {
+    ($q:expr, $key:expr) => {{
+        let k: &$crate::numbering::CounterKey = $key;
+        $q.bind(k.project_id)
+            .bind(k.corr_type_id)
+            .bind(k.originator_id)
+            .bind(k.recipient_id)
+            .bind(k.sub_type_id)
+            .bind(k.rfa_type_id)
+            .bind(k.discipline_id)
+            .bind(k.period.clone())
+    }};
+}
+pub(crate) use bind_key;
+
+/// The key columns of a counter, the one place they are read (flattened into the rows that carry them).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct KeyRow {
+    pub project_id: i64,
+    pub corr_type_id: i64,
+    pub originator_id: i64,
+    pub recipient_id: i64,
+    pub sub_type_id: i64,
+    pub rfa_type_id: i64,
+    pub discipline_id: i64,
+    pub period: String,
+}
+
+impl From<KeyRow> for CounterKey {
+    fn from(k: KeyRow) -> CounterKey {
+        CounterKey {
+            project_id: k.project_id,
+            corr_type_id: k.corr_type_id,
+            originator_id: k.originator_id,
+            recipient_id: k.recipient_id,
+            sub_type_id: k.sub_type_id,
+            rfa_type_id: k.rfa_type_id,
+            discipline_id: k.discipline_id,
+            period: k.period,
+        }
+    }
+}
+
+/// A counter's value and version: what a counter transaction reads, and fences its write with.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct CounterRow {
+    pub id: i64,
+    pub last_number: i64,
+    pub version: i64,
+}
+
+/// A whole counter row.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    pub row: CounterRow,
+    pub key: CounterKey,
+    pub max_number: i64,
+    pub updated_at: i64,
+}
+
+/// The columns of [`CounterRecord`].
+pub const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
+    period, last_number, max_number, version, updated_at";
+
+#[derive(sqlx::FromRow)]
+pub struct CounterRecord {
+    #[sqlx(flatten)]
+    row: CounterRow,
+    #[sqlx(flatten)]
+    key: KeyRow,
+    max_number: i64,
+    updated_at: i64,
+}
+
+impl From<CounterRecord> for Counter {
+    fn from(r: CounterRecord) -> Counter {
+        Counter { row: r.row, key: r.key.into(), max_number: r.max_number, updated_at: r.updated_at }
+    }
+}
+
+/// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
+/// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
+/// row locks in different orders; SQLite's write transaction is already exclusive.
+pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
+    let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{}", dialect.for_update());
+    if let Some(row) = bind_key!(sqlx::query_as::<_, CounterRow>(&sql), key).fetch_optional(&mut *tx).await? {
+        return Ok(row);
+    }
+    let id = bind_key!(
+        sqlx::query_scalar::<_, i64>(
+            "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, period, \
+             last_number, max_number, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?) RETURNING id",
+        ),
+        key
+    )
+    .bind(max_number)
+    .bind(now_ms)
+    .bind(now_ms)
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(CounterRow { id, last_number: 0, version: 0 })
+}
+
+/// The counter row by id, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction
+/// is already exclusive), so administrative operations and the per-counter batches take turns on the row.
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Counter>, sqlx::Error> {
+    let sql = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?{}", dialect.for_update());
+    Ok(sqlx::query_as::<_, CounterRecord>(&sql).bind(id).fetch_optional(&mut *tx).await?.map(Counter::from))
+}
+
+/// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
+/// `max_number` is None for a move without issues (it keeps the recorded maximum).
+pub async fn advance_counter(tx: &mut Conn, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query("UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ? WHERE id = ? AND version = ?")
+        .bind(last_number)
+        .bind(max_number)
+        .bind(now_ms)
+        .bind(counter.id)
+        .bind(counter.version)
+        .execute(&mut *tx)
+        .await?;
+    Ok(r.rows_affected() == 1)
+}
+
+/// `advance_counter` together with the audit chain's head move, both fenced (version, length): false
+/// when either fence fails. On MariaDB they are one multi-table UPDATE, one round trip less per batch,
+/// which is most of what a single caller waits for; STRAIGHT_JOIN locks the counter row before the chain
+/// row, the order every other writer uses, and both rows must change, so anything but 2 means a race.
+pub async fn advance_counter_and_chain(
+    tx: &mut Conn,
+    dialect: Dialect,
+    counter: &CounterRow,
+    last_number: i64,
+    max_number: Option<i64>,
+    now_ms: i64,
+    chain: &audit::Placed<'_>,
+) -> Result<bool, sqlx::Error> {
+    if chain.is_empty() {
+        return advance_counter(tx, counter, last_number, max_number, now_ms).await;
+    }
+    if dialect == Dialect::Sqlite {
+        return Ok(advance_counter(tx, counter, last_number, max_number, now_ms).await? && audit::try_move_head(tx, chain).await?);
+    }
+    let r = sqlx::query(
+        "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = ? \
+         SET c.last_number = ?, c.max_number = COALESCE(?, c.max_number), c.version = c.version + 1, c.updated_at = ?, \
+             a.head_hash = ?, a.length = ? \
+         WHERE c.id = ? AND c.version = ? AND a.length = ?",
+    )
+    .bind(chain.chain_key)
+    .bind(last_number)
+    .bind(max_number)
+    .bind(now_ms)
+    .bind(chain.head.hash.clone())
+    .bind(chain.head.length)
+    .bind(counter.id)
+    .bind(counter.version)
+    .bind(chain.start.length)
+    .execute(&mut *tx)
+    .await?;
+    Ok(r.rows_affected() == 2)
+}
+
+/// A number handed out, as it is inserted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewNumber {
+    pub counter_id: i64,
+    pub project_id: i64,
+    pub corr_type_id: i64,
+    pub sequence: i64,
+    pub revision: String,
+    pub number: String,
+    pub template: String,
+    pub status: NumberStatus,
+    pub token: Option<String>,
+    pub document_id: Option<String>,
+    pub user_id: Option<i64>,
+    pub api_token_id: Option<i64>,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+    pub confirmed_at: Option<i64>,
+}
+
+pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks(1000) {
+        let sql = format!(
+            "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
+             document_id, user_id, api_token_id, created_at, expires_at, confirmed_at) VALUES {}",
+            Db::row_placeholders(chunk.len(), 15)
+        );
+        let mut q = sqlx::query(&sql);
+        for n in chunk {
+            q = q
+                .bind(n.counter_id)
+                .bind(n.project_id)
+                .bind(n.corr_type_id)
+                .bind(n.sequence)
+                .bind(n.revision.clone())
+                .bind(n.number.clone())
+                .bind(n.template.clone())
+                .bind(n.status.as_str())
+                .bind(n.token.clone())
+                .bind(n.document_id.clone())
+                .bind(n.user_id)
+                .bind(n.api_token_id)
+                .bind(n.created_at)
+                .bind(n.expires_at)
+                .bind(n.confirmed_at);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// Which of `numbers` already exist in the uniqueness scope (project, type).
+pub async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
+    let mut found = Vec::new();
+    for chunk in numbers.chunks(500) {
+        let sql = format!(
+            "SELECT number FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number IN ({})",
+            vec!["?"; chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query_scalar::<_, String>(&sql).bind(project_id).bind(corr_type_id);
+        for n in chunk {
+            q = q.bind(n.clone());
+        }
+        found.extend(q.fetch_all(&mut *tx).await?);
+    }
+    Ok(found)
+}
+
+fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
+    NumberStatus::parse(text).ok_or_else(|| sqlx::Error::Decode(format!("unknown number status '{text}'").into()))
+}
+
+/// A number as stored, for confirm / cancel / expiry decisions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberRow {
+    pub id: i64,
+    pub number: String,
+    pub sequence: i64,
+    pub template: String,
+    pub status: NumberStatus,
+    pub token: Option<String>,
+    pub document_id: Option<String>,
+    pub expires_at: Option<i64>,
+    pub cancel_reason: Option<String>,
+}
+
+const NUMBER_COLUMNS: &str = "id, number, sequence, template, status, token, document_id, expires_at, cancel_reason";
+
+#[derive(sqlx::FromRow)]
+struct NumberRecord {
+    id: i64,
+    number: String,
+    sequence: i64,
+    template: String,
+    status: String,
+    token: Option<String>,
+    document_id: Option<String>,
+    expires_at: Option<i64>,
+    cancel_reason: Option<String>,
+}
+
+impl TryFrom<NumberRecord> for NumberRow {
+    type Error = sqlx::Error;
+    fn try_from(r: NumberRecord) -> Result<NumberRow, sqlx::Error> {
+        Ok(NumberRow {
+            status: status_of(&r.status)?,
+            id: r.id,
+            number: r.number,
+            sequence: r.sequence,
+            template: r.template,
+            token: r.token,
+            document_id: r.document_id,
+            expires_at: r.expires_at,
+            cancel_reason: r.cancel_reason,
+        })
+    }
+}
+
+pub async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+    let mut found = HashMap::new();
+    for chunk in tokens.chunks(500) {
+        let sql = format!(
+            "SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND token IN ({})",
+            vec!["?"; chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query_as::<_, NumberRecord>(&sql).bind(counter_id);
+        for t in chunk {
+            q = q.bind(t.clone());
+        }
+        for r in q.fetch_all(&mut *tx).await? {
+            let row = NumberRow::try_from(r)?;
+            if let Some(t) = row.token.clone() {
+                found.insert(t, row);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Numbers already confirmed for these document ids in (project, type): `generate` is idempotent per document.
+pub async fn confirmed_for_documents(
+    tx: &mut Conn,
+    project_id: i64,
+    corr_type_id: i64,
+    document_ids: &[String],
+) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+    let mut found = HashMap::new();
+    for chunk in document_ids.chunks(500) {
+        let sql = format!(
+            "SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND status = 'CONFIRMED' AND document_id IN ({})",
+            vec!["?"; chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query_as::<_, NumberRecord>(&sql).bind(project_id).bind(corr_type_id);
+        for d in chunk {
+            q = q.bind(d.clone());
+        }
+        for r in q.fetch_all(&mut *tx).await? {
+            let row = NumberRow::try_from(r)?;
+            if let Some(d) = row.document_id.clone() {
+                found.insert(d, row);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A number's change of status (confirm, cancel, expiry, void); `None` fields keep their stored value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatusChange {
+    pub id: i64,
+    pub status: NumberStatus,
+    pub document_id: Option<String>,
+    pub confirmed_at: Option<i64>,
+    pub cancelled_at: Option<i64>,
+    pub cancel_reason: Option<String>,
+}
+
+pub async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
+    for c in changes {
+        sqlx::query(
+            "UPDATE document_numbers SET status = ?, document_id = COALESCE(?, document_id), confirmed_at = COALESCE(?, confirmed_at), \
+             cancelled_at = COALESCE(?, cancelled_at), cancel_reason = COALESCE(?, cancel_reason) WHERE id = ?",
+        )
+        .bind(c.status.as_str())
+        .bind(c.document_id.clone())
+        .bind(c.confirmed_at)
+        .bind(c.cancelled_at)
+        .bind(c.cancel_reason.clone())
+        .bind(c.id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+/// A number as stored, for revise / void / release.
+#[derive(Clone, Debug)]
+pub struct StoredNumber {
+    pub id: i64,
+    pub counter_id: i64,
+    pub sequence: i64,
+    pub revision: String,
+    pub number: String,
+    pub template: String,
+    pub status: NumberStatus,
+    pub token: Option<String>,
+    pub document_id: Option<String>,
+}
+
+/// The columns of [`StoredRecord`].
+pub const STORED_COLUMNS: &str = "id, counter_id, sequence, revision, number, template, status, token, document_id";
+
+#[derive(sqlx::FromRow)]
+pub struct StoredRecord {
+    id: i64,
+    counter_id: i64,
+    sequence: i64,
+    revision: String,
+    number: String,
+    template: String,
+    status: String,
+    token: Option<String>,
+    document_id: Option<String>,
+}
+
+impl TryFrom<StoredRecord> for StoredNumber {
+    type Error = sqlx::Error;
+    fn try_from(r: StoredRecord) -> Result<StoredNumber, sqlx::Error> {
+        Ok(StoredNumber {
+            status: status_of(&r.status)?,
+            id: r.id,
+            counter_id: r.counter_id,
+            sequence: r.sequence,
+            revision: r.revision,
+            number: r.number,
+            template: r.template,
+            token: r.token,
+            document_id: r.document_id,
+        })
+    }
+}
+
+/// What [`release_above`] found: the numbers it moved, and whether it deleted exactly those.
+pub struct Released {
+    pub numbers: Vec<StoredNumber>,
+    pub complete: bool,
+}
+
+/// Moves the numbers of a counter above `above` (none of them confirmed: the caller checked) out of
+/// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction.
+pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<Released, sqlx::Error> {
+    let sql = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
+    let numbers = sqlx::query_as::<_, StoredRecord>(&sql)
+        .bind(counter_id)
+        .bind(above)
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .map(StoredNumber::try_from)
+        .collect::<Result<Vec<_>, _>>()?;
+    if numbers.is_empty() {
+        return Ok(Released { numbers, complete: true });
+    }
+    sqlx::query(
+        "INSERT INTO released_numbers (original_id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
+         document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
+         SELECT id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, document_id, user_id, api_token_id, \
+         created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, ?, ? FROM document_numbers WHERE counter_id = ? AND sequence > ?",
+    )
+    .bind(reset_request_id)
+    .bind(now_ms)
+    .bind(counter_id)
+    .bind(above)
+    .execute(&mut *tx)
+    .await?;
+    let deleted = sqlx::query("DELETE FROM document_numbers WHERE counter_id = ? AND sequence > ?")
+        .bind(counter_id)
+        .bind(above)
+        .execute(&mut *tx)
+        .await?;
+    let complete = deleted.rows_affected() == numbers.len() as u64;
+    Ok(Released { numbers, complete })
+}
