@@ -177,7 +177,12 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Check { received } => {
             let db = open(&cli.database_url).await?;
             let received: Vec<String> = match received {
-                Some(path) => std::fs::read_to_string(path)?.lines().filter_map(|l| l.split('\t').next()).filter(|s| !s.is_empty()).map(str::to_string).collect(),
+                Some(path) => std::fs::read_to_string(path)?
+                    .lines()
+                    .filter_map(|l| l.split('\t').next())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
                 None => Vec::new(),
             };
             let report = docnum::server::numbering::check::check(&db, &received).await?;

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use crate::contract::*;
 use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, IdSelect, Pager, TableHead};
+use crate::contract::*;
 
 /// The operations of SPEC §5 and the template changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
@@ -144,10 +144,7 @@ type AuditAnswer = ReadSignal<Option<(AuditQuery, Result<AuditPage, String>)>>;
 fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
     let form = AuditForm::new();
     let project_choices = Signal::derive({
-        let choices: Vec<Choice> = projects
-            .iter()
-            .map(|p| choice_named(p.id, &p.code, &p.name))
-            .collect();
+        let choices: Vec<Choice> = projects.iter().map(|p| choice_named(p.id, &p.code, &p.name)).collect();
         move || choices.clone()
     });
 

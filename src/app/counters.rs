@@ -8,9 +8,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
-use crate::contract::*;
 use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead};
 use super::widgets::{parts_label, period_label};
+use crate::contract::*;
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
@@ -228,7 +228,11 @@ impl NumberOps {
                 op_error.set(None);
                 match api::revise_number(t).await {
                     Ok(r) => {
-                        done.set(Some(Done { kind: "revise", number: Some(r.document_number.clone()), text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number) }));
+                        done.set(Some(Done {
+                            kind: "revise",
+                            number: Some(r.document_number.clone()),
+                            text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number),
+                        }));
                         refresh.run(());
                     }
                     Err(e) => op_error.set(Some(error_text(&e))),
@@ -248,7 +252,13 @@ impl NumberOps {
                         done.set(Some(Done {
                             kind: "void",
                             number: Some(r.replacement.document_number.clone()),
-                            text: format!("{} ({}) — {}: {}", r.voided, r.status, word(i18n.lang.get_untracked(), "ops.voided"), r.replacement.document_number),
+                            text: format!(
+                                "{} ({}) — {}: {}",
+                                r.voided,
+                                r.status,
+                                word(i18n.lang.get_untracked(), "ops.voided"),
+                                r.replacement.document_number
+                            ),
                         }));
                         refresh.run(());
                     }
@@ -413,21 +423,23 @@ fn GapTable(gaps: Vec<GapView>) -> impl IntoView {
 #[component]
 fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
     let i18n = use_i18n();
-    (!released.is_empty()).then(|| view! {
-        <h2>{move || i18n.t("ctr.released")}</h2>
-        <table class="list" data-testid="released-table">
-            <tbody>
-                {released.into_iter().map(|r| view! {
-                    <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
-                        <td>{r.sequence}</td>
-                        <td class="mono">{r.document_number.clone()}</td>
-                        <td><code>{r.status_when_released.clone()}</code></td>
-                        <td class="small">"#"{r.reset_request_id}</td>
-                        <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
-                    </tr>
-                }).collect_view()}
-            </tbody>
-        </table>
+    (!released.is_empty()).then(|| {
+        view! {
+            <h2>{move || i18n.t("ctr.released")}</h2>
+            <table class="list" data-testid="released-table">
+                <tbody>
+                    {released.into_iter().map(|r| view! {
+                        <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
+                            <td>{r.sequence}</td>
+                            <td class="mono">{r.document_number.clone()}</td>
+                            <td><code>{r.status_when_released.clone()}</code></td>
+                            <td class="small">"#"{r.reset_request_id}</td>
+                            <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        }
     })
 }
 
@@ -470,7 +482,12 @@ impl CounterActions {
                         done.set(Some(Done {
                             kind: "reset",
                             number: None,
-                            text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
+                            text: format!(
+                                "{} #{} ({})",
+                                word(i18n.lang.get_untracked(), "ops.reset.sent"),
+                                env.data.request_id,
+                                env.workflow.current_state
+                            ),
                         }));
                         refresh.run(());
                     }
@@ -490,7 +507,13 @@ impl CounterActions {
                         let number = r.registered.map(|x| x.document_number);
                         done.set(Some(Done {
                             kind: "register",
-                            text: format!("{}: {} — {} {}", word(i18n.lang.get_untracked(), "ops.registered"), number.clone().unwrap_or_default(), word(i18n.lang.get_untracked(), "ops.counter_set"), r.last_number),
+                            text: format!(
+                                "{}: {} — {} {}",
+                                word(i18n.lang.get_untracked(), "ops.registered"),
+                                number.clone().unwrap_or_default(),
+                                word(i18n.lang.get_untracked(), "ops.counter_set"),
+                                r.last_number
+                            ),
                             number,
                         }));
                         refresh.run(());
@@ -509,7 +532,14 @@ impl CounterActions {
                         done.set(Some(Done {
                             kind: "set",
                             number: None,
-                            text: format!("{} {} → {} ({} {})", word(i18n.lang.get_untracked(), "ops.counter_set"), r.previous_last_number, r.last_number, r.skipped, word(i18n.lang.get_untracked(), "ops.skipped")),
+                            text: format!(
+                                "{} {} → {} ({} {})",
+                                word(i18n.lang.get_untracked(), "ops.counter_set"),
+                                r.previous_last_number,
+                                r.last_number,
+                                r.skipped,
+                                word(i18n.lang.get_untracked(), "ops.skipped")
+                            ),
                         }));
                         refresh.run(());
                     }

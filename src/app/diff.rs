@@ -132,8 +132,20 @@ mod tests {
     fn joining_gives_back_both_texts() {
         let (a, b) = ("{PROJECT}-{CORR_TYPE}-{DISCIPLINE}-{SEQ:4}-{REV}", "{PROJECT}/{DISCIPLINE}/{RFA_TYPE}/{SEQ:5}");
         let parts = diff(a, b);
-        let before: String = parts.iter().filter_map(|p| match p { Part::Same(s) | Part::Removed(s) => Some(s.as_str()), _ => None }).collect();
-        let after: String = parts.iter().filter_map(|p| match p { Part::Same(s) | Part::Added(s) => Some(s.as_str()), _ => None }).collect();
+        let before: String = parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Same(s) | Part::Removed(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        let after: String = parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Same(s) | Part::Added(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
         assert_eq!((before.as_str(), after.as_str()), (a, b));
     }
 }

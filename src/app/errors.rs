@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, Pager};
 use crate::contract::*;
-use super::widgets::{bangkok_time, client_fetch, ErrorBox, ErrorSlot, Pager, AdminContext, AdminPage};
 
 /// The error types of SPEC §7.
 pub const ERROR_TYPES: &[&str] = &[

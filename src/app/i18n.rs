@@ -415,10 +415,7 @@ fn initial_lang() -> Lang {
 fn store_lang(lang: Lang) {
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
     {
-        crate::app::browser::set_document_cookie(&format!(
-            "{LANG_COOKIE}={}; path=/; max-age=31536000; SameSite=Lax",
-            lang.code()
-        ));
+        crate::app::browser::set_document_cookie(&format!("{LANG_COOKIE}={}; path=/; max-age=31536000; SameSite=Lax", lang.code()));
         crate::app::browser::set_html_lang(lang.code());
     }
     #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use crate::contract::Role;
-use crate::contract::import::{ImportFormat, ImportReport};
 use super::widgets::{AdminPage, ErrorSlot, ReportView};
+use crate::contract::import::{ImportFormat, ImportReport};
+use crate::contract::Role;
 
 #[component]
 pub fn ImportPage() -> impl IntoView {

@@ -28,8 +28,8 @@ use leptos_router::{
     path,
 };
 
-use i18n::{provide_i18n, use_i18n};
 use crate::contract::{ApiError, UserInfo};
+use i18n::{provide_i18n, use_i18n};
 
 /// The HTML document the server renders around the app.
 pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {

@@ -7,9 +7,9 @@ use serde_json::json;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use crate::contract::{ReferenceData, Role, UserInfo};
-use crate::contract::import::ImportReport;
 use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, ReportView, RequireUser};
+use crate::contract::import::ImportReport;
+use crate::contract::{ReferenceData, Role, UserInfo};
 
 const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"];
 
@@ -50,12 +50,27 @@ struct Row {
 }
 
 fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
-    let base = |id, code: &str, name: &str| Row { id, code: code.into(), name: name.into(), role: String::new(), active: true, members: vec![], corr_type_id: 0, number: String::new() };
+    let base = |id, code: &str, name: &str| Row {
+        id,
+        code: code.into(),
+        name: name.into(),
+        role: String::new(),
+        active: true,
+        members: vec![],
+        corr_type_id: 0,
+        number: String::new(),
+    };
     match kind {
-        "projects" => data.projects.iter().map(|p| Row { active: p.active, members: p.member_org_ids.clone(), ..base(p.id, &p.code, &p.name) }).collect(),
+        "projects" => {
+            data.projects.iter().map(|p| Row { active: p.active, members: p.member_org_ids.clone(), ..base(p.id, &p.code, &p.name) }).collect()
+        }
         "organizations" => data.organizations.iter().map(|o| Row { role: o.role.clone(), ..base(o.id, &o.code, &o.name) }).collect(),
         "correspondence-types" => data.correspondence_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
-        "sub-types" => data.sub_types.iter().map(|s| Row { corr_type_id: s.corr_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) }).collect(),
+        "sub-types" => data
+            .sub_types
+            .iter()
+            .map(|s| Row { corr_type_id: s.corr_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) })
+            .collect(),
         "rfa-types" => data.rfa_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
         _ => data.disciplines.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
     }
@@ -145,12 +160,19 @@ fn ReferenceAdmin() -> impl IntoView {
         });
         let member_codes: Vec<String> = data.with_untracked(|d| {
             let ids = members.get_untracked();
-            d.as_ref().and_then(|d| d.as_ref().ok()).map(|d| d.organizations.iter().filter(|o| ids.contains(&o.id)).map(|o| o.code.clone()).collect()).unwrap_or_default()
+            d.as_ref()
+                .and_then(|d| d.as_ref().ok())
+                .map(|d| d.organizations.iter().filter(|o| ids.contains(&o.id)).map(|o| o.code.clone()).collect())
+                .unwrap_or_default()
         });
         let item = match k.as_str() {
-            "projects" => json!({ "code": code.get_untracked(), "name": name.get_untracked(), "active": active.get_untracked(), "members": member_codes }),
+            "projects" => {
+                json!({ "code": code.get_untracked(), "name": name.get_untracked(), "active": active.get_untracked(), "members": member_codes })
+            }
             "organizations" => json!({ "code": code.get_untracked(), "name": name.get_untracked(), "role": role.get_untracked() }),
-            "sub-types" => json!({ "correspondenceTypeCode": type_code, "subTypeNumber": number.get_untracked(), "code": code.get_untracked(), "name": name.get_untracked() }),
+            "sub-types" => {
+                json!({ "correspondenceTypeCode": type_code, "subTypeNumber": number.get_untracked(), "code": code.get_untracked(), "name": name.get_untracked() })
+            }
             _ => json!({ "code": code.get_untracked(), "name": name.get_untracked() }),
         };
         async move {

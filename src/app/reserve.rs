@@ -7,8 +7,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
-use crate::contract::*;
 use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, RequireUser};
+use crate::contract::*;
 use crate::numbering::{Segment, Template, Token};
 
 /// The parts of a request the resolved template shows (and therefore asks for).
@@ -112,31 +112,19 @@ impl Choices {
     fn new(data: StoredValue<ReferenceData>, sel: Selection) -> Self {
         let Selection { project, ctype, .. } = sel;
         let project_choices = Signal::derive(move || {
-            data.with_value(|d| {
-                d.projects
-                    .iter()
-                    .map(|p| Choice { disabled: !p.active, ..choice(p.id, &p.code, &p.name) })
-                    .collect::<Vec<_>>()
-            })
+            data.with_value(|d| d.projects.iter().map(|p| Choice { disabled: !p.active, ..choice(p.id, &p.code, &p.name) }).collect::<Vec<_>>())
         });
-        let type_choices = Signal::derive(move || {
-            data.with_value(|d| d.correspondence_types.iter().map(|t| choice(t.id, &t.code, &t.name)).collect::<Vec<_>>())
-        });
+        let type_choices =
+            Signal::derive(move || data.with_value(|d| d.correspondence_types.iter().map(|t| choice(t.id, &t.code, &t.name)).collect::<Vec<_>>()));
         // organizations offered are the chosen project's members
         let member_ids = Memo::new(move |_| {
             let p = project.get();
-            data.with_value(|d| {
-                p.and_then(|p| d.projects.iter().find(|x| x.id == p)).map(|x| x.member_org_ids.clone()).unwrap_or_default()
-            })
+            data.with_value(|d| p.and_then(|p| d.projects.iter().find(|x| x.id == p)).map(|x| x.member_org_ids.clone()).unwrap_or_default())
         });
         let org_choices = Signal::derive(move || {
             let members = member_ids.get();
             data.with_value(|d| {
-                d.organizations
-                    .iter()
-                    .filter(|o| members.contains(&o.id))
-                    .map(|o| choice(o.id, &o.code, &o.name))
-                    .collect::<Vec<_>>()
+                d.organizations.iter().filter(|o| members.contains(&o.id)).map(|o| choice(o.id, &o.code, &o.name)).collect::<Vec<_>>()
             })
         });
         let sub_type_choices = Signal::derive(move || {
@@ -152,8 +140,7 @@ impl Choices {
                     .collect::<Vec<_>>()
             })
         });
-        let rfa_choices =
-            Signal::derive(move || data.with_value(|d| d.rfa_types.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
+        let rfa_choices = Signal::derive(move || data.with_value(|d| d.rfa_types.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
         let discipline_choices =
             Signal::derive(move || data.with_value(|d| d.disciplines.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
         Choices {
@@ -390,10 +377,7 @@ fn PartSelectors(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -
 
 /// The number the request would get now (reserves nothing), or why there is none.
 #[component]
-fn PreviewBox(
-    request: Memo<Option<NumberRequest>>,
-    current_preview: Memo<Option<Result<PreviewResult, String>>>,
-) -> impl IntoView {
+fn PreviewBox(request: Memo<Option<NumberRequest>>, current_preview: Memo<Option<Result<PreviewResult, String>>>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <div class="preview-box">

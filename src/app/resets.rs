@@ -8,8 +8,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use crate::contract::*;
 use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use crate::contract::*;
 
 const STATES: &[&str] = &["PENDING", "APPROVED", "REJECTED"];
 
@@ -55,7 +55,9 @@ fn ResetList() -> impl IntoView {
                 .await
                 .map(|list| {
                     list.into_iter()
-                        .map(|c| (c.id, format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period))))
+                        .map(|c| {
+                            (c.id, format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period)))
+                        })
                         .collect::<HashMap<i64, String>>()
                 })
                 .unwrap_or_default()

@@ -5,10 +5,10 @@
 use leptos::prelude::*;
 
 use super::api::{self, error_text};
-use super::i18n::{use_i18n, Lang};
-use crate::contract::*;
 use super::diff::{diff, Part};
+use super::i18n::{use_i18n, Lang};
 use super::widgets::{bangkok_time, choice_named, client_fetch, source_key, AdminContext, AdminPage, ErrorBox, ErrorSlot, IdSelect};
+use crate::contract::*;
 use crate::numbering::{KeyParts, RenderValues, ResetScope, Template, TemplateError, SYSTEM_DEFAULT_TEMPLATE};
 
 #[component]
@@ -59,9 +59,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     let i18n = use_i18n();
     let data = StoredValue::new(data);
 
-    let editable: Vec<i64> = data.with_value(|d| {
-        d.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| p.id).collect()
-    });
+    let editable: Vec<i64> = data.with_value(|d| d.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| p.id).collect());
     if editable.is_empty() {
         return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
     }
@@ -72,21 +70,11 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
 
     let project_choices = Signal::derive(move || {
         data.with_value(|d| {
-            d.projects
-                .iter()
-                .filter(|p| editable.with_value(|e| e.contains(&p.id)))
-                .map(|p| choice_named(p.id, &p.code, &p.name))
-                .collect::<Vec<_>>()
+            d.projects.iter().filter(|p| editable.with_value(|e| e.contains(&p.id))).map(|p| choice_named(p.id, &p.code, &p.name)).collect::<Vec<_>>()
         })
     });
-    let type_choices = Signal::derive(move || {
-        data.with_value(|d| {
-            d.correspondence_types
-                .iter()
-                .map(|t| choice_named(t.id, &t.code, &t.name))
-                .collect::<Vec<_>>()
-        })
-    });
+    let type_choices =
+        Signal::derive(move || data.with_value(|d| d.correspondence_types.iter().map(|t| choice_named(t.id, &t.code, &t.name)).collect::<Vec<_>>()));
 
     // ---- the stored templates: loaded when the selection changes and after a save, never per keystroke ----
     let saved_version = RwSignal::new(0u32);
@@ -190,12 +178,7 @@ fn load_stored(
 }
 
 /// The template of the selection, as it is stored (or inherited) — what the editor starts from.
-fn loaded_memo(
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
-    list: ListAnswer,
-    resolved: ResolvedAnswer,
-) -> Memo<Option<Loaded>> {
+fn loaded_memo(project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>, list: ListAnswer, resolved: ResolvedAnswer) -> Memo<Option<Loaded>> {
     Memo::new(move |_| -> Option<Loaded> {
         let p = project.get()?;
         let t = ctype.get();
@@ -208,22 +191,15 @@ fn loaded_memo(
                 key: (p, t),
                 text: c.template.clone(),
                 scope: c.reset_scope,
-                origin: Origin::Own {
-                    version: c.version,
-                    updated_by: c.updated_by.clone(),
-                    updated_at: bangkok_time(&c.updated_at),
-                },
+                origin: Origin::Own { version: c.version, updated_by: c.updated_by.clone(), updated_at: bangkok_time(&c.updated_at) },
             });
         }
         match t {
             // a type without its own template: start from the one it falls back to
             Some(t) => match resolved.get().flatten() {
-                Some((k, Ok(rt))) if k == (p, t) => Some(Loaded {
-                    key: (p, Some(t)),
-                    text: rt.template,
-                    scope: rt.reset_scope,
-                    origin: Origin::Inherited(rt.source),
-                }),
+                Some((k, Ok(rt))) if k == (p, t) => {
+                    Some(Loaded { key: (p, Some(t)), text: rt.template, scope: rt.reset_scope, origin: Origin::Inherited(rt.source) })
+                }
                 _ => None,
             },
             None => Some(Loaded {
@@ -258,21 +234,10 @@ fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>,
         let t = ctype.get();
         data.with_value(|d| {
             let proj = p.and_then(|p| d.projects.iter().find(|x| x.id == p));
-            let members: Vec<&OrgItem> = d
-                .organizations
-                .iter()
-                .filter(|o| proj.map(|p| p.member_org_ids.contains(&o.id)).unwrap_or(true))
-                .collect();
-            let sub = d
-                .sub_types
-                .iter()
-                .find(|s| Some(s.corr_type_id) == t)
-                .or_else(|| d.sub_types.first())
-                .map(|s| s.sub_type_number.clone());
-            let corr = t
-                .and_then(|t| d.correspondence_types.iter().find(|x| x.id == t))
-                .or_else(|| d.correspondence_types.first())
-                .map(|x| x.code.clone());
+            let members: Vec<&OrgItem> = d.organizations.iter().filter(|o| proj.map(|p| p.member_org_ids.contains(&o.id)).unwrap_or(true)).collect();
+            let sub = d.sub_types.iter().find(|s| Some(s.corr_type_id) == t).or_else(|| d.sub_types.first()).map(|s| s.sub_type_number.clone());
+            let corr =
+                t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).or_else(|| d.correspondence_types.first()).map(|x| x.code.clone());
             Sample {
                 project: proj.map(|p| p.code.clone()).unwrap_or_default(),
                 originator: members.first().map(|o| o.code.clone()).unwrap_or_default(),
@@ -355,12 +320,7 @@ fn OriginLine(loaded: Memo<Option<Loaded>>) -> impl IntoView {
 
 /// The template text, the tokens it may use, the reset period and the sample year / month of the preview.
 #[component]
-fn TemplateFields(
-    text: RwSignal<String>,
-    scope: RwSignal<ResetScope>,
-    sample_year: RwSignal<i32>,
-    sample_month: RwSignal<u32>,
-) -> impl IntoView {
+fn TemplateFields(text: RwSignal<String>, scope: RwSignal<ResetScope>, sample_year: RwSignal<i32>, sample_month: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <label class="field">
@@ -469,7 +429,8 @@ fn ValidationResult(validation: Memo<Result<(), Vec<TemplateError>>>) -> impl In
                     }).collect_view()}
                 </ul>
             </div>
-        }.into_any(),
+        }
+        .into_any(),
     }
 }
 
@@ -704,16 +665,7 @@ impl Rollback {
                 }
             }
         });
-        Rollback {
-            project,
-            ctype,
-            rolling,
-            reason: rb_reason,
-            ack: rb_ack,
-            error: rb_error,
-            needs_ack: rb_needs_ack,
-            action: rollback,
-        }
+        Rollback { project, ctype, rolling, reason: rb_reason, ack: rb_ack, error: rb_error, needs_ack: rb_needs_ack, action: rollback }
     }
 
     /// Whether the rollback form is open for `version`.

@@ -4,8 +4,8 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
+use super::widgets::{client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead};
 use crate::contract::*;
-use super::widgets::{client_fetch, CopyButton, ErrorBox, ErrorSlot, AdminContext, AdminPage, TableHead};
 
 #[component]
 pub fn TokensPage() -> impl IntoView {
@@ -143,9 +143,8 @@ fn TokenTable(
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let project_code = move |id: i64| {
-        projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")))
-    };
+    let project_code =
+        move |id: i64| projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")));
 
     view! {
         <table class="list" data-testid="token-table">

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use super::api::error_text;
 use super::browser::copy_to_clipboard;
 use super::i18n::{use_i18n, Lang};
+use super::use_current_user;
 use crate::contract::import::ImportReport;
 use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
-use super::use_current_user;
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
 /// (a 302 when the server can still set it, else a client-side navigation after hydration).
@@ -62,10 +62,7 @@ pub fn ToLogin() -> impl IntoView {
 #[component]
 pub fn TableHead(columns: Vec<&'static str>) -> impl IntoView {
     let i18n = use_i18n();
-    let cells = columns
-        .into_iter()
-        .map(|key| view! { <th>{move || if key.is_empty() { "" } else { i18n.t(key) }}</th> })
-        .collect_view();
+    let cells = columns.into_iter().map(|key| view! { <th>{move || if key.is_empty() { "" } else { i18n.t(key) }}</th> }).collect_view();
     view! { <thead><tr>{cells}</tr></thead> }
 }
 

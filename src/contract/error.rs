@@ -115,9 +115,22 @@ impl ErrorCode {
             RateLimited => 429,
             LockTimeout | NetworkError => 503,
             DbError | InternalError => 500,
-            SequenceExhausted | DuplicateNumber | VersionConflict | AlreadyExists | AlreadyConfirmed | ReservationCancelled
-            | NotConfirmed | RevisionExhausted | OverrideBelowIssued | ResetAlreadyPending | ResetAboveLast | ResetBelowConfirmed
-            | KeyChangeNotAcknowledged | CodeImmutable | WfInvalidTransition | WfVersionConflict => 409,
+            SequenceExhausted
+            | DuplicateNumber
+            | VersionConflict
+            | AlreadyExists
+            | AlreadyConfirmed
+            | ReservationCancelled
+            | NotConfirmed
+            | RevisionExhausted
+            | OverrideBelowIssued
+            | ResetAlreadyPending
+            | ResetAboveLast
+            | ResetBelowConfirmed
+            | KeyChangeNotAcknowledged
+            | CodeImmutable
+            | WfInvalidTransition
+            | WfVersionConflict => 409,
         }
     }
 
@@ -204,7 +217,9 @@ mod tests {
 
     #[test]
     fn an_api_error_round_trips_and_reads_like_the_rest_message() {
-        let e = ApiError { code: ErrorCode::LockTimeout, message: "ระบบกำลังยุ่ง".into(), reference: None, retry_after: Some(1) };
+        let e = ApiError {
+            code: ErrorCode::LockTimeout, message: "ระบบกำลังยุ่ง".into(), reference: None, retry_after: Some(1)
+        };
         let back: ApiError = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
         assert_eq!(back, e);
         assert_eq!(e.to_string(), "ระบบกำลังยุ่ง (NB003)");

@@ -118,7 +118,12 @@ pub struct ReferenceDocument {
 
 impl ReferenceDocument {
     pub fn len(&self) -> usize {
-        self.organizations.len() + self.correspondence_types.len() + self.sub_types.len() + self.rfa_types.len() + self.disciplines.len() + self.projects.len()
+        self.organizations.len()
+            + self.correspondence_types.len()
+            + self.sub_types.len()
+            + self.rfa_types.len()
+            + self.disciplines.len()
+            + self.projects.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0

@@ -86,36 +86,20 @@ mod tests {
 
     #[test]
     fn accepts_the_demo_codes() {
-        for c in ["คคง.", "สคฉ.3", "ผรม.1", "กทท.", "TRANSMITTAL", "21", "RPT"]
-        {
+        for c in ["คคง.", "สคฉ.3", "ผรม.1", "กทท.", "TRANSMITTAL", "21", "RPT"] {
             assert_eq!(validate_code(CodeKind::Party, c), Ok(c.to_string()));
         }
-        assert_eq!(
-            validate_code(CodeKind::Project, " LCBP3-C2 "),
-            Ok("LCBP3-C2".into())
-        );
+        assert_eq!(validate_code(CodeKind::Project, " LCBP3-C2 "), Ok("LCBP3-C2".into()));
     }
 
     #[test]
     fn rejects_separators_and_empty() {
         use CodeKind::*;
         assert_eq!(validate_code(Party, "   "), Err(CodeError::Empty));
-        assert_eq!(
-            validate_code(Party, "A-B"),
-            Err(CodeError::ForbiddenChar { ch: '-' })
-        );
-        assert_eq!(
-            validate_code(Project, "A/B"),
-            Err(CodeError::ForbiddenChar { ch: '/' })
-        );
-        assert_eq!(
-            validate_code(Party, "A{B"),
-            Err(CodeError::ForbiddenChar { ch: '{' })
-        );
-        assert_eq!(
-            validate_code(Project, "A}B"),
-            Err(CodeError::ForbiddenChar { ch: '}' })
-        );
+        assert_eq!(validate_code(Party, "A-B"), Err(CodeError::ForbiddenChar { ch: '-' }));
+        assert_eq!(validate_code(Project, "A/B"), Err(CodeError::ForbiddenChar { ch: '/' }));
+        assert_eq!(validate_code(Party, "A{B"), Err(CodeError::ForbiddenChar { ch: '{' }));
+        assert_eq!(validate_code(Project, "A}B"), Err(CodeError::ForbiddenChar { ch: '}' }));
         assert_eq!(validate_code(Project, "คค ง"), Err(CodeError::Whitespace));
         assert_eq!(validate_code(Party, "ค\u{a0}ง"), Err(CodeError::Whitespace));
         assert_eq!(validate_code(Party, "A\u{7}"), Err(CodeError::ControlChar));
@@ -126,13 +110,8 @@ mod tests {
         let twenty = "ก".repeat(20); // 60 bytes
         assert_eq!(validate_code(CodeKind::Party, &twenty), Ok(twenty.clone()));
         let long = "ก".repeat(21);
-        assert_eq!(
-            validate_code(CodeKind::Party, &long),
-            Err(CodeError::TooLong { len: 21 })
-        );
+        assert_eq!(validate_code(CodeKind::Party, &long), Err(CodeError::TooLong { len: 21 }));
         assert!(CodeError::TooLong { len: 21 }.message_th().contains("21"));
-        assert!(CodeError::ForbiddenChar { ch: '-' }
-            .to_string()
-            .contains("'-'"));
+        assert!(CodeError::ForbiddenChar { ch: '-' }.to_string().contains("'-'"));
     }
 }

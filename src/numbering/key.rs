@@ -30,13 +30,7 @@ pub struct CounterKey {
 }
 
 impl CounterKey {
-    pub fn new(
-        project_id: i64,
-        corr_type_id: i64,
-        parts: KeyParts,
-        ids: &PartIds,
-        period: &Period,
-    ) -> CounterKey {
+    pub fn new(project_id: i64, corr_type_id: i64, parts: KeyParts, ids: &PartIds, period: &Period) -> CounterKey {
         let pick = |shown: bool, id: i64| if shown { id } else { 0 };
         CounterKey {
             project_id,
@@ -71,37 +65,18 @@ mod tests {
     use super::super::{seed_default_template, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
     use super::*;
 
-    const IDS: PartIds = PartIds {
-        originator: 11,
-        recipient: 12,
-        sub_type: 13,
-        rfa_type: 14,
-        discipline: 15,
-    };
+    const IDS: PartIds = PartIds { originator: 11, recipient: 12, sub_type: 13, rfa_type: 14, discipline: 15 };
 
     fn key(src: &str, scope: ResetScope) -> CounterKey {
         let t = Template::parse(src).unwrap();
-        let period = Period {
-            scope,
-            year: 2025,
-            month: 3,
-        };
+        let period = Period { scope, year: 2025, month: 3 };
         CounterKey::new(1, 2, t.key_parts(), &IDS, &period)
     }
 
     #[test]
     fn letter_key_has_originator_and_recipient() {
         let k = key(SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly);
-        assert_eq!(
-            (
-                k.originator_id,
-                k.recipient_id,
-                k.sub_type_id,
-                k.rfa_type_id,
-                k.discipline_id
-            ),
-            (11, 12, 0, 0, 0)
-        );
+        assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (11, 12, 0, 0, 0));
         assert_eq!(k.lock_name(), "docnum:1:2:11:12:0:0:0:YEAR_2025");
     }
 
@@ -109,35 +84,14 @@ mod tests {
     fn rfa_key_is_shared_by_originators() {
         let (src, scope) = seed_default_template("RFA");
         let k = key(src, scope);
-        assert_eq!(
-            (
-                k.originator_id,
-                k.recipient_id,
-                k.sub_type_id,
-                k.rfa_type_id,
-                k.discipline_id
-            ),
-            (0, 0, 0, 14, 15)
-        );
+        assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (0, 0, 0, 14, 15));
         assert_eq!(k.lock_name(), "docnum:1:2:0:0:0:14:15:NONE");
     }
 
     #[test]
     fn transmittal_key_adds_sub_type_and_monthly_period() {
-        let k = key(
-            "{ORIGINATOR}-{RECIPIENT}-{SUB_TYPE}-{SEQ:4}-{MONTH}{YEAR:A.D.}",
-            ResetScope::Monthly,
-        );
-        assert_eq!(
-            (
-                k.originator_id,
-                k.recipient_id,
-                k.sub_type_id,
-                k.rfa_type_id,
-                k.discipline_id
-            ),
-            (11, 12, 13, 0, 0)
-        );
+        let k = key("{ORIGINATOR}-{RECIPIENT}-{SUB_TYPE}-{SEQ:4}-{MONTH}{YEAR:A.D.}", ResetScope::Monthly);
+        assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (11, 12, 13, 0, 0));
         assert_eq!(k.period, "MONTH_2025_03");
     }
 }

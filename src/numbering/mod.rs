@@ -16,9 +16,7 @@ pub use key::{CounterKey, PartIds};
 pub use period::{bangkok_date, Period, ResetScope};
 pub use period_key::PeriodKey;
 pub use revision::{next_rev, parse_rev, rev_label};
-pub use template::{
-    KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN,
-};
+pub use template::{KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN};
 
 /// Used when neither the (project, type) nor the project default template exists.
 pub const SYSTEM_DEFAULT_TEMPLATE: &str = "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}";
@@ -42,37 +40,15 @@ mod tests {
 
     #[test]
     fn seed_defaults() {
-        assert_eq!(
-            seed_default_template("LETTER"),
-            (SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly)
-        );
-        assert_eq!(
-            seed_default_template("NEW_TYPE"),
-            (SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly)
-        );
+        assert_eq!(seed_default_template("LETTER"), (SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly));
+        assert_eq!(seed_default_template("NEW_TYPE"), (SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly));
         assert_eq!(seed_default_template(" TRANSMITTAL").0, TRANSMITTAL_DEFAULT);
-        assert_eq!(
-            seed_default_template("RFA"),
-            (RFA_DEFAULT, ResetScope::None)
-        );
+        assert_eq!(seed_default_template("RFA"), (RFA_DEFAULT, ResetScope::None));
     }
 
     #[test]
     fn every_seed_default_validates_for_its_type() {
-        for ty in [
-            "LETTER",
-            "RFI",
-            "MEMO",
-            "EMAIL",
-            "MOM",
-            "INSTRUCTION",
-            "NOTICE",
-            "OTHER",
-            "DRAWING",
-            "TRANSMITTAL",
-            "RFA",
-            "",
-        ] {
+        for ty in ["LETTER", "RFI", "MEMO", "EMAIL", "MOM", "INSTRUCTION", "NOTICE", "OTHER", "DRAWING", "TRANSMITTAL", "RFA", ""] {
             let (src, scope) = seed_default_template(ty);
             assert!(Template::validate(src, ty, scope).is_ok(), "{ty}: {src}");
         }

@@ -94,10 +94,7 @@ mod tests {
         assert_eq!(p.year + 543, 2569);
         let m = Period::at(ResetScope::Monthly, utc(2025, 12, 31, 17, 30, 0));
         assert_eq!(m.key(), "MONTH_2026_01");
-        assert_eq!(
-            Period::at(ResetScope::Monthly, utc(2025, 11, 15, 0, 0, 0)).key(),
-            "MONTH_2025_11"
-        );
+        assert_eq!(Period::at(ResetScope::Monthly, utc(2025, 11, 15, 0, 0, 0)).key(), "MONTH_2025_11");
     }
 
     #[test]

@@ -93,7 +93,9 @@ mod tests {
 
     #[test]
     fn refuses_other_text() {
-        for bad in ["", "YEAR", "YEAR_", "YEAR_x", "MONTH_2025", "MONTH_2025_1", "MONTH_2025_13", "MONTH_2025_00", "NONE_2025", "year_2025", "YEAR_2025_01"] {
+        for bad in
+            ["", "YEAR", "YEAR_", "YEAR_x", "MONTH_2025", "MONTH_2025_1", "MONTH_2025_13", "MONTH_2025_00", "NONE_2025", "year_2025", "YEAR_2025_01"]
+        {
             assert_eq!(PeriodKey::parse(bad), None, "{bad}");
         }
     }

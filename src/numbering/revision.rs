@@ -21,9 +21,7 @@ pub fn parse_rev(s: &str) -> Option<u32> {
     if s.is_empty() || s.len() > MAX_REV_LEN || !s.bytes().all(|b| b.is_ascii_uppercase()) {
         return None;
     }
-    let n = s
-        .bytes()
-        .fold(0u32, |acc, b| acc * 26 + u32::from(b - b'A') + 1);
+    let n = s.bytes().fold(0u32, |acc, b| acc * 26 + u32::from(b - b'A') + 1);
     Some(n - 1)
 }
 
@@ -39,18 +37,7 @@ mod tests {
 
     #[test]
     fn labels() {
-        let cases = [
-            (0, "A"),
-            (1, "B"),
-            (25, "Z"),
-            (26, "AA"),
-            (27, "AB"),
-            (51, "AZ"),
-            (52, "BA"),
-            (701, "ZZ"),
-            (702, "AAA"),
-            (18277, "ZZZ"),
-        ];
+        let cases = [(0, "A"), (1, "B"), (25, "Z"), (26, "AA"), (27, "AB"), (51, "AZ"), (52, "BA"), (701, "ZZ"), (702, "AAA"), (18277, "ZZZ")];
         for (n, l) in cases {
             assert_eq!(rev_label(n), l);
             assert_eq!(parse_rev(l), Some(n));

@@ -45,10 +45,7 @@ pub enum Token {
 impl Token {
     /// Tokens that always render to the same number of characters (digits only).
     pub fn is_fixed_width(&self) -> bool {
-        matches!(
-            self,
-            Token::Seq(_) | Token::YearBe | Token::YearAd | Token::Month
-        )
+        matches!(self, Token::Seq(_) | Token::YearBe | Token::YearAd | Token::Month)
     }
 
     /// Canonical spelling, e.g. `{SEQ:4}`, `{YEAR:B.E.}`.
@@ -113,40 +110,20 @@ impl Token {
                 if let Some(width) = inner.strip_prefix("SEQ:") {
                     // digits only: `str::parse` would also accept "+4"
                     return match width.parse::<u8>() {
-                        Ok(n)
-                            if width.bytes().all(|b| b.is_ascii_digit())
-                                && (1..=MAX_SEQ_WIDTH).contains(&n) =>
-                        {
-                            Ok(Token::Seq(n))
-                        }
-                        _ => Err(TemplateError::SeqWidthOutOfRange {
-                            width: width.to_string(),
-                            position,
-                        }),
+                        Ok(n) if width.bytes().all(|b| b.is_ascii_digit()) && (1..=MAX_SEQ_WIDTH).contains(&n) => Ok(Token::Seq(n)),
+                        _ => Err(TemplateError::SeqWidthOutOfRange { width: width.to_string(), position }),
                     };
                 }
                 if inner == "YEAR" || inner.starts_with("YEAR:") {
-                    return Err(TemplateError::UnknownYearFormat {
-                        name: braced(),
-                        position,
-                    });
+                    return Err(TemplateError::UnknownYearFormat { name: braced(), position });
                 }
                 let replacement = match inner {
                     "ORG" => "{ORIGINATOR}",
                     "TYPE" => "{CORR_TYPE}",
                     "CATEGORY" => "{SUB_TYPE} or {RFA_TYPE}",
-                    _ => {
-                        return Err(TemplateError::UnknownToken {
-                            name: braced(),
-                            position,
-                        })
-                    }
+                    _ => return Err(TemplateError::UnknownToken { name: braced(), position }),
                 };
-                return Err(TemplateError::DeprecatedToken {
-                    name: braced(),
-                    replacement: replacement.into(),
-                    position,
-                });
+                return Err(TemplateError::DeprecatedToken { name: braced(), replacement: replacement.into(), position });
             }
         })
     }
@@ -183,11 +160,7 @@ pub enum TemplateError {
     #[error("unknown token {name} at character {}{}", .position + 1, case_hint(.name))]
     UnknownToken { name: String, position: usize },
     #[error("{name} (character {}) is no longer supported: use {replacement} instead", .position + 1)]
-    DeprecatedToken {
-        name: String,
-        replacement: String,
-        position: usize,
-    },
+    DeprecatedToken { name: String, replacement: String, position: usize },
     #[error("{name} (character {}) needs a year format: use {{YEAR:B.E.}} (Buddhist era) or {{YEAR:A.D.}}", .position + 1)]
     UnknownYearFormat { name: String, position: usize },
     #[error("unbalanced brace at character {}", .position + 1)]
@@ -203,11 +176,7 @@ pub enum TemplateError {
     #[error("the template may contain only one {{SEQ:n}}")]
     MultipleSeq,
     #[error("{first} and {second} (character {}) must be separated by text containing '-', '/' or a space, otherwise a number cannot be read back unambiguously", .position + 1)]
-    AmbiguousAdjacentTokens {
-        first: String,
-        second: String,
-        position: usize,
-    },
+    AmbiguousAdjacentTokens { first: String, second: String, position: usize },
     #[error("{corr_type} templates must contain {token}")]
     MissingRequiredToken { token: String, corr_type: String },
     #[error("the template is {len} characters long; the maximum is 100")]
@@ -250,12 +219,7 @@ impl TemplateError {
             | SeqWithoutWidth { position }
             | SeqWidthOutOfRange { position, .. }
             | AmbiguousAdjacentTokens { position, .. } => Some(*position),
-            MissingSeq
-            | MultipleSeq
-            | MissingRequiredToken { .. }
-            | TooLong { .. }
-            | RenderTooLong { .. }
-            | ResetNeedsYear { .. } => None,
+            MissingSeq | MultipleSeq | MissingRequiredToken { .. } | TooLong { .. } | RenderTooLong { .. } | ResetNeedsYear { .. } => None,
         }
     }
 
@@ -271,24 +235,16 @@ impl TemplateError {
                 };
                 format!("ไม่รู้จักโทเคน {name} {}{hint}", at(position))
             }
-            DeprecatedToken { name, replacement, position } => format!(
-                "โทเคน {name} {} เลิกใช้แล้ว ให้ใช้ {} แทน",
-                at(position),
-                replacement.replace(" or ", " หรือ ")
-            ),
-            UnknownYearFormat { name, position } => format!(
-                "{name} {} ต้องระบุรูปแบบปี: ใช้ {{YEAR:B.E.}} (พ.ศ.) หรือ {{YEAR:A.D.}} (ค.ศ.)",
-                at(position)
-            ),
+            DeprecatedToken { name, replacement, position } => {
+                format!("โทเคน {name} {} เลิกใช้แล้ว ให้ใช้ {} แทน", at(position), replacement.replace(" or ", " หรือ "))
+            }
+            UnknownYearFormat { name, position } => format!("{name} {} ต้องระบุรูปแบบปี: ใช้ {{YEAR:B.E.}} (พ.ศ.) หรือ {{YEAR:A.D.}} (ค.ศ.)", at(position)),
             UnbalancedBrace { position } => format!("วงเล็บปีกกา {{ }} ไม่ครบคู่ {}", at(position)),
             EmptyToken { position } => format!("วงเล็บปีกกาว่าง ไม่มีชื่อโทเคน {}", at(position)),
             SeqWithoutWidth { position } => {
                 format!("{{SEQ}} {} ต้องระบุจำนวนหลัก เช่น {{SEQ:4}}", at(position))
             }
-            SeqWidthOutOfRange { width, position } => format!(
-                "{{SEQ:{width}}} {} จำนวนหลักต้องเป็นตัวเลข 1 ถึง 10",
-                at(position)
-            ),
+            SeqWidthOutOfRange { width, position } => format!("{{SEQ:{width}}} {} จำนวนหลักต้องเป็นตัวเลข 1 ถึง 10", at(position)),
             MissingSeq => "รูปแบบต้องมีเลขลำดับ {SEQ:n} หนึ่งตัว เช่น {SEQ:4}".into(),
             MultipleSeq => "รูปแบบมีเลขลำดับ {SEQ:n} ได้เพียงตัวเดียว".into(),
             AmbiguousAdjacentTokens { first, second, position } => format!(
@@ -300,9 +256,7 @@ impl TemplateError {
                 format!("รูปแบบของเอกสารประเภท {corr_type} ต้องมี {token}")
             }
             TooLong { len } => format!("รูปแบบยาว {len} อักขระ เกินกำหนด {MAX_NUMBER_LEN} อักขระ"),
-            RenderTooLong { max_len } => format!(
-                "เลขที่เอกสารที่ยาวที่สุดจากรูปแบบนี้ (เมื่อรหัสยาว {MAX_CODE_LEN} อักขระ) จะเกิน {max_len} อักขระ"
-            ),
+            RenderTooLong { max_len } => format!("เลขที่เอกสารที่ยาวที่สุดจากรูปแบบนี้ (เมื่อรหัสยาว {MAX_CODE_LEN} อักขระ) จะเกิน {max_len} อักขระ"),
             ResetNeedsYear { scope: ResetScope::Monthly } => "การเริ่มเลขใหม่ทุกเดือนจะทำให้เลขลำดับกลับไปเริ่มที่ 1 ทุกเดือน \
                  รูปแบบจึงต้องแสดงปี ({YEAR:B.E.} หรือ {YEAR:A.D.}) และเดือน ({MONTH}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของเดือนก่อน \
                  แก้ไขโดยเพิ่มโทเคนที่ขาด หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
@@ -364,10 +318,7 @@ fn scan(src: &str) -> (Vec<Piece>, Vec<TemplateError>) {
     while i < chars.len() {
         match chars[i] {
             '{' => {
-                let close = chars[i + 1..]
-                    .iter()
-                    .position(|&c| c == '{' || c == '}')
-                    .map(|k| i + 1 + k);
+                let close = chars[i + 1..].iter().position(|&c| c == '{' || c == '}').map(|k| i + 1 + k);
                 let Some(j) = close.filter(|&j| chars[j] == '}') else {
                     // unclosed: report it and read on from the next character
                     errors.push(TemplateError::UnbalancedBrace { position: i });
@@ -431,39 +382,18 @@ impl Template {
                 Piece::Bad => None,
             })
             .collect();
-        Ok(Template {
-            source: src.to_string(),
-            segments,
-        })
+        Ok(Template { source: src.to_string(), segments })
     }
 
     /// Every rule of SPEC §3 for a template of correspondence type `corr_type_code` (empty for a
     /// project default) with reset scope `reset`. Returns all errors, so an editor can list them.
-    pub fn validate(
-        src: &str,
-        corr_type_code: &str,
-        reset: ResetScope,
-    ) -> Result<Template, Vec<TemplateError>> {
+    pub fn validate(src: &str, corr_type_code: &str, reset: ResetScope) -> Result<Template, Vec<TemplateError>> {
         let (pieces, mut errors) = scan(src);
-        let tokens: Vec<(Token, usize)> = pieces
-            .iter()
-            .filter_map(|p| {
-                if let Piece::Tok(t, pos) = p {
-                    Some((*t, *pos))
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let tokens: Vec<(Token, usize)> = pieces.iter().filter_map(|p| if let Piece::Tok(t, pos) = p { Some((*t, *pos)) } else { None }).collect();
         let shows = |f: fn(&Token) -> bool| tokens.iter().any(|(t, _)| f(t));
         // a mistyped {SEQ…} or {YEAR…} is already reported; do not also call it missing
         let typo = |f: fn(&TemplateError) -> bool| errors.iter().any(f);
-        let seq_typo = typo(|e| {
-            matches!(
-                e,
-                TemplateError::SeqWithoutWidth { .. } | TemplateError::SeqWidthOutOfRange { .. }
-            )
-        });
+        let seq_typo = typo(|e| matches!(e, TemplateError::SeqWithoutWidth { .. } | TemplateError::SeqWidthOutOfRange { .. }));
         let year_typo = typo(|e| matches!(e, TemplateError::UnknownYearFormat { .. }));
 
         let len = src.chars().count();
@@ -471,11 +401,7 @@ impl Template {
             errors.push(TemplateError::TooLong { len });
         }
 
-        match tokens
-            .iter()
-            .filter(|(t, _)| matches!(t, Token::Seq(_)))
-            .count()
-        {
+        match tokens.iter().filter(|(t, _)| matches!(t, Token::Seq(_))).count() {
             0 if !seq_typo => errors.push(TemplateError::MissingSeq),
             0 | 1 => {}
             _ => errors.push(TemplateError::MultipleSeq),
@@ -491,11 +417,7 @@ impl Template {
                 Piece::Tok(t, _) if t.is_fixed_width() => {}
                 Piece::Tok(t, pos) => {
                     if let Some(p) = prev.filter(|_| !between.chars().any(is_separator)) {
-                        errors.push(TemplateError::AmbiguousAdjacentTokens {
-                            first: p.name(),
-                            second: t.name(),
-                            position: *pos,
-                        });
+                        errors.push(TemplateError::AmbiguousAdjacentTokens { first: p.name(), second: t.name(), position: *pos });
                     }
                     prev = Some(*t);
                     between.clear();
@@ -511,10 +433,7 @@ impl Template {
         };
         for req in required {
             if !tokens.iter().any(|(t, _)| t == req) {
-                errors.push(TemplateError::MissingRequiredToken {
-                    token: req.name(),
-                    corr_type: normalize_code(corr_type_code),
-                });
+                errors.push(TemplateError::MissingRequiredToken { token: req.name(), corr_type: normalize_code(corr_type_code) });
             }
         }
 
@@ -527,9 +446,7 @@ impl Template {
             })
             .sum();
         if longest > MAX_NUMBER_LEN {
-            errors.push(TemplateError::RenderTooLong {
-                max_len: MAX_NUMBER_LEN,
-            });
+            errors.push(TemplateError::RenderTooLong { max_len: MAX_NUMBER_LEN });
         }
 
         // a reset restarts the sequence, so the period must be visible or numbers repeat
@@ -552,13 +469,7 @@ impl Template {
     }
 
     fn tokens(&self) -> impl Iterator<Item = Token> + '_ {
-        self.segments.iter().filter_map(|s| {
-            if let Segment::Token(t) = s {
-                Some(*t)
-            } else {
-                None
-            }
-        })
+        self.segments.iter().filter_map(|s| if let Segment::Token(t) = s { Some(*t) } else { None })
     }
 
     /// Whether numbering under this template with `scope` stays on the counters of `other` with `other_scope`:
@@ -585,9 +496,7 @@ impl Template {
 
     /// Width of `{SEQ:n}`; 0 if the template has none (only possible for an unvalidated one).
     pub fn seq_width(&self) -> u8 {
-        self.tokens()
-            .find_map(|t| if let Token::Seq(n) = t { Some(n) } else { None })
-            .unwrap_or(0)
+        self.tokens().find_map(|t| if let Token::Seq(n) = t { Some(n) } else { None }).unwrap_or(0)
     }
 
     /// Largest sequence number the template can show: 10^width − 1.
@@ -640,14 +549,7 @@ impl Template {
                 Segment::Token(t) => Pat::Tok(*t),
             })
             .collect();
-        let mut r = Reader {
-            pats,
-            text,
-            project: project_code.chars().collect(),
-            reach: Vec::new(),
-            budget: PARSE_BUDGET,
-            found: Vec::new(),
-        };
+        let mut r = Reader { pats, text, project: project_code.chars().collect(), reach: Vec::new(), budget: PARSE_BUDGET, found: Vec::new() };
         r.compute_reach();
         r.search(0, 0, &mut Default::default());
         (r.found.len() == 1 && r.budget > 0).then(|| r.found.remove(0))
@@ -700,9 +602,7 @@ struct Reader {
 impl Reader {
     fn digits(&self, p: usize, n: usize) -> Option<i64> {
         let s = self.text.get(p..p + n)?;
-        s.iter()
-            .map(|c| c.to_digit(10).filter(|_| c.is_ascii_digit()))
-            .try_fold(0, |a, d| Some(a * 10 + i64::from(d?)))
+        s.iter().map(|c| c.to_digit(10).filter(|_| c.is_ascii_digit())).try_fold(0, |a, d| Some(a * 10 + i64::from(d?)))
     }
 
     /// The value fixed-width token `t` reads at `p`, if the text there fits it.
@@ -779,10 +679,7 @@ impl Reader {
             return;
         }
         let (k, fixed) = match &self.pats[i] {
-            Pat::Tok(t) => (
-                slot(*t),
-                t.is_fixed_width().then(|| self.fixed(*t, p)).flatten(),
-            ),
+            Pat::Tok(t) => (slot(*t), t.is_fixed_width().then(|| self.fixed(*t, p)).flatten()),
             Pat::Lit(_) => (None, None),
         };
         for e in self.ends(i, p) {
@@ -830,9 +727,7 @@ impl Reader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        rev_label, seed_default_template, validate_code, CodeKind, Period, SYSTEM_DEFAULT_TEMPLATE,
-    };
+    use super::super::{rev_label, seed_default_template, validate_code, CodeKind, Period, SYSTEM_DEFAULT_TEMPLATE};
     use super::*;
 
     #[test]
@@ -847,14 +742,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn letter() -> RenderValues<'static> {
-        RenderValues {
-            originator: "คคง.",
-            recipient: "สคฉ.3",
-            seq: 1,
-            year: 2025,
-            month: 1,
-            ..Default::default()
-        }
+        RenderValues { originator: "คคง.", recipient: "สคฉ.3", seq: 1, year: 2025, month: 1, ..Default::default() }
     }
 
     fn validated(src: &str, ty: &str, scope: ResetScope) -> Template {
@@ -872,98 +760,38 @@ mod tests {
 
         let (src, scope) = seed_default_template("TRANSMITTAL");
         let t = validated(src, "TRANSMITTAL", scope);
-        assert_eq!(
-            t.render(&RenderValues {
-                sub_type: "21",
-                ..letter()
-            }),
-            "คคง.-สคฉ.3-21-0001-2568"
-        );
-        assert_eq!(
-            t.render(&RenderValues {
-                sub_type: "21",
-                seq: 117,
-                ..letter()
-            }),
-            "คคง.-สคฉ.3-21-0117-2568"
-        );
+        assert_eq!(t.render(&RenderValues { sub_type: "21", ..letter() }), "คคง.-สคฉ.3-21-0001-2568");
+        assert_eq!(t.render(&RenderValues { sub_type: "21", seq: 117, ..letter() }), "คคง.-สคฉ.3-21-0117-2568");
 
         let (src, scope) = seed_default_template("RFA");
         let t = validated(src, "RFA", scope);
-        let v = RenderValues {
-            project: "LCBP3-C2",
-            corr_type: "RFA",
-            discipline: "TER",
-            rfa_type: "RPT",
-            rev: "A",
-            seq: 1,
-            ..Default::default()
-        };
+        let v = RenderValues { project: "LCBP3-C2", corr_type: "RFA", discipline: "TER", rfa_type: "RPT", rev: "A", seq: 1, ..Default::default() };
         assert_eq!(t.render(&v), "LCBP3-C2-RFA-TER-RPT-0001-A");
     }
 
     #[test]
     fn renders_other_tokens() {
         let t = Template::parse("{YEAR:A.D.}/{MONTH}/{SEQ:1}/{YEAR:CE}{YEAR:BE}").unwrap();
-        assert_eq!(
-            t.render(&RenderValues {
-                seq: 7,
-                year: 2026,
-                month: 3,
-                ..Default::default()
-            }),
-            "2026/03/7/20262569"
-        );
+        assert_eq!(t.render(&RenderValues { seq: 7, year: 2026, month: 3, ..Default::default() }), "2026/03/7/20262569");
         let t = Template::parse("{SEQ:10}").unwrap();
-        assert_eq!(
-            t.render(&RenderValues {
-                seq: 9_999_999_999,
-                ..Default::default()
-            }),
-            "9999999999"
-        );
+        assert_eq!(t.render(&RenderValues { seq: 9_999_999_999, ..Default::default() }), "9999999999");
         assert_eq!((t.seq_width(), t.max_seq()), (10, 9_999_999_999));
-        assert_eq!(
-            Template::parse(SYSTEM_DEFAULT_TEMPLATE).unwrap().max_seq(),
-            9999
-        );
+        assert_eq!(Template::parse(SYSTEM_DEFAULT_TEMPLATE).unwrap().max_seq(), 9999);
     }
 
     #[test]
     fn year_of_the_bangkok_new_year() {
         use chrono::TimeZone;
-        let p = Period::at(
-            ResetScope::Yearly,
-            chrono::Utc
-                .with_ymd_and_hms(2025, 12, 31, 17, 30, 0)
-                .unwrap(),
-        );
+        let p = Period::at(ResetScope::Yearly, chrono::Utc.with_ymd_and_hms(2025, 12, 31, 17, 30, 0).unwrap());
         assert_eq!(p.key(), "YEAR_2026");
         let t = Template::parse(SYSTEM_DEFAULT_TEMPLATE).unwrap();
-        assert_eq!(
-            t.render(&RenderValues {
-                year: p.year,
-                month: p.month,
-                ..letter()
-            }),
-            "คคง.-สคฉ.3-0001-2569"
-        );
+        assert_eq!(t.render(&RenderValues { year: p.year, month: p.month, ..letter() }), "คคง.-สคฉ.3-0001-2569");
     }
 
     #[test]
     fn key_parts_of_the_seed_defaults() {
-        let parts = |ty| {
-            Template::parse(seed_default_template(ty).0)
-                .unwrap()
-                .key_parts()
-        };
-        let kp = |originator, recipient, sub_type, rfa_type, discipline| KeyParts {
-            originator,
-            recipient,
-            sub_type,
-            rfa_type,
-            discipline,
-        };
+        let parts = |ty| Template::parse(seed_default_template(ty).0).unwrap().key_parts();
+        let kp = |originator, recipient, sub_type, rfa_type, discipline| KeyParts { originator, recipient, sub_type, rfa_type, discipline };
         assert_eq!(parts("LETTER"), kp(true, true, false, false, false));
         assert_eq!(parts("MEMO"), kp(true, true, false, false, false));
         assert_eq!(parts("TRANSMITTAL"), kp(true, true, true, false, false));
@@ -975,23 +803,10 @@ mod tests {
         assert_eq!(Token::Seq(4).name(), "{SEQ:4}");
         assert_eq!(Token::YearBe.name(), "{YEAR:B.E.}");
         assert_eq!(Token::CorrType.name(), "{CORR_TYPE}");
-        assert!(
-            Token::Month.is_fixed_width()
-                && !Token::Rev.is_fixed_width()
-                && !Token::SubType.is_fixed_width()
-        );
-        assert_eq!(
-            Template::parse("{YEAR:BE}{YEAR:CE}").unwrap().segments(),
-            &[Segment::Token(Token::YearBe), Segment::Token(Token::YearAd)]
-        );
+        assert!(Token::Month.is_fixed_width() && !Token::Rev.is_fixed_width() && !Token::SubType.is_fixed_width());
+        assert_eq!(Template::parse("{YEAR:BE}{YEAR:CE}").unwrap().segments(), &[Segment::Token(Token::YearBe), Segment::Token(Token::YearAd)]);
         let t = Template::parse("ก{SEQ:4}").unwrap();
-        assert_eq!(
-            (t.source(), t.segments()),
-            (
-                "ก{SEQ:4}",
-                &[Segment::Literal("ก".into()), Segment::Token(Token::Seq(4))][..]
-            )
-        );
+        assert_eq!((t.source(), t.segments()), ("ก{SEQ:4}", &[Segment::Literal("ก".into()), Segment::Token(Token::Seq(4))][..]));
     }
 
     // "เลขที่" is 6 characters but 18 bytes: positions must count characters
@@ -1001,84 +816,21 @@ mod tests {
     fn syntax_errors_carry_character_positions() {
         use TemplateError::*;
         let p = |s: &str| Template::parse(&format!("{TH}{s}")).unwrap_err();
-        assert_eq!(
-            p("{FOO}-{SEQ:4}"),
-            vec![UnknownToken {
-                name: "{FOO}".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("-{ORG}"),
-            vec![DeprecatedToken {
-                name: "{ORG}".into(),
-                replacement: "{ORIGINATOR}".into(),
-                position: 7
-            }]
-        );
-        assert_eq!(
-            p("{TYPE}"),
-            vec![DeprecatedToken {
-                name: "{TYPE}".into(),
-                replacement: "{CORR_TYPE}".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{CATEGORY}"),
-            vec![DeprecatedToken {
-                name: "{CATEGORY}".into(),
-                replacement: "{SUB_TYPE} or {RFA_TYPE}".into(),
-                position: 6
-            }]
-        );
+        assert_eq!(p("{FOO}-{SEQ:4}"), vec![UnknownToken { name: "{FOO}".into(), position: 6 }]);
+        assert_eq!(p("-{ORG}"), vec![DeprecatedToken { name: "{ORG}".into(), replacement: "{ORIGINATOR}".into(), position: 7 }]);
+        assert_eq!(p("{TYPE}"), vec![DeprecatedToken { name: "{TYPE}".into(), replacement: "{CORR_TYPE}".into(), position: 6 }]);
+        assert_eq!(p("{CATEGORY}"), vec![DeprecatedToken { name: "{CATEGORY}".into(), replacement: "{SUB_TYPE} or {RFA_TYPE}".into(), position: 6 }]);
         assert_eq!(p("{SEQ:4"), vec![UnbalancedBrace { position: 6 }]);
         assert_eq!(p("x}{SEQ:4}"), vec![UnbalancedBrace { position: 7 }]);
         assert_eq!(p("{ {SEQ:4}"), vec![UnbalancedBrace { position: 6 }]);
         assert_eq!(p("-{}"), vec![EmptyToken { position: 7 }]);
         assert_eq!(p("{SEQ}"), vec![SeqWithoutWidth { position: 6 }]);
-        assert_eq!(
-            p("{SEQ:0}"),
-            vec![SeqWidthOutOfRange {
-                width: "0".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{SEQ:11}"),
-            vec![SeqWidthOutOfRange {
-                width: "11".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{SEQ:+4}"),
-            vec![SeqWidthOutOfRange {
-                width: "+4".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{YEAR}"),
-            vec![UnknownYearFormat {
-                name: "{YEAR}".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{YEAR:BC}"),
-            vec![UnknownYearFormat {
-                name: "{YEAR:BC}".into(),
-                position: 6
-            }]
-        );
-        assert_eq!(
-            p("{seq:4}"),
-            vec![UnknownToken {
-                name: "{seq:4}".into(),
-                position: 6
-            }]
-        );
+        assert_eq!(p("{SEQ:0}"), vec![SeqWidthOutOfRange { width: "0".into(), position: 6 }]);
+        assert_eq!(p("{SEQ:11}"), vec![SeqWidthOutOfRange { width: "11".into(), position: 6 }]);
+        assert_eq!(p("{SEQ:+4}"), vec![SeqWidthOutOfRange { width: "+4".into(), position: 6 }]);
+        assert_eq!(p("{YEAR}"), vec![UnknownYearFormat { name: "{YEAR}".into(), position: 6 }]);
+        assert_eq!(p("{YEAR:BC}"), vec![UnknownYearFormat { name: "{YEAR:BC}".into(), position: 6 }]);
+        assert_eq!(p("{seq:4}"), vec![UnknownToken { name: "{seq:4}".into(), position: 6 }]);
         // every error is collected
         assert_eq!(p("{A}{B}}").len(), 3);
         assert!(Template::parse(&format!("{TH}{{SEQ:4}}")).is_ok());
@@ -1087,41 +839,20 @@ mod tests {
     #[test]
     fn messages_explain() {
         use TemplateError::*;
-        let e = UnknownToken {
-            name: "{seq:4}".into(),
-            position: 6,
-        };
-        assert_eq!(
-            e.to_string(),
-            "unknown token {seq:4} at character 7 (token names are upper case: {SEQ:4})"
-        );
+        let e = UnknownToken { name: "{seq:4}".into(), position: 6 };
+        assert_eq!(e.to_string(), "unknown token {seq:4} at character 7 (token names are upper case: {SEQ:4})");
         assert!(e.message_th().contains("อักขระที่ 7"));
         assert_eq!(e.position(), Some(6));
-        let e = DeprecatedToken {
-            name: "{CATEGORY}".into(),
-            replacement: "{SUB_TYPE} or {RFA_TYPE}".into(),
-            position: 0,
-        };
-        assert!(e
-            .to_string()
-            .contains("use {SUB_TYPE} or {RFA_TYPE} instead"));
+        let e = DeprecatedToken { name: "{CATEGORY}".into(), replacement: "{SUB_TYPE} or {RFA_TYPE}".into(), position: 0 };
+        assert!(e.to_string().contains("use {SUB_TYPE} or {RFA_TYPE} instead"));
         assert!(e.message_th().contains("{SUB_TYPE} หรือ {RFA_TYPE}"));
-        assert!(UnknownYearFormat {
-            name: "{YEAR}".into(),
-            position: 0
-        }
-        .to_string()
-        .contains("{YEAR:B.E.}"));
-        let y = ResetNeedsYear {
-            scope: ResetScope::Yearly,
-        };
+        assert!(UnknownYearFormat { name: "{YEAR}".into(), position: 0 }.to_string().contains("{YEAR:B.E.}"));
+        let y = ResetNeedsYear { scope: ResetScope::Yearly };
         for m in [y.to_string(), y.message_th()] {
             assert!(m.contains("{YEAR:B.E.}") && m.contains("NONE"), "{m}");
         }
         assert!(y.to_string().contains("repeat"));
-        let m = ResetNeedsYear {
-            scope: ResetScope::Monthly,
-        };
+        let m = ResetNeedsYear { scope: ResetScope::Monthly };
         assert!(m.to_string().contains("{MONTH}") && m.message_th().contains("{MONTH}"));
         assert_eq!(m.position(), None);
         assert!(MissingSeq.message_th().contains("{SEQ:n}"));
@@ -1131,107 +862,56 @@ mod tests {
     fn validator_rules() {
         use TemplateError::*;
         let y = ResetScope::Yearly;
-        assert_eq!(
-            errors(&format!("{TH}-{{ORIGINATOR}}"), "LETTER", ResetScope::None),
-            vec![MissingSeq]
-        );
-        assert_eq!(
-            errors("{SEQ:4}-{SEQ:2}", "LETTER", ResetScope::None),
-            vec![MultipleSeq]
-        );
+        assert_eq!(errors(&format!("{TH}-{{ORIGINATOR}}"), "LETTER", ResetScope::None), vec![MissingSeq]);
+        assert_eq!(errors("{SEQ:4}-{SEQ:2}", "LETTER", ResetScope::None), vec![MultipleSeq]);
         // {SEQ} is reported once, not also as missing
-        assert_eq!(
-            errors("{SEQ}", "LETTER", ResetScope::None),
-            vec![SeqWithoutWidth { position: 0 }]
-        );
+        assert_eq!(errors("{SEQ}", "LETTER", ResetScope::None), vec![SeqWithoutWidth { position: 0 }]);
 
         // adjacency: the position is the second token's, counted in characters
         assert_eq!(
-            errors(
-                &format!("{TH}{{ORIGINATOR}}.{{RECIPIENT}}-{{SEQ:4}}"),
-                "LETTER",
-                ResetScope::None
-            ),
-            vec![AmbiguousAdjacentTokens {
-                first: "{ORIGINATOR}".into(),
-                second: "{RECIPIENT}".into(),
-                position: 19
-            }]
+            errors(&format!("{TH}{{ORIGINATOR}}.{{RECIPIENT}}-{{SEQ:4}}"), "LETTER", ResetScope::None),
+            vec![AmbiguousAdjacentTokens { first: "{ORIGINATOR}".into(), second: "{RECIPIENT}".into(), position: 19 }]
         );
         // a fixed-width token between two variable ones does not separate them …
         assert_eq!(
             errors("{DISCIPLINE}{SEQ:4}{REV}", "LETTER", ResetScope::None),
-            vec![AmbiguousAdjacentTokens {
-                first: "{DISCIPLINE}".into(),
-                second: "{REV}".into(),
-                position: 19
-            }]
+            vec![AmbiguousAdjacentTokens { first: "{DISCIPLINE}".into(), second: "{REV}".into(), position: 19 }]
         );
         // … but a separator anywhere in the literal text between them does
-        for ok in [
-            "{DISCIPLINE}-{SEQ:4}{REV}",
-            "{DISCIPLINE}{SEQ:4}/{REV}",
-            "{DISCIPLINE} {REV}{SEQ:4}",
-            "{SEQ:4}{ORIGINATOR}",
-            "x.-.{PROJECT}.-.{SEQ:3}",
-        ] {
+        for ok in
+            ["{DISCIPLINE}-{SEQ:4}{REV}", "{DISCIPLINE}{SEQ:4}/{REV}", "{DISCIPLINE} {REV}{SEQ:4}", "{SEQ:4}{ORIGINATOR}", "x.-.{PROJECT}.-.{SEQ:3}"]
+        {
             validated(ok, "LETTER", ResetScope::None);
         }
 
         assert_eq!(
             errors("{PROJECT}-{SEQ:4}-{REV}", "RFA", ResetScope::None),
-            vec![MissingRequiredToken {
-                token: "{DISCIPLINE}".into(),
-                corr_type: "RFA".into()
-            }]
+            vec![MissingRequiredToken { token: "{DISCIPLINE}".into(), corr_type: "RFA".into() }]
         );
         assert_eq!(
             errors("{SEQ:4}", "RFA", ResetScope::None),
             vec![
-                MissingRequiredToken {
-                    token: "{PROJECT}".into(),
-                    corr_type: "RFA".into()
-                },
-                MissingRequiredToken {
-                    token: "{DISCIPLINE}".into(),
-                    corr_type: "RFA".into()
-                }
+                MissingRequiredToken { token: "{PROJECT}".into(), corr_type: "RFA".into() },
+                MissingRequiredToken { token: "{DISCIPLINE}".into(), corr_type: "RFA".into() }
             ]
         );
         assert_eq!(
             errors(SYSTEM_DEFAULT_TEMPLATE, "TRANSMITTAL", y),
-            vec![MissingRequiredToken {
-                token: "{SUB_TYPE}".into(),
-                corr_type: "TRANSMITTAL".into()
-            }]
+            vec![MissingRequiredToken { token: "{SUB_TYPE}".into(), corr_type: "TRANSMITTAL".into() }]
         );
 
         // 101 characters of template text
         let long = format!("{}{{SEQ:4}}", "ก".repeat(94));
         assert_eq!(long.chars().count(), 101);
         // (it renders only 98: the text limit is separate from the rendering limit)
-        assert_eq!(
-            errors(&long, "LETTER", ResetScope::None),
-            vec![TooLong { len: 101 }]
-        );
+        assert_eq!(errors(&long, "LETTER", ResetScope::None), vec![TooLong { len: 101 }]);
         // short text, long rendering: 5 codes of 20 + separators > 100
         let wide = "{PROJECT}-{ORIGINATOR}-{RECIPIENT}-{CORR_TYPE}-{DISCIPLINE}-{SEQ:4}";
-        assert_eq!(
-            errors(wide, "LETTER", ResetScope::None),
-            vec![RenderTooLong { max_len: 100 }]
-        );
+        assert_eq!(errors(wide, "LETTER", ResetScope::None), vec![RenderTooLong { max_len: 100 }]);
         // exactly 100 at most: 4 codes (80) + 3 dashes + "-" + SEQ:10 + "-" + 5-digit sub-type = 100
-        validated(
-            "{PROJECT}-{ORIGINATOR}-{RECIPIENT}-{CORR_TYPE}-{SEQ:10}-{SUB_TYPE}",
-            "LETTER",
-            ResetScope::None,
-        );
+        validated("{PROJECT}-{ORIGINATOR}-{RECIPIENT}-{CORR_TYPE}-{SEQ:10}-{SUB_TYPE}", "LETTER", ResetScope::None);
         assert_eq!(
-            errors(
-                "{PROJECT}-{ORIGINATOR}-{RECIPIENT}-{CORR_TYPE}-{SEQ:10}-{SUB_TYPE}x",
-                "LETTER",
-                ResetScope::None
-            ),
+            errors("{PROJECT}-{ORIGINATOR}-{RECIPIENT}-{CORR_TYPE}-{SEQ:10}-{SUB_TYPE}x", "LETTER", ResetScope::None),
             vec![RenderTooLong { max_len: 100 }]
         );
 
@@ -1241,14 +921,8 @@ mod tests {
         validated(rfa, "RFA", ResetScope::None);
         validated(&format!("{rfa}-{{YEAR:A.D.}}"), "RFA", y);
         let monthly = ResetScope::Monthly;
-        assert_eq!(
-            errors(SYSTEM_DEFAULT_TEMPLATE, "LETTER", monthly),
-            vec![ResetNeedsYear { scope: monthly }]
-        );
-        assert_eq!(
-            errors("{MONTH}-{SEQ:4}", "LETTER", monthly),
-            vec![ResetNeedsYear { scope: monthly }]
-        );
+        assert_eq!(errors(SYSTEM_DEFAULT_TEMPLATE, "LETTER", monthly), vec![ResetNeedsYear { scope: monthly }]);
+        assert_eq!(errors("{MONTH}-{SEQ:4}", "LETTER", monthly), vec![ResetNeedsYear { scope: monthly }]);
         validated("{ORIGINATOR}-{SEQ:4}-{MONTH}{YEAR:B.E.}", "LETTER", monthly);
         validated("{ORIGINATOR}-{SEQ:4}", "LETTER", ResetScope::None);
 
@@ -1257,21 +931,10 @@ mod tests {
         assert_eq!(
             all,
             vec![
-                DeprecatedToken {
-                    name: "{ORG}".into(),
-                    replacement: "{ORIGINATOR}".into(),
-                    position: 6
-                },
+                DeprecatedToken { name: "{ORG}".into(), replacement: "{ORIGINATOR}".into(), position: 6 },
                 MissingSeq,
-                AmbiguousAdjacentTokens {
-                    first: "{RECIPIENT}".into(),
-                    second: "{DISCIPLINE}".into(),
-                    position: 22
-                },
-                MissingRequiredToken {
-                    token: "{PROJECT}".into(),
-                    corr_type: "RFA".into()
-                },
+                AmbiguousAdjacentTokens { first: "{RECIPIENT}".into(), second: "{DISCIPLINE}".into(), position: 22 },
+                MissingRequiredToken { token: "{PROJECT}".into(), corr_type: "RFA".into() },
                 ResetNeedsYear { scope: y },
             ]
         );
@@ -1280,9 +943,7 @@ mod tests {
     #[test]
     fn reads_the_seed_examples_back() {
         let t = Template::parse(seed_default_template("RFA").0).unwrap();
-        let got = t
-            .parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2")
-            .unwrap();
+        let got = t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2").unwrap();
         let want = ParsedNumber {
             corr_type: Some("RFA".into()),
             discipline: Some("TER".into()),
@@ -1292,21 +953,9 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(got, want);
-        assert_eq!(
-            t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3"),
-            None,
-            "wrong project"
-        );
-        assert_eq!(
-            t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-a", "LCBP3-C2"),
-            None,
-            "bad rev"
-        );
-        assert_eq!(
-            t.parse_number("LCBP3-C2-RFA-TER-RPT-001-A", "LCBP3-C2"),
-            None,
-            "short seq"
-        );
+        assert_eq!(t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3"), None, "wrong project");
+        assert_eq!(t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-a", "LCBP3-C2"), None, "bad rev");
+        assert_eq!(t.parse_number("LCBP3-C2-RFA-TER-RPT-001-A", "LCBP3-C2"), None, "short seq");
 
         let t = Template::parse(seed_default_template("TRANSMITTAL").0).unwrap();
         let got = t.parse_number("คคง.-สคฉ.3-21-0117-2568", "X").unwrap();
@@ -1321,28 +970,15 @@ mod tests {
                 ..Default::default()
             }
         );
-        assert_eq!(
-            t.parse_number("คคง.-สคฉ.3-2A-0117-2568", "X"),
-            None,
-            "sub-type digits"
-        );
-        assert_eq!(
-            t.parse_number("คคง.-สคฉ.3-21-0117-256", "X"),
-            None,
-            "year digits"
-        );
+        assert_eq!(t.parse_number("คคง.-สคฉ.3-2A-0117-2568", "X"), None, "sub-type digits");
+        assert_eq!(t.parse_number("คคง.-สคฉ.3-21-0117-256", "X"), None, "year digits");
     }
 
     #[test]
     fn parse_number_edge_cases() {
         // repeated tokens must agree; B.E. and A.D. years too
-        let t =
-            Template::parse("{ORIGINATOR}-{SEQ:2}-{ORIGINATOR}/{YEAR:A.D.}/{YEAR:B.E.}").unwrap();
-        assert_eq!(
-            t.parse_number("AB-01-AB/2025/2568", "P")
-                .map(|p| (p.originator, p.year)),
-            Some((Some("AB".into()), Some(2025)))
-        );
+        let t = Template::parse("{ORIGINATOR}-{SEQ:2}-{ORIGINATOR}/{YEAR:A.D.}/{YEAR:B.E.}").unwrap();
+        assert_eq!(t.parse_number("AB-01-AB/2025/2568", "P").map(|p| (p.originator, p.year)), Some((Some("AB".into()), Some(2025))));
         assert_eq!(t.parse_number("AB-01-AC/2025/2568", "P"), None);
         assert_eq!(t.parse_number("AB-01-AB/2025/2569", "P"), None);
         // month range
@@ -1353,18 +989,12 @@ mod tests {
         // an ambiguous (unvalidated) template gives no answer rather than a guess
         let t = Template::parse("{ORIGINATOR}{RECIPIENT}-{SEQ:1}").unwrap();
         assert_eq!(t.parse_number("ABC-1", "P"), None);
-        assert_eq!(
-            t.parse_number("AB-1", "P").and_then(|p| p.recipient),
-            Some("B".into())
-        );
+        assert_eq!(t.parse_number("AB-1", "P").and_then(|p| p.recipient), Some("B".into()));
         // … and stays fast even when hostile: every split of the first half is a candidate
         // that the repeated second half then refutes, so only the step budget ends the search
         let half = "{ORIGINATOR}{RECIPIENT}{DISCIPLINE}{RFA_TYPE}{CORR_TYPE}";
         let t = Template::parse(&format!("{half}X{half}")).unwrap();
-        assert_eq!(
-            t.parse_number(&format!("{}X{}", "A".repeat(60), "B".repeat(60)), "P"),
-            None
-        );
+        assert_eq!(t.parse_number(&format!("{}X{}", "A".repeat(60), "B".repeat(60)), "P"), None);
         assert_eq!(t.parse_number(&"A".repeat(1000), "P"), None);
     }
 
@@ -1453,38 +1083,25 @@ mod tests {
     }
 
     fn owned() -> impl Strategy<Value = Owned> {
-        (
-            ("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE),
-            (0u32..100_000, CODE, CODE),
-            (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278),
-        )
-            .prop_map(
-                |(
-                    (project, originator, recipient, corr_type),
-                    (sub, rfa_type, discipline),
-                    (seq, year, month, rev),
-                )| Owned {
-                    project,
-                    originator,
-                    recipient,
-                    corr_type,
-                    sub_type: sub.to_string(),
-                    rfa_type,
-                    discipline,
-                    seq,
-                    year,
-                    month,
-                    rev: rev_label(rev),
-                },
-            )
+        (("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE), (0u32..100_000, CODE, CODE), (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278))
+            .prop_map(|((project, originator, recipient, corr_type), (sub, rfa_type, discipline), (seq, year, month, rev))| Owned {
+                project,
+                originator,
+                recipient,
+                corr_type,
+                sub_type: sub.to_string(),
+                rfa_type,
+                discipline,
+                seq,
+                year,
+                month,
+                rev: rev_label(rev),
+            })
     }
 
     /// What reading `v` back through `t` must give: the fields `t` shows, nothing else.
     fn expected(t: &Template, v: &RenderValues) -> ParsedNumber {
-        let mut p = ParsedNumber {
-            seq: v.seq,
-            ..Default::default()
-        };
+        let mut p = ParsedNumber { seq: v.seq, ..Default::default() };
         for tok in t.tokens() {
             match tok {
                 Token::Originator => p.originator = Some(v.originator.into()),
@@ -1503,11 +1120,7 @@ mod tests {
     }
 
     fn scope() -> impl Strategy<Value = ResetScope> {
-        prop::sample::select(vec![
-            ResetScope::Yearly,
-            ResetScope::Monthly,
-            ResetScope::None,
-        ])
+        prop::sample::select(vec![ResetScope::Yearly, ResetScope::Monthly, ResetScope::None])
     }
 
     proptest! {

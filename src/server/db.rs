@@ -77,11 +77,7 @@ impl Db {
         } else {
             return Err(sqlx::Error::Configuration(format!("unsupported DATABASE_URL scheme: {url}").into()));
         };
-        let url = if dialect == Dialect::Sqlite {
-            ensure_sqlite_create(url)
-        } else {
-            url.replacen("mariadb:", "mysql:", 1)
-        };
+        let url = if dialect == Dialect::Sqlite { ensure_sqlite_create(url) } else { url.replacen("mariadb:", "mysql:", 1) };
         match dialect {
             Dialect::Sqlite => {
                 let options = |max: u32| {
@@ -356,13 +352,10 @@ pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
 
 /// Whether `e` is a [`DbFailure::Connection`].
 pub fn is_connection_error(e: &sqlx::Error) -> bool {
-    matches!(
-        e,
-        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_)
-    ) || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
+    matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_))
+        || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
         || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1927 | 2006 | 2013))
-        || (mysql_error_number(e).is_some()
-            && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
+        || (mysql_error_number(e).is_some() && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
 }
 
 /// A value bound to a `?` of a [`Conditions`] clause.

@@ -49,13 +49,16 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
         types.push((reference::create_corr_type(db, code, name).await?, *code));
     }
     let transmittal = types.iter().find(|(_, c)| *c == "TRANSMITTAL").map(|(id, _)| *id).unwrap_or_default();
-    for (number, code, name) in [("11", "MAT", "วัสดุ"), ("12", "SHP", "Shop drawing"), ("13", "DWG", "แบบ"), ("14", "MET", "วิธีการทำงาน"), ("21", "GEN", "ทั่วไป")] {
+    for (number, code, name) in
+        [("11", "MAT", "วัสดุ"), ("12", "SHP", "Shop drawing"), ("13", "DWG", "แบบ"), ("14", "MET", "วิธีการทำงาน"), ("21", "GEN", "ทั่วไป")]
+    {
         reference::create_sub_type(db, transmittal, number, code, name).await?;
     }
     for (code, name) in [("SDW", "Shop Drawing"), ("RPT", "Report"), ("MAT", "Material"), ("SHD", "Schedule")] {
         reference::create_rfa_type(db, code, name).await?;
     }
-    for (code, name) in [("GEN", "ทั่วไป"), ("STR", "โครงสร้าง"), ("ARC", "สถาปัตยกรรม"), ("TER", "งานท่าเทียบเรือ"), ("GEO", "ธรณีเทคนิค"), ("ROW", "เขตทาง")] {
+    for (code, name) in [("GEN", "ทั่วไป"), ("STR", "โครงสร้าง"), ("ARC", "สถาปัตยกรรม"), ("TER", "งานท่าเทียบเรือ"), ("GEO", "ธรณีเทคนิค"), ("ROW", "เขตทาง")]
+    {
         reference::create_discipline(db, code, name).await?;
     }
     for p in &projects {

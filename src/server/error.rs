@@ -7,8 +7,8 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-pub use crate::contract::ErrorCode;
 use crate::contract::ApiError;
+pub use crate::contract::ErrorCode;
 
 /// The cause of an internal failure. Shared (`Arc`), so that one failure can answer every job of a batch and
 /// `AppError` stays `Clone`.
@@ -173,9 +173,7 @@ impl AppError {
 
     pub fn retry_after(&self) -> Option<u64> {
         match self {
-            AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => {
-                Some(*retry_after_secs)
-            }
+            AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => Some(*retry_after_secs),
             _ => None,
         }
     }
@@ -295,20 +293,14 @@ where
         use axum::extract::rejection::JsonRejection;
         match axum::Json::<T>::from_request(req, state).await {
             Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(JsonRejection::MissingJsonContentType(_)) => Err(AppError::validation(
-                "ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)",
-                "expected Content-Type: application/json",
-            )),
-            Err(JsonRejection::JsonSyntaxError(e)) => {
-                Err(AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text())))
+            Err(JsonRejection::MissingJsonContentType(_)) => {
+                Err(AppError::validation("ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)", "expected Content-Type: application/json"))
             }
-            Err(JsonRejection::JsonDataError(e)) => Err(AppError::validation(
-                format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()),
-                format!("invalid JSON data: {}", e.body_text()),
-            )),
-            Err(JsonRejection::BytesRejection(e)) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
-                Err(AppError::PayloadTooLarge)
+            Err(JsonRejection::JsonSyntaxError(e)) => Err(AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text()))),
+            Err(JsonRejection::JsonDataError(e)) => {
+                Err(AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()), format!("invalid JSON data: {}", e.body_text())))
             }
+            Err(JsonRejection::BytesRejection(e)) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => Err(AppError::PayloadTooLarge),
             Err(e) => Err(AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text())),
         }
     }

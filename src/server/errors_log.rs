@@ -117,7 +117,8 @@ pub async fn search(s: &crate::server::AppState, caller: &Caller, q: &ErrorQuery
 pub async fn resolve(s: &crate::server::AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
     caller.require_admin()?;
     let (db, now_ms) = (&s.db, s.clock.now_ms());
-    let r = sqlx::query("UPDATE error_log SET resolved_at = ? WHERE id = ? AND resolved_at IS NULL").bind(now_ms).bind(id).execute(&db.writer).await?;
+    let r =
+        sqlx::query("UPDATE error_log SET resolved_at = ? WHERE id = ? AND resolved_at IS NULL").bind(now_ms).bind(id).execute(&db.writer).await?;
     if r.rows_affected() != 1 {
         return Err(AppError::not_found(format!("ข้อผิดพลาดที่ยังไม่แก้ไขรหัส {id}"), format!("unresolved error {id}")));
     }

@@ -117,7 +117,12 @@ async fn health(State(s): State<AppState>) -> impl IntoResponse {
         Some(false) => "down (database-lock fallback)",
     };
     let status = if database && reference { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, Json(serde_json::json!({ "status": if status == StatusCode::OK { "ok" } else { "degraded" }, "database": database, "redis": redis, "referenceData": reference })))
+    (
+        status,
+        Json(
+            serde_json::json!({ "status": if status == StatusCode::OK { "ok" } else { "degraded" }, "database": database, "redis": redis, "referenceData": reference }),
+        ),
+    )
 }
 
 /// The whole application: API, server functions, pages, static files, sessions.
@@ -147,5 +152,3 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .layer(sessions)
         .with_state(state)
 }
-
-

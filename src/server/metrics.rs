@@ -25,8 +25,7 @@ use axum::routing::get;
 use axum::Router;
 use prometheus::core::Collector;
 use prometheus::{
-    Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 use crate::numbering::{Period, ResetScope};
@@ -126,10 +125,7 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             .unwrap(),
         ),
         lock_attempts: register(&r, IntCounter::new(LOCK_ATTEMPTS, "Lock acquisitions attempted (acquired + failed).").unwrap()),
-        lock_failures: register(
-            &r,
-            IntCounterVec::new(Opts::new(LOCK_FAILURES, "Lock acquisitions that failed, by reason."), &["reason"]).unwrap(),
-        ),
+        lock_failures: register(&r, IntCounterVec::new(Opts::new(LOCK_FAILURES, "Lock acquisitions that failed, by reason."), &["reason"]).unwrap()),
         retries: register(
             &r,
             Histogram::with_opts(
@@ -154,10 +150,7 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             )
             .unwrap(),
         ),
-        issued: register(
-            &r,
-            IntCounterVec::new(Opts::new(ISSUED, "Document numbers issued, by correspondence type."), &["type"]).unwrap(),
-        ),
+        issued: register(&r, IntCounterVec::new(Opts::new(ISSUED, "Document numbers issued, by correspondence type."), &["type"]).unwrap()),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -278,10 +271,8 @@ async fn scrape_time(state: &AppState) -> Registry {
     if !state.config.redis_urls.is_empty() {
         let up = register(&r, IntGauge::new(REDIS_UP, "1 when a quorum of the REDIS_URLS servers answers PING at scrape time.").unwrap());
         up.set(i64::from(redis_quorum_answers(&state.config.redis_urls).await));
-        let fallback = register(
-            &r,
-            IntGauge::new(LOCK_FALLBACK_ACTIVE, "1 while counter batches use the database-lock fallback instead of Redis.").unwrap(),
-        );
+        let fallback =
+            register(&r, IntGauge::new(LOCK_FALLBACK_ACTIVE, "1 while counter batches use the database-lock fallback instead of Redis.").unwrap());
         fallback.set(i64::from(state.engine.redis_up() == Some(false)));
     }
 

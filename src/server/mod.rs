@@ -62,11 +62,8 @@ impl FromRef<AppState> for LeptosOptions {
 impl AppState {
     /// Connects, migrates, seeds (first run), and builds the engine.
     pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
-        let counter_thread = if config.counter_thread {
-            Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?)
-        } else {
-            None
-        };
+        let counter_thread =
+            if config.counter_thread { Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?) } else { None };
         let mut db = Db::connect(&config.database_url).await?;
         if let Some(t) = &counter_thread {
             db = db.counters_on(t.handle()).await?;

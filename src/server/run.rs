@@ -24,9 +24,7 @@ pub fn leptos_options() -> LeptosOptions {
             .output_name("docnum")
             .site_root(std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into()))
             .site_pkg_dir("pkg")
-            .site_addr(
-                std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))),
-            )
+            .site_addr(std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))))
             .build(),
     }
 }

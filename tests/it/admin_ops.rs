@@ -2,7 +2,6 @@
 //! HTTP on a real database (SQLite, or MariaDB with DOCNUM_TEST_DB=mysql). Every test ends with the whole-
 //! database check: audit chains intact, no number twice, no unexplained gap.
 
-
 use crate::common::*;
 use docnum::contract::Role;
 use reqwest::{Client, StatusCode};
@@ -83,7 +82,8 @@ async fn two_super_admins_reset_a_counter_and_the_numbers_restart() {
     let counter = letter_counter(&app).await;
     assert_eq!(REASON.chars().count(), 20);
 
-    let (s, req) = post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 1, "reason": REASON })).await;
+    let (s, req) =
+        post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 1, "reason": REASON })).await;
     assert_eq!(s, StatusCode::OK, "{req}");
     assert_eq!(req["data"]["newValue"], 1);
     assert_eq!(req["data"]["previousValue"], 4);
@@ -116,7 +116,8 @@ async fn two_super_admins_reset_a_counter_and_the_numbers_restart() {
     assert_eq!(app.count("SELECT COUNT(*) FROM released_numbers").await, 3);
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESET_EXECUTE' AND status = 'RELEASED'").await, 3);
     assert_eq!(
-        app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESET_EXECUTE' AND status = 'SUCCESS' AND old_value = '4' AND new_value = '1'").await,
+        app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'RESET_EXECUTE' AND status = 'SUCCESS' AND old_value = '4' AND new_value = '1'")
+            .await,
         1,
         "the previous value is recorded"
     );
@@ -260,7 +261,8 @@ async fn a_reset_during_heavy_reserving_never_issues_a_number_twice() {
         confirm(&app, t, &format!("DOC-{t}")).await;
     }
     let counter = letter_counter(&app).await;
-    let (_, req) = post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 2, "reason": REASON })).await;
+    let (_, req) =
+        post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 2, "reason": REASON })).await;
     let id = req["workflow"]["instancePublicId"].as_str().unwrap().to_string();
     let body = letter();
     let reserves = (0..60).map(|_| app.reserve(&body));
@@ -281,14 +283,16 @@ async fn staff_get_403_from_every_admin_endpoint_and_nothing_changes() {
     let tokens = reserve_letters(&app, 2).await;
     confirm(&app, &tokens[0], "DOC-1").await;
     let counter = letter_counter(&app).await;
-    let (_, req) = post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "reason": REASON, "newValue": 1 })).await;
+    let (_, req) =
+        post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "reason": REASON, "newValue": 1 })).await;
     let id = req["workflow"]["instancePublicId"].as_str().unwrap().to_string();
     let tables = ["document_numbers", "audit_log", "workflow_instances", "workflow_events", "counter_reset_requests", "released_numbers"];
     let mut before = Vec::new();
     for t in tables {
         before.push(app.count(&format!("SELECT COUNT(*) FROM {t}")).await);
     }
-    let number = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "คคง.-สคฉ.3-0001-2568", "reason": "ยกเลิกเพราะพิมพ์ผิด" });
+    let number =
+        json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "คคง.-สคฉ.3-0001-2568", "reason": "ยกเลิกเพราะพิมพ์ผิด" });
 
     let calls: Vec<(&str, String, Option<Value>, &str)> = vec![
         ("GET", "/api/v1/document-numbering/counters".into(), None, "FORBIDDEN"),
@@ -312,7 +316,14 @@ async fn staff_get_403_from_every_admin_endpoint_and_nothing_changes() {
         assert_error(s, &e, 403, code);
     }
     // a machine client is not a super admin either
-    let r = app.client.post(app.url("/api/v1/document-numbering/manual-override")).bearer_auth(&app.token).json(&json!({ "counterId": counter, "value": 50, "reason": "x" })).send().await.unwrap();
+    let r = app
+        .client
+        .post(app.url("/api/v1/document-numbering/manual-override"))
+        .bearer_auth(&app.token)
+        .json(&json!({ "counterId": counter, "value": 50, "reason": "x" }))
+        .send()
+        .await
+        .unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "NB007");
     // a project admin is not one either, but may browse their project's counters
@@ -386,7 +397,14 @@ async fn revise_issues_the_next_revision_on_the_same_sequence() {
     assert_error(s, &e, 404, "NOT_FOUND");
     let c1 = app.project_id("LCBP3-C1").await;
     let (_, scoped) = docnum::server::auth::store::create_token(&app.state.db, "c1 only", &[c1], 1, 0).await.unwrap();
-    let r = app.client.post(app.url("/api/v1/document-numbering/revise")).bearer_auth(&scoped).json(&rfa_number("LCBP3-C2-RFA-TER-RPT-0001-A")).send().await.unwrap();
+    let r = app
+        .client
+        .post(app.url("/api/v1/document-numbering/revise"))
+        .bearer_auth(&scoped)
+        .json(&rfa_number("LCBP3-C2-RFA-TER-RPT-0001-A"))
+        .send()
+        .await
+        .unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
     assert_all_accounted_for(&app).await;
@@ -428,7 +446,8 @@ async fn void_and_replace_voids_a_confirmed_number_and_links_its_replacement() {
     assert_error(s, &e, 409, "NOT_CONFIRMED");
     // a void number keeps its place: a reset may not go below it
     let counter = letter_counter(&app).await;
-    let (s, e) = post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 0, "reason": REASON })).await;
+    let (s, e) =
+        post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 0, "reason": REASON })).await;
     assert_error(s, &e, 409, "RESET_BELOW_CONFIRMED");
     assert_all_accounted_for(&app).await;
 }
@@ -455,7 +474,8 @@ async fn manual_override_registers_legacy_numbers_and_moves_a_counter_forward() 
     assert_error(s, &e, 409, "NB005");
     let (s, e) = post(&app, &a, path, legacy("คคง.-สคฉ.3-0001-2568")).await;
     assert_error(s, &e, 409, "NB005");
-    for bad in ["not a number", "คคง.-สคฉ.3-00x5-2568", "คคง.-สคฉ.3-0000-2568", "คคง.-กทท.-0007-2568", "คคง.-สคฉ.3-0007-2567"] {
+    for bad in ["not a number", "คคง.-สคฉ.3-00x5-2568", "คคง.-สคฉ.3-0000-2568", "คคง.-กทท.-0007-2568", "คคง.-สคฉ.3-0007-2567"]
+    {
         let (s, e) = post(&app, &a, path, legacy(bad)).await;
         assert_error(s, &e, 400, "NB006");
     }
@@ -476,7 +496,13 @@ async fn manual_override_registers_legacy_numbers_and_moves_a_counter_forward() 
 
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'MANUAL_OVERRIDE' AND status = 'CONFIRMED'").await, 2);
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'MANUAL_OVERRIDE' AND status = 'SKIPPED'").await, 8);
-    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'MANUAL_OVERRIDE' AND status = 'SUCCESS' AND old_value = '5' AND new_value = '10'").await, 1);
+    assert_eq!(
+        app.count(
+            "SELECT COUNT(*) FROM audit_log WHERE operation = 'MANUAL_OVERRIDE' AND status = 'SUCCESS' AND old_value = '5' AND new_value = '10'"
+        )
+        .await,
+        1
+    );
     // every missing sequence is explained in the counter browser
     let (_, numbers) = get(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/numbers?limit=100")).await;
     let gaps = numbers["gaps"].as_array().unwrap();
@@ -494,7 +520,8 @@ async fn two_approvers_at_once_decide_exactly_once() {
     let (s, _) = app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": tokens[2] })).await;
     assert_eq!(s, StatusCode::OK);
     let counter = letter_counter(&app).await;
-    let (_, req) = post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 0, "reason": REASON })).await;
+    let (_, req) =
+        post(&app, &a, &format!("/api/v1/document-numbering/counters/{counter}/reset-requests"), json!({ "newValue": 0, "reason": REASON })).await;
     let id = req["workflow"]["instancePublicId"].as_str().unwrap().to_string();
     let (approve, reject) = (format!("/api/v1/workflow/{id}/actions/APPROVE"), format!("/api/v1/workflow/{id}/actions/REJECT"));
     let ((s1, r1), (s2, r2)) = tokio::join!(post(&app, &b, &approve, json!({})), post(&app, &c, &reject, json!({})));

@@ -1,10 +1,9 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
-
 use std::collections::HashSet;
 
-use chrono::Duration;
 use crate::common::*;
+use chrono::Duration;
 use docnum::contract::Role;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -68,10 +67,7 @@ async fn rfas_of_two_contractors_never_share_a_number() {
         assert_eq!(s, StatusCode::OK, "{r}");
         numbers.push(r["documentNumber"].as_str().unwrap().to_string());
     }
-    assert_eq!(
-        numbers,
-        ["LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2-RFA-TER-RPT-0002-A", "LCBP3-C2-RFA-TER-RPT-0003-A", "LCBP3-C2-RFA-TER-RPT-0004-A"]
-    );
+    assert_eq!(numbers, ["LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2-RFA-TER-RPT-0002-A", "LCBP3-C2-RFA-TER-RPT-0003-A", "LCBP3-C2-RFA-TER-RPT-0004-A"]);
 }
 
 #[tokio::test]
@@ -211,13 +207,25 @@ async fn bad_input_gets_a_clear_4xx_and_changes_nothing() {
     let app = TestApp::spawn().await;
     let reserve = "/api/v1/document-numbering/reserve";
 
-    let r = app.client.post(app.url(reserve)).bearer_auth(&app.token).header("content-type", "application/json").body("{\"projectCode\": ").send().await.unwrap();
+    let r = app
+        .client
+        .post(app.url(reserve))
+        .bearer_auth(&app.token)
+        .header("content-type", "application/json")
+        .body("{\"projectCode\": ")
+        .send()
+        .await
+        .unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
 
     let (s, b) = app.reserve(&json!({ "projectCode": 42 })).await;
     assert_error(s, &b, 400, "VALIDATION_ERROR");
-    let (s, b) = app.reserve(&json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "surprise": 1 })).await;
+    let (s, b) = app
+        .reserve(
+            &json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "surprise": 1 }),
+        )
+        .await;
     assert_error(s, &b, 400, "VALIDATION_ERROR");
 
     let mut unknown = letter();
@@ -256,7 +264,8 @@ async fn bad_input_gets_a_clear_4xx_and_changes_nothing() {
 
     let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": "not-a-token", "documentId": "X" })).await;
     assert_error(s, &b, 400, "VALIDATION_ERROR");
-    let (s, b) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": "7f1c1f5e-3b7a-4c43-9a53-2f1e1d9c0a11", "documentId": "X" })).await;
+    let (s, b) =
+        app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": "7f1c1f5e-3b7a-4c43-9a53-2f1e1d9c0a11", "documentId": "X" })).await;
     assert_error(s, &b, 404, "NOT_FOUND");
 
     let r = app.client.post(app.url(reserve)).json(&letter()).send().await.unwrap();
@@ -288,7 +297,12 @@ async fn roles_are_checked_on_the_server() {
     let r = staff.post(app.url("/api/v1/admin/api-tokens")).json(&json!({ "name": "x" })).send().await.unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
-    let r = staff.post(app.url("/api/v1/admin/users")).json(&json!({ "username": "x", "password": "12345678", "role": "SUPER_ADMIN" })).send().await.unwrap();
+    let r = staff
+        .post(app.url("/api/v1/admin/users"))
+        .json(&json!({ "username": "x", "password": "12345678", "role": "SUPER_ADMIN" }))
+        .send()
+        .await
+        .unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
     assert_eq!(app.count("SELECT COUNT(*) FROM numbering_template_versions").await, 55, "only the demo versions");
@@ -482,7 +496,12 @@ async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_wer
         let admin = admin.clone();
         let url = app.url("/api/v1/document-numbering/configs");
         async move {
-            let r = admin.post(url).json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": template, "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" })).send().await.unwrap();
+            let r = admin
+                .post(url)
+                .json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": template, "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" }))
+                .send()
+                .await
+                .unwrap();
             assert_eq!(r.status(), StatusCode::OK);
             r.json::<Value>().await.unwrap()
         }
@@ -493,12 +512,18 @@ async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_wer
     assert_eq!(n2["documentNumber"], "คคง./สคฉ.3/0002/2568");
     let id = v2["id"].as_i64().unwrap();
 
-    let versions: Value = admin.get(app.url(&format!("/api/v1/document-numbering/configs/{id}/versions"))).send().await.unwrap().json().await.unwrap();
+    let versions: Value =
+        admin.get(app.url(&format!("/api/v1/document-numbering/configs/{id}/versions"))).send().await.unwrap().json().await.unwrap();
     let list: Vec<i64> = versions.as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).collect();
     assert_eq!(list, [2, 1]);
     assert_eq!(versions[0]["previousTemplate"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
 
-    let r = admin.post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback"))).json(&json!({ "version": 1, "reason": "กลับไปใช้รูปแบบเดิม" })).send().await.unwrap();
+    let r = admin
+        .post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback")))
+        .json(&json!({ "version": 1, "reason": "กลับไปใช้รูปแบบเดิม" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let restored: Value = r.json().await.unwrap();
     assert_eq!(restored["version"], 3);
@@ -511,7 +536,12 @@ async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_wer
     }
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_ROLLBACK'").await, 1);
 
-    let r = admin.post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback"))).json(&json!({ "version": 99, "reason": "x" })).send().await.unwrap();
+    let r = admin
+        .post(app.url(&format!("/api/v1/document-numbering/configs/{id}/rollback")))
+        .json(&json!({ "version": 99, "reason": "x" }))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
 
@@ -552,11 +582,13 @@ async fn the_audit_log_can_be_searched_paged_and_exported() {
     let (_, m) = app.reserve(&memo).await;
     app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": m["token"] })).await;
 
-    let page: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=1")).send().await.unwrap().json().await.unwrap();
+    let page: Value =
+        admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=1")).send().await.unwrap().json().await.unwrap();
     assert_eq!(page["total"], 6);
     assert_eq!(page["rows"].as_array().unwrap().len(), 4);
     assert_eq!(page["rows"][0]["operation"], "RESERVE");
-    let page2: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=2")).send().await.unwrap().json().await.unwrap();
+    let page2: Value =
+        admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=RESERVE&pageSize=4&page=2")).send().await.unwrap().json().await.unwrap();
     assert_eq!(page2["rows"].as_array().unwrap().len(), 2);
 
     let cancels: Value = admin.get(app.url("/api/v1/document-numbering/logs/audit?operation=cancel")).send().await.unwrap().json().await.unwrap();

@@ -135,12 +135,7 @@ impl TestApp {
 
     pub async fn login(&self, username: &str, password: &str) -> Client {
         let client = Client::builder().cookie_store(true).build().unwrap();
-        let r = client
-            .post(self.url("/api/v1/auth/login"))
-            .json(&json!({ "username": username, "password": password }))
-            .send()
-            .await
-            .unwrap();
+        let r = client.post(self.url("/api/v1/auth/login")).json(&json!({ "username": username, "password": password })).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK, "login as {username}");
         client
     }
@@ -211,10 +206,7 @@ impl MySqlTestDb {
         drop_leftovers(&mut conn).await;
         let random = uuid::Uuid::new_v4().simple().to_string();
         let name = format!("{MYSQL_TEST_PREFIX}{:08x}{}", unix_secs(), &random[..12]);
-        sqlx::query(&format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"))
-            .execute(&mut conn)
-            .await
-            .unwrap();
+        sqlx::query(&format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")).execute(&mut conn).await.unwrap();
         let _ = conn.close().await;
         MySqlTestDb { url: with_database(&server, &name), name, server }
     }

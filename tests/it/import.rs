@@ -2,7 +2,6 @@
 //! over HTTP on a real database (SQLite, or MariaDB with DOCNUM_TEST_DB=mysql). Refused input changes nothing;
 //! applied imports write the manual override's audit rows and leave every number accounted for.
 
-
 use crate::common::*;
 use docnum::contract::Role;
 use reqwest::{Client, StatusCode};
@@ -34,7 +33,8 @@ async fn get(app: &TestApp, client: &Client, path: &str) -> (StatusCode, Value) 
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
-const TABLES: &[&str] = &["document_numbers", "counters", "audit_log", "projects", "organizations", "project_organizations", "sub_types", "disciplines"];
+const TABLES: &[&str] =
+    &["document_numbers", "counters", "audit_log", "projects", "organizations", "project_organizations", "sub_types", "disciplines"];
 
 async fn counts(app: &TestApp) -> Vec<i64> {
     let mut v = Vec::new();
@@ -119,11 +119,21 @@ async fn one_bad_row_refuses_the_whole_import_and_names_the_row() {
     let below = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "value": 1 });
     let neither = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER" });
     let wrong_type = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "value": [1] });
-    let rows = json!([legacy("คคง.-สคฉ.3-0005-2568", "A"), legacy("คคง.-สคฉ.3-0005-2568", "B"), below, neither, legacy("คคง.-สคฉ.3-0002-2568", "C"), wrong_type]);
+    let rows = json!([
+        legacy("คคง.-สคฉ.3-0005-2568", "A"),
+        legacy("คคง.-สคฉ.3-0005-2568", "B"),
+        below,
+        neither,
+        legacy("คคง.-สคฉ.3-0002-2568", "C"),
+        wrong_type
+    ]);
     let (s, r) = post_json(&app, &admin, IMPORT, &rows).await;
     assert_error(s, &r, 400, "IMPORT_REJECTED");
     let codes: Vec<Value> = r["report"]["rows"].as_array().unwrap().iter().map(|x| x["code"].clone()).collect();
-    assert_eq!(codes, [json!(null), json!("NB005"), json!("OVERRIDE_BELOW_ISSUED"), json!("VALIDATION_ERROR"), json!("NB005"), json!("VALIDATION_ERROR")]);
+    assert_eq!(
+        codes,
+        [json!(null), json!("NB005"), json!("OVERRIDE_BELOW_ISSUED"), json!("VALIDATION_ERROR"), json!("NB005"), json!("VALIDATION_ERROR")]
+    );
     assert_eq!(counts(&app).await, before);
     assert_all_accounted_for(&app).await;
 }
@@ -232,15 +242,24 @@ async fn only_super_admins_import_or_edit_reference_data() {
         }
         let (s, e) = post_json(&app, client, "/api/v1/reference/organizations", &json!({ "code": "ผรม.9", "name": "x", "role": "CONTRACTOR" })).await;
         assert_error(s, &e, 403, "FORBIDDEN");
-        let (s, e) = put_json(&app, client, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": "x", "active": false })).await;
+        let (s, e) =
+            put_json(&app, client, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": "x", "active": false })).await;
         assert_error(s, &e, 403, "FORBIDDEN");
-        let (s, e) = post_json(&app, client, "/api/v1/reference/import?dryRun=true", &json!({ "disciplines": [{ "code": "MEP", "name": "x" }] })).await;
+        let (s, e) =
+            post_json(&app, client, "/api/v1/reference/import?dryRun=true", &json!({ "disciplines": [{ "code": "MEP", "name": "x" }] })).await;
         assert_error(s, &e, 403, "FORBIDDEN");
     }
     // a machine client is not a super admin either
     let (s, e) = app.post_json(IMPORT, &rows).await;
     assert_error(s, &e, 403, "NB007");
-    let r = app.client.post(app.url("/api/v1/reference/disciplines")).bearer_auth(&app.token).json(&json!({ "code": "MEP", "name": "x" })).send().await.unwrap();
+    let r = app
+        .client
+        .post(app.url("/api/v1/reference/disciplines"))
+        .bearer_auth(&app.token)
+        .json(&json!({ "code": "MEP", "name": "x" }))
+        .send()
+        .await
+        .unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
     assert_eq!(counts(&app).await, before);
@@ -264,7 +283,8 @@ async fn reference_items_are_created_edited_and_deactivated() {
     let admin = app.login("admin", ADMIN_PASSWORD).await;
     let before = app.count("SELECT COUNT(*) FROM audit_log WHERE chain_key = 'admin'").await;
 
-    let (s, r) = post_json(&app, &admin, "/api/v1/reference/organizations", &json!({ "code": " ผรม.3 ", "name": "ผู้รับเหมา 3", "role": "contractor" })).await;
+    let (s, r) =
+        post_json(&app, &admin, "/api/v1/reference/organizations", &json!({ "code": " ผรม.3 ", "name": "ผู้รับเหมา 3", "role": "contractor" })).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["action"], "CREATE");
     let org = r["id"].as_i64().unwrap();
@@ -278,7 +298,8 @@ async fn reference_items_are_created_edited_and_deactivated() {
     assert_error(s, &e, 409, "ALREADY_EXISTS");
     let (s, e) = post_json(&app, &admin, "/api/v1/reference/organizations", &json!({ "code": "ผรม.5", "name": "x", "role": "BOSS" })).await;
     assert_error(s, &e, 400, "VALIDATION_ERROR");
-    let (s, e) = post_json(&app, &admin, "/api/v1/reference/organizations", &json!({ "code": "ผรม.5", "name": "x", "role": "OTHER", "colour": 1 })).await;
+    let (s, e) =
+        post_json(&app, &admin, "/api/v1/reference/organizations", &json!({ "code": "ผรม.5", "name": "x", "role": "OTHER", "colour": 1 })).await;
     assert_error(s, &e, 400, "VALIDATION_ERROR");
     let (s, e) = post_json(&app, &admin, "/api/v1/reference/planets", &json!({ "code": "X", "name": "x" })).await;
     assert_error(s, &e, 404, "NOT_FOUND");
@@ -289,7 +310,13 @@ async fn reference_items_are_created_edited_and_deactivated() {
     let lcbp3 = projects.as_array().unwrap().iter().find(|p| p["code"] == "LCBP3").unwrap().clone();
     let mut members: Vec<String> = vec!["กทท.".into(), "สคฉ.3".into(), "คคง.".into(), "ผรม.1".into(), "ผรม.2".into()];
     members.push("ผรม.3".into());
-    let (s, r) = put_json(&app, &admin, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": lcbp3["name"], "members": members })).await;
+    let (s, r) = put_json(
+        &app,
+        &admin,
+        &format!("/api/v1/reference/projects/{project}"),
+        &json!({ "code": "LCBP3", "name": lcbp3["name"], "members": members }),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["action"], "UPDATE");
     let request = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "ผรม.3", "recipientCode": "คคง." });
@@ -298,9 +325,17 @@ async fn reference_items_are_created_edited_and_deactivated() {
     assert_eq!(next["documentNumber"], "ผรม.3-คคง.-0001-2568");
 
     // rename: the code is the identity and stays
-    let (s, r) = put_json(&app, &admin, &format!("/api/v1/reference/organizations/{org}"), &json!({ "code": "ผรม.3", "name": "บริษัท ผู้รับเหมา 3 จำกัด", "role": "CONTRACTOR" })).await;
+    let (s, r) = put_json(
+        &app,
+        &admin,
+        &format!("/api/v1/reference/organizations/{org}"),
+        &json!({ "code": "ผรม.3", "name": "บริษัท ผู้รับเหมา 3 จำกัด", "role": "CONTRACTOR" }),
+    )
+    .await;
     assert_eq!((s, r["action"].clone()), (StatusCode::OK, json!("UPDATE")));
-    let (s, e) = put_json(&app, &admin, &format!("/api/v1/reference/organizations/{org}"), &json!({ "code": "ผรม.33", "name": "x", "role": "CONTRACTOR" })).await;
+    let (s, e) =
+        put_json(&app, &admin, &format!("/api/v1/reference/organizations/{org}"), &json!({ "code": "ผรม.33", "name": "x", "role": "CONTRACTOR" }))
+            .await;
     assert_error(s, &e, 409, "CODE_IMMUTABLE");
     let (s, e) = put_json(&app, &admin, "/api/v1/reference/organizations/999999", &json!({ "code": "X", "name": "x", "role": "OTHER" })).await;
     assert_error(s, &e, 404, "NOT_FOUND");
@@ -308,12 +343,16 @@ async fn reference_items_are_created_edited_and_deactivated() {
     assert!(orgs.as_array().unwrap().iter().any(|o| o["code"] == "ผรม.3" && o["name"] == "บริษัท ผู้รับเหมา 3 จำกัด"), "{orgs}");
 
     // deactivate: no new numbers; the issued one stays
-    let (s, _) = put_json(&app, &admin, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": lcbp3["name"], "active": false })).await;
+    let (s, _) =
+        put_json(&app, &admin, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": lcbp3["name"], "active": false }))
+            .await;
     assert_eq!(s, StatusCode::OK);
     let (s, e) = app.reserve(&request).await;
     assert_error(s, &e, 400, "VALIDATION_ERROR");
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE number = 'ผรม.3-คคง.-0001-2568'").await, 1);
-    let (s, _) = put_json(&app, &admin, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": lcbp3["name"], "active": true })).await;
+    let (s, _) =
+        put_json(&app, &admin, &format!("/api/v1/reference/projects/{project}"), &json!({ "code": "LCBP3", "name": lcbp3["name"], "active": true }))
+            .await;
     assert_eq!(s, StatusCode::OK);
     let (s, next) = app.reserve(&request).await;
     assert_eq!(s, StatusCode::OK, "{next}");
@@ -344,7 +383,13 @@ async fn a_reference_document_is_imported_all_or_nothing() {
     let before = counts(&app).await;
     let (s, r) = post_json(&app, &admin, "/api/v1/reference/import", &bad).await;
     assert_error(s, &r, 400, "IMPORT_REJECTED");
-    let refused: Vec<(String, u64)> = r["report"]["rows"].as_array().unwrap().iter().filter(|x| x["ok"] == false).map(|x| (x["kind"].as_str().unwrap().to_string(), x["row"].as_u64().unwrap())).collect();
+    let refused: Vec<(String, u64)> = r["report"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["ok"] == false)
+        .map(|x| (x["kind"].as_str().unwrap().to_string(), x["row"].as_u64().unwrap()))
+        .collect();
     assert_eq!(refused, [("disciplines".to_string(), 2), ("disciplines".to_string(), 3), ("projects".to_string(), 1)], "{r}");
     assert_eq!(counts(&app).await, before);
 
@@ -359,7 +404,8 @@ async fn a_reference_document_is_imported_all_or_nothing() {
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["applied"], true);
     // the next request sees it at once: a number in the new project, from the new organization
-    let (s, next) = app.reserve(&json!({ "projectCode": "LCBP3-C5", "correspondenceTypeCode": "NCR", "originatorCode": "ผรม.7", "recipientCode": "คคง." })).await;
+    let (s, next) =
+        app.reserve(&json!({ "projectCode": "LCBP3-C5", "correspondenceTypeCode": "NCR", "originatorCode": "ผรม.7", "recipientCode": "คคง." })).await;
     assert_eq!(s, StatusCode::OK, "{next}");
     assert_eq!(next["documentNumber"], "ผรม.7-คคง.-0001-2568");
     let (_, subs) = get(&app, &admin, "/api/v1/reference/sub-types").await;

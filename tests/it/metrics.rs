@@ -7,16 +7,15 @@
 //! so the values it asserts are its own. The lock and batch series, which the queue also feeds, are checked as
 //! differences between two scrapes.
 
-
 use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::common::*;
+use crate::support::RedisServer;
 use docnum::server::metrics::{self, LockKind};
 use reqwest::StatusCode;
 use rusty_fork::rusty_fork_test;
 use serde_json::json;
-use crate::support::RedisServer;
 
 /// The samples of a text exposition: (name, sorted labels) → value.
 struct Scrape {

@@ -3,13 +3,12 @@
 //! and the audit chains intact. Without Redis the processes meet at SQLite's write lock and the counter's
 //! version check; with Redis they take turns on the Redlock first.
 
-
 use std::collections::HashSet;
 
+use crate::support::{DocnumServer, RedisServer};
 use docnum::server::db::Db;
 use serde_json::{json, Value};
 use sqlx::Row;
-use crate::support::{DocnumServer, RedisServer};
 
 async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
@@ -31,9 +30,24 @@ async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
         let base = if i % 2 == 0 { a.base.clone() } else { b.base.clone() };
         let (client, token, body) = (client.clone(), token.clone(), body.clone());
         tokio::spawn(async move {
-            let r: Value = client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&body).send().await.unwrap().json().await.unwrap();
+            let r: Value = client
+                .post(format!("{base}/api/v1/document-numbering/reserve"))
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
             if i % 10 == 0 {
-                let c = client.post(format!("{base}/api/v1/document-numbering/cancel")).bearer_auth(&token).json(&json!({ "token": r["token"] })).send().await.unwrap();
+                let c = client
+                    .post(format!("{base}/api/v1/document-numbering/cancel"))
+                    .bearer_auth(&token)
+                    .json(&json!({ "token": r["token"] }))
+                    .send()
+                    .await
+                    .unwrap();
                 assert!(c.status().is_success());
             }
             r

@@ -3,11 +3,10 @@
 //! that survives one dead server, NB003 when another holder keeps the lock past the bounded wait, and
 //! rate limits shared by instances.
 
-
 use crate::common::*;
+use crate::support::*;
 use reqwest::StatusCode;
 use serde_json::json;
-use crate::support::*;
 
 async fn fallbacks(app: &TestApp) -> (i64, i64) {
     (
@@ -72,7 +71,8 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
     let redis = RedisServer::start().await;
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("locked.db").display());
-    let server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("LOCK_MAX_WAIT_MS", "400".into()), ("LOCK_RETRY_BASE_MS", "20".into())]);
+    let server =
+        DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("LOCK_MAX_WAIT_MS", "400".into()), ("LOCK_RETRY_BASE_MS", "20".into())]);
     let client = reqwest::Client::new();
     server.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
@@ -101,7 +101,8 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
 
     // when the holder lets go, numbering resumes
     let _: () = redis::cmd("DEL").arg(&name).query_async(&mut con).await.unwrap();
-    let resp = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&json!(letter())).send().await.unwrap();
+    let resp =
+        client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&json!(letter())).send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
 }
 
@@ -133,9 +134,8 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
 
     // the counts go through one kept connection per instance, not a new connection per request
     let mut con = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
-    let connections = |info: String| -> u64 {
-        info.lines().find_map(|l| l.strip_prefix("total_connections_received:")).unwrap().trim().parse().unwrap()
-    };
+    let connections =
+        |info: String| -> u64 { info.lines().find_map(|l| l.strip_prefix("total_connections_received:")).unwrap().trim().parse().unwrap() };
     let before = connections(redis::cmd("INFO").arg("stats").query_async(&mut con).await.unwrap());
     for _ in 0..10 {
         let r = client.post(format!("{}/api/v1/document-numbering/reserve", a.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();

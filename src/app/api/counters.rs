@@ -72,7 +72,12 @@ pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Re
 
 /// Manual override: registers a hand-typed (legacy) number on a counter.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn override_register_number(counter_id: i64, document_number: String, document_id: Option<String>, reason: String) -> Result<OverrideResult, ApiError> {
+pub async fn override_register_number(
+    counter_id: i64,
+    document_number: String,
+    document_id: Option<String>,
+    reason: String,
+) -> Result<OverrideResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let document_id = document_id.filter(|d| !d.trim().is_empty());
     admin_ops::manual_override(&state, &caller, counter_id, Override::Register { document_number, document_id }, &reason).await.map_err(sfn::error)

@@ -177,7 +177,8 @@ async fn main() {
                                 };
                                 let mut final_status = status;
                                 if !path.is_empty() {
-                                    let done = conn.post_json(&format!("/api/v1/document-numbering/{path}"), &token, body.to_string().as_bytes()).await;
+                                    let done =
+                                        conn.post_json(&format!("/api/v1/document-numbering/{path}"), &token, body.to_string().as_bytes()).await;
                                     if !matches!(&done, Ok(r) if (200..300).contains(&r.status)) {
                                         final_status = "RESERVED";
                                         *errors.entry(format!("{path} failed")).or_default() += 1;
@@ -308,9 +309,18 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
         for t in TYPES {
             let type_id = snapshot.corr_type(None, Some(t)).unwrap().id;
             docnum::server::templates::store::save_version(
-                &state.db, p.id, Some(type_id), "{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}",
-                docnum::numbering::ResetScope::Yearly, "loadgen: room for long runs", None, 0, None,
-            ).await.unwrap();
+                &state.db,
+                p.id,
+                Some(type_id),
+                "{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}",
+                docnum::numbering::ResetScope::Yearly,
+                "loadgen: room for long runs",
+                None,
+                0,
+                None,
+            )
+            .await
+            .unwrap();
         }
     }
     state.reference.reload().await.unwrap();

@@ -35,7 +35,11 @@ pub struct CountersQuery {
 
 /// `GET /document-numbering/counters?projectId&correspondenceTypeId&year`
 #[utoipa::path(get, path = "/api/v1/document-numbering/counters", params(("projectId" = Option<i64>, Query,), ("correspondenceTypeId" = Option<i64>, Query,), ("year" = Option<i32>, Query, description = "A.D. or B.E.")), responses((status = 200, description = "counters with last number, maximum and utilization"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
-pub async fn list_counters(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
+pub async fn list_counters(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<CountersQuery>,
+) -> Result<Json<Vec<CounterView>>, AppError> {
     Ok(Json(super::counters(&s, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
 }
 

@@ -16,7 +16,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
 use crate::numbering::{
-    next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
+    next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS,
+    MAX_NUMBER_LEN,
 };
 use crate::server::audit::{self, counter_chain, AuditEntry};
 use crate::server::auth::Caller;
@@ -41,8 +42,9 @@ const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void
 
 // ---- views (the shared ones are in `crate::contract`) ----
 
-pub use crate::contract::{AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult};
-
+pub use crate::contract::{
+    AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult,
+};
 
 /// A reset request as stored (see `store::reset_requests`).
 #[derive(Clone, Debug)]
@@ -78,7 +80,13 @@ pub enum Override {
 // ---- counter reset (workflow COUNTER_RESET) ----
 
 /// `POST /counters/{id}/reset-requests`: a super admin asks for a counter to restart at `new_value`.
-pub async fn request_reset(s: &AppState, caller: &Caller, counter_id: i64, new_value: Option<i64>, reason: &str) -> Result<Envelope<ResetRequestView>, AppError> {
+pub async fn request_reset(
+    s: &AppState,
+    caller: &Caller,
+    counter_id: i64,
+    new_value: Option<i64>,
+    reason: &str,
+) -> Result<Envelope<ResetRequestView>, AppError> {
     let user_id = caller.require_super_admin()?.id;
     let reason = &text(reason, MIN_RESET_REASON_CHARS)?;
     let new_value = new_value.unwrap_or(0);
@@ -123,7 +131,13 @@ pub async fn request_reset(s: &AppState, caller: &Caller, counter_id: i64, new_v
 
 /// `POST /workflow/{publicId}/actions/{APPROVE|REJECT}` on a reset request. The engine checks the state, the
 /// role and the four-eyes rule; on APPROVE the reset is executed in the same transaction as the transition.
-pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action: &str, comment: Option<&str>) -> Result<Envelope<ResetRequestView>, AppError> {
+pub async fn act_on_reset(
+    s: &AppState,
+    caller: &Caller,
+    public_id: &str,
+    action: &str,
+    comment: Option<&str>,
+) -> Result<Envelope<ResetRequestView>, AppError> {
     let comment = &optional_text(comment)?;
     retrying(|| async move {
         let now = s.clock.now_ms();
@@ -132,11 +146,15 @@ pub async fn act_on_reset(s: &AppState, caller: &Caller, public_id: &str, action
         if instance.workflow_code != RESET_WORKFLOW {
             return Err(workflow::not_found(public_id));
         }
-        let request = store::reset_by_instance(&mut tx, instance.id).await?.ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
+        let request = store::reset_by_instance(&mut tx, instance.id)
+            .await?
+            .ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
         match t.action.as_str() {
             "APPROVE" => execute_reset(s, &mut tx, caller, &request, comment.as_deref(), now).await?,
             "REJECT" => {
-                let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+                let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id)
+                    .await?
+                    .ok_or_else(|| counter_not_found(request.counter_id))?;
                 let entry = AuditEntry {
                     operation: "RESET_REJECT".into(),
                     status: "REJECTED".into(),
@@ -225,7 +243,12 @@ pub async fn reset_request(s: &AppState, caller: &Caller, public_id: &str) -> Re
 }
 
 /// `GET /workflow/reset-requests`: newest first, optionally by state and counter.
-pub async fn reset_requests(s: &AppState, caller: &Caller, state: Option<&str>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
+pub async fn reset_requests(
+    s: &AppState,
+    caller: &Caller,
+    state: Option<&str>,
+    counter_id: Option<i64>,
+) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
     caller.require_super_admin()?;
     let state = state.map(|st| st.trim().to_ascii_uppercase());
     let rows = store::reset_requests(&s.db, None, state.as_deref(), counter_id, 500).await?;
@@ -320,7 +343,13 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
 
 /// Voids a confirmed number (with a reason) and issues its replacement for the same parts — read back from
 /// the voided number — under today's template and period, linked both ways in the audit rows. One transaction.
-pub async fn void_and_replace(s: &AppState, caller: &Caller, number: &NumberRef, reason: &str, document_id: Option<&str>) -> Result<VoidResult, AppError> {
+pub async fn void_and_replace(
+    s: &AppState,
+    caller: &Caller,
+    number: &NumberRef,
+    reason: &str,
+    document_id: Option<&str>,
+) -> Result<VoidResult, AppError> {
     caller.require_super_admin()?;
     let reason = &text(reason, 1)?;
     let document_id = &document_id.map(check_document_id).transpose()?;
@@ -452,7 +481,8 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
             let chosen = templates::resolve(snapshot, counter.key.project_id, counter.key.corr_type_id);
-            let template = Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
+            let template =
+                Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = document_number.trim().nfc().collect();
             let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
                 th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", clip(&text), template.source()),
@@ -538,7 +568,10 @@ pub async fn apply_override(
     };
     // Moving forward passes over sequences nobody holds: each gets its audit row, so none is an unexplained gap.
     if new_last - last > MAX_SKIP {
-        return Err(AppError::validation(format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"), format!("an override may pass over at most {MAX_SKIP} sequences")));
+        return Err(AppError::validation(
+            format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"),
+            format!("an override may pass over at most {MAX_SKIP} sequences"),
+        ));
     }
     let registered_seq = registered.as_ref().map(|r| r.sequence);
     let skipped: Vec<AuditEntry> = (last + 1..=new_last)
@@ -578,9 +611,19 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
     let checks = [
         (Part::Originator, parts.originator, org(&p.originator, Part::Originator), c.key.originator_id),
         (Part::Recipient, parts.recipient, org(&p.recipient, Part::Recipient), c.key.recipient_id),
-        (Part::SubType, parts.sub_type, p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.corr_type_id, None, Some(n)).ok()).map(|x| x.id), c.key.sub_type_id),
+        (
+            Part::SubType,
+            parts.sub_type,
+            p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.corr_type_id, None, Some(n)).ok()).map(|x| x.id),
+            c.key.sub_type_id,
+        ),
         (Part::RfaType, parts.rfa_type, p.rfa_type.as_deref().and_then(|x| snapshot.rfa_type(None, Some(x)).ok()).map(|x| x.id), c.key.rfa_type_id),
-        (Part::Discipline, parts.discipline, p.discipline.as_deref().and_then(|x| snapshot.discipline(None, Some(x)).ok()).map(|x| x.id), c.key.discipline_id),
+        (
+            Part::Discipline,
+            parts.discipline,
+            p.discipline.as_deref().and_then(|x| snapshot.discipline(None, Some(x)).ok()).map(|x| x.id),
+            c.key.discipline_id,
+        ),
     ];
     let mismatch = |th: &str, en: &str| AppError::InvalidFormat {
         th: format!("เลขที่นี้ไม่ใช่ของตัวนับที่เลือก ({th} ไม่ตรงกัน)"),
@@ -610,7 +653,13 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
 // ---- the counter browser ----
 
 /// `GET /counters`: admins; a project admin sees the counters of their projects.
-pub async fn counters(s: &AppState, caller: &Caller, project_id: Option<i64>, corr_type_id: Option<i64>, year: Option<i32>) -> Result<Vec<CounterView>, AppError> {
+pub async fn counters(
+    s: &AppState,
+    caller: &Caller,
+    project_id: Option<i64>,
+    corr_type_id: Option<i64>,
+    year: Option<i32>,
+) -> Result<Vec<CounterView>, AppError> {
     let user = caller.require_admin()?;
     if let Some(p) = project_id {
         caller.require_project_admin(p)?;
@@ -623,7 +672,13 @@ pub async fn counters(s: &AppState, caller: &Caller, project_id: Option<i64>, co
 
 /// `GET /counters/{id}/numbers`: every number in a window of sequences, and for each missing sequence the audit
 /// row that explains it.
-pub async fn counter_numbers(s: &AppState, caller: &Caller, counter_id: i64, after: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, AppError> {
+pub async fn counter_numbers(
+    s: &AppState,
+    caller: &Caller,
+    counter_id: i64,
+    after: Option<i64>,
+    limit: Option<i64>,
+) -> Result<CounterNumbers, AppError> {
     caller.require_admin()?;
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     caller.require_project_admin(counter.key.project_id)?;
@@ -721,12 +776,12 @@ fn render_parsed(t: &Template, p: &ParsedNumber, project: &str, rev: &str) -> St
 
 /// The parts of an issued number, read back through the template it was issued with (and rendered again to be sure).
 fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> Result<ParsedNumber, AppError> {
-    t.parse_number(&n.number, project_code)
-        .filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number)
-        .ok_or_else(|| AppError::InvalidFormat {
+    t.parse_number(&n.number, project_code).filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number).ok_or_else(
+        || AppError::InvalidFormat {
             th: format!("อ่านส่วนประกอบของเลขที่ {} ตามรูปแบบ {} ไม่ได้", n.number, n.template),
             en: format!("{} does not read back through its template {}", n.number, n.template),
-        })
+        },
+    )
 }
 
 fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, String), AppError> {

@@ -7,10 +7,10 @@ use sqlx::{Any, Executor};
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
+pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::AppError;
 use crate::server::numbering::counter_tx::store::{CounterRecord, StoredRecord, COUNTER_COLUMNS, STORED_COLUMNS};
 pub use crate::server::numbering::counter_tx::{Counter, StoredNumber};
-pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::workflow::Instance;
 
 pub async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
@@ -48,7 +48,12 @@ pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[Numb
     q.fetch_one(&mut **tx).await.map_err(sql)
 }
 
-pub async fn number_by_text<'e>(e: impl Executor<'e, Database = Any>, project_id: i64, corr_type_id: i64, number: &str) -> Result<Option<StoredNumber>, AppError> {
+pub async fn number_by_text<'e>(
+    e: impl Executor<'e, Database = Any>,
+    project_id: i64,
+    corr_type_id: i64,
+    number: &str,
+) -> Result<Option<StoredNumber>, AppError> {
     let sql_text = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?");
     let found = sqlx::query_as::<_, StoredRecord>(&sql_text).bind(project_id).bind(corr_type_id).bind(number).fetch_optional(e).await.map_err(sql)?;
     found.map(StoredNumber::try_from).transpose().map_err(sql)
@@ -158,7 +163,13 @@ pub async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Opti
 }
 
 /// Reset requests, newest first, filtered by instance public id, state and counter.
-pub async fn reset_requests(db: &Db, public_id: Option<&str>, state: Option<&str>, counter_id: Option<i64>, limit: i64) -> Result<Vec<ResetRow>, AppError> {
+pub async fn reset_requests(
+    db: &Db,
+    public_id: Option<&str>,
+    state: Option<&str>,
+    counter_id: Option<i64>,
+    limit: i64,
+) -> Result<Vec<ResetRow>, AppError> {
     let mut filter = Conditions::default();
     filter.and_if("w.public_id = ?", public_id).and_if("w.state = ?", state).and_if("r.counter_id = ?", counter_id);
     let sql_text = format!("{RESET_SELECT}{} ORDER BY r.id DESC LIMIT ?", filter.sql());

@@ -5,10 +5,10 @@
 
 pub mod http;
 
-use serde::Serialize;
-use sha2::{Digest, Sha256};
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 pub const GENESIS: &str = "GENESIS";
 pub const ADMIN_CHAIN: &str = "admin";
@@ -75,7 +75,13 @@ pub async fn append(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, entries:
 /// `append` for a writer that already knows the chain's head (the counter batch remembers it between
 /// batches): no read of the head, only the length-checked update, which still refuses a head that moved.
 /// Returns the new head.
-pub async fn append_after(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, known: Option<&ChainHead>, entries: &[AuditEntry]) -> Result<ChainHead, AppError> {
+pub async fn append_after(
+    tx: &mut Tx<'_>,
+    dialect: Dialect,
+    chain_key: &str,
+    known: Option<&ChainHead>,
+    entries: &[AuditEntry],
+) -> Result<ChainHead, AppError> {
     let start = match known {
         Some(head) => head.clone(),
         None => chain_head(tx, dialect, chain_key).await?,
@@ -150,10 +156,8 @@ pub async fn insert_placed(tx: &mut Conn, placed: &Placed<'_>) -> Result<(), App
     let chain_key = placed.chain_key;
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
     for (n, chunk) in placed.entries.chunks(500).enumerate() {
-        let sql = format!(
-            "INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}",
-            Db::row_placeholders(chunk.len(), 25)
-        );
+        let sql =
+            format!("INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}", Db::row_placeholders(chunk.len(), 25));
         let mut q = sqlx::query(&sql);
         for (i, e) in chunk.iter().enumerate() {
             let at = n * 500 + i;
@@ -388,7 +392,8 @@ pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::C
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
     let total: i64 = filter.bind(sqlx::query_scalar(&count_sql)).fetch_one(&db.pool).await?;
     let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.sql());
-    let rows = filter.bind(sqlx::query_as::<_, StoredAuditRow>(&rows_sql))
+    let rows = filter
+        .bind(sqlx::query_as::<_, StoredAuditRow>(&rows_sql))
         .bind(size as i64)
         .bind(((page - 1) * size) as i64)
         .fetch_all(&db.pool)
@@ -409,8 +414,20 @@ pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::aut
     let mut out = csv::Writer::from_writer(Vec::new());
     let csv_err = |e: csv::Error| AppError::internal_from("csv", e);
     out.write_record([
-        "id", "created_at", "operation", "status", "document_number", "sequence", "counter_id", "document_id", "user", "ip_address",
-        "fallback_used", "old_value", "new_value", "metadata",
+        "id",
+        "created_at",
+        "operation",
+        "status",
+        "document_number",
+        "sequence",
+        "counter_id",
+        "document_id",
+        "user",
+        "ip_address",
+        "fallback_used",
+        "old_value",
+        "new_value",
+        "metadata",
     ])
     .map_err(csv_err)?;
     for r in rows.into_iter().map(AuditRow::from) {

@@ -57,7 +57,11 @@ pub struct CreateTokenBody {
     pub project_ids: Vec<i64>,
 }
 
-pub async fn create_token(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CreateTokenBody>) -> Result<Json<CreatedApiToken>, AppError> {
+pub async fn create_token(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CreateTokenBody>,
+) -> Result<Json<CreatedApiToken>, AppError> {
     Ok(Json(tokens::create(&s, &caller, &body.name, &body.project_ids).await?))
 }
 

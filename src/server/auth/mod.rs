@@ -103,22 +103,14 @@ impl Caller {
 
     /// The caller as the engine's own background work (expiry sweep).
     pub fn system() -> Caller {
-        Caller {
-            principal: Principal::Token { id: 0, name: "system".into(), project_ids: vec![] },
-            ip: None,
-            user_agent: None,
-        }
+        Caller { principal: Principal::Token { id: 0, name: "system".into(), project_ids: vec![] }, ip: None, user_agent: None }
     }
 }
 
 /// Client address and user agent of a request.
 pub fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
     let ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_string());
-    let ua = parts
-        .headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .map(|s| s.chars().take(300).collect());
+    let ua = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(|s| s.chars().take(300).collect());
     (ip, ua)
 }
 
@@ -146,10 +138,7 @@ impl FromRequestParts<AppState> for Caller {
 }
 
 pub async fn user_from_session(state: &AppState, session: &Session) -> Result<Option<UserInfo>, AppError> {
-    let user_id: Option<i64> = session
-        .get(SESSION_USER_KEY)
-        .await
-        .map_err(|e| AppError::internal_from("session store", e))?;
+    let user_id: Option<i64> = session.get(SESSION_USER_KEY).await.map_err(|e| AppError::internal_from("session store", e))?;
     match user_id {
         Some(id) => store::user_by_id(&state.db, id).await,
         None => Ok(None),
@@ -170,10 +159,7 @@ pub async fn login(state: &AppState, session: &Session, username: &str, password
     }
     let user = store::user_by_id(&state.db, user_id).await?.ok_or(AppError::InvalidCredentials)?;
     session.cycle_id().await.map_err(|e| AppError::internal_from("session store", e))?;
-    session
-        .insert(SESSION_USER_KEY, user.id)
-        .await
-        .map_err(|e| AppError::internal_from("session store", e))?;
+    session.insert(SESSION_USER_KEY, user.id).await.map_err(|e| AppError::internal_from("session store", e))?;
     Ok(user)
 }
 

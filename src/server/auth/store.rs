@@ -16,15 +16,11 @@ struct UserRow {
 }
 
 pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
-    let row: Option<UserRow> = sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1")
-        .bind(id)
-        .fetch_optional(&db.pool)
-        .await?;
+    let row: Option<UserRow> =
+        sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1").bind(id).fetch_optional(&db.pool).await?;
     let Some(r) = row else { return Ok(None) };
-    let admin_project_ids = sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id")
-        .bind(id)
-        .fetch_all(&db.pool)
-        .await?;
+    let admin_project_ids =
+        sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id").bind(id).fetch_all(&db.pool).await?;
     Ok(Some(UserInfo {
         id: r.id,
         username: r.username,
@@ -35,10 +31,7 @@ pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> 
 }
 
 pub async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
-    Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1")
-        .bind(username)
-        .fetch_optional(&db.pool)
-        .await?)
+    Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1").bind(username).fetch_optional(&db.pool).await?)
 }
 
 pub async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
@@ -68,7 +61,9 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
         .await
         .map_err(|e| match classify(&e) {
             DbFailure::UniqueViolation => {
-                AppError::Conflict { code: ErrorCode::AlreadyExists, th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists") }
+                AppError::Conflict {
+                    code: ErrorCode::AlreadyExists, th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists")
+                }
             }
             _ => e.into(),
         })
@@ -92,10 +87,11 @@ pub fn generate_token() -> String {
 }
 
 pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
-    let row: Option<(i64, String, String)> = sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
-        .bind(token_hash)
-        .fetch_optional(&db.pool)
-        .await?;
+    let row: Option<(i64, String, String)> =
+        sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
+            .bind(token_hash)
+            .fetch_optional(&db.pool)
+            .await?;
     Ok(row.map(|(id, name, project_ids)| Principal::Token { id, name, project_ids: serde_json::from_str(&project_ids).unwrap_or_default() }))
 }
 
@@ -106,15 +102,17 @@ pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: 
     }
     let token = generate_token();
     let prefix: String = token.chars().take(12).collect();
-    let id: i64 = sqlx::query_scalar("INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
-        .bind(name)
-        .bind(hash_token(&token))
-        .bind(prefix)
-        .bind(serde_json::to_string(project_ids).unwrap_or_else(|_| "[]".into()))
-        .bind(created_by)
-        .bind(now_ms)
-        .fetch_one(&db.writer)
-        .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(name)
+    .bind(hash_token(&token))
+    .bind(prefix)
+    .bind(serde_json::to_string(project_ids).unwrap_or_else(|_| "[]".into()))
+    .bind(created_by)
+    .bind(now_ms)
+    .fetch_one(&db.writer)
+    .await?;
     let info = list_tokens(db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::internal("token vanished"))?;
     Ok((info, token))
 }

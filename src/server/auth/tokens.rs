@@ -52,8 +52,9 @@ pub struct NewUser<'a> {
 /// Creates a user (super admins), with the projects they administer.
 pub async fn create_user(s: &AppState, caller: &Caller, new: NewUser<'_>) -> Result<UserInfo, AppError> {
     caller.require_super_admin()?;
-    let role = Role::parse(new.role)
-        .ok_or_else(|| AppError::validation("บทบาทต้องเป็น STAFF, PROJECT_ADMIN หรือ SUPER_ADMIN", "role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN"))?;
+    let role = Role::parse(new.role).ok_or_else(|| {
+        AppError::validation("บทบาทต้องเป็น STAFF, PROJECT_ADMIN หรือ SUPER_ADMIN", "role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN")
+    })?;
     let snapshot = s.reference.get().await?;
     for p in new.admin_project_ids {
         snapshot.project(Some(*p), None)?;

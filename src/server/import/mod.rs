@@ -15,8 +15,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::contract::NumberRequest;
 use crate::contract::import::{ImportFormat, ImportReport, ImportRowReport};
+use crate::contract::NumberRequest;
 use crate::numbering::Template;
 use crate::server::admin_ops::{self, store as astore, Override, OverrideResult};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -101,8 +101,15 @@ type ReadRow = Result<RowInput, AppError>;
 /// Reads the rows of a JSON document: `[row, …]` or `{"reason"?, "rows": [row, …]}`. Returns the rows and the
 /// document's reason. A syntax error, a wrong shape or too many rows fails the whole text (400).
 pub fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| AppError::validation(format!("รูปแบบ JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {})", e.line(), e.column()), format!("malformed JSON: {e}")))?;
-    let shape = || AppError::validation("JSON ต้องเป็นรายการแถว [...] หรือ {\"reason\": \"…\", \"rows\": [...]}", "expected [row, …] or {\"reason\", \"rows\": [row, …]}");
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        AppError::validation(format!("รูปแบบ JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {})", e.line(), e.column()), format!("malformed JSON: {e}"))
+    })?;
+    let shape = || {
+        AppError::validation(
+            "JSON ต้องเป็นรายการแถว [...] หรือ {\"reason\": \"…\", \"rows\": [...]}",
+            "expected [row, …] or {\"reason\", \"rows\": [row, …]}",
+        )
+    };
     let (rows, reason) = match value {
         Value::Array(rows) => (rows, None),
         Value::Object(mut map) => {
@@ -126,7 +133,8 @@ pub fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError>
     let rows = rows
         .into_iter()
         .map(|v| {
-            serde_json::from_value::<RowInput>(v).map_err(|e| AppError::validation(format!("ข้อมูลในแถวไม่ตรงตามรูปแบบ ({})", clip(&e.to_string())), format!("invalid row: {e}")))
+            serde_json::from_value::<RowInput>(v)
+                .map_err(|e| AppError::validation(format!("ข้อมูลในแถวไม่ตรงตามรูปแบบ ({})", clip(&e.to_string())), format!("invalid row: {e}")))
         })
         .collect();
     Ok((rows, reason))
@@ -143,7 +151,10 @@ pub fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
         .map(|h| h.trim().to_string())
         .collect::<Vec<_>>();
     if headers.iter().all(|h| h.is_empty()) {
-        return Err(AppError::validation("ไฟล์ CSV ต้องมีหัวตาราง (บรรทัดแรก) เช่น projectCode,correspondenceTypeCode,documentNumber", "CSV needs a header row"));
+        return Err(AppError::validation(
+            "ไฟล์ CSV ต้องมีหัวตาราง (บรรทัดแรก) เช่น projectCode,correspondenceTypeCode,documentNumber",
+            "CSV needs a header row",
+        ));
     }
     for h in &headers {
         if !COLUMNS.contains(&h.as_str()) {
@@ -167,7 +178,8 @@ pub fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
             Ok(r) => {
                 let map: serde_json::Map<String, Value> =
                     headers.iter().zip(r.iter()).filter(|(_, v)| !v.is_empty()).map(|(h, v)| (h.clone(), Value::String(v.to_string()))).collect();
-                serde_json::from_value::<RowInput>(Value::Object(map)).map_err(|e| AppError::validation("ข้อมูลในแถวไม่ตรงตามรูปแบบ", format!("invalid row: {e}")))
+                serde_json::from_value::<RowInput>(Value::Object(map))
+                    .map_err(|e| AppError::validation("ข้อมูลในแถวไม่ตรงตามรูปแบบ", format!("invalid row: {e}")))
             }
         };
         rows.push(row);
@@ -202,7 +214,14 @@ struct Planned {
 /// Runs an import: every row is checked and applied inside one transaction, which is committed only when every
 /// row is ok and `dry_run` is false. Bad input as a whole (malformed text, too large, no rows, not a super admin)
 /// is an error; a refused row is reported in its row.
-pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: ImportFormat, reason: Option<&str>, dry_run: bool) -> Result<ImportReport, AppError> {
+pub async fn bulk_import(
+    s: &AppState,
+    caller: &Caller,
+    text: &str,
+    format: ImportFormat,
+    reason: Option<&str>,
+    dry_run: bool,
+) -> Result<ImportReport, AppError> {
     if caller.require_super_admin().is_err() {
         return Err(AppError::ManualOverrideNotAllowed);
     }
@@ -287,13 +306,15 @@ pub async fn bulk_import(s: &AppState, caller: &Caller, text: &str, format: Impo
 /// Checks a row against the reference data and computes the numbering request its counter is found with.
 fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<Planned, AppError> {
     let project = snapshot.project(None, Some(r.project_code.as_deref().ok_or_else(|| required("projectCode", "รหัสโครงการ"))?))?;
-    let corr_type = snapshot.corr_type(None, Some(r.correspondence_type_code.as_deref().ok_or_else(|| required("correspondenceTypeCode", "รหัสประเภทเอกสาร"))?))?;
+    let corr_type = snapshot
+        .corr_type(None, Some(r.correspondence_type_code.as_deref().ok_or_else(|| required("correspondenceTypeCode", "รหัสประเภทเอกสาร"))?))?;
     let base = NumberRequest { project_id: Some(project.id), correspondence_type_id: Some(corr_type.id), ..Default::default() };
     match (r.document_number, r.value) {
         (Some(number), None) => {
             // The number's own parts and period select its counter: read it with the template of (project, type).
             let chosen = templates::resolve(snapshot, project.id, corr_type.id);
-            let template = Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
+            let template =
+                Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = number.trim().nfc().collect();
             let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
                 th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", clip(&text), template.source()),
@@ -310,7 +331,13 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 revision: parsed.rev.clone(),
                 ..base
             };
-            Ok(Planned { request, at, what: Override::Register { document_number: text.clone(), document_id: r.document_id }, kind: "NUMBER", key: text })
+            Ok(Planned {
+                request,
+                at,
+                what: Override::Register { document_number: text.clone(), document_id: r.document_id },
+                kind: "NUMBER",
+                key: text,
+            })
         }
         (None, Some(value)) => {
             let value: i64 = value.parse().ok().filter(|v| *v >= 0).ok_or_else(|| {
@@ -368,14 +395,24 @@ fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> 
 }
 
 /// One row inside the import's transaction: its counter (created when missing), then the manual override.
-async fn apply_row(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, snapshot: &Snapshot, p: &Planned, reason: &str, now: i64) -> Result<OverrideResult, AppError> {
+async fn apply_row(
+    s: &AppState,
+    tx: &mut Tx<'_>,
+    caller: &Caller,
+    snapshot: &Snapshot,
+    p: &Planned,
+    reason: &str,
+    now: i64,
+) -> Result<OverrideResult, AppError> {
     let resolved = resolve(snapshot, &p.request, p.at)?;
     let max = resolved.template.max_seq() as i64;
     let row = counter_tx::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await?;
     let counter = astore::Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
     let what = match &p.what {
         Override::SetValue(v) => Override::SetValue(*v),
-        Override::Register { document_number, document_id } => Override::Register { document_number: document_number.clone(), document_id: document_id.clone() },
+        Override::Register { document_number, document_id } => {
+            Override::Register { document_number: document_number.clone(), document_id: document_id.clone() }
+        }
     };
     let prepared = admin_ops::prepare_override(snapshot, &counter, what)?;
     admin_ops::apply_override(s, tx, caller, counter.row.id, &prepared, reason, now).await

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
-use crate::numbering::{bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS};
+use crate::numbering::{
+    bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
+};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{ms_to_datetime, Db};
@@ -70,10 +72,7 @@ impl Resolved {
 pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> Result<Resolved, AppError> {
     let project = snapshot.project(req.project_id, req.project_code.as_deref())?;
     if !project.active {
-        return Err(AppError::validation(
-            format!("โครงการ {} ปิดใช้งานแล้ว", project.code),
-            format!("project {} is inactive", project.code),
-        ));
+        return Err(AppError::validation(format!("โครงการ {} ปิดใช้งานแล้ว", project.code), format!("project {} is inactive", project.code)));
     }
     let corr_type = snapshot.corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())?;
     let chosen = templates::resolve(snapshot, project.id, corr_type.id);
@@ -377,9 +376,9 @@ async fn type_label(s: &AppState, req: &NumberRequest) -> String {
 }
 
 fn check_token(token: &str) -> Result<String, AppError> {
-    uuid::Uuid::parse_str(token.trim())
-        .map(|u| u.to_string())
-        .map_err(|_| AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>())))
+    uuid::Uuid::parse_str(token.trim()).map(|u| u.to_string()).map_err(|_| {
+        AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>()))
+    })
 }
 
 fn check_document_id(document_id: &str) -> Result<DocumentId, AppError> {

@@ -319,7 +319,9 @@ impl Queues {
                     let source: crate::server::error::Cause = std::sync::Arc::new(e);
                     return jobs
                         .iter()
-                        .map(|_| Err(AppError::Internal { ref_id: ref_id.clone(), message: "counter batch failed".into(), source: Some(source.clone()) }))
+                        .map(|_| {
+                            Err(AppError::Internal { ref_id: ref_id.clone(), message: "counter batch failed".into(), source: Some(source.clone()) })
+                        })
                         .collect();
                 }
             }

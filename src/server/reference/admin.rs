@@ -104,7 +104,9 @@ impl Item {
     }
     /// Reads one item of `kind` from a JSON body (unknown fields and wrong types are a 400).
     pub fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {
-        let bad = |e: serde_json::Error| AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบ ({})", e.to_string().chars().take(120).collect::<String>()), format!("invalid item: {e}"));
+        let bad = |e: serde_json::Error| {
+            AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบ ({})", e.to_string().chars().take(120).collect::<String>()), format!("invalid item: {e}"))
+        };
         Ok(match kind {
             Kind::Projects => Item::Project(serde_json::from_value(body).map_err(bad)?),
             Kind::Organizations => Item::Organization(serde_json::from_value(body).map_err(bad)?),
@@ -171,7 +173,10 @@ pub async fn import_text(s: &AppState, caller: &Caller, text: &str, dry_run: boo
 pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
     serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
         let what = e.to_string().chars().take(160).collect::<String>();
-        AppError::validation(format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()), format!("invalid reference document: {e}"))
+        AppError::validation(
+            format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()),
+            format!("invalid reference document: {e}"),
+        )
     })
 }
 
@@ -225,7 +230,18 @@ pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocume
                 entries.push(audit_entry(caller, item, c, now, Some("JSON_IMPORT")));
             }
         }
-        rows.push(ImportRowReport { row: *row, kind: item.kind().section().into(), key: Some(item.label()), action, ok, message, detail, code, counter_id: None, last_number: None });
+        rows.push(ImportRowReport {
+            row: *row,
+            kind: item.kind().section().into(),
+            key: Some(item.label()),
+            action,
+            ok,
+            message,
+            detail,
+            code,
+            counter_id: None,
+            last_number: None,
+        });
     }
     let mut report = ImportReport::new(dry_run, rows);
     if dry_run || report.error_rows > 0 {
@@ -267,7 +283,10 @@ fn audit_entry(caller: &Caller, item: &Item, c: &Change, now: i64, via: Option<&
 fn name(raw: &str) -> Result<String, AppError> {
     let n = raw.trim();
     if n.is_empty() || n.chars().count() > MAX_NAME_CHARS || n.chars().any(char::is_control) {
-        return Err(AppError::validation(format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"), format!("name must be 1-{MAX_NAME_CHARS} printable characters")));
+        return Err(AppError::validation(
+            format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"),
+            format!("name must be 1-{MAX_NAME_CHARS} printable characters"),
+        ));
     }
     Ok(n.to_string())
 }
@@ -281,7 +300,10 @@ fn role(raw: &str) -> Result<String, AppError> {
     if ["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
         Ok(role)
     } else {
-        Err(AppError::validation("บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER", "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER"))
+        Err(AppError::validation(
+            "บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER",
+            "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER",
+        ))
     }
 }
 
@@ -294,7 +316,11 @@ fn sub_type_number(raw: &str) -> Result<String, AppError> {
 }
 
 fn exists(kind: Kind, label: &str) -> AppError {
-    AppError::Conflict { code: ErrorCode::AlreadyExists, th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label), en: format!("{} '{label}' already exists", kind.section()) }
+    AppError::Conflict {
+        code: ErrorCode::AlreadyExists,
+        th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label),
+        en: format!("{} '{label}' already exists", kind.section()),
+    }
 }
 
 fn missing(kind: Kind, what: &str) -> AppError {
@@ -322,7 +348,9 @@ async fn find(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Re
     let current = match r.detail {
         ItemDetail::Project { active } => json!({ "code": code, "name": name, "active": active }),
         ItemDetail::Organization { role } => json!({ "code": code, "name": name, "role": role }),
-        ItemDetail::SubType { corr_type_id, sub_type_number } => json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": sub_type_number }),
+        ItemDetail::SubType { corr_type_id, sub_type_number } => {
+            json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": sub_type_number })
+        }
         ItemDetail::Plain => json!({ "code": code, "name": name }),
     };
     Ok(Some((id, code, current)))
@@ -432,12 +460,10 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                     }
                     Some(found) => Some(found),
                 },
-                None => {
-                    match store::sub_type_id_by_number(tx, corr_type_id, &number).await? {
-                        Some(id) => find(tx, kind, Some(id), "").await?,
-                        None => None,
-                    }
-                }
+                None => match store::sub_type_id_by_number(tx, corr_type_id, &number).await? {
+                    Some(id) => find(tx, kind, Some(id), "").await?,
+                    None => None,
+                },
             };
             if mode == Mode::Create && found.is_some() {
                 return Err(exists(kind, &label));

@@ -51,7 +51,12 @@ pub struct SavedItem {
         sub-types {correspondenceTypeCode, subTypeNumber, code, name}; the others {code, name}"),
     responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody, description = "invalid code or name (400), not a super admin (403), code exists (409)")),
     tag = "reference")]
-pub async fn create(State(s): State<AppState>, caller: Caller, ApiPath(kind): ApiPath<String>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
+pub async fn create(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(kind): ApiPath<String>,
+    ApiJson(body): ApiJson<serde_json::Value>,
+) -> Result<Json<SavedItem>, AppError> {
     let (id, action) = admin::save_json(&s, &caller, &kind, None, body).await?;
     Ok(Json(SavedItem { id, action: action.into() }))
 }
@@ -62,7 +67,12 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiPath(kind): Ap
     request_body(content = serde_json::Value, description = "the whole item, as for create; a project with active=false is deactivated"),
     responses((status = 200, body = SavedItem), (status = "4XX", body = crate::server::error::ErrorBody)),
     tag = "reference")]
-pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath((kind, id)): ApiPath<(String, i64)>, ApiJson(body): ApiJson<serde_json::Value>) -> Result<Json<SavedItem>, AppError> {
+pub async fn update(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath((kind, id)): ApiPath<(String, i64)>,
+    ApiJson(body): ApiJson<serde_json::Value>,
+) -> Result<Json<SavedItem>, AppError> {
     let (id, action) = admin::save_json(&s, &caller, &kind, Some(id), body).await?;
     Ok(Json(SavedItem { id, action: action.into() }))
 }

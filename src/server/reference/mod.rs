@@ -74,11 +74,7 @@ fn index_id<T>(items: &[T], id: impl Fn(&T) -> i64) -> HashMap<i64, usize> {
 
 impl Snapshot {
     pub fn build(data: ReferenceData, templates: Vec<StoredTemplate>) -> Snapshot {
-        let members = data
-            .projects
-            .iter()
-            .flat_map(|p| p.member_org_ids.iter().map(move |o| (p.id, *o)))
-            .collect();
+        let members = data.projects.iter().flat_map(|p| p.member_org_ids.iter().map(move |o| (p.id, *o))).collect();
         Snapshot {
             project_by_id: index_id(&data.projects, |p| p.id),
             project_by_code: index(&data.projects, |p| p.code.clone()),
@@ -88,12 +84,7 @@ impl Snapshot {
             type_by_id: index_id(&data.correspondence_types, |t| t.id),
             type_by_code: index(&data.correspondence_types, |t| t.code.clone()),
             sub_by_id: index_id(&data.sub_types, |s| s.id),
-            sub_by_type_number: data
-                .sub_types
-                .iter()
-                .enumerate()
-                .map(|(i, s)| ((s.corr_type_id, s.sub_type_number.clone()), i))
-                .collect(),
+            sub_by_type_number: data.sub_types.iter().enumerate().map(|(i, s)| ((s.corr_type_id, s.sub_type_number.clone()), i)).collect(),
             rfa_by_id: index_id(&data.rfa_types, |t| t.id),
             rfa_by_code: index(&data.rfa_types, |t| t.code.clone()),
             disc_by_id: index_id(&data.disciplines, |d| d.id),
@@ -122,10 +113,7 @@ impl Snapshot {
     pub fn sub_type(&self, corr_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
         let found = match (id, number) {
             (Some(id), _) => self.sub_by_id.get(&id).map(|i| &self.data.sub_types[*i]),
-            (None, Some(n)) => self
-                .sub_by_type_number
-                .get(&(corr_type_id, normalize_code(n)))
-                .map(|i| &self.data.sub_types[*i]),
+            (None, Some(n)) => self.sub_by_type_number.get(&(corr_type_id, normalize_code(n))).map(|i| &self.data.sub_types[*i]),
             (None, None) => return Err(Part::SubType.missing()),
         };
         match found {

@@ -16,7 +16,8 @@ pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
 
 pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
     let members: Vec<(i64, i64)> = sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
-    let projects: Vec<(i64, String, String, i64)> = sqlx::query_as("SELECT id, code, name, active FROM projects ORDER BY code").fetch_all(&db.pool).await?;
+    let projects: Vec<(i64, String, String, i64)> =
+        sqlx::query_as("SELECT id, code, name, active FROM projects ORDER BY code").fetch_all(&db.pool).await?;
     let projects = projects
         .into_iter()
         .map(|(id, code, name, active)| ProjectItem {
@@ -58,10 +59,7 @@ pub const MAX_NAME_CHARS: usize = 200;
 fn name(raw: &str) -> Result<String, AppError> {
     let n = raw.trim();
     if n.is_empty() || n.chars().count() > MAX_NAME_CHARS {
-        return Err(AppError::validation(
-            format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"),
-            format!("name must be 1-{MAX_NAME_CHARS} characters"),
-        ));
+        return Err(AppError::validation(format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"), format!("name must be 1-{MAX_NAME_CHARS} characters")));
     }
     Ok(n.to_string())
 }
@@ -72,11 +70,11 @@ fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
 
 fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
     match classify(&e) {
-        DbFailure::UniqueViolation => AppError::Conflict {
-            code: ErrorCode::AlreadyExists,
-            th: format!("{what} '{value}' มีอยู่แล้ว"),
-            en: format!("'{value}' already exists"),
-        },
+        DbFailure::UniqueViolation => {
+            AppError::Conflict {
+                code: ErrorCode::AlreadyExists, th: format!("{what} '{value}' มีอยู่แล้ว"), en: format!("'{value}' already exists")
+            }
+        }
         _ => e.into(),
     }
 }
@@ -291,7 +289,11 @@ pub async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &s
             .fetch_one(&mut **tx)
             .await
     } else {
-        sqlx::query_scalar(&format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", table(kind))).bind(code).bind(name).fetch_one(&mut **tx).await
+        sqlx::query_scalar(&format!("INSERT INTO {} (code, name) VALUES (?, ?) RETURNING id", table(kind)))
+            .bind(code)
+            .bind(name)
+            .fetch_one(&mut **tx)
+            .await
     }
 }
 

@@ -67,16 +67,24 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
 /// `PUT /configs/{id}`: a new version of an existing template.
 #[utoipa::path(put, path = "/api/v1/document-numbering/configs/{id}", request_body = SaveBody, params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "templates")]
-pub async fn update(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
+pub async fn update(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(b): ApiJson<SaveBody>,
+) -> Result<Json<TemplateConfig>, AppError> {
     let current = templates::current(&s, &caller, id).await?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
     Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
 
-
 /// `GET /configs/{id}/versions`: the history, newest first.
 #[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)), responses((status = 200, description = "every version, newest first, with the text before and after"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
-pub async fn versions(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
+pub async fn versions(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
     let t = templates::current(&s, &caller, id).await?;
     Ok(Json(templates::versions(&s, &caller, t.project_id, t.corr_type_id).await?))
 }

@@ -48,12 +48,7 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
         .map(|t| (t, TemplateSource::ProjectType))
         .or_else(|| snapshot.templates.get(&(project_id, 0)).map(|t| (t, TemplateSource::ProjectDefault)));
     match found {
-        Some((t, source)) => ResolvedTemplate {
-            template: t.template.clone(),
-            reset_scope: t.reset_scope,
-            source,
-            config_id: Some(t.id),
-        },
+        Some((t, source)) => ResolvedTemplate { template: t.template.clone(), reset_scope: t.reset_scope, source, config_id: Some(t.id) },
         None => ResolvedTemplate {
             template: SYSTEM_DEFAULT_TEMPLATE.to_string(),
             reset_scope: ResetScope::Yearly,
@@ -113,7 +108,9 @@ fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> 
     let (before, after) = (old_template.key_parts(), new.key_parts());
     let describe = |k: crate::numbering::KeyParts, scope: ResetScope| {
         let mut parts = vec![];
-        for (shown, th) in [(k.originator, "ผู้ส่ง"), (k.recipient, "ผู้รับ"), (k.sub_type, "ประเภทย่อย"), (k.rfa_type, "ประเภท RFA"), (k.discipline, "สาขางาน")] {
+        for (shown, th) in
+            [(k.originator, "ผู้ส่ง"), (k.recipient, "ผู้รับ"), (k.sub_type, "ประเภทย่อย"), (k.rfa_type, "ประเภท RFA"), (k.discipline, "สาขางาน")]
+        {
             if shown {
                 parts.push(th);
             }
@@ -163,16 +160,15 @@ pub async fn save(
         if !options.acknowledge_key_change {
             return Err(AppError::Conflict {
                 code: ErrorCode::KeyChangeNotAcknowledged,
-                th: format!(
-                    "การเปลี่ยนแปลงนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยันการเปลี่ยนแปลง"
-                ),
+                th: format!("การเปลี่ยนแปลงนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยันการเปลี่ยนแปลง"),
                 en: format!("the change moves numbering from counter key {before} to {after}; acknowledge it to save"),
             });
         }
     }
     let now = state.clock.now_ms();
     let operation = options.operation.unwrap_or("TEMPLATE_UPDATE");
-    let audit_row = |version: i64, previous: Option<&(String, String)>| AuditEntry {
+    let audit_row = |version: i64, previous: Option<&(String, String)>| {
+        AuditEntry {
         operation: operation.into(),
         status: "SUCCESS".into(),
         template_used: Some(template.source().to_string()),
@@ -182,6 +178,7 @@ pub async fn save(
             serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": version, "reason": reason, "rollbackOf": options.rollback_of}).to_string(),
         ),
         ..caller.audit_base(now)
+    }
     };
     let saved =
         store::save_version(&state.db, project.id, corr_type_id, template.source(), reset_scope, reason, caller.user_id(), now, Some(&audit_row))
@@ -210,4 +207,3 @@ pub async fn rollback(
     let options = SaveOptions { acknowledge_key_change, rollback_of: Some(version), operation: Some("TEMPLATE_ROLLBACK") };
     save(state, caller, project_id, corr_type_id, &old.template, old.reset_scope, reason, options).await
 }
-

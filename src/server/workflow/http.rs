@@ -15,9 +15,7 @@ use crate::server::AppState;
 
 /// The generic workflow routes (under `/api/v1`).
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/workflow/{public_id}", routing::get(get))
-        .route("/workflow/{public_id}/actions/{action}", post(act))
+    Router::new().route("/workflow/{public_id}", routing::get(get)).route("/workflow/{public_id}/actions/{action}", post(act))
 }
 
 #[derive(Deserialize)]
@@ -28,7 +26,11 @@ pub struct ActionBody {
 
 /// `GET /workflow/{publicId}`: one instance with its envelope.
 #[utoipa::path(get, path = "/api/v1/workflow/{publicId}", params(("publicId" = String, Path,)), responses((status = 200, description = "a workflow object in the envelope {data, workflow}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
-pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(public_id): ApiPath<String>) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
+pub async fn get(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(public_id): ApiPath<String>,
+) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     match super::workflow_of(&s.db, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
         _ => Err(not_found(&public_id)),

@@ -8,7 +8,6 @@
 pub mod http;
 pub mod store;
 
-
 use crate::contract::Role;
 pub use crate::contract::{Envelope, EventView, WorkflowContext};
 use crate::server::auth::Caller;
@@ -128,7 +127,14 @@ impl Machine {
 }
 
 /// Creates an instance through the start transition `action` (checked like any other), inside `tx`.
-pub async fn start(tx: &mut Tx<'_>, machine: &Machine, action: &str, caller: &Caller, comment: Option<&str>, now_ms: i64) -> Result<Instance, AppError> {
+pub async fn start(
+    tx: &mut Tx<'_>,
+    machine: &Machine,
+    action: &str,
+    caller: &Caller,
+    comment: Option<&str>,
+    now_ms: i64,
+) -> Result<Instance, AppError> {
     let t = machine.decide(START, None, action, caller)?;
     let public_id = uuid::Uuid::new_v4().to_string();
     let id = store::insert_instance(tx, &public_id, &machine.code, &t.to_state, caller.user_id(), now_ms).await?;

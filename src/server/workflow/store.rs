@@ -24,7 +24,14 @@ pub async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, pub
     sqlx::query_as(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)
 }
 
-pub async fn insert_instance(tx: &mut Tx<'_>, public_id: &str, workflow_code: &str, state: &str, created_by: Option<i64>, now_ms: i64) -> Result<i64, AppError> {
+pub async fn insert_instance(
+    tx: &mut Tx<'_>,
+    public_id: &str,
+    workflow_code: &str,
+    state: &str,
+    created_by: Option<i64>,
+    now_ms: i64,
+) -> Result<i64, AppError> {
     sqlx::query_scalar(
         "INSERT INTO workflow_instances (public_id, workflow_code, state, version, created_by, created_at, updated_at) \
          VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",

@@ -18,8 +18,8 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
-use crate::server::error::AppError;
 use crate::server::error::lost_race_as_conflict as sql;
+use crate::server::error::AppError;
 
 pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
 pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
@@ -125,7 +125,16 @@ pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &Count
 /// A confirmed number issued by hand (revise, void-and-replace, override): the counter's own columns, the
 /// caller, confirmed now.
 #[allow(clippy::too_many_arguments)]
-pub fn new_confirmed(caller: &Caller, c: &Counter, sequence: i64, revision: &str, number: &str, template: &str, document_id: Option<String>, now: i64) -> NewNumber {
+pub fn new_confirmed(
+    caller: &Caller,
+    c: &Counter,
+    sequence: i64,
+    revision: &str,
+    number: &str,
+    template: &str,
+    document_id: Option<String>,
+    now: i64,
+) -> NewNumber {
     NewNumber {
         counter_id: c.row.id,
         project_id: c.key.project_id,
@@ -161,7 +170,14 @@ pub async fn insert_number(tx: &mut Conn, number: &NewNumber) -> Result<(), AppE
 
 /// Voids a number (void-and-replace): its reason is kept as the cancel reason.
 pub async fn void_number(tx: &mut Conn, id: i64, reason: &str, now: i64) -> Result<(), AppError> {
-    let void = StatusChange { id, status: NumberStatus::Void, document_id: None, confirmed_at: None, cancelled_at: Some(now), cancel_reason: Some(reason.to_string()) };
+    let void = StatusChange {
+        id,
+        status: NumberStatus::Void,
+        document_id: None,
+        confirmed_at: None,
+        cancelled_at: Some(now),
+        cancel_reason: Some(reason.to_string()),
+    };
     store::apply_status_changes(tx, &[void]).await.map_err(sql)
 }
 
@@ -195,7 +211,14 @@ pub struct Start {
 
 /// The batch's reads: the counter (locked, created at first use) and its chain head unless remembered, the
 /// numbers its tokens name, and the numbers already confirmed for its document ids.
-pub async fn read_batch(tx: &mut Conn, dialect: Dialect, key: &CounterKey, jobs: &[&JobKind], known: Option<&Known>, now: i64) -> Result<Start, TxError> {
+pub async fn read_batch(
+    tx: &mut Conn,
+    dialect: Dialect,
+    key: &CounterKey,
+    jobs: &[&JobKind],
+    known: Option<&Known>,
+    now: i64,
+) -> Result<Start, TxError> {
     let counter = match known {
         Some(k) => k.counter.clone(),
         None => store::load_or_create_counter(tx, dialect, key, plan::max_number(jobs), now).await?,
@@ -207,8 +230,11 @@ pub async fn read_batch(tx: &mut Conn, dialect: Dialect, key: &CounterKey, jobs:
     let tokens = plan::tokens(jobs);
     let by_token = if tokens.is_empty() { Default::default() } else { store::numbers_by_token(tx, counter.id, &tokens).await? };
     let document_ids = plan::document_ids(jobs);
-    let by_document =
-        if document_ids.is_empty() { Default::default() } else { store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await? };
+    let by_document = if document_ids.is_empty() {
+        Default::default()
+    } else {
+        store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await?
+    };
     Ok(Start { counter, chain, rows: Rows { by_token, by_document } })
 }
 

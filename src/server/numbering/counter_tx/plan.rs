@@ -16,16 +16,37 @@ use crate::server::numbering::Resolved;
 
 pub enum JobKind {
     /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
-    Issue { req: Arc<Resolved>, ttl_ms: i64, document_id: Option<DocumentId> },
-    Confirm { token: String, document_id: DocumentId },
-    Cancel { token: String, reason: Option<String>, expiry: bool },
+    Issue {
+        req: Arc<Resolved>,
+        ttl_ms: i64,
+        document_id: Option<DocumentId>,
+    },
+    Confirm {
+        token: String,
+        document_id: DocumentId,
+    },
+    Cancel {
+        token: String,
+        reason: Option<String>,
+        expiry: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    Issued { number: String, sequence: i64, token: Option<String>, expires_at: Option<i64>, created_at: i64 },
+    Issued {
+        number: String,
+        sequence: i64,
+        token: Option<String>,
+        expires_at: Option<i64>,
+        created_at: i64,
+    },
     /// `changed` is false when the request found the number already in the asked state (idempotent repeat).
-    Status { number: String, status: NumberStatus, changed: bool },
+    Status {
+        number: String,
+        status: NumberStatus,
+        changed: bool,
+    },
 }
 
 /// One job as the plan sees it: what it asks, who asks, and the part of its audit row the batch fills in
@@ -100,13 +121,25 @@ pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
 /// as the jobs before it in the same batch left them. `new_token` mints a reservation token.
 pub fn plan(counter: &CounterRow, jobs: Vec<PlanJob<'_>>, rows: Rows, now: i64, mut new_token: impl FnMut() -> String) -> Plan {
     let Rows { mut by_token, mut by_document } = rows;
-    let mut p = Plan { last_number: counter.last_number, new_numbers: Vec::new(), changes: Vec::new(), audits: Vec::new(), results: Vec::with_capacity(jobs.len()) };
+    let mut p = Plan {
+        last_number: counter.last_number,
+        new_numbers: Vec::new(),
+        changes: Vec::new(),
+        audits: Vec::new(),
+        results: Vec::with_capacity(jobs.len()),
+    };
     for (i, job) in jobs.into_iter().enumerate() {
         let kind = job.kind;
         let outcome = match kind {
             JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
                 // generate is idempotent per document: the number it already has
-                Some(existing) => Ok(Outcome::Issued { number: existing.number.clone(), sequence: existing.sequence, token: None, expires_at: None, created_at: now }),
+                Some(existing) => Ok(Outcome::Issued {
+                    number: existing.number.clone(),
+                    sequence: existing.sequence,
+                    token: None,
+                    expires_at: None,
+                    created_at: now,
+                }),
                 None => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
             },
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
@@ -167,17 +200,20 @@ impl Plan {
         };
         if let Some(d) = document_id {
             // a second generate for the same document in this batch gets this number
-            by_document.insert(d.clone(), NumberRow {
-                id: 0,
-                number: number.clone(),
-                sequence,
-                template: row.template.clone(),
-                status: NumberStatus::Confirmed,
-                token: None,
-                document_id: Some(d.clone()),
-                expires_at: None,
-                cancel_reason: None,
-            });
+            by_document.insert(
+                d.clone(),
+                NumberRow {
+                    id: 0,
+                    number: number.clone(),
+                    sequence,
+                    template: row.template.clone(),
+                    status: NumberStatus::Confirmed,
+                    token: None,
+                    document_id: Some(d.clone()),
+                    expires_at: None,
+                    cancel_reason: None,
+                },
+            );
         }
         self.audits.push((
             i,
@@ -310,7 +346,14 @@ pub fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
 }
 
-fn status_audit(operation: &str, status: NumberStatus, row: &NumberRow, document_id: Option<String>, reason: Option<String>, base: AuditEntry) -> AuditEntry {
+fn status_audit(
+    operation: &str,
+    status: NumberStatus,
+    row: &NumberRow,
+    document_id: Option<String>,
+    reason: Option<String>,
+    base: AuditEntry,
+) -> AuditEntry {
     AuditEntry {
         operation: operation.into(),
         status: status.as_str().into(),
@@ -428,7 +471,16 @@ mod tests {
         assert_eq!(p.new_numbers[1].1.document_id.as_deref(), Some("DOC-1"));
         assert_eq!(p.new_numbers[1].1.confirmed_at, Some(NOW));
         assert_eq!(p.new_numbers[2].1.token.as_deref(), Some("token-2"));
-        assert_eq!(ok(&p.results[2]), &Outcome::Issued { number: "O-R-0044-2568".into(), sequence: 44, token: Some("token-2".into()), expires_at: Some(NOW + 60_000), created_at: NOW });
+        assert_eq!(
+            ok(&p.results[2]),
+            &Outcome::Issued {
+                number: "O-R-0044-2568".into(),
+                sequence: 44,
+                token: Some("token-2".into()),
+                expires_at: Some(NOW + 60_000),
+                created_at: NOW
+            }
+        );
         let audits: Vec<(usize, &str, &str, Option<i64>)> =
             p.audits.iter().map(|(i, a)| (*i, a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
         assert_eq!(audits, vec![(0, "RESERVE", "RESERVED", Some(42)), (1, "GENERATE", "CONFIRMED", Some(43)), (2, "RESERVE", "RESERVED", Some(44))]);
@@ -451,10 +503,20 @@ mod tests {
         assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: true });
         assert_eq!(
             p.changes,
-            vec![StatusChange { id: 3, status: NumberStatus::Confirmed, document_id: Some("DOC-9".into()), confirmed_at: Some(NOW), cancelled_at: None, cancel_reason: None }]
+            vec![StatusChange {
+                id: 3,
+                status: NumberStatus::Confirmed,
+                document_id: Some("DOC-9".into()),
+                confirmed_at: Some(NOW),
+                cancelled_at: None,
+                cancel_reason: None
+            }]
         );
         let (i, a) = &p.audits[0];
-        assert_eq!((*i, a.operation.as_str(), a.status.as_str(), a.document_id.as_deref(), a.sequence), (0, "CONFIRM", "CONFIRMED", Some("DOC-9"), Some(3)));
+        assert_eq!(
+            (*i, a.operation.as_str(), a.status.as_str(), a.document_id.as_deref(), a.sequence),
+            (0, "CONFIRM", "CONFIRMED", Some("DOC-9"), Some(3))
+        );
         assert_eq!(a.reservation_token.as_deref(), Some("t"));
         assert_eq!(p.last_number, 5, "a confirm does not move the counter");
         assert!(p.new_numbers.is_empty());
@@ -466,7 +528,10 @@ mod tests {
         assert_eq!(code(&p.results[0]), ErrorCode::ReservationExpired);
         assert_eq!(code(&p.results[0]).code(), "NB004");
         assert_eq!(p.changes.len(), 1);
-        assert_eq!((p.changes[0].status, p.changes[0].cancel_reason.as_deref(), p.changes[0].cancelled_at), (NumberStatus::Cancelled, Some("expired"), Some(NOW)));
+        assert_eq!(
+            (p.changes[0].status, p.changes[0].cancel_reason.as_deref(), p.changes[0].cancelled_at),
+            (NumberStatus::Cancelled, Some("expired"), Some(NOW))
+        );
         let a = &p.audits[0].1;
         assert_eq!((a.operation.as_str(), a.status.as_str()), ("CANCEL", "CANCELLED"));
         assert_eq!(a.metadata.as_deref(), Some(r#"{"reason":"expired"}"#));
@@ -490,7 +555,14 @@ mod tests {
         assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false });
         assert_eq!(
             p.changes,
-            vec![StatusChange { id: 3, status: NumberStatus::Cancelled, document_id: None, confirmed_at: None, cancelled_at: Some(NOW), cancel_reason: Some("cancelled".into()) }]
+            vec![StatusChange {
+                id: 3,
+                status: NumberStatus::Cancelled,
+                document_id: None,
+                confirmed_at: None,
+                cancelled_at: Some(NOW),
+                cancel_reason: Some("cancelled".into())
+            }]
         );
         assert_eq!(p.audits.len(), 1);
         assert_eq!(p.audits[0].1.metadata.as_deref(), Some(r#"{"reason":"cancelled"}"#));

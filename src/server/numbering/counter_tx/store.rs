@@ -98,7 +98,13 @@ impl From<CounterRecord> for Counter {
 /// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
 /// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
 /// row locks in different orders; SQLite's write transaction is already exclusive.
-pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now_ms: i64) -> Result<CounterRow, sqlx::Error> {
+pub async fn load_or_create_counter(
+    tx: &mut Conn,
+    dialect: Dialect,
+    key: &CounterKey,
+    max_number: i64,
+    now_ms: i64,
+) -> Result<CounterRow, sqlx::Error> {
     let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{}", dialect.for_update());
     if let Some(row) = bind_key!(sqlx::query_as::<_, CounterRow>(&sql), key).fetch_optional(&mut *tx).await? {
         return Ok(row);
@@ -127,7 +133,13 @@ pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Op
 
 /// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
 /// `max_number` is None for a move without issues (it keeps the recorded maximum).
-pub async fn advance_counter(tx: &mut Conn, counter: &CounterRow, last_number: i64, max_number: Option<i64>, now_ms: i64) -> Result<bool, sqlx::Error> {
+pub async fn advance_counter(
+    tx: &mut Conn,
+    counter: &CounterRow,
+    last_number: i64,
+    max_number: Option<i64>,
+    now_ms: i64,
+) -> Result<bool, sqlx::Error> {
     let r = sqlx::query("UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ? WHERE id = ? AND version = ?")
         .bind(last_number)
         .bind(max_number)
@@ -299,10 +311,7 @@ impl TryFrom<NumberRecord> for NumberRow {
 pub async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in tokens.chunks(500) {
-        let sql = format!(
-            "SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND token IN ({})",
-            vec!["?"; chunk.len()].join(", ")
-        );
+        let sql = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND token IN ({})", vec!["?"; chunk.len()].join(", "));
         let mut q = sqlx::query_as::<_, NumberRecord>(&sql).bind(counter_id);
         for t in chunk {
             q = q.bind(t.clone());
@@ -453,11 +462,8 @@ pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_req
     .bind(above)
     .execute(&mut *tx)
     .await?;
-    let deleted = sqlx::query("DELETE FROM document_numbers WHERE counter_id = ? AND sequence > ?")
-        .bind(counter_id)
-        .bind(above)
-        .execute(&mut *tx)
-        .await?;
+    let deleted =
+        sqlx::query("DELETE FROM document_numbers WHERE counter_id = ? AND sequence > ?").bind(counter_id).bind(above).execute(&mut *tx).await?;
     let complete = deleted.rows_affected() == numbers.len() as u64;
     Ok(Released { numbers, complete })
 }
