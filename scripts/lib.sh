@@ -19,6 +19,29 @@ ensure_wasm_tools() {
   fi
 }
 
+ensure_lint_tools() {
+  local missing=""
+  cargo fmt --version >/dev/null 2>&1 || missing="$missing rustfmt"
+  cargo clippy --version >/dev/null 2>&1 || missing="$missing clippy"
+  if [ -n "$missing" ]; then
+    log "installing$missing"
+    rustup component add $missing
+  fi
+}
+
+# Formatting and lints, for both builds (the server with every target, the browser bundle's library: the
+# dev-dependencies do not build for wasm32, and the pure modules' tests are linted in the server build).
+lint() {
+  ensure_lint_tools
+  ensure_wasm_tools
+  log "cargo fmt --check"
+  (cd "$ROOT" && cargo fmt --check)
+  log "cargo clippy (ssr, all targets)"
+  (cd "$ROOT" && cargo clippy --all-targets --features ssr -- -D warnings)
+  log "cargo clippy (hydrate, the browser bundle)"
+  (cd "$ROOT" && cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings)
+}
+
 ensure_chromium() {
   if ! [ -x /usr/bin/chromium ]; then
     log "installing Chromium from Debian"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: installs what the tests need (wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
-# MariaDB and Redis when missing) and runs the whole suite: unit and property tests, API tests on a real
+# MariaDB and Redis when missing) and runs the whole suite: formatting and clippy, unit and property tests, API tests on a real
 # SQLite file and on MariaDB, the distributed lock against real Redis servers, several processes on one
 # counter, browser tests, and a load-generator check of one hot counter. Exits non-zero on any failure;
 # with CI set, a service that cannot start is a failure, never a skip.
@@ -9,6 +9,8 @@ source "$ROOT/scripts/services.sh"
 cd "$ROOT"
 
 ensure_redis || true   # the Redis tests start their own servers; this makes sure redis-server is installed
+
+lint
 
 log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
