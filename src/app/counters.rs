@@ -14,8 +14,6 @@ use crate::contract::*;
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
-/// SPEC §5 (shown only: the server counts and decides).
-pub const MIN_RESET_REASON_CHARS: usize = 20;
 
 #[component]
 pub fn CountersPage() -> impl IntoView {
@@ -25,13 +23,12 @@ pub fn CountersPage() -> impl IntoView {
 }
 
 /// The i18n key of a number's status.
-pub fn status_key(status: &str) -> &'static str {
+pub fn status_key(status: NumberStatus) -> &'static str {
     match status {
-        "RESERVED" => "st.RESERVED",
-        "CONFIRMED" => "st.CONFIRMED",
-        "CANCELLED" => "st.CANCELLED",
-        "VOID" => "st.VOID",
-        _ => "",
+        NumberStatus::Reserved => "st.RESERVED",
+        NumberStatus::Confirmed => "st.CONFIRMED",
+        NumberStatus::Cancelled => "st.CANCELLED",
+        NumberStatus::Void => "st.VOID",
     }
 }
 
@@ -320,16 +317,16 @@ fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
     let i18n = use_i18n();
     let NumberOps { voiding, revise, busy, .. } = ops;
     let number = x.document_number.clone();
-    let status = x.status.clone();
-    let key = status_key(&status);
-    let confirmed = status == "CONFIRMED";
+    let status = x.status.as_str();
+    let key = status_key(x.status);
+    let confirmed = x.status == NumberStatus::Confirmed;
     let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
     view! {
-        <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status.clone()
+        <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status
             data-number=number.clone() data-revision=x.revision.clone()>
             <td>{x.sequence}</td>
             <td class="mono" data-testid="number-text">{number.clone()}</td>
-            <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status.clone()}</code></td>
+            <td data-testid="number-status">{move || i18n.t(key)}" "<code class="small">{status}</code></td>
             <td class="small">{x.document_id.clone()}</td>
             <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
             <td class="small">{x.cancel_reason.clone()}</td>
@@ -432,7 +429,7 @@ fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
                         <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
                             <td>{r.sequence}</td>
                             <td class="mono">{r.document_number.clone()}</td>
-                            <td><code>{r.status_when_released.clone()}</code></td>
+                            <td><code>{r.status_when_released.as_str()}</code></td>
                             <td class="small">"#"{r.reset_request_id}</td>
                             <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
                         </tr>

@@ -63,7 +63,7 @@ pub fn ReservePage() -> impl IntoView {
 #[derive(Clone, Debug, PartialEq)]
 struct Held {
     res: ReservationResult,
-    status: String,
+    status: NumberStatus,
 }
 
 /// What the user chose in the form (a part the template does not show is left out of the request).
@@ -225,7 +225,7 @@ impl Reservation {
                         document_id.set(String::new());
                         cancel_reason.set(String::new());
                         remaining.set(res.ttl_seconds.max(0));
-                        held.set(Some(Held { res, status: "RESERVED".into() }));
+                        held.set(Some(Held { res, status: NumberStatus::Reserved }));
                     }
                     Err(e) => error.set(Some(error_text(&e))),
                 }
@@ -258,7 +258,7 @@ impl Reservation {
 
     /// The token of the held reservation while it is RESERVED.
     fn active_token(&self) -> Option<String> {
-        self.held.with(|h| h.as_ref().filter(|h| h.status == "RESERVED").map(|h| h.res.token.clone()))
+        self.held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| h.res.token.clone()))
     }
 }
 
@@ -419,12 +419,12 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
     let i18n = use_i18n();
     let number = h.res.document_number.clone();
     let token = h.res.token.clone();
-    let status = h.status.clone();
-    let is_reserved = status == "RESERVED";
-    let status_key: &'static str = match status.as_str() {
-        "CONFIRMED" => "reserve.status.CONFIRMED",
-        "CANCELLED" => "reserve.status.CANCELLED",
-        _ => "reserve.status.RESERVED",
+    let status = h.status.as_str();
+    let is_reserved = h.status == NumberStatus::Reserved;
+    let status_key: &'static str = match h.status {
+        NumberStatus::Confirmed => "reserve.status.CONFIRMED",
+        NumberStatus::Cancelled => "reserve.status.CANCELLED",
+        NumberStatus::Reserved | NumberStatus::Void => "reserve.status.RESERVED",
     };
     view! {
         <div class="reserved-box" data-testid="reservation">
@@ -433,7 +433,7 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
             <CopyButton text=move || number.clone() testid="copy-button"/>
             <p>
                 {move || i18n.t("reserve.status")}": "
-                <strong data-testid="status">{status.clone()}</strong>
+                <strong data-testid="status">{status}</strong>
                 " (" {move || i18n.t(status_key)} ")"
             </p>
             <Show when=move || is_reserved>
@@ -527,7 +527,7 @@ fn TemplateInfo(
     }
 }
 
-fn set_status(held: RwSignal<Option<Held>>, token: &str, status: String) {
+fn set_status(held: RwSignal<Option<Held>>, token: &str, status: NumberStatus) {
     held.update(|h| {
         if let Some(h) = h.as_mut().filter(|h| h.res.token == token) {
             h.status = status;
@@ -551,7 +551,7 @@ fn Countdown(held: RwSignal<Option<Held>>, remaining: RwSignal<i64>) {
         }
     };
     Effect::new(move |_| {
-        let running = held.with(|h| h.as_ref().filter(|h| h.status == "RESERVED").map(|h| (h.res.token.clone(), h.res.ttl_seconds)));
+        let running = held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| (h.res.token.clone(), h.res.ttl_seconds)));
         stop();
         if let Some((_token, ttl)) = running {
             let started = super::browser::now_ms();

@@ -15,10 +15,15 @@ pub use error::{ApiError, ErrorCode};
 
 use crate::numbering::ResetScope;
 
+/// SPEC §5: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
+/// server counts and decides; the reset form shows the count against it.
+pub const MIN_RESET_REASON_CHARS: usize = 20;
+
 /// Where a number stands (column `document_numbers.status`). A reservation is RESERVED until it is
 /// confirmed, cancelled or expires (CANCELLED); a confirmed number may later be voided (VOID).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum NumberStatus {
     Reserved,
     Confirmed,
@@ -222,7 +227,7 @@ pub struct ReservationResult {
 pub struct StatusResult {
     pub document_number: String,
     /// CONFIRMED or CANCELLED
-    pub status: String,
+    pub status: NumberStatus,
 }
 
 /// One stored numbering template (the current version).
@@ -388,7 +393,7 @@ pub struct NumberView {
     pub sequence: i64,
     pub revision: String,
     pub document_number: String,
-    pub status: String,
+    pub status: NumberStatus,
     pub document_id: Option<String>,
     pub created_at: DateTime<Utc>,
     pub confirmed_at: Option<DateTime<Utc>>,
@@ -403,7 +408,7 @@ pub struct ReleasedView {
     pub sequence: i64,
     pub revision: String,
     pub document_number: String,
-    pub status_when_released: String,
+    pub status_when_released: NumberStatus,
     pub reset_request_id: i64,
     pub released_at: DateTime<Utc>,
 }
@@ -492,7 +497,7 @@ pub struct IssuedNumber {
     pub counter_id: i64,
     pub sequence: i64,
     pub revision: String,
-    pub status: String,
+    pub status: NumberStatus,
     pub document_id: Option<String>,
     pub issued_at: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -506,7 +511,7 @@ pub struct IssuedNumber {
 pub struct VoidResult {
     pub voided: String,
     /// Always VOID.
-    pub status: String,
+    pub status: NumberStatus,
     pub replacement: IssuedNumber,
 }
 

@@ -1,4 +1,4 @@
-//! What every server-function body needs (declared per feature in `crate::app::api`): the server state and the
+//! What every server-function body needs (declared per feature in the pages' `api` modules): the server state and the
 //! caller behind the call, found from the request, and a service error turned into the [`ApiError`] the page
 //! reads, with the HTTP status of the REST API. A body is: find the caller → call the service → map the error.
 

@@ -31,8 +31,7 @@ use crate::server::AppState;
 use store::{sql, Counter, StoredNumber};
 
 pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
-/// SPEC §5: a reset's reason has at least 20 characters — Unicode characters, not bytes.
-pub const MIN_RESET_REASON_CHARS: usize = 20;
+pub use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
 /// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
 pub const MAX_SKIP: i64 = 100_000;
@@ -331,7 +330,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
             counter_id: counter.row.id,
             sequence: original.sequence,
             revision,
-            status: NumberStatus::Confirmed.as_str().into(),
+            status: NumberStatus::Confirmed,
             document_id,
             issued_at: ms_to_datetime(now),
             revised_from: Some(original.number),
@@ -423,13 +422,13 @@ pub async fn void_and_replace(
         tx.commit().await.map_err(sql)?;
         Ok(VoidResult {
             voided: original.number.clone(),
-            status: NumberStatus::Void.as_str().into(),
+            status: NumberStatus::Void,
             replacement: IssuedNumber {
                 document_number: number,
                 counter_id: counter.row.id,
                 sequence,
                 revision: resolved.revision.clone(),
-                status: NumberStatus::Confirmed.as_str().into(),
+                status: NumberStatus::Confirmed,
                 document_id,
                 issued_at: ms_to_datetime(now),
                 revised_from: None,
@@ -557,7 +556,7 @@ pub async fn apply_override(
                 counter_id,
                 sequence: l.sequence,
                 revision: l.revision.clone(),
-                status: NumberStatus::Confirmed.as_str().into(),
+                status: NumberStatus::Confirmed,
                 document_id: l.document_id.clone(),
                 issued_at: ms_to_datetime(now),
                 revised_from: None,

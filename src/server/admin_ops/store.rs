@@ -9,7 +9,7 @@ use crate::contract::NumberStatus;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::AppError;
-use crate::server::numbering::counter_tx::store::{CounterRecord, StoredRecord, COUNTER_COLUMNS, STORED_COLUMNS};
+use crate::server::numbering::counter_tx::store::{status_of, CounterRecord, StoredRecord, COUNTER_COLUMNS, STORED_COLUMNS};
 pub use crate::server::numbering::counter_tx::{Counter, StoredNumber};
 use crate::server::workflow::Instance;
 
@@ -203,18 +203,20 @@ pub async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Re
     .fetch_all(&db.pool)
     .await?
     .into_iter()
-    .map(|r| NumberView {
-        sequence: r.sequence,
-        revision: r.revision,
-        document_number: r.number,
-        status: r.status,
-        document_id: r.document_id,
-        created_at: ms_to_datetime(r.created_at),
-        confirmed_at: r.confirmed_at.map(ms_to_datetime),
-        cancelled_at: r.cancelled_at.map(ms_to_datetime),
-        cancel_reason: r.cancel_reason,
+    .map(|r| {
+        Ok(NumberView {
+            sequence: r.sequence,
+            revision: r.revision,
+            document_number: r.number,
+            status: status_of(&r.status)?,
+            document_id: r.document_id,
+            created_at: ms_to_datetime(r.created_at),
+            confirmed_at: r.confirmed_at.map(ms_to_datetime),
+            cancelled_at: r.cancelled_at.map(ms_to_datetime),
+            cancel_reason: r.cancel_reason,
+        })
     })
-    .collect())
+    .collect::<Result<_, sqlx::Error>>()?)
 }
 
 #[derive(sqlx::FromRow)]
@@ -238,15 +240,17 @@ pub async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> R
     .fetch_all(&db.pool)
     .await?
     .into_iter()
-    .map(|r| ReleasedView {
-        sequence: r.sequence,
-        revision: r.revision,
-        document_number: r.number,
-        status_when_released: r.status,
-        reset_request_id: r.reset_request_id,
-        released_at: ms_to_datetime(r.released_at),
+    .map(|r| {
+        Ok(ReleasedView {
+            sequence: r.sequence,
+            revision: r.revision,
+            document_number: r.number,
+            status_when_released: status_of(&r.status)?,
+            reset_request_id: r.reset_request_id,
+            released_at: ms_to_datetime(r.released_at),
+        })
     })
-    .collect())
+    .collect::<Result<_, sqlx::Error>>()?)
 }
 
 #[derive(sqlx::FromRow)]

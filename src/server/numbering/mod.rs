@@ -331,7 +331,7 @@ impl Engine {
 
     async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {
         match self.queues.submit(key, kind, caller.clone()).await? {
-            Outcome::Status { number, status, .. } => Ok(StatusResult { document_number: number, status: status.to_string() }),
+            Outcome::Status { number, status, .. } => Ok(StatusResult { document_number: number, status }),
             Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
         }
     }

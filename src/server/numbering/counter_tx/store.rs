@@ -258,7 +258,8 @@ pub async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64,
     Ok(found)
 }
 
-fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
+/// A `status` column read back (the schema allows only the four statuses).
+pub fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
     NumberStatus::parse(text).ok_or_else(|| sqlx::Error::Decode(format!("unknown number status '{text}'").into()))
 }
 
