@@ -26,6 +26,12 @@ impl Dialect {
         }
     }
 
+    /// Whether one `UPDATE` may change rows of two tables (MariaDB's multi-table `UPDATE`; SQLite has none, so
+    /// the rows are updated one statement each).
+    pub fn has_multi_table_update(self) -> bool {
+        self == Dialect::MySql
+    }
+
     /// Integer division of two integer expressions.
     pub fn int_div(self) -> &'static str {
         match self {

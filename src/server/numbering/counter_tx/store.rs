@@ -167,7 +167,7 @@ pub async fn advance_counter_and_chain(
     if chain.is_empty() {
         return advance_counter(tx, counter, last_number, max_number, now_ms).await;
     }
-    if dialect == Dialect::Sqlite {
+    if !dialect.has_multi_table_update() {
         return Ok(advance_counter(tx, counter, last_number, max_number, now_ms).await? && audit::try_move_head(tx, chain).await?);
     }
     let r = sqlx::query(
