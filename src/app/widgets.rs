@@ -262,13 +262,9 @@ pub fn source_key(source: TemplateSource) -> &'static str {
 
 /// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
 pub fn period_label(period: &str) -> String {
-    let mut it = period.split('_');
-    let kind = it.next().unwrap_or_default();
-    let year: Option<i32> = it.next().and_then(|y| y.parse().ok());
-    let month = it.next();
-    match (kind, year, month) {
-        ("YEAR", Some(y), None) => format!("{} ({y})", y + 543),
-        ("MONTH", Some(y), Some(m)) => format!("{m}/{} ({m}/{y})", y + 543),
+    match crate::numbering::PeriodKey::parse(period) {
+        Some(crate::numbering::PeriodKey::Year(y)) => format!("{} ({y})", y + 543),
+        Some(crate::numbering::PeriodKey::Month(y, m)) => format!("{m:02}/{} ({m:02}/{y})", y + 543),
         _ => period.to_string(),
     }
 }
