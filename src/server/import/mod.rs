@@ -249,7 +249,7 @@ pub async fn bulk_import(
         let mut aborted = None;
         for (i, p) in planned.iter().enumerate() {
             let outcome = match p {
-                Err(e) => Err(e.clone_for_report()),
+                Err(e) => Err(e.clone()),
                 Ok(p) => match apply_row(s, &mut tx, caller, snapshot, p, reason, now).await {
                     Err(e @ (AppError::VersionConflict(_) | AppError::Database { .. } | AppError::Internal { .. })) => {
                         aborted = Some(e);
@@ -458,25 +458,4 @@ fn required(en: &str, th: &str) -> AppError {
 
 fn clip(s: &str) -> String {
     s.chars().take(60).collect() // never echo an oversize input back
-}
-
-/// `AppError` is not `Clone` (it holds no shared state, but a reference id is minted per error): a planned row's
-/// error is reported as it was found.
-trait CloneForReport {
-    fn clone_for_report(&self) -> AppError;
-}
-
-impl CloneForReport for AppError {
-    fn clone_for_report(&self) -> AppError {
-        use AppError::*;
-        match self {
-            InvalidFormat { th, en } => InvalidFormat { th: th.clone(), en: en.clone() },
-            Validation { th, en } => Validation { th: th.clone(), en: en.clone() },
-            NotFound { th, en } => NotFound { th: th.clone(), en: en.clone() },
-            Conflict { code, th, en } => Conflict { code: *code, th: th.clone(), en: en.clone() },
-            DuplicateNumber(n) => DuplicateNumber(n.clone()),
-            ConfigNotFound(n) => ConfigNotFound(n.clone()),
-            other => AppError::internal(other.report()),
-        }
-    }
 }
