@@ -382,6 +382,25 @@ pub async fn reserve(state: &AppState, caller: &Caller, req: &NumberRequest) -> 
     result
 }
 
+/// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,
+/// more generous bucket: `RateLimits::light_factor`), then the engine.
+pub async fn preview(state: &AppState, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.preview(caller, req).await
+}
+
+/// Confirm as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
+pub async fn confirm(state: &AppState, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.confirm(caller, token, document_id).await
+}
+
+/// Cancel as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
+pub async fn cancel(state: &AppState, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.cancel(caller, token, reason).await
+}
+
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
 pub async fn generate(state: &AppState, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
     state.limits.check(caller).await?;
