@@ -86,6 +86,9 @@ struct ServeArgs {
     rate_limit_global: u32,
     #[arg(long, env = "RATE_LIMIT_TOKEN_PER_MIN", default_value_t = 6000)]
     rate_limit_token: u32,
+    /// Preview, confirm and cancel have a bucket of their own: the limits above times this factor (0 = unlimited).
+    #[arg(long, env = "RATE_LIMIT_LIGHT_FACTOR", default_value_t = docnum::server::auth::rate_limit::DEFAULT_LIGHT_FACTOR)]
+    rate_limit_light_factor: u32,
     #[arg(long, env = "SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
     secure_cookies: bool,
     /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum).
@@ -139,6 +142,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     per_ip_per_min: args.rate_limit_ip,
                     global_per_min: args.rate_limit_global,
                     per_token_per_min: args.rate_limit_token,
+                    light_factor: args.rate_limit_light_factor,
                 },
                 secure_cookies: args.secure_cookies,
                 max_batch: args.max_batch.max(1),

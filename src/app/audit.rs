@@ -32,7 +32,11 @@ const CSV_ENDPOINT: &str = "/api/v1/document-numbering/logs/audit";
 #[component]
 pub fn AuditPage() -> impl IntoView {
     view! {
-        <AdminPage title="audit.title" wide=true content=|ctx: AdminContext| view! { <AuditSearch projects=ctx.data.projects/> }/>
+        <AdminPage title="audit.title" wide=true content=|ctx: AdminContext| {
+            // a project admin's search is kept to their projects by the server: offer only those
+            let projects = ctx.data.projects.into_iter().filter(|p| ctx.user.can_edit_templates(p.id)).collect::<Vec<_>>();
+            view! { <AuditSearch projects/> }
+        }/>
     }
 }
 

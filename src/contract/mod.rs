@@ -348,6 +348,9 @@ pub struct ErrorRow {
     pub ref_id: Option<String>,
     pub ip_address: Option<String>,
     pub resolved_at: Option<DateTime<Utc>>,
+    /// The project of the failing request, when known (a project admin sees only their projects' rows).
+    #[serde(default)]
+    pub project_id: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -283,6 +283,15 @@ pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// A page of a listing as a client asked for it, made safe: the page at least 1, the size within
+/// `1..=max_size` (`default_size` when absent), and the offset of its first row computed without overflow
+/// (`page=4294967295` is a valid, empty page, never a panic).
+pub fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> (u32, u32, i64) {
+    let page = page.unwrap_or(1).max(1);
+    let size = size.unwrap_or(default_size).clamp(1, max_size.max(1));
+    (page, size, (i64::from(page) - 1).saturating_mul(i64::from(size)))
+}
+
 pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
 }
@@ -418,6 +427,16 @@ impl Conditions {
         self
     }
 
+    /// Adds `AND clause` where the clause's `{}` becomes one placeholder per id (`IN ({})`); no ids matches
+    /// nothing (an empty scope sees no rows).
+    pub fn and_in(&mut self, clause: &str, ids: &[i64]) -> &mut Self {
+        if ids.is_empty() {
+            return self.and("1 = 0", []);
+        }
+        let placeholders = vec!["?"; ids.len()].join(", ");
+        self.and(&clause.replace("{}", &placeholders), ids.iter().map(|id| SqlValue::Int(*id)))
+    }
+
     pub fn sql(&self) -> &str {
         &self.sql
     }
@@ -482,5 +501,25 @@ mod tests {
         assert_eq!(classify(&not_null), DbFailure::Other);
         assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
         assert_eq!(classify(&sqlx::Error::RowNotFound), DbFailure::Other);
+    }
+
+    #[test]
+    fn paging_never_overflows_and_keeps_within_bounds() {
+        assert_eq!(paging(None, None, 50, 500), (1, 50, 0));
+        assert_eq!(paging(Some(0), Some(0), 50, 500), (1, 1, 0));
+        assert_eq!(paging(Some(3), Some(10_000), 50, 500), (3, 500, 1000));
+        assert_eq!(paging(Some(2_147_483_648), Some(500), 50, 500), (2_147_483_648, 500, 2_147_483_647 * 500));
+        assert_eq!(paging(Some(u32::MAX), Some(u32::MAX), 50, 500).2, (i64::from(u32::MAX) - 1) * 500);
+    }
+
+    #[test]
+    fn an_empty_scope_matches_nothing() {
+        let mut c = Conditions::default();
+        c.and_in("project_id IN ({})", &[]);
+        assert_eq!(c.sql(), " WHERE 1 = 1 AND 1 = 0");
+        let mut c = Conditions::default();
+        c.and_in("project_id IN ({})", &[3, 4]);
+        assert_eq!(c.sql(), " WHERE 1 = 1 AND project_id IN (?, ?)");
+        assert_eq!(c.values.len(), 2);
     }
 }

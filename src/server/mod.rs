@@ -49,6 +49,8 @@ pub struct AppState {
     pub reference: Arc<ReferenceCache>,
     pub auth: Arc<AuthCache>,
     pub limits: Arc<NumberRateLimiter>,
+    /// The limits of preview, confirm and cancel (a bucket of their own, see `rate_limit`).
+    pub light_limits: Arc<NumberRateLimiter>,
     pub leptos_options: LeptosOptions,
     pub config: Arc<Config>,
 }
@@ -98,6 +100,10 @@ impl AppState {
             limits: Arc::new(match config.redis_urls.first() {
                 Some(url) => NumberRateLimiter::new(&config.rate_limits).shared_through(url)?,
                 None => NumberRateLimiter::new(&config.rate_limits),
+            }),
+            light_limits: Arc::new(match config.redis_urls.first() {
+                Some(url) => NumberRateLimiter::light(&config.rate_limits).shared_through(url)?,
+                None => NumberRateLimiter::light(&config.rate_limits),
             }),
             leptos_options,
             config: Arc::new(config),

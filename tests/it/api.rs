@@ -413,7 +413,7 @@ async fn verify_notices_a_row_altered_behind_the_triggers() {
 
 #[tokio::test]
 async fn per_user_limits_answer_429_with_retry_after() {
-    let limits = docnum::server::auth::rate_limit::RateLimits { per_user_per_min: 3, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 };
+    let limits = docnum::server::auth::rate_limit::RateLimits { per_user_per_min: 3, ..docnum::server::auth::rate_limit::RateLimits::off() };
     let app = TestApp::spawn_with(Options { limits, ..Options::default() }).await;
     let staff = app.user_client("somsri", Role::Staff, &[]).await;
     for _ in 0..3 {

@@ -47,12 +47,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            start: be2568(),
-            limits: RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 },
-            ttl: Duration::from_secs(300),
-            redis_urls: Vec::new(),
-        }
+        Options { start: be2568(), limits: RateLimits::off(), ttl: Duration::from_secs(300), redis_urls: Vec::new() }
     }
 }
 

@@ -8,6 +8,7 @@ mod support;
 mod admin_ops;
 mod api;
 mod import;
+mod isolation;
 mod metrics;
 mod multiprocess;
 mod redis_lock;

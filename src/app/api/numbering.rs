@@ -1,5 +1,6 @@
-//! Server functions of the reserve page: preview, reserve, confirm, cancel. Reserve goes through the same
-//! service path as REST (`server::numbering::reserve`: rate limit, engine, generation histogram).
+//! Server functions of the reserve page: preview, reserve, confirm, cancel. Each goes through the same service
+//! path as REST (`server::numbering::{preview, reserve, confirm, cancel}`: rate limit, engine; reserve also the
+//! generation histogram).
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
@@ -8,10 +9,10 @@ use crate::contract::*;
 #[cfg(feature = "ssr")]
 use crate::server::{numbering, sfn};
 
-#[server(prefix = "/sfn", input = Json)]
+#[server(prefix = "/sfn", endpoint = "preview_number", input = Json)]
 pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    state.engine.preview(&caller, &request).await.map_err(sfn::error)
+    numbering::preview(&state, &caller, &request).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", endpoint = "reserve_number", input = Json)]
@@ -20,14 +21,14 @@ pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult,
     numbering::reserve(&state, &caller, &request).await.map_err(sfn::error)
 }
 
-#[server(prefix = "/sfn", input = Json)]
+#[server(prefix = "/sfn", endpoint = "confirm_reservation", input = Json)]
 pub async fn confirm_reservation(token: String, document_id: String) -> Result<StatusResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    state.engine.confirm(&caller, &token, &document_id).await.map_err(sfn::error)
+    numbering::confirm(&state, &caller, &token, &document_id).await.map_err(sfn::error)
 }
 
-#[server(prefix = "/sfn", input = Json)]
+#[server(prefix = "/sfn", endpoint = "cancel_reservation", input = Json)]
 pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result<StatusResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    state.engine.cancel(&caller, &token, reason.as_deref()).await.map_err(sfn::error)
+    numbering::cancel(&state, &caller, &token, reason.as_deref()).await.map_err(sfn::error)
 }

@@ -292,7 +292,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     let config = Config {
         database_url: format!("sqlite://{}", dir.join("bench.db").display()),
         bootstrap_admin_password: Some("loadgen-admin".into()),
-        rate_limits: RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0 },
+        rate_limits: RateLimits::off(),
         counter_thread: true,
         ..Config::default()
     };

@@ -660,12 +660,14 @@ pub async fn counters(
     year: Option<i32>,
 ) -> Result<Vec<CounterView>, AppError> {
     let user = caller.require_admin()?;
+    let scope = caller.admin_scope()?;
     if let Some(p) = project_id {
         caller.require_project_admin(p)?;
     }
     let year = year.map(|y| if y > 2400 { y - 543 } else { y }); // B.E. or A.D.
     let snapshot = s.reference.get().await?;
-    let rows = store::counters(&s.db, project_id, corr_type_id, year, MAX_COUNTERS).await?;
+    // the scope goes into the query, so a project admin's counters are not crowded out by others' under the limit
+    let rows = store::counters(&s.db, project_id, scope, corr_type_id, year, MAX_COUNTERS).await?;
     Ok(rows.iter().filter(|c| user.can_edit_templates(c.key.project_id)).map(|c| counter_view(&snapshot, c)).collect())
 }
 
@@ -682,8 +684,10 @@ pub async fn counter_numbers(
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     caller.require_project_admin(counter.key.project_id)?;
     let limit = limit.unwrap_or(1000).clamp(1, 5000);
-    let from = after.unwrap_or(0).max(0) + 1;
-    let to = (from + limit - 1).min(counter.row.last_number);
+    // client numbers: saturating, so `afterSequence=9223372036854775807` is an empty window, not an overflow
+    let from = after.unwrap_or(0).max(0).saturating_add(1);
+    let window_end = from.saturating_add(limit - 1);
+    let to = window_end.min(counter.row.last_number);
     let numbers = if to >= from { store::numbers_between(&s.db, counter_id, from, to).await? } else { Vec::new() };
     let present: HashSet<i64> = numbers.iter().map(|n| n.sequence).collect();
     let missing: Vec<i64> = (from..=to).filter(|q| !present.contains(q)).collect();
@@ -692,7 +696,7 @@ pub async fn counter_numbers(
         explained.insert(q, row); // oldest first: the latest row wins
     }
     let gaps = missing.iter().map(|q| GapView { sequence: *q, explanation: explained.remove(q) }).collect();
-    let released = store::released_between(&s.db, counter_id, from, from + limit - 1).await?;
+    let released = store::released_between(&s.db, counter_id, from, window_end).await?;
     let snapshot = s.reference.get().await?;
     Ok(CounterNumbers {
         counter: counter_view(&snapshot, &counter),

@@ -19,9 +19,20 @@ pub async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
 }
 
 /// Counters, optionally of one project / type / A.D. year (yearly and monthly periods of that year).
-pub async fn counters(db: &Db, project_id: Option<i64>, corr_type_id: Option<i64>, year: Option<i32>, limit: i64) -> Result<Vec<Counter>, AppError> {
+/// Counters by project, type and year; `scope` (a project admin's projects) keeps them to those projects.
+pub async fn counters(
+    db: &Db,
+    project_id: Option<i64>,
+    scope: Option<&[i64]>,
+    corr_type_id: Option<i64>,
+    year: Option<i32>,
+    limit: i64,
+) -> Result<Vec<Counter>, AppError> {
     let mut filter = Conditions::default();
     filter.and_if("project_id = ?", project_id).and_if("corr_type_id = ?", corr_type_id);
+    if let Some(projects) = scope {
+        filter.and_in("project_id IN ({})", projects);
+    }
     if let Some(y) = year {
         filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
     }

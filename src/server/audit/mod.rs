@@ -235,9 +235,9 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-/// [`verify`] for a caller: admins only.
+/// [`verify`] for a caller: super admins only (it reads every project's chains).
 pub async fn verify_for(s: &crate::server::AppState, caller: &crate::server::auth::Caller) -> Result<VerifyReport, AppError> {
-    caller.require_admin()?;
+    caller.require_super_admin()?;
     verify(&s.db).await
 }
 
@@ -317,6 +317,21 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
 
 use crate::contract::{AuditPage, AuditQuery, AuditRow};
 
+/// The filters of an audit query for this caller (shared by the page and the CSV export): admins only; a
+/// project admin's query is kept to the counters of their projects (a project filter outside them is 403), and
+/// rows of no counter (the `admin` chain) are for super admins only.
+fn scoped_filter(caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<Conditions, AppError> {
+    let scope = caller.admin_scope()?;
+    if let Some(p) = q.project_id {
+        caller.require_project_admin(p)?;
+    }
+    let mut filter = audit_filter(q);
+    if let Some(projects) = scope {
+        filter.and_in("counter_id IN (SELECT id FROM counters WHERE project_id IN ({}))", projects);
+    }
+    Ok(filter)
+}
+
 /// The filters of an audit query (shared by the page and the CSV export).
 fn audit_filter(q: &AuditQuery) -> Conditions {
     let text = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
@@ -384,18 +399,16 @@ pub const MAX_EXPORT_ROWS: i64 = 100_000;
 
 /// One page of audit rows matching the filters, newest first, with the total count.
 pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
-    caller.require_admin()?;
+    let filter = scoped_filter(caller, q)?;
     let db = &s.db;
-    let page = q.page.unwrap_or(1).max(1);
-    let size = q.page_size.unwrap_or(50).clamp(1, MAX_PAGE_SIZE);
-    let filter = audit_filter(q);
+    let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE);
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
     let total: i64 = filter.bind(sqlx::query_scalar(&count_sql)).fetch_one(&db.pool).await?;
     let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.sql());
     let rows = filter
         .bind(sqlx::query_as::<_, StoredAuditRow>(&rows_sql))
-        .bind(size as i64)
-        .bind(((page - 1) * size) as i64)
+        .bind(i64::from(size))
+        .bind(offset)
         .fetch_all(&db.pool)
         .await?
         .into_iter()
@@ -406,13 +419,13 @@ pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::C
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
 pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<String, AppError> {
-    caller.require_admin()?;
+    let filter = scoped_filter(caller, q)?;
     let db = &s.db;
-    let filter = audit_filter(q);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let csv_err = |e: csv::Error| AppError::internal_from("csv", e);
+    // every cell through `csv_cell` (ids and sequences are never negative, so numbers pass unchanged)
     out.write_record([
         "id",
         "created_at",
@@ -432,25 +445,61 @@ pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::aut
     .map_err(csv_err)?;
     for r in rows.into_iter().map(AuditRow::from) {
         let opt = |v: Option<String>| v.unwrap_or_default();
-        out.write_record([
-            r.id.to_string(),
-            r.created_at.to_rfc3339(),
-            r.operation,
-            r.status,
-            opt(r.document_number),
-            r.sequence.map(|s| s.to_string()).unwrap_or_default(),
-            r.counter_id.map(|s| s.to_string()).unwrap_or_default(),
-            opt(r.document_id),
-            opt(r.user),
-            opt(r.ip_address),
-            r.fallback_used,
-            opt(r.old_value),
-            opt(r.new_value),
-            opt(r.metadata),
-        ])
+        out.write_record(
+            [
+                r.id.to_string(),
+                r.created_at.to_rfc3339(),
+                r.operation,
+                r.status,
+                opt(r.document_number),
+                r.sequence.map(|s| s.to_string()).unwrap_or_default(),
+                r.counter_id.map(|s| s.to_string()).unwrap_or_default(),
+                opt(r.document_id),
+                opt(r.user),
+                opt(r.ip_address),
+                r.fallback_used,
+                opt(r.old_value),
+                opt(r.new_value),
+                opt(r.metadata),
+            ]
+            .iter()
+            .map(|cell| csv_cell(cell).into_owned()),
+        )
         .map_err(csv_err)?;
     }
     let bytes = out.into_inner().map_err(|e| AppError::internal_from("csv", e.into_error()))?;
     // a UTF-8 byte-order mark, so spreadsheet programs read the Thai text correctly
     Ok(format!("\u{feff}{}", String::from_utf8_lossy(&bytes)))
+}
+
+/// A CSV cell a spreadsheet program will not run (SPEC §8): text beginning with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return gets a `'` in front, so it shows as text instead of being evaluated as a formula.
+pub fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_cell;
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_evaluate_are_prefixed() {
+        for (cell, safe) in [
+            ("=1+1", "'=1+1"),
+            ("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")"),
+            ("+66 2 123", "'+66 2 123"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("\rx", "'\rx"),
+        ] {
+            assert_eq!(csv_cell(cell), safe);
+        }
+        for cell in ["", "LCBP3-RFI-0001", "คคง.-ผรม.2-0001-2568", "12", "2025-06-15T03:00:00+00:00", " =1", "a=1", "'=1"] {
+            assert_eq!(csv_cell(cell), cell);
+        }
+    }
 }

@@ -88,6 +88,20 @@ impl Caller {
         }
     }
 
+    /// The projects whose records (audit rows, error-log rows, counters) this administrator may read:
+    /// `None` = every project and the rows of no project (super admin); `Some(ids)` = a project admin's own.
+    /// Staff and API tokens: 403.
+    pub fn admin_scope(&self) -> Result<Option<&[i64]>, AppError> {
+        let user = self.require_admin()?;
+        Ok(if user.role == Role::SuperAdmin { None } else { Some(&user.admin_project_ids) })
+    }
+
+    /// May this caller read the project's configuration (its templates)? The projects it may take numbers in:
+    /// people any project, an API token its scope.
+    pub fn require_project_read(&self, project_id: i64) -> Result<(), AppError> {
+        self.require_numbering(project_id)
+    }
+
     /// An audit entry carrying who, from where, and when.
     pub fn audit_base(&self, now_ms: i64) -> AuditEntry {
         AuditEntry {

@@ -1,6 +1,11 @@
 //! Limits on number requests (SPEC §8): per user, per IP and global for people; per token for machine
 //! clients. A limit of 0 switches it off. Exceeding one answers 429 with `Retry-After`.
 //!
+//! Requests that take no new number — preview, confirm, cancel — count in a bucket of their own
+//! ([`RateLimits::light`]): the same limits times `light_factor` (default 10), since a form previews at every
+//! change and each reservation is followed by a confirm or a cancel. A number limit of 0 switches its light
+//! counterpart off too; a factor of 0 switches the light bucket off altogether.
+//!
 //! With Redis configured the counts are shared by all instances: a fixed one-minute window per key in Redis
 //! (`INCR` + `EXPIRE NX`, one round trip per limit). When Redis does not answer quickly, each instance falls
 //! back to its own in-memory limiter (governor), so an outage never blocks numbering.
@@ -22,11 +27,35 @@ pub struct RateLimits {
     pub per_ip_per_min: u32,
     pub global_per_min: u32,
     pub per_token_per_min: u32,
+    /// The limits of preview, confirm and cancel are these limits times this factor (0 = no limit on them).
+    pub light_factor: u32,
 }
+
+pub const DEFAULT_LIGHT_FACTOR: u32 = 10;
 
 impl Default for RateLimits {
     fn default() -> Self {
-        RateLimits { per_user_per_min: 10, per_ip_per_min: 50, global_per_min: 5000, per_token_per_min: 6000 }
+        RateLimits { per_user_per_min: 10, per_ip_per_min: 50, global_per_min: 5000, per_token_per_min: 6000, light_factor: DEFAULT_LIGHT_FACTOR }
+    }
+}
+
+impl RateLimits {
+    /// Every limit off (tests, benchmarks).
+    pub fn off() -> RateLimits {
+        RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0, light_factor: DEFAULT_LIGHT_FACTOR }
+    }
+
+    /// The limits of the requests that take no new number (preview, confirm, cancel): each number limit times
+    /// `light_factor`, saturating; 0 stays 0 (off).
+    pub fn light(&self) -> RateLimits {
+        let times = |limit: u32| limit.saturating_mul(self.light_factor);
+        RateLimits {
+            per_user_per_min: times(self.per_user_per_min),
+            per_ip_per_min: times(self.per_ip_per_min),
+            global_per_min: times(self.global_per_min),
+            per_token_per_min: times(self.per_token_per_min),
+            light_factor: self.light_factor,
+        }
     }
 }
 
@@ -37,6 +66,8 @@ pub struct NumberRateLimiter {
     global: Option<DefaultDirectRateLimiter>,
     token: Option<DefaultKeyedRateLimiter<i64>>,
     shared: Option<Shared>,
+    /// The prefix of this limiter's Redis keys (`docnum:rl:` for numbers, `docnum:rl:light:` for the light bucket).
+    prefix: &'static str,
 }
 
 /// The Redis server the counts are shared through. After a failure it is left alone for a second, so an
@@ -72,7 +103,14 @@ impl NumberRateLimiter {
             global: quota(limits.global_per_min).map(RateLimiter::direct),
             token: quota(limits.per_token_per_min).map(RateLimiter::keyed),
             shared: None,
+            prefix: "docnum:rl:",
         }
+    }
+
+    /// The limiter of the requests that take no new number (preview, confirm, cancel): [`RateLimits::light`],
+    /// counted apart from the number requests.
+    pub fn light(limits: &RateLimits) -> Self {
+        NumberRateLimiter { prefix: "docnum:rl:light:", ..NumberRateLimiter::new(&limits.light()) }
     }
 
     /// Shares the counts through this Redis server.
@@ -107,7 +145,7 @@ impl NumberRateLimiter {
             return Ok(());
         }
         if let Some(shared) = self.shared.as_ref().filter(|s| !s.skipped()) {
-            match tokio::time::timeout(REDIS_TIMEOUT, check_shared(shared, &limits)).await {
+            match tokio::time::timeout(REDIS_TIMEOUT, check_shared(shared, self.prefix, &limits)).await {
                 Ok(Ok(result)) => return result,
                 _ => {
                     tracing::debug!("rate limits: Redis did not answer, using this instance's counts");
@@ -144,13 +182,13 @@ impl NumberRateLimiter {
 }
 
 /// One pipeline: INCR each window key (and give it a 60 s life when new); refuse on the first over its limit.
-async fn check_shared(shared: &Shared, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
+async fn check_shared(shared: &Shared, prefix: &str, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
     let now_ms = chrono::Utc::now().timestamp_millis();
     let window = now_ms / 60_000;
     let mut con = shared.redis.get().await?;
     let mut pipe = redis::pipe();
     for (scope, key, _) in limits {
-        let name = format!("docnum:rl:{scope}:{key}:{window}");
+        let name = format!("{prefix}{scope}:{key}:{window}");
         pipe.cmd("INCR").arg(&name).cmd("EXPIRE").arg(&name).arg(60).arg("NX").ignore();
     }
     let counts: Vec<u64> = pipe.query_async(&mut con).await?;
@@ -161,4 +199,20 @@ async fn check_shared(shared: &Shared, limits: &[(&'static str, String, u32)]) -
         }
     }
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_light_bucket_is_the_number_limits_times_the_factor() {
+        let l = RateLimits::default().light();
+        assert_eq!((l.per_user_per_min, l.per_ip_per_min, l.global_per_min, l.per_token_per_min), (100, 500, 50_000, 60_000));
+        let off = RateLimits { per_token_per_min: 0, light_factor: 3, ..RateLimits::default() }.light();
+        assert_eq!((off.per_user_per_min, off.per_token_per_min), (30, 0), "a number limit of 0 keeps its light limit off");
+        let none = RateLimits { light_factor: 0, ..RateLimits::default() }.light();
+        assert_eq!((none.per_user_per_min, none.per_ip_per_min, none.global_per_min, none.per_token_per_min), (0, 0, 0, 0));
+        assert_eq!(RateLimits { per_user_per_min: u32::MAX, ..RateLimits::default() }.light().per_user_per_min, u32::MAX);
+    }
 }

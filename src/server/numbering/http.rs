@@ -44,9 +44,9 @@ pub struct GenerateResult {
 }
 
 #[utoipa::path(post, path = "/api/v1/document-numbering/preview", request_body = NumberRequest,
-    responses((status = 200, body = PreviewResult), (status = "4XX", body = ErrorBody)), tag = "numbering")]
+    responses((status = 200, body = PreviewResult), (status = 429, body = ErrorBody), (status = "4XX", body = ErrorBody)), tag = "numbering")]
 pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<PreviewResult>, AppError> {
-    Ok(Json(s.engine.preview(&caller, &req).await?))
+    Ok(Json(super::preview(&s, &caller, &req).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/document-numbering/reserve", request_body = NumberRequest,
@@ -58,13 +58,13 @@ pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
 #[utoipa::path(post, path = "/api/v1/document-numbering/confirm", request_body = ConfirmBody,
     responses((status = 200, body = StatusResult), (status = 410, body = ErrorBody), (status = "4XX", body = ErrorBody)), tag = "numbering")]
 pub async fn confirm(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<ConfirmBody>) -> Result<Json<StatusResult>, AppError> {
-    Ok(Json(s.engine.confirm(&caller, &body.token, &body.document_id).await?))
+    Ok(Json(super::confirm(&s, &caller, &body.token, &body.document_id).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/document-numbering/cancel", request_body = CancelBody,
     responses((status = 200, body = StatusResult), (status = "4XX", body = ErrorBody)), tag = "numbering")]
 pub async fn cancel(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CancelBody>) -> Result<Json<StatusResult>, AppError> {
-    Ok(Json(s.engine.cancel(&caller, &body.token, body.reason.as_deref()).await?))
+    Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref()).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/documents/{documentId}/generate-number", request_body = NumberRequest,

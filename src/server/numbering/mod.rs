@@ -222,12 +222,36 @@ impl Engine {
         Ok(resolved)
     }
 
-    /// Records errors worth an operator's attention, then hands the error back.
-    fn logged<T>(&self, caller: &Caller, context: impl FnOnce() -> serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
+    /// Records errors worth an operator's attention (with the project of the request, when known), then hands
+    /// the error back.
+    fn logged<T>(
+        &self,
+        caller: &Caller,
+        project_id: Option<i64>,
+        context: impl FnOnce() -> serde_json::Value,
+        result: Result<T, AppError>,
+    ) -> Result<T, AppError> {
         if let Err(e) = &result {
-            self.errors.record(e, caller, context());
+            self.errors.record_in(e, caller, project_id, context());
         }
         result
+    }
+
+    /// The project of a reservation token, when the error is one the log keeps and the project is not known yet.
+    async fn project_of_token<T>(&self, known: Option<i64>, token: &str, result: &Result<T, AppError>) -> Option<i64> {
+        match result {
+            Err(e) if known.is_none() && e.log_type().is_some() => {
+                let token = check_token(token).ok()?;
+                store::counter_key_of_token(&self.db, &token).await.ok().flatten().map(|k| k.project_id)
+            }
+            _ => known,
+        }
+    }
+
+    /// The project a request names, when it names one that exists (for the error log).
+    async fn project_of(&self, req: &NumberRequest) -> Option<i64> {
+        let snapshot = self.reference.get().await.ok()?;
+        snapshot.project(req.project_id, req.project_code.as_deref()).ok().map(|p| p.id)
     }
 
     /// The next number for a request, without consuming it.
@@ -241,7 +265,8 @@ impl Engine {
             Ok(PreviewResult { document_number: r.render(next), sequence: next, template: r.template.source().to_string(), reserved: false })
         }
         .await;
-        self.logged(caller, || serde_json::json!({"operation": "PREVIEW", "request": req}), result)
+        let project = if result.is_err() { self.project_of(req).await } else { None };
+        self.logged(caller, project, || serde_json::json!({"operation": "PREVIEW", "request": req}), result)
     }
 
     pub async fn reserve(&self, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
@@ -264,7 +289,8 @@ impl Engine {
             }
         }
         .await;
-        self.logged(caller, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
+        let project = if result.is_err() { self.project_of(req).await } else { None };
+        self.logged(caller, project, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
     }
 
     /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
@@ -280,22 +306,27 @@ impl Engine {
             }
         }
         .await;
-        self.logged(caller, || serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
+        let project = if result.is_err() { self.project_of(req).await } else { None };
+        self.logged(caller, project, || serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
     }
 
     pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+        let mut project = None;
         let result = async {
             let token = check_token(token)?;
             let document_id = check_document_id(document_id)?;
             let key = self.key_of_token(&token).await?;
+            project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
             self.status_job(key, JobKind::Confirm { token, document_id }, caller).await
         }
         .await;
-        self.logged(caller, || serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
+        let project = self.project_of_token(project, token, &result).await;
+        self.logged(caller, project, || serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
     }
 
     pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+        let mut project = None;
         let result = async {
             let token = check_token(token)?;
             let reason = reason.map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
@@ -306,11 +337,13 @@ impl Engine {
                 ));
             }
             let key = self.key_of_token(&token).await?;
+            project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
             self.status_job(key, JobKind::Cancel { token, reason, expiry: false }, caller).await
         }
         .await;
-        self.logged(caller, || serde_json::json!({"operation": "CANCEL", "token": token}), result)
+        let project = self.project_of_token(project, token, &result).await;
+        self.logged(caller, project, || serde_json::json!({"operation": "CANCEL", "token": token}), result)
     }
 
     /// Cancels reservations past their TTL (reason: expired). Returns how many were cancelled.
@@ -347,6 +380,25 @@ pub async fn reserve(state: &AppState, caller: &Caller, req: &NumberRequest) -> 
     let result = state.engine.reserve(caller, req).await;
     record_generation(state, req, &result, started).await;
     result
+}
+
+/// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,
+/// more generous bucket: `RateLimits::light_factor`), then the engine.
+pub async fn preview(state: &AppState, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.preview(caller, req).await
+}
+
+/// Confirm as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
+pub async fn confirm(state: &AppState, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.confirm(caller, token, document_id).await
+}
+
+/// Cancel as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
+pub async fn cancel(state: &AppState, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+    state.light_limits.check(caller).await?;
+    state.engine.cancel(caller, token, reason).await
 }
 
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].

@@ -58,32 +58,40 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
     }
 }
 
-// ---- reads: any logged-in caller or API token (the service is where a narrower rule would go) ----
+// ---- reads: any logged-in person; an API token only in the projects of its scope (`Caller::require_project_read`) ----
 
 /// The template a (project, type) request would use today, and from which step of the resolution.
-pub async fn resolved_for(state: &AppState, _caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
+pub async fn resolved_for(state: &AppState, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
+    caller.require_project_read(project_id)?;
     snapshot.corr_type(Some(corr_type_id), None)?;
     Ok(resolve(&snapshot, project_id, corr_type_id))
 }
 
-/// The current templates of one project, or of every project.
-pub async fn list(state: &AppState, _caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
+/// The current templates of one project, or of every project the caller may read.
+pub async fn list(state: &AppState, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
     let all = match project_id {
-        Some(p) => store::list_for_project(&state.db, p).await?,
+        Some(p) => {
+            caller.require_project_read(p)?;
+            store::list_for_project(&state.db, p).await?
+        }
         None => store::load_current(&state.db).await?,
     };
-    Ok(all.iter().map(StoredTemplate::to_config).collect())
+    Ok(all.iter().filter(|t| caller.require_project_read(t.project_id).is_ok()).map(StoredTemplate::to_config).collect())
 }
 
-/// The current version of the template with this id (NB001 when there is none).
-pub async fn current(state: &AppState, _caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
-    store::load_current(&state.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))
+/// The current version of the template with this id (NB001 when there is none; 403 outside a token's scope).
+pub async fn current(state: &AppState, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
+    let found =
+        store::load_current(&state.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
+    caller.require_project_read(found.project_id)?;
+    Ok(found)
 }
 
 /// The history of the template of (project, type or the project default), newest first.
-pub async fn versions(state: &AppState, _caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+pub async fn versions(state: &AppState, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+    caller.require_project_read(project_id)?;
     store::list_versions(&state.db, project_id, corr_type_id).await
 }
 
