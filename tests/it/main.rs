@@ -11,3 +11,4 @@ mod import;
 mod metrics;
 mod multiprocess;
 mod redis_lock;
+mod users;
