@@ -202,7 +202,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("tokens.projects", "โครงการที่ใช้ได้ (ไม่เลือก = ทุกโครงการ)", "Projects (none chosen = all projects)"),
     ("tokens.create", "สร้างโทเค็น", "Create token"),
     ("tokens.secret", "โทเค็นใหม่ — แสดงครั้งเดียวเท่านั้น คัดลอกเก็บไว้ตอนนี้", "New token — shown only once, copy it now"),
-    ("tokens.list", "โทเค็นทั้งหมด", "All tokens"),
+    ("tokens.list", "โทเค็นที่คุณดูแล", "Tokens you administer"),
     ("tokens.prefix", "ขึ้นต้นด้วย", "Prefix"),
     ("tokens.scope", "โครงการ", "Projects"),
     ("tokens.all_projects", "ทุกโครงการ", "all projects"),
