@@ -10,6 +10,8 @@ cat <<MSG
 
   Document numbering service:  http://$ADDR
   Log in as:                   admin / $BOOTSTRAP_ADMIN_PASSWORD   (super admin; set BOOTSTRAP_ADMIN_PASSWORD before the first run to choose it)
+                               The demo password works on loopback only: beyond it, set your own first
+                               (docnum set-password --username admin, or /account).
   Database:                    $DATABASE_URL   (demo data loaded on first run; DEMO_DATA=false to skip)
   REST API:                    http://$ADDR/api/v1/openapi.json
 

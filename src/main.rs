@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::clock::Clock;
 use docnum::server::config::Config;
@@ -41,6 +40,23 @@ enum Command {
         /// Project codes this user administers (PROJECT_ADMIN).
         #[arg(long = "admin-of")]
         admin_of: Vec<String>,
+    },
+    /// Set a user's password (audited as `cli`), e.g. the first super admin's before listening beyond loopback.
+    SetPassword {
+        #[arg(long)]
+        username: String,
+        #[arg(long, env = "NEW_USER_PASSWORD")]
+        password: String,
+    },
+    /// Deactivate a user (audited as `cli`): they can no longer log in and their sessions stop working.
+    DeactivateUser {
+        #[arg(long)]
+        username: String,
+    },
+    /// Reactivate a deactivated user (audited as `cli`).
+    ReactivateUser {
+        #[arg(long)]
+        username: String,
     },
     /// Create an API token for a machine client; prints the secret once.
     CreateToken {
@@ -161,21 +177,36 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
         Command::CreateUser { username, password, role, display_name, admin_of } => {
             let db = open(&cli.database_url).await?;
-            let role = Role::parse(&role).ok_or("role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN")?;
+            let new = auth::users::Validated::new(&username, display_name.as_deref(), &password, &role)?;
             let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
             let projects = admin_of.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
-            let id = auth::store::create_user(&db, &username, display_name.as_deref().unwrap_or(&username), &password, role).await?;
-            for p in projects {
-                auth::store::add_project_admin(&db, id, p).await?;
-            }
-            println!("user {username} created ({})", role.as_str());
+            auth::users::create_user_as(&db, &cli_actor(), &new, &projects).await?;
+            println!("user {} created ({})", new.username, new.role.as_str());
+        }
+        Command::SetPassword { username, password } => {
+            let db = open(&cli.database_url).await?;
+            let id = user_id(&db, &username).await?;
+            auth::users::set_password_as(&db, &cli_actor(), id, &password).await?;
+            println!("password of {username} set");
+        }
+        Command::DeactivateUser { username } => {
+            let db = open(&cli.database_url).await?;
+            let id = user_id(&db, &username).await?;
+            auth::users::set_active_as(&db, &cli_actor(), id, false).await?;
+            println!("user {username} deactivated");
+        }
+        Command::ReactivateUser { username } => {
+            let db = open(&cli.database_url).await?;
+            let id = user_id(&db, &username).await?;
+            auth::users::set_active_as(&db, &cli_actor(), id, true).await?;
+            println!("user {username} reactivated");
         }
         Command::CreateToken { name, projects } => {
             let db = open(&cli.database_url).await?;
             let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
             let ids = projects.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
             let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
-            let (_, token) = auth::store::create_token(&db, &name, &ids, admin.0, chrono::Utc::now().timestamp_millis()).await?;
+            let (_, token) = auth::tokens::create_as(&db, &cli_actor(), &name, &ids, admin.0).await?;
             println!("{token}");
         }
         Command::Check { received } => {
@@ -216,6 +247,15 @@ impl ServeArgs {
         }
         Only::parse_from(["docnum"]).args
     }
+}
+
+/// The CLI's changes are audited under the name `cli`.
+fn cli_actor() -> docnum::server::audit::AuditEntry {
+    auth::users::system_actor("cli", chrono::Utc::now().timestamp_millis())
+}
+
+async fn user_id(db: &Db, username: &str) -> Result<i64, Box<dyn std::error::Error>> {
+    Ok(auth::store::user_id_by_username(db, username).await?.ok_or_else(|| format!("no user {username}"))?)
 }
 
 async fn open(url: &str) -> Result<Db, Box<dyn std::error::Error>> {

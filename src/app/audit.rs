@@ -9,7 +9,7 @@ use super::i18n::use_i18n;
 use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, IdSelect, Pager, TableHead};
 use crate::contract::*;
 
-/// The operations of SPEC §5 and the template changes, as the audit log names them.
+/// The operations of SPEC §5, the template changes and the permission changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
     "RESERVE",
     "CONFIRM",
@@ -23,6 +23,17 @@ pub const OPERATIONS: &[&str] = &[
     "RESET_APPROVE",
     "RESET_REJECT",
     "RESET_EXECUTE",
+    // users and tokens (chain `admin`)
+    "USER_CREATED",
+    "ROLE_CHANGED",
+    "PROJECT_ADMIN_GRANTED",
+    "PROJECT_ADMIN_REMOVED",
+    "USER_DEACTIVATED",
+    "USER_REACTIVATED",
+    "PASSWORD_CHANGED",
+    "PASSWORD_SET",
+    "TOKEN_CREATED",
+    "TOKEN_REVOKED",
 ];
 
 const PAGE_SIZES: &[u32] = &[10, 25, 50, 100];

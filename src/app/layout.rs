@@ -55,8 +55,11 @@ pub fn Header() -> impl IntoView {
                                         <A href="/reference" attr:data-testid="nav-reference">{move || i18n.t("nav.reference")}</A>
                                         <A href="/import" attr:data-testid="nav-import">{move || i18n.t("nav.import")}</A>
                                     </Show>
+                                    <Show when=move || is_super>
+                                        <A href="/users" attr:data-testid="nav-users">{move || i18n.t("nav.users")}</A>
+                                    </Show>
                                 </nav>
-                                <span class="user" data-testid="user-name" title=u.role.as_str()>{display}</span>
+                                <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>
                                 <button type="button" class="link" data-testid="logout"
                                     disabled=move || logout.pending().get()
                                     on:click=move |_| { logout.dispatch(()); }>

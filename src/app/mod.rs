@@ -20,6 +20,9 @@ mod resets;
 // imports and reference-data admin
 mod import;
 mod reference;
+// users and one's own password
+mod account;
+mod users;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -108,6 +111,9 @@ pub fn App() -> impl IntoView {
                     // imports and reference-data admin
                     <Route path=path!("/reference") view=reference::ReferencePage/>
                     <Route path=path!("/import") view=import::ImportPage/>
+                    // users and one's own password
+                    <Route path=path!("/users") view=users::UsersPage/>
+                    <Route path=path!("/account") view=account::AccountPage/>
                 </Routes>
             </main>
         </Router>

@@ -1,4 +1,5 @@
-//! `/tokens` — API tokens for machine clients (admins): list, create (secret shown once), revoke.
+//! `/tokens` — API tokens for machine clients (admins): list, create (secret shown once), revoke. A project admin
+//! sees only the tokens of the projects they administer (the server decides).
 
 use leptos::prelude::*;
 
@@ -153,6 +154,7 @@ fn TokenTable(
                 {tokens.into_iter().map(|t| {
                     let id = t.id;
                     let revoked = t.revoked_at.is_some();
+                    let unreadable = t.scope_unreadable;
                     let scope = if t.project_ids.is_empty() {
                         None
                     } else {
@@ -162,7 +164,11 @@ fn TokenTable(
                         <tr data-testid="token-row" data-token-id=id.to_string() class:revoked=revoked>
                             <td>{t.name.clone()}</td>
                             <td><code>{t.prefix.clone()}"…"</code></td>
-                            <td>{move || scope.clone().unwrap_or_else(|| i18n.t("tokens.all_projects").to_string())}</td>
+                            <td data-testid="token-scope">{move || match (&scope, unreadable) {
+                                (_, true) => i18n.t("tokens.unreadable").to_string(),
+                                (Some(s), false) => s.clone(),
+                                (None, false) => i18n.t("tokens.all_projects").to_string(),
+                            }}</td>
                             <td>{t.created_at.format("%Y-%m-%d %H:%M").to_string()}" · "{t.created_by.clone()}</td>
                             <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
                             <td>

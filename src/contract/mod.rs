@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod import;
+pub mod users;
 
 use std::fmt;
 
@@ -12,6 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use error::{ApiError, ErrorCode};
+pub use users::{NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate};
 
 use crate::numbering::ResetScope;
 
@@ -259,6 +261,9 @@ pub struct ApiTokenInfo {
     pub created_at: DateTime<Utc>,
     pub created_by: String,
     pub revoked_at: Option<DateTime<Utc>>,
+    /// The stored scope is not a list of project ids: the token grants nothing (and `project_ids` is empty).
+    #[serde(default)]
+    pub scope_unreadable: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

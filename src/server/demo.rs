@@ -2,7 +2,7 @@
 
 use crate::contract::Role;
 use crate::numbering::seed_default_template;
-use crate::server::auth::{password, store as users};
+use crate::server::auth::{password, store as users, users as admin};
 use crate::server::db::Db;
 use crate::server::error::AppError;
 use crate::server::reference::store as reference;
@@ -71,8 +71,12 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
     Ok(true)
 }
 
-/// Creates the first super admin `admin` when there is none; prints a generated password once.
-pub async fn ensure_admin(db: &Db, configured_password: Option<&str>) -> Result<(), AppError> {
+/// The password the README's run command gives the first super admin (`scripts/run.sh`): published, so a
+/// server listening beyond loopback refuses to start while `admin` still has it ([`refuse_published_password`]).
+pub const PUBLISHED_DEMO_PASSWORD: &str = "admin-demo-2568";
+
+/// Creates the first super admin `admin` when there is none (audited as `system`); prints a generated password once.
+pub async fn ensure_admin(db: &Db, configured_password: Option<&str>, now_ms: i64) -> Result<(), AppError> {
     if users::user_exists(db, "admin").await? {
         return Ok(());
     }
@@ -80,9 +84,38 @@ pub async fn ensure_admin(db: &Db, configured_password: Option<&str>) -> Result<
         Some(p) => (p.to_string(), false),
         None => (password::generate(), true),
     };
-    users::create_user(db, "admin", "ผู้ดูแลระบบ", &pw, Role::SuperAdmin).await?;
+    let first = admin::Validated::new("admin", Some("ผู้ดูแลระบบ"), &pw, Role::SuperAdmin.as_str())?;
+    admin::create_user_as(db, &admin::system_actor("system", now_ms), &first, &[]).await?;
     if generated {
         println!("First super admin created. Log in as: admin / {pw}   (this password is printed only once)");
     }
     Ok(())
+}
+
+/// Whether the user `admin` still has the published demo password (its stored hash verifies against it).
+pub async fn admin_has_published_password(db: &Db) -> Result<bool, AppError> {
+    Ok(match users::password_hash_of(db, "admin").await? {
+        Some(hash) => password::verify(PUBLISHED_DEMO_PASSWORD.to_string(), hash).await,
+        None => false,
+    })
+}
+
+/// A server about to listen on `addr` beyond loopback (`0.0.0.0`, a LAN address) while `admin` still has the
+/// published demo password: the refusal, saying how to set a password. Loopback is left alone (a demo on one's
+/// own machine).
+pub async fn refuse_published_password(db: &Db, addr: std::net::SocketAddr) -> Result<(), String> {
+    if addr.ip().is_loopback() {
+        return Ok(());
+    }
+    match admin_has_published_password(db).await {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(format!(
+            "refusing to listen on {addr}: the super admin `admin` still has the published demo password ({PUBLISHED_DEMO_PASSWORD}).\n\
+             Set a password of your own first:\n\
+             \x20   docnum set-password --username admin          (password from --password or NEW_USER_PASSWORD)\n\
+             or, on a fresh database, start with BOOTSTRAP_ADMIN_PASSWORD set to a password of your own.\n\
+             Listening on 127.0.0.1 (loopback) keeps working with the demo password."
+        )),
+        Err(e) => Err(format!("refusing to listen on {addr}: could not check the admin password: {}", e.report())),
+    }
 }

@@ -74,7 +74,7 @@ impl AppState {
         if config.demo_data {
             demo::seed_if_empty(&db, clock.now_ms()).await?;
         }
-        demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref()).await?;
+        demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref(), clock.now_ms()).await?;
         let reference = Arc::new(ReferenceCache::load(db.clone(), Duration::from_secs(2)).await?);
         let errors = ErrorLog::new(db.clone(), clock.clone());
         let lock = if config.redis_urls.is_empty() {

@@ -12,3 +12,4 @@ mod isolation;
 mod metrics;
 mod multiprocess;
 mod redis_lock;
+mod users;

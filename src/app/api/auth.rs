@@ -1,11 +1,12 @@
-//! Server functions: login, logout, who is logged in; API tokens (admins: `auth::tokens` checks).
+//! Server functions: login, logout, who is logged in, one's own password; API tokens (admins: `auth::tokens`
+//! checks); users (super admins: `auth::users` checks).
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::contract::*;
 #[cfg(feature = "ssr")]
-use crate::server::{auth, auth::tokens, sfn};
+use crate::server::{auth, auth::tokens, auth::users, sfn};
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
@@ -44,4 +45,40 @@ pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<Cre
 pub async fn revoke_api_token(id: i64) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     tokens::revoke(&state, &caller, id).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn change_password(current_password: String, new_password: String) -> Result<(), ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::change_own_password(&state, &caller, &current_password, &new_password).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_users() -> Result<Vec<UserAdminInfo>, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::list(&state, &caller).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn create_user(new: NewUser) -> Result<UserInfo, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::create_user(&state, &caller, &new).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn update_user(id: i64, change: UserUpdate) -> Result<UserAdminInfo, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::update(&state, &caller, id, &change).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn set_user_active(id: i64, active: bool) -> Result<UserAdminInfo, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::set_active(&state, &caller, id, active).await.map_err(sfn::error)
+}
+
+#[server(prefix = "/sfn", input = Json)]
+pub async fn set_user_password(id: i64, password: String) -> Result<(), ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    users::set_password(&state, &caller, id, &password).await.map_err(sfn::error)
 }

@@ -1,15 +1,15 @@
-//! REST: login / logout / me, API tokens and users (administration). Thin: the services in `auth` and
-//! `auth::tokens` check the caller.
+//! REST: login / logout / me, the caller's own password, API tokens and users (administration). Thin: the
+//! services in `auth`, `auth::tokens` and `auth::users` check the caller.
 
 use axum::extract::State;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use tower_sessions::Session;
 use utoipa::ToSchema;
 
-use crate::contract::{ApiTokenInfo, CreatedApiToken, UserInfo};
-use crate::server::auth::{self, tokens, Caller};
+use crate::contract::{ApiTokenInfo, CreatedApiToken, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate};
+use crate::server::auth::{self, tokens, users, Caller};
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::AppState;
 
@@ -21,7 +21,12 @@ pub fn router() -> Router<AppState> {
         .route("/auth/me", get(me))
         .route("/admin/api-tokens", get(list_tokens).post(create_token))
         .route("/admin/api-tokens/{id}", delete(revoke_token))
-        .route("/admin/users", post(create_user))
+        .route("/auth/password", post(change_password))
+        .route("/admin/users", get(list_users).post(create_user))
+        .route("/admin/users/{id}", put(update_user))
+        .route("/admin/users/{id}/deactivate", post(deactivate_user))
+        .route("/admin/users/{id}/reactivate", post(reactivate_user))
+        .route("/admin/users/{id}/password", post(set_user_password))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -74,24 +79,67 @@ pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id)
     Ok(Json(serde_json::json!({ "revoked": id })))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateUserBody {
-    pub username: String,
-    pub display_name: Option<String>,
-    pub password: String,
-    pub role: String,
-    #[serde(default)]
-    pub admin_project_ids: Vec<i64>,
+/// `POST /admin/users` (super admins).
+#[utoipa::path(post, path = "/api/v1/admin/users", request_body = NewUser,
+    responses((status = 200, description = "the new user"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)), tag = "users")]
+pub async fn create_user(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
+    Ok(Json(users::create_user(&s, &caller, &body).await?))
 }
 
-pub async fn create_user(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CreateUserBody>) -> Result<Json<UserInfo>, AppError> {
-    let new = tokens::NewUser {
-        username: &body.username,
-        display_name: body.display_name.as_deref(),
-        password: &body.password,
-        role: &body.role,
-        admin_project_ids: &body.admin_project_ids,
-    };
-    Ok(Json(tokens::create_user(&s, &caller, new).await?))
+/// `GET /admin/users`: every user with role, projects administered and state (super admins).
+#[utoipa::path(get, path = "/api/v1/admin/users",
+    responses((status = 200, body = [UserAdminInfo]), (status = 403, body = ErrorBody)), tag = "users")]
+pub async fn list_users(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
+    Ok(Json(users::list(&s, &caller).await?))
+}
+
+/// `PUT /admin/users/{id}`: role and project-admin rights (super admins).
+#[utoipa::path(put, path = "/api/v1/admin/users/{id}", params(("id" = i64, Path,)), request_body = UserUpdate,
+    responses((status = 200, body = UserAdminInfo), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+pub async fn update_user(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(body): ApiJson<UserUpdate>,
+) -> Result<Json<UserAdminInfo>, AppError> {
+    Ok(Json(users::update(&s, &caller, id, &body).await?))
+}
+
+/// `POST /admin/users/{id}/deactivate` (super admins; not themself, not the last super admin).
+#[utoipa::path(post, path = "/api/v1/admin/users/{id}/deactivate", params(("id" = i64, Path,)),
+    responses((status = 200, body = UserAdminInfo), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+pub async fn deactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+    Ok(Json(users::set_active(&s, &caller, id, false).await?))
+}
+
+/// `POST /admin/users/{id}/reactivate` (super admins).
+#[utoipa::path(post, path = "/api/v1/admin/users/{id}/reactivate", params(("id" = i64, Path,)),
+    responses((status = 200, body = UserAdminInfo), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+pub async fn reactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+    Ok(Json(users::set_active(&s, &caller, id, true).await?))
+}
+
+/// `POST /admin/users/{id}/password`: a super admin sets a user's password.
+#[utoipa::path(post, path = "/api/v1/admin/users/{id}/password", params(("id" = i64, Path,)), request_body = PasswordSet,
+    responses((status = 200, description = "the password is set"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+pub async fn set_user_password(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(body): ApiJson<PasswordSet>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    users::set_password(&s, &caller, id, &body.password).await?;
+    Ok(Json(serde_json::json!({ "passwordSet": id })))
+}
+
+/// `POST /auth/password`: the logged-in user changes their own password (current and new).
+#[utoipa::path(post, path = "/api/v1/auth/password", request_body = PasswordChange,
+    responses((status = 200, description = "the password is changed"), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)), tag = "auth")]
+pub async fn change_password(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<PasswordChange>,
+) -> Result<Json<serde_json::Value>, AppError> {
+    users::change_own_password(&s, &caller, &body.current_password, &body.new_password).await?;
+    Ok(Json(serde_json::json!({ "passwordChanged": true })))
 }

@@ -6,6 +6,7 @@ pub mod password;
 pub mod rate_limit;
 pub mod store;
 pub mod tokens;
+pub mod users;
 
 use std::net::SocketAddr;
 

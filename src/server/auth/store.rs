@@ -1,10 +1,11 @@
-//! SQL for users, project administrators and API tokens.
+//! SQL for users, project administrators and API tokens. Every change of a permission runs inside the
+//! caller's transaction (`&mut Conn`), so that the services can append its audit row to the same transaction.
 
 use sha2::{Digest, Sha256};
 
-use super::{password, Principal};
-use crate::contract::{ApiTokenInfo, Role, UserInfo};
-use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
+use super::Principal;
+use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
+use crate::server::db::{classify, ms_to_datetime, Conn, Db, DbFailure, Dialect};
 use crate::server::error::{AppError, ErrorCode};
 
 #[derive(sqlx::FromRow)]
@@ -15,6 +16,7 @@ struct UserRow {
     role: String,
 }
 
+/// An active user (None for an unknown or deactivated one: their sessions stop working at once).
 pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
     let row: Option<UserRow> =
         sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1").bind(id).fetch_optional(&db.pool).await?;
@@ -30,8 +32,14 @@ pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> 
     }))
 }
 
+/// The id and password hash of an active user.
 pub async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
     Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1").bind(username).fetch_optional(&db.pool).await?)
+}
+
+/// The password hash of a user, active or not.
+pub async fn password_hash_of(db: &Db, username: &str) -> Result<Option<String>, AppError> {
+    Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?)
 }
 
 pub async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
@@ -39,25 +47,53 @@ pub async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
     Ok(id.is_some())
 }
 
+pub async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
+    Ok(sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username.trim()).fetch_optional(&db.pool).await?)
+}
+
+/// Creates a user without a caller's check, writing its `USER_CREATED` (and `PROJECT_ADMIN_GRANTED`) audit rows
+/// as the system: for tools and tests. The service is `auth::users::create_user`.
 pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_password: &str, role: Role) -> Result<i64, AppError> {
-    let username = username.trim();
-    if username.is_empty() || username.chars().count() > 50 || username.chars().any(char::is_whitespace) {
-        return Err(AppError::validation("ชื่อผู้ใช้ต้องมี 1–50 ตัวอักษรและไม่มีช่องว่าง", "username must be 1-50 characters without spaces"));
-    }
-    if plain_password.chars().count() < 8 {
-        return Err(AppError::validation("รหัสผ่านต้องมีอย่างน้อย 8 ตัวอักษร", "password must have at least 8 characters"));
-    }
-    if display_name.trim().chars().count() > 200 {
-        return Err(AppError::validation("ชื่อที่แสดงยาวเกิน 200 ตัวอักษร", "display name longer than 200 characters"));
-    }
-    let hash = password::hash(plain_password.to_string()).await;
+    let new = super::users::Validated::new(username, Some(display_name), plain_password, role.as_str())?;
+    super::users::create_user_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), &new, &[]).await
+}
+
+/// Grants project-admin rights without a caller's check, audited as the system: for tools and tests.
+pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result<(), AppError> {
+    super::users::grant_project_admin_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), user_id, project_id).await
+}
+
+/// A user's row as it stands inside a transaction (locked on MariaDB until the transaction ends).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct UserState {
+    pub id: i64,
+    pub username: String,
+    pub role: String,
+    pub active: i64,
+}
+
+pub async fn lock_user(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<UserState>, AppError> {
+    Ok(sqlx::query_as(&format!("SELECT id, username, role, active FROM users WHERE id = ?{}", dialect.for_update()))
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?)
+}
+
+/// The ids of the active super admins, locked (MariaDB) so that two changes cannot each remove "another" one.
+pub async fn lock_active_super_admins(tx: &mut Conn, dialect: Dialect) -> Result<Vec<i64>, AppError> {
+    Ok(sqlx::query_scalar(&format!("SELECT id FROM users WHERE role = 'SUPER_ADMIN' AND active = 1 ORDER BY id{}", dialect.for_update()))
+        .fetch_all(&mut *tx)
+        .await?)
+}
+
+pub async fn insert_user(tx: &mut Conn, username: &str, display_name: &str, password_hash: &str, role: Role, now_ms: i64) -> Result<i64, AppError> {
     sqlx::query_scalar("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
         .bind(username)
-        .bind(display_name.trim())
-        .bind(hash)
+        .bind(display_name)
+        .bind(password_hash)
         .bind(role.as_str())
-        .bind(crate::server::db::now_ms())
-        .fetch_one(&db.writer)
+        .bind(now_ms)
+        .fetch_one(&mut *tx)
         .await
         .map_err(|e| match classify(&e) {
             DbFailure::UniqueViolation => {
@@ -69,9 +105,82 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
         })
 }
 
-pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result<(), AppError> {
-    sqlx::query("INSERT INTO project_admins (user_id, project_id) VALUES (?, ?)").bind(user_id).bind(project_id).execute(&db.writer).await?;
+pub async fn set_role(tx: &mut Conn, user_id: i64, role: Role) -> Result<(), AppError> {
+    sqlx::query("UPDATE users SET role = ? WHERE id = ?").bind(role.as_str()).bind(user_id).execute(&mut *tx).await?;
     Ok(())
+}
+
+pub async fn set_active(tx: &mut Conn, user_id: i64, active: bool) -> Result<(), AppError> {
+    sqlx::query("UPDATE users SET active = ? WHERE id = ?").bind(i64::from(active)).bind(user_id).execute(&mut *tx).await?;
+    Ok(())
+}
+
+pub async fn set_password_hash(tx: &mut Conn, user_id: i64, hash: &str) -> Result<(), AppError> {
+    sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?").bind(hash).bind(user_id).execute(&mut *tx).await?;
+    Ok(())
+}
+
+pub async fn password_hash_by_id(tx: &mut Conn, user_id: i64) -> Result<Option<String>, AppError> {
+    Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = ?").bind(user_id).fetch_optional(&mut *tx).await?)
+}
+
+/// The projects a user administers, inside a transaction.
+pub async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<i64>, AppError> {
+    Ok(sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id").bind(user_id).fetch_all(&mut *tx).await?)
+}
+
+/// The code of a project, or None when there is no project of that id.
+pub async fn project_code(tx: &mut Conn, project_id: i64) -> Result<Option<String>, AppError> {
+    Ok(sqlx::query_scalar("SELECT code FROM projects WHERE id = ?").bind(project_id).fetch_optional(&mut *tx).await?)
+}
+
+/// Adds a project-admin right; false when the user had it already.
+pub async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<bool, AppError> {
+    let had: Option<i64> = sqlx::query_scalar("SELECT user_id FROM project_admins WHERE user_id = ? AND project_id = ?")
+        .bind(user_id)
+        .bind(project_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if had.is_some() {
+        return Ok(false);
+    }
+    sqlx::query("INSERT INTO project_admins (user_id, project_id) VALUES (?, ?)").bind(user_id).bind(project_id).execute(&mut *tx).await?;
+    Ok(true)
+}
+
+pub async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<(), AppError> {
+    sqlx::query("DELETE FROM project_admins WHERE user_id = ? AND project_id = ?").bind(user_id).bind(project_id).execute(&mut *tx).await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct UserAdminRow {
+    id: i64,
+    username: String,
+    display_name: String,
+    role: String,
+    active: i64,
+    created_at: i64,
+}
+
+/// Every user with their role, projects and state, by username.
+pub async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
+    let rows: Vec<UserAdminRow> =
+        sqlx::query_as("SELECT id, username, display_name, role, active, created_at FROM users ORDER BY username").fetch_all(&db.pool).await?;
+    let grants: Vec<(i64, i64)> =
+        sqlx::query_as("SELECT user_id, project_id FROM project_admins ORDER BY user_id, project_id").fetch_all(&db.pool).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| UserAdminInfo {
+            admin_project_ids: grants.iter().filter(|(u, _)| *u == r.id).map(|(_, p)| *p).collect(),
+            id: r.id,
+            username: r.username,
+            display_name: r.display_name,
+            role: Role::parse(&r.role).unwrap_or(Role::Staff),
+            active: r.active != 0,
+            created_at: ms_to_datetime(r.created_at),
+        })
+        .collect())
 }
 
 pub fn hash_token(token: &str) -> String {
@@ -86,35 +195,48 @@ pub fn generate_token() -> String {
     format!("dnt_{}", hex::encode(bytes))
 }
 
+/// A token's stored scope: a JSON array of project ids (empty = every project). Anything else is None, and
+/// such a token grants nothing.
+pub fn parse_scope(stored: &str) -> Option<Vec<i64>> {
+    serde_json::from_str::<Vec<i64>>(stored).ok()
+}
+
+/// The principal of an active token; None for an unknown or revoked one, and for one whose stored scope
+/// cannot be read (logged: the row was written by something other than this service).
 pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
     let row: Option<(i64, String, String)> =
         sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
             .bind(token_hash)
             .fetch_optional(&db.pool)
             .await?;
-    Ok(row.map(|(id, name, project_ids)| Principal::Token { id, name, project_ids: serde_json::from_str(&project_ids).unwrap_or_default() }))
+    Ok(row.and_then(|(id, name, stored)| match parse_scope(&stored) {
+        Some(project_ids) => Some(Principal::Token { id, name, project_ids }),
+        None => {
+            tracing::warn!(token_id = id, token = %name, "API token refused: its stored project scope is not a list of project ids");
+            None
+        }
+    }))
 }
 
+/// Creates a token without a caller's check, writing its `TOKEN_CREATED` audit row as the system: for tools
+/// and tests. The service is `auth::tokens::create`.
 pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(AppError::validation("ชื่อ token ต้องมี 1–100 ตัวอักษร", "token name must be 1-100 characters"));
-    }
-    let token = generate_token();
+    super::tokens::create_as(db, &super::users::system_actor("system", now_ms), name, project_ids, created_by).await
+}
+
+pub async fn insert_token(tx: &mut Conn, name: &str, token: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<i64, AppError> {
     let prefix: String = token.chars().take(12).collect();
-    let id: i64 = sqlx::query_scalar(
+    Ok(sqlx::query_scalar(
         "INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(name)
-    .bind(hash_token(&token))
+    .bind(hash_token(token))
     .bind(prefix)
     .bind(serde_json::to_string(project_ids).unwrap_or_else(|_| "[]".into()))
     .bind(created_by)
     .bind(now_ms)
-    .fetch_one(&db.writer)
-    .await?;
-    let info = list_tokens(db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::internal("token vanished"))?;
-    Ok((info, token))
+    .fetch_one(&mut *tx)
+    .await?)
 }
 
 /// A row of `api_tokens` with the name of its creator (the hash stays in the database).
@@ -132,11 +254,13 @@ struct TokenRow {
 
 impl From<TokenRow> for ApiTokenInfo {
     fn from(r: TokenRow) -> ApiTokenInfo {
+        let scope = parse_scope(&r.project_ids);
         ApiTokenInfo {
             id: r.id,
             name: r.name,
             prefix: r.prefix,
-            project_ids: serde_json::from_str(&r.project_ids).unwrap_or_default(),
+            scope_unreadable: scope.is_none(),
+            project_ids: scope.unwrap_or_default(),
             created_at: ms_to_datetime(r.created_at),
             created_by: r.created_by,
             revoked_at: r.revoked_at.map(ms_to_datetime),
@@ -144,17 +268,22 @@ impl From<TokenRow> for ApiTokenInfo {
     }
 }
 
+const TOKEN_SELECT: &str = "SELECT t.id, t.name, t.prefix, t.project_ids, t.created_at, COALESCE(u.username, '?') AS created_by, t.revoked_at \
+     FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by";
+
+/// Every token, newest first (the services decide who sees which).
 pub async fn list_tokens(db: &Db) -> Result<Vec<ApiTokenInfo>, AppError> {
-    let rows: Vec<TokenRow> = sqlx::query_as(
-        "SELECT t.id, t.name, t.prefix, t.project_ids, t.created_at, COALESCE(u.username, '?') AS created_by, t.revoked_at \
-         FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by ORDER BY t.id DESC",
-    )
-    .fetch_all(&db.pool)
-    .await?;
+    let rows: Vec<TokenRow> = sqlx::query_as(&format!("{TOKEN_SELECT} ORDER BY t.id DESC")).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(ApiTokenInfo::from).collect())
 }
 
-pub async fn revoke_token(db: &Db, id: i64, now_ms: i64) -> Result<bool, AppError> {
-    let r = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(now_ms).bind(id).execute(&db.writer).await?;
+/// One token, inside a transaction.
+pub async fn token_by_id(tx: &mut Conn, id: i64) -> Result<Option<ApiTokenInfo>, AppError> {
+    let row: Option<TokenRow> = sqlx::query_as(&format!("{TOKEN_SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&mut *tx).await?;
+    Ok(row.map(ApiTokenInfo::from))
+}
+
+pub async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<bool, AppError> {
+    let r = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(now_ms).bind(id).execute(&mut *tx).await?;
     Ok(r.rows_affected() == 1)
 }

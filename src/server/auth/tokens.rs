@@ -1,8 +1,14 @@
-//! Administration of API tokens and users: who may create, list and revoke tokens, who may create users.
-//! The REST handlers and the server functions both call these; each checks the caller itself.
+//! Administration of API tokens: who may create, list and revoke them. The REST handlers and the server
+//! functions both call these; each checks the caller itself. A project admin sees and revokes only tokens whose
+//! scope lies within the projects they administer (a token for every project is a super admin's); creating and
+//! revoking a token appends a row to the `admin` audit chain in the same transaction (never the secret).
+
+use serde_json::json;
 
 use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
+use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{store, Caller};
+use crate::server::db::Db;
 use crate::server::error::AppError;
 use crate::server::AppState;
 
@@ -20,49 +26,73 @@ pub async fn create(s: &AppState, caller: &Caller, name: &str, project_ids: &[i6
     if project_ids.is_empty() && admin.role != Role::SuperAdmin {
         return Err(AppError::forbidden("only a super admin may create a token for all projects"));
     }
-    let (info, token) = store::create_token(&s.db, name, project_ids, admin.id, s.clock.now_ms()).await?;
+    let (info, token) = create_as(&s.db, &caller.audit_base(s.clock.now_ms()), name, project_ids, admin.id).await?;
     Ok(CreatedApiToken { info, token })
 }
 
-/// Every API token, newest first (admins).
-pub async fn list(s: &AppState, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
-    caller.require_admin()?;
-    store::list_tokens(&s.db).await
+fn token_entry(actor: &AuditEntry, operation: &str, t: &ApiTokenInfo, old: Option<&str>, new: Option<&str>) -> AuditEntry {
+    AuditEntry {
+        operation: operation.to_string(),
+        status: "SUCCESS".into(),
+        old_value: old.map(str::to_string),
+        new_value: new.map(str::to_string),
+        metadata: Some(json!({ "tokenId": t.id, "name": t.name, "projectIds": t.project_ids }).to_string()),
+        ..actor.clone()
+    }
 }
 
-/// Revokes an active token (admins); 404 when there is none of that id.
-pub async fn revoke(s: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
-    caller.require_admin()?;
-    if !store::revoke_token(&s.db, id, s.clock.now_ms()).await? {
-        return Err(AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}")));
+/// Creates a token with its `TOKEN_CREATED` audit row, in one transaction. No caller check: [`create`] checks;
+/// the CLI calls this. Returns the token's listing and its secret (shown once).
+pub async fn create_as(db: &Db, actor: &AuditEntry, name: &str, project_ids: &[i64], created_by: i64) -> Result<(ApiTokenInfo, String), AppError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(AppError::validation("ชื่อ token ต้องมี 1–100 ตัวอักษร", "token name must be 1-100 characters"));
     }
+    let mut ids = project_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let token = store::generate_token();
+    let mut tx = db.begin_write().await?;
+    let id = store::insert_token(&mut tx, name, &token, &ids, created_by, actor.created_at).await?;
+    let info = store::token_by_id(&mut tx, id).await?.ok_or_else(|| AppError::internal("token vanished"))?;
+    audit::append(&mut tx, db.dialect, ADMIN_CHAIN, &[token_entry(actor, "TOKEN_CREATED", &info, None, Some("ACTIVE"))]).await?;
+    tx.commit().await?;
+    Ok((info, token))
+}
+
+/// Whether an admin may see and revoke a token: a super admin any; a project admin one whose (readable) scope
+/// names only projects they administer — not a token for every project.
+pub fn administers(user: &UserInfo, token: &ApiTokenInfo) -> bool {
+    match user.role {
+        Role::SuperAdmin => true,
+        Role::ProjectAdmin => {
+            !token.scope_unreadable && !token.project_ids.is_empty() && token.project_ids.iter().all(|p| user.can_edit_templates(*p))
+        }
+        Role::Staff => false,
+    }
+}
+
+/// The tokens the caller administers, newest first (admins).
+pub async fn list(s: &AppState, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
+    let admin = caller.require_admin()?;
+    Ok(store::list_tokens(&s.db).await?.into_iter().filter(|t| administers(admin, t)).collect())
+}
+
+/// Revokes an active token the caller administers (403 for another's; 404 when there is no active token of that id).
+pub async fn revoke(s: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
+    let admin = caller.require_admin()?;
+    let gone = || AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}"));
+    let actor = caller.audit_base(s.clock.now_ms());
+    let mut tx = s.db.begin_write().await?;
+    let token = store::token_by_id(&mut tx, id).await?.ok_or_else(gone)?;
+    if !administers(admin, &token) {
+        return Err(AppError::forbidden(format!("{} may not revoke API token {id} (outside their projects)", admin.username)));
+    }
+    if !store::revoke_token(&mut tx, id, actor.created_at).await? {
+        return Err(gone());
+    }
+    audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[token_entry(&actor, "TOKEN_REVOKED", &token, Some("ACTIVE"), Some("REVOKED"))]).await?;
+    tx.commit().await?;
     s.auth.forget_all();
     Ok(())
-}
-
-/// A user to create.
-pub struct NewUser<'a> {
-    pub username: &'a str,
-    pub display_name: Option<&'a str>,
-    pub password: &'a str,
-    pub role: &'a str,
-    pub admin_project_ids: &'a [i64],
-}
-
-/// Creates a user (super admins), with the projects they administer.
-pub async fn create_user(s: &AppState, caller: &Caller, new: NewUser<'_>) -> Result<UserInfo, AppError> {
-    caller.require_super_admin()?;
-    let role = Role::parse(new.role).ok_or_else(|| {
-        AppError::validation("บทบาทต้องเป็น STAFF, PROJECT_ADMIN หรือ SUPER_ADMIN", "role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN")
-    })?;
-    let snapshot = s.reference.get().await?;
-    for p in new.admin_project_ids {
-        snapshot.project(Some(*p), None)?;
-    }
-    let display = new.display_name.unwrap_or(new.username);
-    let id = store::create_user(&s.db, new.username, display, new.password, role).await?;
-    for p in new.admin_project_ids {
-        store::add_project_admin(&s.db, id, *p).await?;
-    }
-    store::user_by_id(&s.db, id).await?.ok_or_else(|| AppError::internal("user vanished"))
 }
