@@ -3,7 +3,7 @@ import { SAME_ORIGIN, STAFF, login, selectByCode } from './helpers';
 
 // The network edge of SPEC §8 in a real browser: the pages' Content-Security-Policy lets the app hydrate and work
 // (Leptos' inline scripts carry the response's nonce) and blocks what it should.
-// Only this file takes numbers from LCBP3-C2 / LETTER.
+// Only this file takes numbers from LCBP3-C2 / LETTER (สคฉ.3 → ผรม.2: no other file searches the audit for them).
 
 test('pages carry a CSP with a nonce, and a reserve raises no CSP violation', async ({ page }) => {
   const violations: string[] = [];
@@ -33,12 +33,12 @@ test('pages carry a CSP with a nonce, and a reserve raises no CSP violation', as
   await login(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3-C2');
   await selectByCode(page, 'select-type', 'LETTER');
-  await selectByCode(page, 'select-originator', 'ผรม.1');
-  await selectByCode(page, 'select-recipient', 'คคง.');
-  await expect(page.getByTestId('preview-number')).toHaveText(/^ผรม\.1-คคง\.-\d{4}-2568$/);
+  await selectByCode(page, 'select-originator', 'สคฉ.3');
+  await selectByCode(page, 'select-recipient', 'ผรม.2');
+  await expect(page.getByTestId('preview-number')).toHaveText(/^สคฉ\.3-ผรม\.2-\d{4}-2568$/);
   await page.getByTestId('reserve-button').click();
   await expect(page.getByTestId('status')).toHaveText('RESERVED');
-  await expect(page.getByTestId('reserved-number')).toHaveText(/^ผรม\.1-คคง\.-\d{4}-2568$/);
+  await expect(page.getByTestId('reserved-number')).toHaveText(/^สคฉ\.3-ผรม\.2-\d{4}-2568$/);
   expect(violations).toEqual([]);
 
   // and the policy is enforced: a script injected without the nonce does not run
@@ -54,7 +54,7 @@ test('pages carry a CSP with a nonce, and a reserve raises no CSP violation', as
 
 test('a state change with the session cookie from another origin is refused; from the page it works', async ({ page }) => {
   await login(page, STAFF);
-  const body = { projectCode: 'LCBP3-C2', correspondenceTypeCode: 'LETTER', originatorCode: 'ผรม.1', recipientCode: 'คคง.' };
+  const body = { projectCode: 'LCBP3-C2', correspondenceTypeCode: 'LETTER', originatorCode: 'สคฉ.3', recipientCode: 'ผรม.2' };
   const foreign = await page.request.post('/api/v1/document-numbering/preview', { headers: { Origin: 'https://evil.example' }, data: body });
   expect(foreign.status()).toBe(403);
   expect((await foreign.json()).code).toBe('FORBIDDEN');

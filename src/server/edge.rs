@@ -61,6 +61,8 @@ const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 
+/// Where the REST API lives.
+const API_PATH: &str = "/api/";
 /// The policy of every API response: JSON is never a document, a script or a frame.
 pub const API_CSP: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /// One year; no `includeSubDomains`: other hosts of the domain are not this service's to decide.
@@ -73,9 +75,12 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     if let Some(ip) = reached.client {
         req.extensions_mut().insert(ClientAddr(ip));
     }
-    let nonce = Nonce::new();
-    req.extensions_mut().insert(nonce.clone());
     let path = req.uri().path().to_string();
+    // the API answers JSON only: no page, no scripts, no nonce
+    let nonce = (!path.starts_with(API_PATH)).then(Nonce::new);
+    if let Some(nonce) = &nonce {
+        req.extensions_mut().insert(nonce.clone());
+    }
     let response = match check(req.method(), &path, req.headers(), &reached) {
         Ok(()) => next.run(req).await,
         Err(e) => {
@@ -83,7 +88,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             e.into_response()
         }
     };
-    secure(response, &path, &nonce, reached.https() && !state.config.secure_cookies, reached.https())
+    secure(response, nonce.as_ref(), reached.https() && !state.config.secure_cookies, reached.https())
 }
 
 /// Puts this request's nonce (made by [`guard`]) in the Leptos context, where `use_nonce` finds it for the
@@ -166,7 +171,7 @@ pub fn check(method: &Method, path: &str, headers: &HeaderMap, reached: &Reached
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Ok(());
     }
-    let machine_client = path.starts_with("/api/") && crate::server::auth::bearer_token(headers).is_some();
+    let machine_client = path.starts_with(API_PATH) && crate::server::auth::bearer_token(headers).is_some();
     if !machine_client {
         match source(headers, reached) {
             Source::SameOrigin => {}
@@ -255,9 +260,10 @@ pub fn page_csp(nonce: &str) -> String {
     )
 }
 
-/// The security headers of a response (see the module documentation).
-fn secure(mut response: Response, path: &str, nonce: &Nonce, mark_cookies_secure: bool, https: bool) -> Response {
-    let csp = if path.starts_with("/api/") { API_CSP.to_string() } else { page_csp(nonce) };
+/// The security headers of a response (see the module documentation): the page policy with `nonce`, or without
+/// one the API's.
+fn secure(mut response: Response, nonce: Option<&Nonce>, mark_cookies_secure: bool, https: bool) -> Response {
+    let csp = nonce.map_or_else(|| API_CSP.to_string(), |n| page_csp(n));
     let headers = response.headers_mut();
     if let Ok(csp) = HeaderValue::from_str(&csp) {
         headers.insert(header::CONTENT_SECURITY_POLICY, csp);
