@@ -64,7 +64,8 @@ B="http://127.0.0.1:${APP_PORTS[0]}"
 curl -fsS -c "$W/cookies" -H 'content-type: application/json' -d '{"username":"admin","password":"cluster-admin-pass"}' "$B/api/v1/auth/login" >/dev/null
 ids="$(curl -fsS -b "$W/cookies" "$B/api/v1/reference/projects" | python3 -c 'import json,sys; print(next(p["id"] for p in json.load(sys.stdin) if p["code"]=="LCBP3"))') $(curl -fsS -b "$W/cookies" "$B/api/v1/reference/correspondence-types" | python3 -c 'import json,sys; print(next(t["id"] for t in json.load(sys.stdin) if t["code"]=="LETTER"))')"
 read -r project_id letter_id <<< "$ids"
-curl -fsS -b "$W/cookies" -H 'content-type: application/json' "$B/api/v1/document-numbering/configs" \
+# a cookie-authenticated change must name the service's own Origin, like a browser does (SPEC §8: CSRF)
+curl -fsS -b "$W/cookies" -H "Origin: $B" -H 'content-type: application/json' "$B/api/v1/document-numbering/configs" \
   -d "{\"projectId\":$project_id,\"correspondenceTypeId\":$letter_id,\"template\":\"{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}\",\"resetScope\":\"YEARLY\",\"reason\":\"cluster harness: room for long runs\"}" >/dev/null
 
 RECORDS="$W/received.tsv"; : > "$RECORDS"

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::clock::Clock;
-use docnum::server::config::Config;
+use docnum::server::config::{parse_trusted_proxy, Config};
 use docnum::server::db::Db;
 use docnum::server::{audit, auth, run};
 
@@ -107,6 +107,10 @@ struct ServeArgs {
     rate_limit_light_factor: u32,
     #[arg(long, env = "SECURE_COOKIES", default_value_t = false, action = clap::ArgAction::Set)]
     secure_cookies: bool,
+    /// Comma-separated CIDRs (or addresses) of the reverse proxies whose X-Forwarded-For / -Proto / -Host are
+    /// believed; from anyone else those headers are ignored. Empty = the TCP peer is the client.
+    #[arg(long, env = "TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<String>,
     /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum).
     #[arg(long, env = "REDIS_URLS", value_delimiter = ',')]
     redis_urls: Vec<String>,
@@ -161,6 +165,12 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     light_factor: args.rate_limit_light_factor,
                 },
                 secure_cookies: args.secure_cookies,
+                trusted_proxies: args
+                    .trusted_proxies
+                    .iter()
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| parse_trusted_proxy(p))
+                    .collect::<Result<_, _>>()?,
                 max_batch: args.max_batch.max(1),
                 counter_thread: args.counter_thread,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
 
 // Runs against the shared fresh database (demo data, clock 2025-06-15 = B.E. 2568).
 // Only this file takes numbers from LCBP3-C3 / RFI คคง. → ผรม.2.
@@ -20,6 +20,7 @@ test('audit search finds the numbers reserved, pages through them and exports th
   const reserved: string[] = [];
   for (let i = 0; i < 12; i++) {
     const res = await page.request.post(`${REST}/reserve`, {
+      headers: SAME_ORIGIN,
       data: { projectCode: 'LCBP3-C3', correspondenceTypeCode: 'RFI', originatorCode: 'คคง.', recipientCode: 'ผรม.2' },
     });
     expect(res.status(), await res.text()).toBe(200);
@@ -97,6 +98,7 @@ test('the error log lists a validation error caused here, and marks it resolved'
   await login(page, ADMIN);
   const unknown = `NO-SUCH-PROJECT-${Date.now()}`;
   const bad = await page.request.post(`${REST}/reserve`, {
+    headers: SAME_ORIGIN,
     data: { projectCode: unknown, correspondenceTypeCode: 'LETTER', originatorCode: 'คคง.', recipientCode: 'ผรม.2' },
   });
   expect(bad.status()).toBe(400);

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { ADMIN, PADMIN, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, PADMIN, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
 
 // Runs against the shared fresh database (demo data, clock 2025-06-15 = B.E. 2568).
 // Only this file takes numbers from LCBP3-C4 / MEMO and LCBP3-C4 / RFA (resets.spec.ts uses LCBP3-C4 / LETTER
@@ -13,13 +13,13 @@ async function visit(page: Page, path: string) {
 }
 
 async function reserve(request: APIRequestContext, body: Record<string, string>) {
-  const res = await request.post(`${REST}/reserve`, { data: { projectCode: 'LCBP3-C4', ...body } });
+  const res = await request.post(`${REST}/reserve`, { headers: SAME_ORIGIN, data: { projectCode: 'LCBP3-C4', ...body } });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as { token: string; documentNumber: string; sequence: number };
 }
 
 async function confirm(request: APIRequestContext, token: string, documentId: string) {
-  const res = await request.post(`${REST}/confirm`, { data: { token, documentId } });
+  const res = await request.post(`${REST}/confirm`, { headers: SAME_ORIGIN, data: { token, documentId } });
   expect(res.status(), await res.text()).toBe(200);
 }
 
@@ -50,7 +50,7 @@ test('a project admin browses the counters of their project: last number, utiliz
     'คคง.-ผรม.1-0004-2568',
   ]);
   await confirm(page.request, n1.token, 'DOC-E2E-CTR-0001');
-  const cancel = await page.request.post(`${REST}/cancel`, { data: { token: n2.token, reason: 'ไม่ได้ใช้' } });
+  const cancel = await page.request.post(`${REST}/cancel`, { headers: SAME_ORIGIN, data: { token: n2.token, reason: 'ไม่ได้ใช้' } });
   expect(cancel.status()).toBe(200);
   await confirm(page.request, n4.token, 'DOC-E2E-CTR-0004');
 

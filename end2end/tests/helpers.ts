@@ -18,6 +18,12 @@ export const PADMIN = {
   password: process.env.PADMIN_PASSWORD ?? '',
 };
 
+/**
+ * The Origin a page's own script sends with a state-changing request. The server refuses cookie-authenticated
+ * changes without it (SPEC §8: CSRF); the browser sends it by itself, Playwright's request context does not.
+ */
+export const SAME_ORIGIN = { Origin: new URL(process.env.BASE_URL ?? 'http://127.0.0.1:3000').origin };
+
 /** The WASM bundle has hydrated the page (App sets this marker from an effect). */
 export async function waitHydrated(page: Page) {
   try {

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
 
 // Bulk import (/import). Only this file takes numbers from LCBP3-C3 / LETTER and MEMO กทท. → คคง.
 
@@ -43,6 +43,7 @@ test('a super admin checks a bulk import with a dry run, applies it, and the num
 
   // the dry run changed nothing
   const before = await page.request.post('/api/v1/document-numbering/preview', {
+    headers: SAME_ORIGIN,
     data: { projectCode: 'LCBP3-C3', correspondenceTypeCode: 'LETTER', originatorCode: 'กทท.', recipientCode: 'คคง.' },
   });
   expect((await before.json()).documentNumber).toBe('กทท.-คคง.-0001-2568');
@@ -123,19 +124,20 @@ test('staff are refused on the import page and by the API', async ({ page }) => 
 
   const rows = [{ projectCode: 'LCBP3-C3', correspondenceTypeCode: 'LETTER', documentNumber: 'กทท.-คคง.-0020-2568' }];
   for (const path of ['/api/v1/document-numbering/import?dryRun=true', '/api/v1/document-numbering/import']) {
-    const r = await page.request.post(path, { data: rows });
+    const r = await page.request.post(path, { headers: SAME_ORIGIN, data: rows });
     expect(r.status()).toBe(403);
     const body = await r.json();
     expect(body.code).toBe('NB007');
     expect(body.message).toBe('ไม่อนุญาตให้กำหนดเลขที่เอง');
   }
   const csv = await page.request.post('/api/v1/document-numbering/import', {
-    headers: { 'content-type': 'text/csv' },
+    headers: { ...SAME_ORIGIN, 'content-type': 'text/csv' },
     data: 'projectCode,correspondenceTypeCode,documentNumber\nLCBP3-C3,LETTER,กทท.-คคง.-0020-2568\n',
   });
   expect(csv.status()).toBe(403);
   // nothing was imported
   const preview = await page.request.post('/api/v1/document-numbering/preview', {
+    headers: SAME_ORIGIN,
     data: { projectCode: 'LCBP3-C3', correspondenceTypeCode: 'LETTER', originatorCode: 'กทท.', recipientCode: 'คคง.' },
   });
   expect((await preview.json()).documentNumber).toMatch(/^กทท\.-คคง\.-00(01|10)-2568$/);

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
 
 // Reference-data admin (/reference). Only this file adds ผรม.8 / ผรม.9, the project E2E-REF, and makes ผรม.8
 // a member of LCBP3-C4 (it takes LCBP3-C4 / LETTER numbers from ผรม.8 only).
@@ -126,12 +126,12 @@ test('staff are refused on the reference page and by the API', async ({ page }) 
   await expect(page.getByTestId('no-access-role')).toContainText('SUPER_ADMIN');
   await expect(page.getByTestId('ref-table')).toHaveCount(0);
 
-  const create = await page.request.post('/api/v1/reference/organizations', { data: { code: 'ผรม.99', name: 'x', role: 'OTHER' } });
+  const create = await page.request.post('/api/v1/reference/organizations', { headers: SAME_ORIGIN, data: { code: 'ผรม.99', name: 'x', role: 'OTHER' } });
   expect(create.status()).toBe(403);
   expect((await create.json()).code).toBe('FORBIDDEN');
-  const edit = await page.request.put('/api/v1/reference/projects/1', { data: { code: 'LCBP3', name: 'x', active: false } });
+  const edit = await page.request.put('/api/v1/reference/projects/1', { headers: SAME_ORIGIN, data: { code: 'LCBP3', name: 'x', active: false } });
   expect(edit.status()).toBe(403);
-  const imp = await page.request.post('/api/v1/reference/import?dryRun=true', { data: { disciplines: [{ code: 'X', name: 'x' }] } });
+  const imp = await page.request.post('/api/v1/reference/import?dryRun=true', { headers: SAME_ORIGIN, data: { disciplines: [{ code: 'X', name: 'x' }] } });
   expect(imp.status()).toBe(403);
   expect((await imp.json()).message).toBe('คุณไม่มีสิทธิ์ดำเนินการนี้');
   // nothing changed: LCBP3 is still active and ผรม.99 does not exist

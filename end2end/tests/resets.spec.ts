@@ -1,5 +1,5 @@
 import { expect, request as apiRequest, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { ADMIN, ADMIN2, STAFF, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, ADMIN2, STAFF, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
 
 // Runs against the shared fresh database (demo data, clock 2025-06-15 = B.E. 2568).
 // Only this file takes numbers from LCBP3-C4 / LETTER and LCBP3-C4 / NOTICE.
@@ -16,7 +16,7 @@ async function visit(page: Page, path: string) {
 }
 
 async function reserve(request: APIRequestContext, body: Record<string, string> = LETTER) {
-  const res = await request.post(`${REST}/reserve`, { data: body });
+  const res = await request.post(`${REST}/reserve`, { headers: SAME_ORIGIN, data: body });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()) as { token: string; documentNumber: string };
 }
@@ -46,7 +46,7 @@ test('two super admins reset a counter: the requester cannot approve, a 19-chara
   await login(page, ADMIN);
   const first = await reserve(page.request);
   expect(first.documentNumber).toBe('คคง.-ผรม.2-0001-2568');
-  const confirmed = await page.request.post(`${REST}/confirm`, { data: { token: first.token, documentId: 'DOC-E2E-RESET-1' } });
+  const confirmed = await page.request.post(`${REST}/confirm`, { headers: SAME_ORIGIN, data: { token: first.token, documentId: 'DOC-E2E-RESET-1' } });
   expect(confirmed.status()).toBe(200);
   expect((await reserve(page.request)).documentNumber).toBe('คคง.-ผรม.2-0002-2568');
   expect((await reserve(page.request)).documentNumber).toBe('คคง.-ผรม.2-0003-2568');
@@ -86,7 +86,7 @@ test('two super admins reset a counter: the requester cannot approve, a 19-chara
   await expect(mine.getByTestId('reset-action-APPROVE')).toHaveCount(0);
   const publicId = (await mine.getAttribute('data-public-id'))!;
   // … and the server refuses their approval anyway
-  const own = await page.request.post(`/api/v1/workflow/${publicId}/actions/APPROVE`, { data: {} });
+  const own = await page.request.post(`/api/v1/workflow/${publicId}/actions/APPROVE`, { headers: SAME_ORIGIN, data: {} });
   expect(own.status()).toBe(403);
   const still = await (await page.request.get(`/api/v1/workflow/${publicId}`)).json();
   expect(still.workflow.currentState).toBe('PENDING');
@@ -128,7 +128,7 @@ test('two super admins reset a counter: the requester cannot approve, a 19-chara
   }
 
   // a second request, rejected by the other super admin: the counter stays where it is
-  const again = await page.request.post(`${REST}/counters/${counterId}/reset-requests`, { data: { newValue: 1, reason: REASON_20 } });
+  const again = await page.request.post(`${REST}/counters/${counterId}/reset-requests`, { headers: SAME_ORIGIN, data: { newValue: 1, reason: REASON_20 } });
   expect(again.status(), await again.text()).toBe(200);
   await visit(other, '/resets');
   await other.getByTestId('reset-filter-state').selectOption('PENDING');
@@ -148,7 +148,7 @@ test('two super admins reset a counter: the requester cannot approve, a 19-chara
 
 test('staff are refused on the admin pages, and get 403 from the same actions over the API', async ({ page, baseURL }) => {
   // a pending reset request on LCBP3-C4 / NOTICE, made by a super admin through the API
-  const admin = await apiRequest.newContext({ baseURL });
+  const admin = await apiRequest.newContext({ baseURL, extraHTTPHeaders: SAME_ORIGIN });
   const loggedIn = await admin.post('/api/v1/auth/login', { data: { username: ADMIN.user, password: ADMIN.password } });
   expect(loggedIn.status()).toBe(200);
   const notice = { ...LETTER, correspondenceTypeCode: 'NOTICE' };
@@ -175,18 +175,19 @@ test('staff are refused on the admin pages, and get 403 from the same actions ov
   const calls: [string, Promise<{ status(): number }>][] = [
     ['list counters', page.request.get(`${REST}/counters`)],
     ['numbers of a counter', page.request.get(`${REST}/counters/${counter.id}/numbers`)],
-    ['request a reset', page.request.post(`${REST}/counters/${counter.id}/reset-requests`, { data: { newValue: 0, reason: REASON_20 } })],
+    ['request a reset', page.request.post(`${REST}/counters/${counter.id}/reset-requests`, { headers: SAME_ORIGIN, data: { newValue: 0, reason: REASON_20 } })],
     ['list reset requests', page.request.get('/api/v1/workflow/reset-requests')],
-    ['approve a reset', page.request.post(`/api/v1/workflow/${publicId}/actions/APPROVE`, { data: {} })],
-    ['reject a reset', page.request.post(`/api/v1/workflow/${publicId}/actions/REJECT`, { data: {} })],
+    ['approve a reset', page.request.post(`/api/v1/workflow/${publicId}/actions/APPROVE`, { headers: SAME_ORIGIN, data: {} })],
+    ['reject a reset', page.request.post(`/api/v1/workflow/${publicId}/actions/REJECT`, { headers: SAME_ORIGIN, data: {} })],
     [
       'void and replace',
       page.request.post(`${REST}/void-and-replace`, {
+        headers: SAME_ORIGIN,
         data: { projectCode: 'LCBP3-C4', correspondenceTypeCode: 'NOTICE', documentNumber: n.documentNumber, reason: 'ทดสอบสิทธิ์' },
       }),
     ],
-    ['manual override (register)', page.request.post(`${REST}/manual-override`, { data: { counterId: counter.id, documentNumber: 'คคง.-ผรม.2-0099-2568', reason: 'ทดสอบสิทธิ์' } })],
-    ['manual override (set)', page.request.post(`${REST}/manual-override`, { data: { counterId: counter.id, value: 50, reason: 'ทดสอบสิทธิ์' } })],
+    ['manual override (register)', page.request.post(`${REST}/manual-override`, { headers: SAME_ORIGIN, data: { counterId: counter.id, documentNumber: 'คคง.-ผรม.2-0099-2568', reason: 'ทดสอบสิทธิ์' } })],
+    ['manual override (set)', page.request.post(`${REST}/manual-override`, { headers: SAME_ORIGIN, data: { counterId: counter.id, value: 50, reason: 'ทดสอบสิทธิ์' } })],
   ];
   for (const [what, call] of calls) expect((await call).status(), what).toBe(403);
 

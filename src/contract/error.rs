@@ -28,6 +28,8 @@ pub enum ErrorCode {
     Forbidden,
     RateLimited,
     PayloadTooLarge,
+    /// A server function called with a body that is not JSON.
+    UnsupportedMediaType,
     // conflicts with the state of a counter, number, template or workflow
     AlreadyExists,
     AlreadyConfirmed,
@@ -83,6 +85,7 @@ impl ErrorCode {
             Forbidden => "FORBIDDEN",
             RateLimited => "RATE_LIMITED",
             PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             AlreadyExists => "ALREADY_EXISTS",
             AlreadyConfirmed => "ALREADY_CONFIRMED",
             ReservationCancelled => "RESERVATION_CANCELLED",
@@ -112,6 +115,7 @@ impl ErrorCode {
             NotFound | ConfigNotFound => 404,
             ReservationExpired => 410,
             PayloadTooLarge => 413,
+            UnsupportedMediaType => 415,
             RateLimited => 429,
             LockTimeout | NetworkError => 503,
             DbError | InternalError => 500,

@@ -18,6 +18,8 @@ pub struct Config {
     pub rate_limits: RateLimits,
     /// Mark the session cookie Secure (set when served over HTTPS).
     pub secure_cookies: bool,
+    /// Proxies (CIDRs) whose `X-Forwarded-For` / `-Proto` / `-Host` are believed (`server::edge`); empty = none.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Redis servers for the distributed lock (one, or three or more for a Redlock quorum); empty = in-process lock.
     pub redis_urls: Vec<String>,
     pub lock: LockConfig,
@@ -38,10 +40,35 @@ impl Default for Config {
             sweep_interval: Duration::from_secs(10),
             rate_limits: RateLimits::default(),
             secure_cookies: false,
+            trusted_proxies: Vec::new(),
             redis_urls: Vec::new(),
             lock: LockConfig::default(),
             max_batch: 256,
             counter_thread: false,
         }
+    }
+}
+
+/// One entry of `TRUSTED_PROXIES`: a CIDR (`10.0.0.0/8`, `fd00::/8`) or a single address (`192.0.2.7`).
+pub fn parse_trusted_proxy(entry: &str) -> Result<ipnet::IpNet, String> {
+    let entry = entry.trim();
+    entry
+        .parse::<ipnet::IpNet>()
+        .map(|net| net.trunc())
+        .or_else(|_| entry.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("TRUSTED_PROXIES: {entry:?} is neither a CIDR (10.0.0.0/8) nor an IP address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trusted_proxies_are_cidrs_or_addresses() {
+        assert_eq!(parse_trusted_proxy(" 10.1.2.3/8 ").unwrap().to_string(), "10.0.0.0/8");
+        assert_eq!(parse_trusted_proxy("192.0.2.7").unwrap().to_string(), "192.0.2.7/32");
+        assert_eq!(parse_trusted_proxy("::1").unwrap().to_string(), "::1/128");
+        assert!(parse_trusted_proxy("10.0.0.0/33").is_err());
+        assert!(parse_trusted_proxy("proxy.local").is_err());
     }
 }

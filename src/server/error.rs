@@ -49,6 +49,11 @@ pub enum AppError {
     RateLimited { scope: &'static str, retry_after_secs: u64 },
     #[error("request body too large")]
     PayloadTooLarge,
+    /// A state-changing request with a session cookie (or a login) from another site: CSRF (`server::edge`).
+    #[error("cross-origin request refused: {0}")]
+    CrossOrigin(String),
+    #[error("unsupported media type: {0}")]
+    UnsupportedMediaType(String),
     #[error("database error (ref {ref_id})")]
     Database {
         ref_id: String,
@@ -131,6 +136,8 @@ impl AppError {
             Forbidden(_) => ErrorCode::Forbidden,
             RateLimited { .. } => ErrorCode::RateLimited,
             PayloadTooLarge => ErrorCode::PayloadTooLarge,
+            CrossOrigin(_) => ErrorCode::Forbidden,
+            UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
             Database { .. } => ErrorCode::DbError,
             Internal { .. } => ErrorCode::InternalError,
         }
@@ -160,6 +167,8 @@ impl AppError {
             Forbidden(_) => "คุณไม่มีสิทธิ์ดำเนินการนี้".into(),
             RateLimited { .. } => "มีการขอเลขที่บ่อยเกินไป กรุณารอสักครู่แล้วลองใหม่".into(),
             PayloadTooLarge => "ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป".into(),
+            CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),
+            UnsupportedMediaType(_) => "ระบบรับเฉพาะข้อมูลแบบ JSON (Content-Type: application/json)".into(),
             Database { .. } | Internal { .. } => "เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ".into(),
         }
     }

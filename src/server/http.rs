@@ -13,7 +13,7 @@ use utoipa::OpenApi;
 
 use crate::app::{shell, App};
 use crate::server::error::AppError;
-use crate::server::{admin_ops, audit, auth, import, numbering, reference, templates, workflow, AppState};
+use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, templates, workflow, AppState};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -84,6 +84,9 @@ pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES
 /// Where the server functions live (the `prefix` of every `#[server]`).
 pub const SERVER_FN_PATH: &str = "/sfn/";
 
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "docnum_session";
+
 /// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
 /// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
 async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
@@ -138,7 +141,7 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
     let sessions = SessionManagerLayer::new(session_store)
-        .with_name("docnum_session")
+        .with_name(SESSION_COOKIE)
         .with_http_only(true)
         .with_same_site(tower_sessions::cookie::SameSite::Lax)
         .with_secure(state.config.secure_cookies)
@@ -149,14 +152,24 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .route("/health", get(health))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .merge(crate::server::metrics::routes())
-        .leptos_routes_with_context(&state, routes, move || provide_context(ctx_state.clone()), {
-            let options = options.clone();
-            move || shell(options.clone())
-        })
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || {
+                provide_context(ctx_state.clone());
+                edge::provide_nonce();
+            },
+            {
+                let options = options.clone();
+                move || shell(options.clone())
+            },
+        )
+        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(edge::provide_nonce, shell))
         .layer(axum::middleware::from_fn(bound_server_fn_bodies))
         // what the server functions may read (the API's routes set their own, smaller limit)
         .layer(DefaultBodyLimit::max(MAX_SERVER_FN_BODY_BYTES))
         .layer(sessions)
+        // outermost: the client address, CSRF, JSON-only server functions, the security headers (SPEC §8)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), edge::guard))
         .with_state(state)
 }

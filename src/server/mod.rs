@@ -7,6 +7,8 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod demo;
+// the network edge: client address behind trusted proxies, CSRF, JSON-only server functions, security headers
+pub mod edge;
 pub mod error;
 pub mod errors_log;
 pub mod http;

@@ -43,11 +43,22 @@ pub struct Options {
     pub ttl: Duration,
     /// Redis servers for the distributed lock; empty = in-process lock.
     pub redis_urls: Vec<String>,
+    /// `SECURE_COOKIES`.
+    pub secure_cookies: bool,
+    /// `TRUSTED_PROXIES`.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { start: be2568(), limits: RateLimits::off(), ttl: Duration::from_secs(300), redis_urls: Vec::new() }
+        Options {
+            start: be2568(),
+            limits: RateLimits::off(),
+            ttl: Duration::from_secs(300),
+            redis_urls: Vec::new(),
+            secure_cookies: false,
+            trusted_proxies: Vec::new(),
+        }
     }
 }
 
@@ -71,7 +82,8 @@ impl TestApp {
             reservation_ttl: options.ttl,
             sweep_interval: Duration::from_secs(3600),
             rate_limits: options.limits,
-            secure_cookies: false,
+            secure_cookies: options.secure_cookies,
+            trusted_proxies: options.trusted_proxies.clone(),
             redis_urls: options.redis_urls.clone(),
             lock: Default::default(),
             max_batch: 256,
@@ -128,8 +140,16 @@ impl TestApp {
         self.login(username, STAFF_PASSWORD).await
     }
 
+    /// A client like a browser on the service's own pages: it keeps the session cookie and sends the page's
+    /// `Origin` (the edge refuses cookie-authenticated changes without it).
+    pub fn browser(&self) -> Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(reqwest::header::ORIGIN, self.base.parse().unwrap());
+        Client::builder().cookie_store(true).default_headers(headers).build().unwrap()
+    }
+
     pub async fn login(&self, username: &str, password: &str) -> Client {
-        let client = Client::builder().cookie_store(true).build().unwrap();
+        let client = self.browser();
         let r = client.post(self.url("/api/v1/auth/login")).json(&json!({ "username": username, "password": password })).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK, "login as {username}");
         client

@@ -7,6 +7,8 @@ mod support;
 
 mod admin_ops;
 mod api;
+// the network edge: CSRF, JSON-only server functions, security headers, trusted proxies
+mod edge;
 mod import;
 mod isolation;
 mod metrics;

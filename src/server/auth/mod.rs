@@ -122,9 +122,15 @@ impl Caller {
     }
 }
 
-/// Client address and user agent of a request.
+/// Client address and user agent of a request. The address is the one `edge::guard` resolved (the TCP peer, or
+/// the client a trusted proxy forwarded for); the TCP peer when the request did not pass the edge.
 pub fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
-    let ip = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_string());
+    let ip = parts
+        .extensions
+        .get::<crate::server::edge::ClientAddr>()
+        .map(|c| c.0)
+        .or_else(|| parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_canonical()))
+        .map(|ip| ip.to_string());
     let ua = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(|s| s.chars().take(300).collect());
     (ip, ua)
 }
