@@ -101,6 +101,16 @@ print(f"[{sys.argv[2]}] check: numbers {r['numbers']} (confirmed {r['confirmed']
       f"received {r['receivedChecked']} / missing {r['receivedMissing']}, audit rows {r['auditRows']} intact = {r['auditOk']}")
 PY
 }
+# ready_is STATUS PHASE: /health/ready of the first instance answers STATUS within 30 s (SPEC §9 probes)
+ready_is() {
+  local want="$1" phase="$2" code=""
+  for _ in $(seq 1 150); do
+    code="$(curl -s -o "$W/ready.json" -w '%{http_code}' "$B/health/ready" || true)"
+    if [ "$code" = "$want" ]; then echo "[$phase] /health/ready $code: $(cat "$W/ready.json")"; return 0; fi
+    sleep 0.2
+  done
+  echo "[$phase] /health/ready answered $code, expected $want: $(cat "$W/ready.json" 2>/dev/null)"; exit 1
+}
 fallbacks() { mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -N -e "SELECT COUNT(*) FROM docnum.audit_log WHERE fallback_used = 'DB_LOCK'"; }
 
 HOT=$((1000 * SCALE)); COLD=$((2000 * SCALE))
@@ -118,8 +128,10 @@ log "phase 3: all Redis killed under load (database-lock fallback), then brought
 before="$(fallbacks)"
 load no-redis "$HOT" "$COLD"; sleep 1
 for p in "${REDIS_PORTS[@]}"; do kill -9 "${REDIS_PID[$p]}"; done
-sleep 3
+ready_is 503 no-redis   # Redis configured and gone: not ready (numbering goes on through the database lock)
+sleep 2
 for p in "${REDIS_PORTS[@]}"; do start_redis "$p"; done
+ready_is 200 no-redis
 finish no-redis; check no-redis
 after="$(fallbacks)"
 echo "[no-redis] audit rows written under the database-lock fallback during the outage: $((after - before))"
@@ -128,8 +140,10 @@ echo "[no-redis] audit rows written under the database-lock fallback during the 
 log "phase 4: MariaDB restarted under load (errors, then recovery, nothing lost)"
 load db-restart "$HOT" "$COLD"; sleep 1
 kill -TERM "$MARIADB_PID"; wait "$MARIADB_PID" 2>/dev/null || true
-sleep 2
+ready_is 503 db-restart   # the database gone: not ready
+sleep 1
 start_mariadb
+ready_is 200 db-restart
 finish db-restart; check db-restart
 
 log "phase 5: one app instance kill -9'd under load"

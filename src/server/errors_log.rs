@@ -24,6 +24,16 @@ pub struct ErrorLog {
     db: Db,
     clock: std::sync::Arc<crate::server::clock::Clock>,
     repeats: std::sync::Arc<Repeats>,
+    /// Redis outages, written in the order they were seen by one task (a short outage's end must not be
+    /// written before its beginning).
+    outages: tokio::sync::mpsc::UnboundedSender<Outage>,
+}
+
+/// A change of Redis reachability as this instance saw it.
+#[derive(Debug)]
+enum Outage {
+    Began { at_ms: i64, detail: String },
+    Ended { at_ms: i64 },
 }
 
 /// The errors written lately, so that repeats within the window are not written again.
@@ -38,7 +48,21 @@ struct Recent {
 
 impl ErrorLog {
     pub fn new(db: Db, clock: std::sync::Arc<crate::server::clock::Clock>) -> ErrorLog {
-        ErrorLog { db, clock, repeats: Default::default() }
+        let (outages, events) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(write_outages(db.clone(), events));
+        ErrorLog { db, clock, repeats: Default::default(), outages }
+    }
+
+    /// Redis lost its quorum (SPEC §7 REDIS_ERROR): one row per outage, however many requests fall back to the
+    /// database lock meanwhile. No new row while an earlier outage's row is still open (another instance's).
+    pub fn redis_outage_began(&self, detail: &str) {
+        crate::server::metrics::error_seen("REDIS_ERROR");
+        let _ = self.outages.send(Outage::Began { at_ms: self.clock.now_ms(), detail: detail.chars().take(500).collect() });
+    }
+
+    /// Redis answers again: the open outage row is marked resolved at this time.
+    pub fn redis_outage_ended(&self) {
+        let _ = self.outages.send(Outage::Ended { at_ms: self.clock.now_ms() });
     }
 
     /// [`ErrorLog::record_in`] for an error of no known project (super admins see it).
@@ -52,6 +76,7 @@ impl ErrorLog {
     /// the window saying how many repeats were skipped.
     pub fn record_in(&self, error: &AppError, caller: &Caller, project_id: Option<i64>, context: serde_json::Value) {
         let Some(error_type) = error.log_type() else { return };
+        crate::server::metrics::error_seen(error_type);
         let code = error.code().code();
         let message: String = error.report().chars().take(2000).collect();
         let ref_id = error.reference().map(str::to_string);
@@ -95,6 +120,36 @@ impl ErrorLog {
                 tracing::warn!(error = %e, "could not write the error log");
             }
         });
+    }
+}
+
+/// Writes the outage rows one after another, off the request path.
+async fn write_outages(db: Db, mut events: tokio::sync::mpsc::UnboundedReceiver<Outage>) {
+    while let Some(event) = events.recv().await {
+        let written = match &event {
+            Outage::Began { at_ms, detail } => {
+                let context = serde_json::json!({ "fallback": "DB_LOCK", "detail": detail }).to_string();
+                sqlx::query(
+                    "INSERT INTO error_log (error_type, code, message, context, created_at) \
+                     SELECT 'REDIS_ERROR', 'REDIS_UNAVAILABLE', ?, ?, ? FROM (SELECT 1 AS one) AS once \
+                     WHERE NOT EXISTS (SELECT 1 FROM error_log WHERE error_type = 'REDIS_ERROR' AND resolved_at IS NULL)",
+                )
+                .bind("Redis unreachable (no quorum): numbering continues on the database lock")
+                .bind(context)
+                .bind(at_ms)
+                .execute(&db.writer)
+                .await
+            }
+            Outage::Ended { at_ms } => {
+                sqlx::query("UPDATE error_log SET resolved_at = ? WHERE error_type = 'REDIS_ERROR' AND resolved_at IS NULL")
+                    .bind(at_ms)
+                    .execute(&db.writer)
+                    .await
+            }
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, ?event, "could not write the Redis outage to the error log");
+        }
     }
 }
 

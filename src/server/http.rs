@@ -136,6 +136,49 @@ async fn health(State(s): State<AppState>) -> impl IntoResponse {
     )
 }
 
+/// `/health/live`: the process answers (a load balancer restarts it otherwise).
+async fn live() -> impl IntoResponse {
+    Json(serde_json::json!({ "status": "live" }))
+}
+
+/// The longest a readiness check waits for any one part.
+const READY_PART_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `/health/ready`: the database answers, Redis answers when configured, and a preview goes through the engine.
+/// 503 names the parts that failed, so a load balancer sends no traffic and an operator sees why.
+async fn ready(State(s): State<AppState>) -> impl IntoResponse {
+    let database = matches!(tokio::time::timeout(READY_PART_TIMEOUT, s.db.ping()).await, Ok(Ok(_)));
+    let redis = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine.redis_reachable()).await {
+        Ok(None) => None,
+        Ok(Some(up)) => Some(up),
+        Err(_) => Some(false),
+    };
+    let preview = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine.probe_preview()).await {
+        Ok(Ok(number)) => Ok(number),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("timed out".to_string()),
+    };
+    let mut failing = Vec::new();
+    if !database {
+        failing.push("database");
+    }
+    if redis == Some(false) {
+        failing.push("redis");
+    }
+    if preview.is_err() {
+        failing.push("preview");
+    }
+    let status = if failing.is_empty() { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let body = serde_json::json!({
+        "status": if failing.is_empty() { "ready" } else { "not ready" },
+        "failing": failing,
+        "database": database,
+        "redis": match redis { None => "not configured", Some(true) => "up", Some(false) => "down" },
+        "preview": match &preview { Ok(Some(n)) => serde_json::json!(n), Ok(None) => serde_json::json!(null), Err(e) => serde_json::json!({ "error": e }) },
+    });
+    (status, Json(body))
+}
+
 /// The whole application: API, server functions, pages, static files, sessions.
 pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
     let routes = generate_route_list(App);
@@ -150,6 +193,8 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
     Router::new()
         .nest("/api/v1", api_router())
         .route("/health", get(health))
+        .route("/health/live", get(live))
+        .route("/health/ready", get(ready))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .merge(crate::server::metrics::routes())
         .leptos_routes_with_context(

@@ -47,6 +47,7 @@ pub const LOCK_FALLBACK_ACTIVE: &str = "docnum_lock_fallback_active";
 pub const DB_POOL_CONNECTIONS: &str = "docnum_db_pool_connections";
 pub const DB_POOL_MAX: &str = "docnum_db_pool_max_connections";
 pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
+pub const ERRORS: &str = "docnum_errors_total";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, utilization needs a counter in the current period).
@@ -63,6 +64,19 @@ pub const FAMILIES: &[&str] = &[
     DB_POOL_CONNECTIONS,
     DB_POOL_MAX,
     SEQUENCE_UTILIZATION,
+    ERRORS,
+];
+
+/// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
+pub const ERROR_TYPES: &[&str] = &[
+    "DB_ERROR",
+    "LOCK_TIMEOUT",
+    "VERSION_CONFLICT",
+    "VALIDATION_ERROR",
+    "SEQUENCE_EXHAUSTED",
+    "RESERVATION_EXPIRED",
+    "DUPLICATE_NUMBER",
+    "REDIS_ERROR",
 ];
 
 /// The type label for a request whose correspondence type could not be resolved.
@@ -105,6 +119,7 @@ struct Recorded {
     batch_size: Histogram,
     generation: HistogramVec,
     issued: IntCounterVec,
+    errors: IntCounterVec,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -151,6 +166,11 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             .unwrap(),
         ),
         issued: register(&r, IntCounterVec::new(Opts::new(ISSUED, "Document numbers issued, by correspondence type."), &["type"]).unwrap()),
+        errors: register(
+            &r,
+            IntCounterVec::new(Opts::new(ERRORS, "Failures of the kinds the error log keeps (SPEC §7), repeats included, by type."), &["type"])
+                .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -160,8 +180,18 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
     for reason in LOCK_FAILURE_REASONS {
         m.lock_failures.with_label_values(&[reason]);
     }
+    for t in ERROR_TYPES {
+        m.errors.with_label_values(&[t]);
+    }
     m
 });
+
+/// A failure of an error-log type happened (counted whether or not the log writes a row for it); a type outside
+/// [`ERROR_TYPES`] is counted as `other`.
+pub fn error_seen(error_type: &str) {
+    let label = if ERROR_TYPES.contains(&error_type) { error_type } else { "other" };
+    RECORDED.errors.with_label_values(&[label]).inc();
+}
 
 /// A counter batch got its lock after waiting `wait`.
 pub fn lock_acquired(kind: LockKind, wait: Duration) {

@@ -82,7 +82,7 @@ impl AppState {
         let lock = if config.redis_urls.is_empty() {
             CounterLock::InProcess
         } else {
-            CounterLock::Redis(Arc::new(RedisLock::new(&config.redis_urls, config.lock.clone())?))
+            CounterLock::Redis(Arc::new(RedisLock::new(&config.redis_urls, config.lock.clone())?.recording_outages_in(errors.clone())))
         };
         let engine = Engine::new(
             db.clone(),

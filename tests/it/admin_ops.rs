@@ -538,3 +538,46 @@ async fn two_approvers_at_once_decide_exactly_once() {
     assert_eq!(last_number(&app, counter).await, expected_last);
     assert_all_accounted_for(&app).await;
 }
+
+/// SPEC §7: failed administrative operations are in the error log with who and what.
+#[tokio::test]
+async fn failed_admin_operations_are_in_the_error_log_with_who_and_what() {
+    let app = TestApp::spawn().await;
+    let (admin, _) = two_super_admins(&app).await;
+    let (s, g) = app.post_json("/api/v1/documents/L-1/generate-number", &letter()).await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let number = g["documentNumber"].as_str().unwrap().to_string();
+    let letter_number = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": number });
+    // revise: a LETTER template shows no {REV}
+    let (s, e) = app.post_json("/api/v1/document-numbering/revise", &letter_number).await;
+    assert_error(s, &e, 400, "VALIDATION_ERROR");
+    // void-and-replace without a reason
+    let mut void = letter_number.clone();
+    void["reason"] = json!("   ");
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void-and-replace", void).await;
+    assert_error(s, &e, 400, "VALIDATION_ERROR");
+
+    let mut rows = Vec::new();
+    for _ in 0..50 {
+        use sqlx::Row;
+        // MariaDB hands its MEDIUMTEXT over as bytes
+        let text =
+            |row: &sqlx::any::AnyRow, i: usize| row.try_get::<String, _>(i).unwrap_or_else(|_| String::from_utf8(row.get::<Vec<u8>, _>(i)).unwrap());
+        let read = sqlx::query("SELECT error_type, context FROM error_log ORDER BY id").fetch_all(&app.state.db.pool).await.unwrap();
+        rows = read.iter().map(|r| (text(r, 0), text(r, 1))).collect::<Vec<(String, String)>>();
+        if rows.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let context = |i: usize| serde_json::from_str::<Value>(&rows[i].1).unwrap();
+    let (revise, void) = (context(0), context(1));
+    assert_eq!(
+        (rows[0].0.as_str(), revise["context"]["operation"].as_str(), revise["caller"].as_str()),
+        ("VALIDATION_ERROR", Some("REVISE"), Some("token:tests"))
+    );
+    assert_eq!(revise["context"]["request"]["number"]["documentNumber"], json!(number));
+    assert_eq!((rows[1].0.as_str(), void["context"]["operation"].as_str()), ("VALIDATION_ERROR", Some("VOID_REPLACE")));
+    assert_eq!(void["caller"], json!("admin"), "the super admin who tried: {void}");
+}

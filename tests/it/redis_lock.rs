@@ -167,3 +167,57 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
         assert!(locks.is_empty(), "round {round}: locks left in Redis after the stop: {locks:?}");
     }
 }
+
+/// SPEC §7: a Redis outage is one REDIS_ERROR row, however many requests fall back meanwhile; its end resolves it.
+#[tokio::test]
+async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
+    let mut redis = RedisServer::start().await;
+    let port = redis.port;
+    let app = std::sync::Arc::new(TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load: Vec<_> = (0..8)
+        .map(|_| {
+            let (app, stop) = (app.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut taken = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let (s, b) = app.reserve(&letter()).await;
+                    assert_eq!(s, StatusCode::OK, "{b}");
+                    taken += 1;
+                }
+                taken
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    redis.kill();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let _redis = RedisServer::start_on(port).await;
+    for _ in 0..100 {
+        if app.state.engine.redis_up() == Some(true) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(app.state.engine.redis_up(), Some(true), "back on Redis");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut taken = 0;
+    for task in load {
+        taken += task.await.unwrap();
+    }
+    let (_, fallback) = fallbacks(&app).await;
+    assert!(fallback > 1, "several requests fell back during the outage: {fallback} of {taken}");
+    // the rows are written off the request path
+    let mut rows = (0, 0);
+    for _ in 0..50 {
+        rows = (
+            app.count("SELECT COUNT(*) FROM error_log WHERE error_type = 'REDIS_ERROR'").await,
+            app.count("SELECT COUNT(*) FROM error_log WHERE error_type = 'REDIS_ERROR' AND resolved_at IS NOT NULL").await,
+        );
+        if rows == (1, 1) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(rows, (1, 1), "one REDIS_ERROR row for the outage, resolved at its end");
+}

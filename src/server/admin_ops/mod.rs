@@ -8,6 +8,7 @@
 
 pub mod http;
 pub mod store;
+pub mod summary;
 
 use std::collections::{HashMap, HashSet};
 
@@ -76,10 +77,101 @@ pub enum Override {
     SetValue(i64),
 }
 
+// ---- the operations as callers see them: each failure recorded in the error log with who and what (SPEC §7) ----
+
+/// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
+/// result back.
+fn logged<T>(s: &AppState, caller: &Caller, operation: &str, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
+    if let Err(e) = &result {
+        s.engine.errors.record(e, caller, json!({ "operation": operation, "request": context }));
+    }
+    result
+}
+
+fn number_context(number: &NumberRef) -> serde_json::Value {
+    json!({ "projectId": number.project_id, "projectCode": number.project_code, "correspondenceTypeId": number.correspondence_type_id,
+            "correspondenceTypeCode": number.correspondence_type_code, "documentNumber": number.document_number })
+}
+
+/// See [`request_reset_unlogged`].
+pub async fn request_reset(
+    s: &AppState,
+    caller: &Caller,
+    counter_id: i64,
+    new_value: Option<i64>,
+    reason: &str,
+) -> Result<Envelope<ResetRequestView>, AppError> {
+    let result = request_reset_unlogged(s, caller, counter_id, new_value, reason).await;
+    logged(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }), result)
+}
+
+/// The seeds' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
+/// `config_id` — of its project and, unless it is the project default, of its type. Then as [`request_reset`].
+pub async fn request_reset_of_config(
+    s: &AppState,
+    caller: &Caller,
+    config_id: i64,
+    counter_id: i64,
+    new_value: Option<i64>,
+    reason: &str,
+) -> Result<Envelope<ResetRequestView>, AppError> {
+    caller.require_admin()?;
+    let config = crate::server::templates::current(s, caller, config_id).await?;
+    let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let same_type = config.corr_type_id.is_none_or(|t| t == counter.key.corr_type_id);
+    if counter.key.project_id != config.project_id || !same_type {
+        return Err(AppError::validation(
+            format!("ตัวนับ {counter_id} ไม่ได้ใช้การตั้งค่า {config_id}"),
+            format!("counter {counter_id} is not numbered under config {config_id}"),
+        ));
+    }
+    request_reset(s, caller, counter_id, new_value, reason).await
+}
+
+/// See [`act_on_reset_unlogged`].
+pub async fn act_on_reset(
+    s: &AppState,
+    caller: &Caller,
+    public_id: &str,
+    action: &str,
+    comment: Option<&str>,
+) -> Result<Envelope<ResetRequestView>, AppError> {
+    let result = act_on_reset_unlogged(s, caller, public_id, action, comment).await;
+    logged(s, caller, "RESET_ACTION", json!({ "instancePublicId": public_id, "action": action, "comment": comment }), result)
+}
+
+/// See [`revise_unlogged`].
+pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
+    let result = revise_unlogged(s, caller, number, document_id).await;
+    logged(s, caller, "REVISE", json!({ "number": number_context(number), "documentId": document_id }), result)
+}
+
+/// See [`void_and_replace_unlogged`].
+pub async fn void_and_replace(
+    s: &AppState,
+    caller: &Caller,
+    number: &NumberRef,
+    reason: &str,
+    document_id: Option<&str>,
+) -> Result<VoidResult, AppError> {
+    let result = void_and_replace_unlogged(s, caller, number, reason, document_id).await;
+    logged(s, caller, "VOID_REPLACE", json!({ "number": number_context(number), "reason": reason, "documentId": document_id }), result)
+}
+
+/// See [`manual_override_unlogged`].
+pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+    let described = match &what {
+        Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
+        Override::SetValue(value) => json!({ "value": value }),
+    };
+    let result = manual_override_unlogged(s, caller, counter_id, what, reason).await;
+    logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
+}
+
 // ---- counter reset (workflow COUNTER_RESET) ----
 
 /// `POST /counters/{id}/reset-requests`: a super admin asks for a counter to restart at `new_value`.
-pub async fn request_reset(
+async fn request_reset_unlogged(
     s: &AppState,
     caller: &Caller,
     counter_id: i64,
@@ -130,7 +222,7 @@ pub async fn request_reset(
 
 /// `POST /workflow/{publicId}/actions/{APPROVE|REJECT}` on a reset request. The engine checks the state, the
 /// role and the four-eyes rule; on APPROVE the reset is executed in the same transaction as the transition.
-pub async fn act_on_reset(
+async fn act_on_reset_unlogged(
     s: &AppState,
     caller: &Caller,
     public_id: &str,
@@ -283,7 +375,7 @@ async fn envelopes(s: &AppState, caller: &Caller, rows: Vec<ResetRow>) -> Result
 
 /// The next revision of a confirmed number: same sequence, next `{REV}`, no counter consumed (audit GENERATE).
 /// Open to whoever may take numbers in the project, like generate.
-pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
+async fn revise_unlogged(s: &AppState, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     caller.require_numbering(project.id)?;
@@ -342,7 +434,7 @@ pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_
 
 /// Voids a confirmed number (with a reason) and issues its replacement for the same parts — read back from
 /// the voided number — under today's template and period, linked both ways in the audit rows. One transaction.
-pub async fn void_and_replace(
+async fn void_and_replace_unlogged(
     s: &AppState,
     caller: &Caller,
     number: &NumberRef,
@@ -442,7 +534,7 @@ pub async fn void_and_replace(
 // ---- manual override ----
 
 /// A super admin registers a legacy number for a counter, or moves the counter forward (NB007 for anyone else).
-pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+async fn manual_override_unlogged(s: &AppState, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
     if caller.require_super_admin().is_err() {
         return Err(AppError::ManualOverrideNotAllowed);
     }

@@ -211,10 +211,27 @@ struct Planned {
     key: String,
 }
 
+/// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (SPEC §7).
+pub async fn bulk_import(
+    s: &AppState,
+    caller: &Caller,
+    text: &str,
+    format: ImportFormat,
+    reason: Option<&str>,
+    dry_run: bool,
+) -> Result<ImportReport, AppError> {
+    let result = bulk_import_unlogged(s, caller, text, format, reason, dry_run).await;
+    if let Err(e) = &result {
+        let context = json!({ "operation": "IMPORT", "format": format!("{format:?}"), "dryRun": dry_run, "bytes": text.len(), "reason": reason });
+        s.engine.errors.record(e, caller, context);
+    }
+    result
+}
+
 /// Runs an import: every row is checked and applied inside one transaction, which is committed only when every
 /// row is ok and `dry_run` is false. Bad input as a whole (malformed text, too large, no rows, not a super admin)
 /// is an error; a refused row is reported in its row.
-pub async fn bulk_import(
+async fn bulk_import_unlogged(
     s: &AppState,
     caller: &Caller,
     text: &str,

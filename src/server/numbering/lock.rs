@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 
 use crate::server::error::AppError;
+use crate::server::errors_log::ErrorLog;
 use crate::server::kept_redis::KeptRedis;
 
 #[derive(Clone, Debug)]
@@ -116,6 +117,14 @@ impl CounterLock {
         true
     }
 
+    /// Asks the servers now (readiness): None when no Redis is configured.
+    pub async fn redis_reachable(&self) -> Option<bool> {
+        match self {
+            CounterLock::InProcess => None,
+            CounterLock::Redis(r) => Some(r.reachable().await),
+        }
+    }
+
     /// None when no Redis is configured.
     pub fn redis_up(&self) -> Option<bool> {
         match self {
@@ -137,6 +146,8 @@ pub struct RedisLock {
     pub fallbacks: AtomicU64,
     /// For the advisory wait markers (first server only).
     markers: KeptRedis,
+    /// Where an outage is recorded (once per outage, SPEC §7).
+    errors: Option<ErrorLog>,
 }
 
 impl RedisLock {
@@ -159,7 +170,14 @@ impl RedisLock {
             started: Instant::now(),
             fallbacks: AtomicU64::new(0),
             markers: KeptRedis::new(first),
+            errors: None,
         })
+    }
+
+    /// Records each outage (and its end) in this error log.
+    pub fn recording_outages_in(mut self, errors: ErrorLog) -> Self {
+        self.errors = Some(errors);
+        self
     }
 
     /// Whether a quorum of the servers answers PING within the probe timeout.
@@ -208,6 +226,9 @@ impl RedisLock {
     fn mark_down(&self) {
         if self.up.swap(false, Ordering::Relaxed) {
             tracing::warn!("Redis unreachable (no quorum): numbering falls back to the database lock");
+            if let Some(errors) = &self.errors {
+                errors.redis_outage_began(&format!("{} of {} servers needed", self.quorum, self.probes.len()));
+            }
         }
         self.down_since_ms.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
     }
@@ -215,15 +236,23 @@ impl RedisLock {
     fn mark_up(&self) {
         if !self.up.swap(true, Ordering::Relaxed) {
             tracing::info!("Redis reachable again: numbering uses the distributed lock");
+            if let Some(errors) = &self.errors {
+                errors.redis_outage_ended();
+            }
         }
     }
 
     async fn acquire(&self, name: &str) -> Result<Held, AppError> {
         // While Redis is known to be down, do not pay a failed attempt per batch: probe once a second.
         if !self.up.load(Ordering::Relaxed) {
+            // `down_since_ms` is the last failed probe: requests in between fall back without touching it, so a
+            // steady load cannot keep postponing the next probe.
             let since = self.down_since_ms.load(Ordering::Relaxed);
-            if (self.started.elapsed().as_millis() as u64).saturating_sub(since) < 1000 || !self.reachable().await {
-                self.mark_down();
+            let probe_due = (self.started.elapsed().as_millis() as u64).saturating_sub(since) >= 1000;
+            if !probe_due || !self.reachable().await {
+                if probe_due {
+                    self.mark_down();
+                }
                 self.fallbacks.fetch_add(1, Ordering::Relaxed);
                 return Ok(Held::DbFallback);
             }

@@ -254,6 +254,43 @@ impl Engine {
         snapshot.project(req.project_id, req.project_code.as_deref()).ok().map(|p| p.id)
     }
 
+    /// The readiness probe's preview (SPEC §9 `/health/ready`): the next number of the first active project's
+    /// first type, through the same resolution and counter read as a real preview, without logging or taking
+    /// anything. `Ok(None)` when there is nothing to preview yet (no active project or type) or the data
+    /// cannot form a request (a project without members): the service is still able to number. A failure of
+    /// the database or the engine itself is the error.
+    pub async fn probe_preview(&self) -> Result<Option<String>, AppError> {
+        let snapshot = self.reference.get().await?;
+        let d = &snapshot.data;
+        let (Some(project), Some(corr_type)) = (d.projects.iter().find(|p| p.active), d.correspondence_types.first()) else {
+            return Ok(None);
+        };
+        let mut members = project.member_org_ids.iter().copied();
+        let originator = members.next();
+        let req = NumberRequest {
+            project_id: Some(project.id),
+            correspondence_type_id: Some(corr_type.id),
+            originator_org_id: originator,
+            recipient_org_id: members.next().or(originator),
+            sub_type_id: d.sub_types.iter().find(|s| s.corr_type_id == corr_type.id).map(|s| s.id),
+            rfa_type_id: d.rfa_types.first().map(|r| r.id),
+            discipline_id: d.disciplines.first().map(|x| x.id),
+            ..Default::default()
+        };
+        let resolved = match resolve(&snapshot, &req, self.clock.now()) {
+            Ok(r) => r,
+            Err(e) if e.code().http_status() < 500 => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let next = store::last_number(&self.db, &resolved.key).await? as u64 + 1;
+        Ok(Some(resolved.render(next.min(resolved.template.max_seq()))))
+    }
+
+    /// Whether a quorum of the lock's Redis servers answers now (a PING each); None without Redis.
+    pub async fn redis_reachable(&self) -> Option<bool> {
+        self.queues.lock.redis_reachable().await
+    }
+
     /// The next number for a request, without consuming it.
     pub async fn preview(&self, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
         let result = async {
