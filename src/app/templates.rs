@@ -23,8 +23,9 @@ pub fn TemplatesPage() -> impl IntoView {
 enum Origin {
     /// The stored template of exactly this (project, type) / project default.
     Own { version: i64, updated_by: String, updated_at: String },
-    /// No own template: the request falls back to this one.
-    Inherited(TemplateSource),
+    /// No own template: the request falls back to this one (and passes over the project default when it breaks
+    /// the type's rules).
+    Inherited { source: TemplateSource, project_default_skipped: bool },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -197,16 +198,19 @@ fn loaded_memo(project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>, lis
         match t {
             // a type without its own template: start from the one it falls back to
             Some(t) => match resolved.get().flatten() {
-                Some((k, Ok(rt))) if k == (p, t) => {
-                    Some(Loaded { key: (p, Some(t)), text: rt.template, scope: rt.reset_scope, origin: Origin::Inherited(rt.source) })
-                }
+                Some((k, Ok(rt))) if k == (p, t) => Some(Loaded {
+                    key: (p, Some(t)),
+                    text: rt.template,
+                    scope: rt.reset_scope,
+                    origin: Origin::Inherited { source: rt.source, project_default_skipped: rt.project_default_skipped },
+                }),
                 _ => None,
             },
             None => Some(Loaded {
                 key: (p, None),
                 text: SYSTEM_DEFAULT_TEMPLATE.to_string(),
                 scope: ResetScope::default(),
-                origin: Origin::Inherited(TemplateSource::SystemDefault),
+                origin: Origin::Inherited { source: TemplateSource::SystemDefault, project_default_skipped: false },
             }),
         }
     })
@@ -308,11 +312,10 @@ fn OriginLine(loaded: Memo<Option<Loaded>>) -> impl IntoView {
                     "{}: {} {version} {} {updated_by}, {updated_at}",
                     i18n.t("tpl.current"), i18n.t("tpl.version"), i18n.t("tpl.by")
                 ),
-                Some(Loaded { origin: Origin::Inherited(src), .. }) => format!(
-                    "{} {}",
-                    i18n.t("tpl.current.none"),
-                    i18n.t(source_key(src))
-                ),
+                Some(Loaded { origin: Origin::Inherited { source, project_default_skipped }, .. }) => {
+                    let skipped = if project_default_skipped { format!(" ({})", i18n.t("tpl.projectDefaultSkipped")) } else { String::new() };
+                    format!("{} {}{skipped}", i18n.t("tpl.current.none"), i18n.t(source_key(source)))
+                }
             }}
         </p>
     }

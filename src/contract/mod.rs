@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod import;
+pub mod lenient;
 pub mod users;
 
 use std::fmt;
@@ -154,28 +155,54 @@ pub struct ReferenceData {
     pub disciplines: Vec<RefItem>,
 }
 
-/// A request for a number (SPEC §9): each part by id or by code. Also the REST body.
+/// A request for a number (SPEC §9): each part by id or by code. Also the REST body. Ids, years and sub-type
+/// numbers may come as numbers or numeric strings; codes are trimmed and NFC-normalised (`lenient`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NumberRequest {
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub project_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub project_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub correspondence_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub correspondence_type_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub originator_org_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub originator_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub recipient_org_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub recipient_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub sub_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::number_text")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::number_or_text))]
     pub sub_type_number: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub rfa_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub rfa_type_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub discipline_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
     pub discipline_code: Option<String>,
     /// Revision label (A…Z, AA…); `A` when absent.
+    #[serde(default, deserialize_with = "lenient::code")]
     pub revision: Option<String>,
     /// Optional; must equal the current year (A.D. or B.E.) — no back-dating.
+    #[serde(default, deserialize_with = "lenient::year")]
+    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub year: Option<i32>,
 }
 
@@ -186,8 +213,18 @@ pub enum TemplateSource {
     ProjectType,
     /// The project's default template (no type).
     ProjectDefault,
-    /// The system default `{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}`.
+    /// The system default of the type (SPEC §3: TRANSMITTAL and RFA have their own, the others the general one).
     SystemDefault,
+}
+
+impl From<crate::numbering::Step> for TemplateSource {
+    fn from(step: crate::numbering::Step) -> Self {
+        match step {
+            crate::numbering::Step::ProjectType => TemplateSource::ProjectType,
+            crate::numbering::Step::ProjectDefault => TemplateSource::ProjectDefault,
+            crate::numbering::Step::SystemDefault => TemplateSource::SystemDefault,
+        }
+    }
 }
 
 /// The template that a (project, type) request resolves to.
@@ -198,6 +235,9 @@ pub struct ResolvedTemplate {
     pub reset_scope: ResetScope,
     pub source: TemplateSource,
     pub config_id: Option<i64>,
+    /// The project's default template breaks this type's rules, so the type uses its system default instead.
+    #[serde(default)]
+    pub project_default_skipped: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -321,6 +361,21 @@ pub struct AuditRow {
     pub old_value: Option<String>,
     pub new_value: Option<String>,
     pub metadata: Option<String>,
+    /// The counter's key as JSON (project, type, parts, period).
+    #[serde(default)]
+    pub counter_key: Option<String>,
+    #[serde(default)]
+    pub template_used: Option<String>,
+    #[serde(default)]
+    pub user_agent: Option<String>,
+    /// Version-conflict retries of the counter transaction.
+    #[serde(default)]
+    pub retry_count: i64,
+    /// Time waited for the counter's lock, and the whole request, in milliseconds.
+    #[serde(default)]
+    pub lock_wait_ms: i64,
+    #[serde(default)]
+    pub total_ms: i64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -374,6 +429,7 @@ pub struct ErrorPage {
 /// A counter with its last number and utilization (the counter browser, SPEC §4, §9).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CounterView {
     pub id: i64,
     pub project_id: i64,
@@ -553,4 +609,42 @@ pub struct NumberTarget {
     pub document_number: String,
     /// The document the new number is for (default: the original's).
     pub document_id: Option<String>,
+}
+
+/// The administrators' metrics summary (`GET /document-numbering/metrics`): today is the Asia/Bangkok day.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct MetricsSummary {
+    /// The day counted, `YYYY-MM-DD` (A.D.).
+    pub day: String,
+    /// Numbers issued today (every status), per correspondence type, most first.
+    pub issued_today: Vec<IssuedToday>,
+    pub requests_today: RequestTimings,
+    /// `up`, `down` (database-lock fallback) or `not configured`.
+    pub redis: String,
+    /// The counters of the current year closest to their maximum.
+    pub fullest_counters: Vec<CounterView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct IssuedToday {
+    pub correspondence_type_code: String,
+    pub count: i64,
+}
+
+/// Today's reserve and generate requests, from their audit rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RequestTimings {
+    pub count: i64,
+    pub lock_wait_avg_ms: f64,
+    pub lock_wait_max_ms: i64,
+    /// Version-conflict retries, summed.
+    pub retries: i64,
+    /// Requests served under the database-lock fallback (Redis unreachable).
+    pub fallbacks: i64,
 }

@@ -62,7 +62,7 @@ impl CounterKey {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{seed_default_template, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
+    use super::super::{system_default, ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
     use super::*;
 
     const IDS: PartIds = PartIds { originator: 11, recipient: 12, sub_type: 13, rfa_type: 14, discipline: 15 };
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn rfa_key_is_shared_by_originators() {
-        let (src, scope) = seed_default_template("RFA");
+        let (src, scope) = system_default("RFA");
         let k = key(src, scope);
         assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (0, 0, 0, 14, 15));
         assert_eq!(k.lock_name(), "docnum:1:2:0:0:0:14:15:NONE");

@@ -727,7 +727,7 @@ impl Reader {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{rev_label, seed_default_template, validate_code, CodeKind, Period, SYSTEM_DEFAULT_TEMPLATE};
+    use super::super::{rev_label, system_default, validate_code, CodeKind, Period, SYSTEM_DEFAULT_TEMPLATE};
     use super::*;
 
     #[test]
@@ -758,12 +758,12 @@ mod tests {
         let t = validated(SYSTEM_DEFAULT_TEMPLATE, "LETTER", ResetScope::Yearly);
         assert_eq!(t.render(&letter()), "คคง.-สคฉ.3-0001-2568");
 
-        let (src, scope) = seed_default_template("TRANSMITTAL");
+        let (src, scope) = system_default("TRANSMITTAL");
         let t = validated(src, "TRANSMITTAL", scope);
         assert_eq!(t.render(&RenderValues { sub_type: "21", ..letter() }), "คคง.-สคฉ.3-21-0001-2568");
         assert_eq!(t.render(&RenderValues { sub_type: "21", seq: 117, ..letter() }), "คคง.-สคฉ.3-21-0117-2568");
 
-        let (src, scope) = seed_default_template("RFA");
+        let (src, scope) = system_default("RFA");
         let t = validated(src, "RFA", scope);
         let v = RenderValues { project: "LCBP3-C2", corr_type: "RFA", discipline: "TER", rfa_type: "RPT", rev: "A", seq: 1, ..Default::default() };
         assert_eq!(t.render(&v), "LCBP3-C2-RFA-TER-RPT-0001-A");
@@ -790,7 +790,7 @@ mod tests {
 
     #[test]
     fn key_parts_of_the_seed_defaults() {
-        let parts = |ty| Template::parse(seed_default_template(ty).0).unwrap().key_parts();
+        let parts = |ty| Template::parse(system_default(ty).0).unwrap().key_parts();
         let kp = |originator, recipient, sub_type, rfa_type, discipline| KeyParts { originator, recipient, sub_type, rfa_type, discipline };
         assert_eq!(parts("LETTER"), kp(true, true, false, false, false));
         assert_eq!(parts("MEMO"), kp(true, true, false, false, false));
@@ -916,7 +916,7 @@ mod tests {
         );
 
         // resets must show their period
-        let rfa = seed_default_template("RFA").0;
+        let rfa = system_default("RFA").0;
         assert_eq!(errors(rfa, "RFA", y), vec![ResetNeedsYear { scope: y }]);
         validated(rfa, "RFA", ResetScope::None);
         validated(&format!("{rfa}-{{YEAR:A.D.}}"), "RFA", y);
@@ -942,7 +942,7 @@ mod tests {
 
     #[test]
     fn reads_the_seed_examples_back() {
-        let t = Template::parse(seed_default_template("RFA").0).unwrap();
+        let t = Template::parse(system_default("RFA").0).unwrap();
         let got = t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2").unwrap();
         let want = ParsedNumber {
             corr_type: Some("RFA".into()),
@@ -957,7 +957,7 @@ mod tests {
         assert_eq!(t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-a", "LCBP3-C2"), None, "bad rev");
         assert_eq!(t.parse_number("LCBP3-C2-RFA-TER-RPT-001-A", "LCBP3-C2"), None, "short seq");
 
-        let t = Template::parse(seed_default_template("TRANSMITTAL").0).unwrap();
+        let t = Template::parse(system_default("TRANSMITTAL").0).unwrap();
         let got = t.parse_number("คคง.-สคฉ.3-21-0117-2568", "X").unwrap();
         assert_eq!(
             got,

@@ -1,7 +1,7 @@
 //! First-run data: the demo data set of SPEC §2 (switchable off) and the first super admin.
 
 use crate::contract::Role;
-use crate::numbering::seed_default_template;
+use crate::numbering::system_default;
 use crate::server::auth::{password, store as users, users as admin};
 use crate::server::db::Db;
 use crate::server::error::AppError;
@@ -63,7 +63,7 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
     }
     for p in &projects {
         for (type_id, code) in &types {
-            let (template, scope) = seed_default_template(code);
+            let (template, scope) = system_default(code);
             templates::save_version(db, *p, Some(*type_id), template, scope, "ค่าเริ่มต้นตามเอกสารข้อกำหนด (demo data)", None, now_ms, None).await?;
         }
     }

@@ -47,6 +47,8 @@ pub struct Options {
     pub secure_cookies: bool,
     /// `TRUSTED_PROXIES`.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// `DEMO_DATA`: false starts with no reference data at all (the production path).
+    pub demo_data: bool,
 }
 
 impl Default for Options {
@@ -58,6 +60,7 @@ impl Default for Options {
             redis_urls: Vec::new(),
             secure_cookies: false,
             trusted_proxies: Vec::new(),
+            demo_data: true,
         }
     }
 }
@@ -77,7 +80,7 @@ impl TestApp {
         let clock = Arc::new(Clock::starting_at(options.start));
         let config = Config {
             database_url,
-            demo_data: true,
+            demo_data: options.demo_data,
             bootstrap_admin_password: Some(ADMIN_PASSWORD.into()),
             reservation_ttl: options.ttl,
             sweep_interval: Duration::from_secs(3600),

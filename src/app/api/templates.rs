@@ -9,7 +9,7 @@ use crate::numbering::ResetScope;
 use crate::server::{sfn, templates};
 
 /// The template a (project, type) request would use, with its reset scope.
-#[server(prefix = "/sfn", input = Json)]
+#[server(prefix = "/sfn", endpoint = "resolve_template", input = Json)]
 pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
     let (state, caller) = sfn::caller().await?;
     templates::resolved_for(&state, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)

@@ -4,8 +4,8 @@
 pub mod http;
 pub mod store;
 
-use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateSource, TemplateVersion};
-use crate::numbering::{ResetScope, Template, SYSTEM_DEFAULT_TEMPLATE};
+use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
+use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::{AppError, ErrorCode};
@@ -40,21 +40,28 @@ impl StoredTemplate {
     }
 }
 
-/// Template for (project, type); else the project's default; else the system default.
+/// The template of a (project, type) request (SPEC §3, `numbering::resolution`): the (project, type) template;
+/// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
+/// project default itself.
 pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> ResolvedTemplate {
-    let found = snapshot
-        .templates
-        .get(&(project_id, corr_type_id))
-        .map(|t| (t, TemplateSource::ProjectType))
-        .or_else(|| snapshot.templates.get(&(project_id, 0)).map(|t| (t, TemplateSource::ProjectDefault)));
-    match found {
-        Some((t, source)) => ResolvedTemplate { template: t.template.clone(), reset_scope: t.reset_scope, source, config_id: Some(t.id) },
-        None => ResolvedTemplate {
-            template: SYSTEM_DEFAULT_TEMPLATE.to_string(),
-            reset_scope: ResetScope::Yearly,
-            source: TemplateSource::SystemDefault,
-            config_id: None,
-        },
+    let stored = |type_id: i64| snapshot.templates.get(&(project_id, type_id));
+    fn as_stored(t: &StoredTemplate) -> Stored<'_> {
+        Stored { text: &t.template, scope: t.reset_scope }
+    }
+    let code = snapshot.corr_type(Some(corr_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
+    let (own, default) = if corr_type_id == 0 { (None, stored(0)) } else { (stored(corr_type_id), stored(0)) };
+    let chosen = resolution::resolve(code, own.map(as_stored), default.map(as_stored));
+    let config_id = match chosen.step {
+        Step::ProjectType => own.map(|t| t.id),
+        Step::ProjectDefault => default.map(|t| t.id),
+        Step::SystemDefault => None,
+    };
+    ResolvedTemplate {
+        template: chosen.text.to_string(),
+        reset_scope: chosen.scope,
+        source: chosen.step.into(),
+        config_id,
+        project_default_skipped: chosen.project_default_skipped,
     }
 }
 

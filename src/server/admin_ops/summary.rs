@@ -1,0 +1,95 @@
+//! The administrators' metrics summary (the seeds' `GET /document-numbering/metrics`): today's numbers per type,
+//! lock waits, retries and fallbacks of today's number requests (Asia/Bangkok day), and the fullest counters of
+//! the current period. A project admin sees their projects only. Prometheus scrapes `/metrics` for the rest.
+
+use chrono::{TimeZone, Timelike};
+
+use crate::contract::{IssuedToday, MetricsSummary, RequestTimings};
+use crate::server::auth::Caller;
+use crate::server::db::Conditions;
+use crate::server::error::AppError;
+use crate::server::AppState;
+
+/// How many of the fullest counters the summary lists.
+pub const FULLEST_COUNTERS: usize = 10;
+
+/// Epoch milliseconds of the Bangkok midnight that began the day of `now`.
+fn bangkok_midnight_ms(now: chrono::DateTime<chrono::Utc>) -> i64 {
+    let local = now.with_timezone(&chrono_tz::Asia::Bangkok);
+    let midnight = local.date_naive().and_hms_opt(0, 0, 0).unwrap_or_else(|| local.naive_local().with_second(0).unwrap_or(local.naive_local()));
+    chrono_tz::Asia::Bangkok.from_local_datetime(&midnight).single().map(|t| t.timestamp_millis()).unwrap_or_else(|| now.timestamp_millis())
+}
+
+pub async fn summary(s: &AppState, caller: &Caller) -> Result<MetricsSummary, AppError> {
+    let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
+    let now = s.clock.now();
+    let since = bangkok_midnight_ms(now);
+    let snapshot = s.reference.get().await?;
+
+    let mut numbers = Conditions::default();
+    numbers.and("created_at >= ?", [since.into()]);
+    if let Some(projects) = &scope {
+        numbers.and_in("project_id IN ({})", projects);
+    }
+    let sql = format!("SELECT corr_type_id, COUNT(*) FROM document_numbers{} GROUP BY corr_type_id", numbers.sql());
+    let per_type: Vec<(i64, i64)> = numbers.bind(sqlx::query_as(&sql)).fetch_all(&s.db.pool).await?;
+    let mut issued_today: Vec<IssuedToday> = per_type
+        .into_iter()
+        .map(|(type_id, count)| IssuedToday {
+            correspondence_type_code: snapshot.corr_type(Some(type_id), None).map(|t| t.code.clone()).unwrap_or_else(|_| type_id.to_string()),
+            count,
+        })
+        .collect();
+    issued_today.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.correspondence_type_code.cmp(&b.correspondence_type_code)));
+
+    let mut requests = Conditions::default();
+    requests.and("created_at >= ?", [since.into()]).and("operation IN ('RESERVE', 'GENERATE')", []);
+    if let Some(projects) = &scope {
+        requests.and_in("counter_id IN (SELECT id FROM counters WHERE project_id IN ({}))", projects);
+    }
+    // SUM is DECIMAL on MariaDB: cast back to an integer both databases hand over alike
+    let sql = format!(
+        "SELECT COUNT(*), CAST(COALESCE(SUM(lock_wait_ms), 0) AS SIGNED), CAST(COALESCE(MAX(lock_wait_ms), 0) AS SIGNED), \
+         CAST(COALESCE(SUM(retry_count), 0) AS SIGNED), CAST(COALESCE(SUM(CASE WHEN fallback_used <> 'NONE' THEN 1 ELSE 0 END), 0) AS SIGNED) \
+         FROM audit_log{}",
+        requests.sql()
+    );
+    let (count, wait_sum, wait_max, retries, fallbacks): (i64, i64, i64, i64, i64) =
+        requests.bind(sqlx::query_as(&sql)).fetch_one(&s.db.pool).await?;
+
+    let mut fullest = super::counters(s, caller, None, None, Some(crate::numbering::bangkok_date(now).0)).await?;
+    fullest.sort_by(|a, b| b.utilization.total_cmp(&a.utilization));
+    fullest.truncate(FULLEST_COUNTERS);
+
+    Ok(MetricsSummary {
+        day: now.with_timezone(&chrono_tz::Asia::Bangkok).date_naive().to_string(),
+        issued_today,
+        requests_today: RequestTimings {
+            count,
+            lock_wait_avg_ms: if count > 0 { wait_sum as f64 / count as f64 } else { 0.0 },
+            lock_wait_max_ms: wait_max,
+            retries,
+            fallbacks,
+        },
+        redis: match s.engine.redis_up() {
+            None => "not configured".into(),
+            Some(true) => "up".into(),
+            Some(false) => "down".into(),
+        },
+        fullest_counters: fullest,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_day_begins_at_bangkok_midnight() {
+        let at = |s: &str| s.parse::<chrono::DateTime<chrono::Utc>>().unwrap();
+        // 2025-06-15 10:00 in Bangkok began at 2025-06-14 17:00 UTC
+        assert_eq!(bangkok_midnight_ms(at("2025-06-15T03:00:00Z")), at("2025-06-14T17:00:00Z").timestamp_millis());
+        // 23:30 UTC is already the next day in Bangkok
+        assert_eq!(bangkok_midnight_ms(at("2025-06-15T23:30:00Z")), at("2025-06-15T17:00:00Z").timestamp_millis());
+    }
+}
