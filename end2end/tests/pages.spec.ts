@@ -68,3 +68,26 @@ test('logout returns to the login page', async ({ page }) => {
   await page.goto('/');
   await expect(page).toHaveURL(/\/login$/);
 });
+
+test('a super admin sees every navigation link on one line at 1366 px, in Thai and in English', async ({ page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await login(page, ADMIN);
+  const errors = collectErrors(page);
+  const links = page.locator('.topbar .nav a');
+  for (const lang of ['th', 'en']) {
+    await expect(page.locator('html')).toHaveAttribute('lang', lang);
+    expect(await links.count()).toBeGreaterThanOrEqual(10);
+    const boxes = await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), right: r.right })));
+    expect(new Set(boxes.map((b) => b.top)).size, JSON.stringify(boxes)).toBe(1);
+    // nothing pushed off the screen either: the user's name, logout and the language switch fit beside them
+    for (const id of ['user-name', 'logout', 'lang-switch']) {
+      const box = await page.getByTestId(id).boundingBox();
+      expect(box && box.x + box.width <= 1366, id).toBeTruthy();
+      expect(box && Math.abs(box.y - boxes[0].top) < 40, `${id} on the nav's line`).toBeTruthy();
+    }
+    if (lang === 'th') await page.getByTestId('lang-switch').click();
+  }
+  await page.getByTestId('lang-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'th');
+  expect(errors).toEqual([]);
+});

@@ -124,3 +124,38 @@ test('a wrong password shows the server error', async ({ page }) => {
   await expect(page.getByTestId('error')).toBeVisible();
   await expect(page).toHaveURL(/\/login$/);
 });
+
+// Only this test takes numbers from LCBP3-C1 / MEMO / กทท. → ผรม.1.
+test('a busy counter (NB003) offers a retry that reserves the number once', async ({ page }) => {
+  await login(page, STAFF);
+  await selectByCode(page, 'select-project', 'LCBP3-C1');
+  await selectByCode(page, 'select-type', 'MEMO');
+  await selectByCode(page, 'select-originator', 'กทท.');
+  await selectByCode(page, 'select-recipient', 'ผรม.1');
+  const preview = page.getByTestId('preview-number');
+  await expect(preview).toHaveText(/^กทท\.-ผรม\.1-\d{4}-2568$/);
+  const expected = (await preview.innerText()).trim();
+
+  // the first reservation meets a counter held elsewhere past the wait: the server's NB003 answer, as it sends it
+  let refused = 0;
+  await page.route('**/sfn/reserve_number', async (route) => {
+    if (refused++ === 0) {
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'LOCK_TIMEOUT', message: 'ระบบกำลังประมวลผลคำขออื่น กรุณาลองใหม่อีกครั้ง', retryAfter: 1 }),
+      });
+    } else {
+      await route.continue();
+    }
+  });
+  await page.getByTestId('reserve-button').click();
+  await expect(page.getByTestId('error')).toContainText('NB003');
+  await expect(page.getByTestId('reserved-number')).toHaveCount(0);
+
+  await page.getByTestId('retry-button').click();
+  await expect(page.getByTestId('reserved-number')).toHaveText(expected);
+  await expect(page.getByTestId('retry-button')).toHaveCount(0);
+  await expect(page.getByTestId('error')).toHaveCount(0);
+  expect(refused).toBe(2);
+});

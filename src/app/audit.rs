@@ -315,7 +315,7 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
                         view! {
                             <tr data-testid="audit-row" data-audit-id=r.id.to_string() data-operation=r.operation.clone()
                                 data-number=number_attr>
-                                <td class="nowrap">{bangkok_time(&r.created_at)}</td>
+                                <td class="nowrap" data-testid="audit-row-time">{let at = r.created_at; move || bangkok_time(&at)}</td>
                                 <td data-testid="audit-row-operation"><code>{r.operation.clone()}</code></td>
                                 <td>{r.status.clone()}</td>
                                 <td class="mono" data-testid="audit-row-number">{number}</td>
@@ -328,7 +328,22 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
                                     {fallback.map(|f| view! { <div>{move || i18n.t("audit.fallback")}": "{f.clone()}</div> })}
                                     {r.old_value.clone().map(|v| view! { <div>{move || i18n.t("audit.old")}": "<code>{v.clone()}</code></div> })}
                                     {r.new_value.clone().map(|v| view! { <div>{move || i18n.t("audit.new")}": "<code>{v.clone()}</code></div> })}
-                                    {r.metadata.clone().map(|m| view! { <div class="muted meta">{m}</div> })}
+                                    {r.template_used.clone().map(|t| view! { <div>{move || i18n.t("audit.template")}": "<code>{t.clone()}</code></div> })}
+                                    {r.counter_key.as_deref().map(counter_key_text).map(|k| view! { <div>{move || i18n.t("audit.counter_key")}": "{k.clone()}</div> })}
+                                    {(r.total_ms > 0 || r.lock_wait_ms > 0 || r.retry_count > 0).then(|| {
+                                        let (wait, retries, total) = (r.lock_wait_ms, r.retry_count, r.total_ms);
+                                        view! {
+                                            <div data-testid="audit-row-timing">
+                                                {move || format!("{} {wait} ms · {} {retries} · {} {total} ms", i18n.t("audit.lock_wait"), i18n.t("audit.retries"), i18n.t("audit.total"))}
+                                            </div>
+                                        }
+                                    })}
+                                    {r.user_agent.clone().map(|ua| view! { <div class="muted">{move || i18n.t("audit.user_agent")}": "{ua.clone()}</div> })}
+                                    {r.metadata.clone().map(|metadata| view! {
+                                        <dl class="muted meta">
+                                            {move || metadata_lines(&metadata).into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
+                                        </dl>
+                                    })}
                                 </td>
                             </tr>
                         }
@@ -339,9 +354,62 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
     }
 }
 
+/// A stored counter key (JSON) as one line: its parts and period, without the ids nobody reads.
+fn counter_key_text(key: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(key) {
+        Ok(serde_json::Value::Object(map)) => map
+            .iter()
+            .filter(|(_, v)| !matches!(v, serde_json::Value::Number(n) if n.as_i64() == Some(0)))
+            .map(|(k, v)| format!("{k}={}", plain(v)))
+            .collect::<Vec<_>>()
+            .join(" · "),
+        _ => key.to_string(),
+    }
+}
+
+/// A value as text: strings without quotes, objects and arrays compact.
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// An audit row's metadata (JSON) as lines for people: one per field, times (fields named `…At` holding epoch
+/// milliseconds) in Bangkok time, nulls left out; text that is not a JSON object stays one line.
+fn metadata_lines(metadata: &str) -> Vec<(String, String)> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(metadata) else {
+        return vec![(String::new(), metadata.to_string())];
+    };
+    map.iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| {
+            let epoch_ms = v.as_i64().filter(|ms| k.ends_with("At") && *ms > 100_000_000_000);
+            let text = match epoch_ms.and_then(chrono::DateTime::from_timestamp_millis) {
+                Some(t) => bangkok_time(&t),
+                None => plain(v),
+            };
+            (k.clone(), text)
+        })
+        .collect::<std::collections::BTreeMap<_, _>>()
+        .into_iter()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_reads_as_lines_with_bangkok_times() {
+        let lines = metadata_lines(r#"{"reason":"ขอรีเซ็ต","expiresAt":1749956400000,"requestId":7,"rollbackOf":null}"#);
+        assert_eq!(
+            lines,
+            vec![("expiresAt".into(), "15/06/2568 10:00:00".into()), ("reason".into(), "ขอรีเซ็ต".into()), ("requestId".into(), "7".into())]
+        );
+        assert_eq!(metadata_lines("plain text"), vec![(String::new(), "plain text".into())]);
+        assert_eq!(counter_key_text(r#"{"project_id":3,"originator_id":0,"period":"YEAR_2025"}"#), "period=YEAR_2025 · project_id=3");
+    }
 
     #[test]
     fn dates_are_bangkok_days() {

@@ -206,6 +206,22 @@ struct Reservation {
     confirm: Action<(String, String), ()>,
     cancel: Action<(String, Option<String>), ()>,
     busy: Signal<bool>,
+    /// The call that failed for a passing reason (NB003 busy, network, rate limit): the form offers to try it again.
+    retry: RwSignal<Option<Retry>>,
+}
+
+/// A call worth repeating as it was.
+#[derive(Clone)]
+enum Retry {
+    Reserve(Box<NumberRequest>),
+    Confirm(String, String),
+    Cancel(String, Option<String>),
+}
+
+/// Shows `e` and, when it is transient, keeps `call` for the retry button.
+fn failed(error: RwSignal<Option<String>>, retry: RwSignal<Option<Retry>>, e: &crate::contract::error::ApiError, call: Retry) {
+    error.set(Some(error_text(e)));
+    retry.set(e.code.is_transient().then_some(call));
 }
 
 impl Reservation {
@@ -216,18 +232,20 @@ impl Reservation {
         let error = RwSignal::new(None::<String>);
         let document_id = RwSignal::new(String::new());
         let cancel_reason = RwSignal::new(String::new());
+        let retry = RwSignal::new(None::<Retry>);
 
         let reserve = Action::new(move |req: &NumberRequest| {
             let req = req.clone();
             async move {
-                match api::reserve_number(req).await {
+                match api::reserve_number(req.clone()).await {
                     Ok(res) => {
+                        retry.set(None);
                         document_id.set(String::new());
                         cancel_reason.set(String::new());
                         remaining.set(res.ttl_seconds.max(0));
                         held.set(Some(Held { res, status: NumberStatus::Reserved }));
                     }
-                    Err(e) => error.set(Some(error_text(&e))),
+                    Err(e) => failed(error, retry, &e, Retry::Reserve(Box::new(req))),
                 }
                 preview_version.update(|v| *v += 1);
             }
@@ -235,9 +253,12 @@ impl Reservation {
         let confirm = Action::new(move |(token, doc): &(String, String)| {
             let (token, doc) = (token.clone(), doc.clone());
             async move {
-                match api::confirm_reservation(token.clone(), doc).await {
-                    Ok(r) => set_status(held, &token, r.status),
-                    Err(e) => error.set(Some(error_text(&e))),
+                match api::confirm_reservation(token.clone(), doc.clone()).await {
+                    Ok(r) => {
+                        retry.set(None);
+                        set_status(held, &token, r.status)
+                    }
+                    Err(e) => failed(error, retry, &e, Retry::Confirm(token, doc)),
                 }
                 preview_version.update(|v| *v += 1);
             }
@@ -245,15 +266,18 @@ impl Reservation {
         let cancel = Action::new(move |(token, reason): &(String, Option<String>)| {
             let (token, reason) = (token.clone(), reason.clone());
             async move {
-                match api::cancel_reservation(token.clone(), reason).await {
-                    Ok(r) => set_status(held, &token, r.status),
-                    Err(e) => error.set(Some(error_text(&e))),
+                match api::cancel_reservation(token.clone(), reason.clone()).await {
+                    Ok(r) => {
+                        retry.set(None);
+                        set_status(held, &token, r.status)
+                    }
+                    Err(e) => failed(error, retry, &e, Retry::Cancel(token, reason)),
                 }
                 preview_version.update(|v| *v += 1);
             }
         });
         let busy = Signal::derive(move || reserve.pending().get() || confirm.pending().get() || cancel.pending().get());
-        Reservation { held, remaining, error, document_id, cancel_reason, reserve, confirm, cancel, busy }
+        Reservation { held, remaining, error, document_id, cancel_reason, reserve, confirm, cancel, busy, retry }
     }
 
     /// The token of the held reservation while it is RESERVED.
@@ -332,6 +356,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
         </Show>
 
         <ErrorSlot error=r.error/>
+        <RetryButton r/>
 
         {move || r.held.get().map(|h| view! { <ReservationCard h r/> })}
     }
@@ -404,11 +429,36 @@ fn ReserveButton(request: Memo<Option<NumberRequest>>, r: Reservation) -> impl I
             on:click=move |_| {
                 if let Some(req) = request.get_untracked() {
                     r.error.set(None);
+                    r.retry.set(None);
                     r.reserve.dispatch(req);
                 }
             }>
             {move || if r.reserve.pending().get() { i18n.t("reserve.busy") } else { i18n.t("reserve.button") }}
         </button>
+    }
+}
+
+/// Repeats the call that failed for a passing reason (NB003, network, rate limit), as it was.
+#[component]
+fn RetryButton(r: Reservation) -> impl IntoView {
+    let i18n = use_i18n();
+    move || {
+        r.retry.get().map(|call| {
+            view! {
+                <button type="button" class="secondary" data-testid="retry-button" disabled=move || r.busy.get()
+                    on:click=move |_| {
+                        r.error.set(None);
+                        r.retry.set(None);
+                        match call.clone() {
+                            Retry::Reserve(req) => { r.reserve.dispatch(*req); }
+                            Retry::Confirm(token, doc) => { r.confirm.dispatch((token, doc)); }
+                            Retry::Cancel(token, reason) => { r.cancel.dispatch((token, reason)); }
+                        }
+                    }>
+                    {move || i18n.t("reserve.retry")}
+                </button>
+            }
+        })
     }
 }
 
@@ -441,7 +491,7 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
             </Show>
             <Show when=move || !is_reserved>
                 <button type="button" class="secondary" data-testid="new-reservation"
-                    on:click=move |_| { r.held.set(None); r.error.set(None); }>
+                    on:click=move |_| { r.held.set(None); r.error.set(None); r.retry.set(None); }>
                     {move || i18n.t("reserve.new")}
                 </button>
             </Show>

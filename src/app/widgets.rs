@@ -243,10 +243,23 @@ where
     value
 }
 
-/// A time as people in Thailand read it (UTC+7, no daylight saving), e.g. `2025-06-15 10:02:03`.
+/// A time as people in Thailand read it (UTC+7, no daylight saving) in the page's language: in Thai the date in
+/// the Buddhist Era, `15/06/2568 10:02:03`; in English `2025-06-15 10:02:03`. Inside a reactive closure it follows
+/// the language switch.
 pub fn bangkok_time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    let lang = use_context::<super::i18n::I18n>().map(|i18n| i18n.lang.get()).unwrap_or_default();
+    time_in(lang, t)
+}
+
+/// [`bangkok_time`] in a given language.
+pub fn time_in(lang: Lang, t: &chrono::DateTime<chrono::Utc>) -> String {
+    use chrono::Datelike;
     let bangkok = chrono::FixedOffset::east_opt(7 * 3600).expect("a valid offset");
-    t.with_timezone(&bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+    let local = t.with_timezone(&bangkok);
+    match lang {
+        Lang::Th => format!("{:02}/{:02}/{} {}", local.day(), local.month(), local.year() + 543, local.format("%H:%M:%S")),
+        Lang::En => local.format("%Y-%m-%d %H:%M:%S").to_string(),
+    }
 }
 
 /// The i18n key naming where a resolved template comes from.
@@ -423,5 +436,12 @@ mod tests {
         assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
         assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
         assert_eq!(period_label("NONE"), "NONE");
+    }
+
+    #[test]
+    fn times_are_bangkok_time_with_buddhist_years_in_thai() {
+        let t = chrono::DateTime::from_timestamp_millis(1_749_956_523_000).unwrap(); // 2025-06-15 03:02:03 UTC
+        assert_eq!(time_in(Lang::Th, &t), "15/06/2568 10:02:03");
+        assert_eq!(time_in(Lang::En, &t), "2025-06-15 10:02:03");
     }
 }

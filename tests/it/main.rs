@@ -7,11 +7,17 @@ mod support;
 
 mod admin_ops;
 mod api;
+// the audit search and CSV show every stored field
+mod audit_view;
 // the network edge: CSRF, JSON-only server functions, security headers, trusted proxies
 mod edge;
+// per-type system defaults on a project created through the API (DEMO_DATA=false)
+mod defaults;
 mod import;
 mod isolation;
 mod metrics;
 mod multiprocess;
+// /health/live and /health/ready
+mod probes;
 mod redis_lock;
 mod users;

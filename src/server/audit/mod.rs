@@ -351,7 +351,7 @@ fn audit_filter(q: &AuditQuery) -> Conditions {
 }
 
 const SEARCH_COLUMNS: &str = "id, created_at, operation, status, document_number, sequence, counter_id, document_id, username, \
-    ip_address, fallback_used, old_value, new_value, metadata";
+    ip_address, fallback_used, old_value, new_value, metadata, counter_key, template_used, user_agent, retry_count, lock_wait_ms, total_ms";
 
 /// One row of an audit search as stored (times in epoch milliseconds).
 #[derive(sqlx::FromRow)]
@@ -370,6 +370,12 @@ struct StoredAuditRow {
     old_value: Option<String>,
     new_value: Option<String>,
     metadata: Option<String>,
+    counter_key: Option<String>,
+    template_used: Option<String>,
+    user_agent: Option<String>,
+    retry_count: i64,
+    lock_wait_ms: i64,
+    total_ms: i64,
 }
 
 impl From<StoredAuditRow> for AuditRow {
@@ -389,6 +395,12 @@ impl From<StoredAuditRow> for AuditRow {
             old_value: r.old_value,
             new_value: r.new_value,
             metadata: r.metadata,
+            counter_key: r.counter_key,
+            template_used: r.template_used,
+            user_agent: r.user_agent,
+            retry_count: r.retry_count,
+            lock_wait_ms: r.lock_wait_ms,
+            total_ms: r.total_ms,
         }
     }
 }
@@ -441,6 +453,12 @@ pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::aut
         "old_value",
         "new_value",
         "metadata",
+        "counter_key",
+        "template_used",
+        "user_agent",
+        "retry_count",
+        "lock_wait_ms",
+        "total_ms",
     ])
     .map_err(csv_err)?;
     for r in rows.into_iter().map(AuditRow::from) {
@@ -461,6 +479,12 @@ pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::aut
                 opt(r.old_value),
                 opt(r.new_value),
                 opt(r.metadata),
+                opt(r.counter_key),
+                opt(r.template_used),
+                opt(r.user_agent),
+                r.retry_count.to_string(),
+                r.lock_wait_ms.to_string(),
+                r.total_ms.to_string(),
             ]
             .iter()
             .map(|cell| csv_cell(cell).into_owned()),
