@@ -13,5 +13,6 @@ mod import;
 mod isolation;
 mod metrics;
 mod multiprocess;
+mod openapi;
 mod redis_lock;
 mod users;
