@@ -33,12 +33,13 @@ session="$(curl -fsS -c - -o /dev/null -H 'Content-Type: application/json' -H "O
 fuzz() {
   local name="$1"; shift
   log "schemathesis ($name): all phases, checks not_a_server_error + response_schema_conformance, $MAX_EXAMPLES examples per operation"
-  "$SCHEMATHESIS" run "$base/api/v1/openapi.json" --url "$base" \
+  # run in the scratch directory: Schemathesis keeps a cache (.schemathesis/) in the working directory
+  (cd "$work" && "$SCHEMATHESIS" run "$base/api/v1/openapi.json" --url "$base" \
     --phases examples,coverage,fuzzing,stateful \
     --checks not_a_server_error,response_schema_conformance \
     --max-examples "$MAX_EXAMPLES" --request-timeout 30 \
     --report junit --report-junit-path "$work/$name.xml" \
-    "$@"
+    "$@")
 }
 
 status=0
