@@ -42,6 +42,21 @@ lint() {
   (cd "$ROOT" && cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings)
 }
 
+# Schemathesis 4 (API fuzzing, scripts/fuzz-api.sh) in a virtualenv of its own; sets $SCHEMATHESIS.
+SCHEMATHESIS_VENV="${SCHEMATHESIS_VENV:-$HOME/.cache/docnum-venv}"
+ensure_schemathesis() {
+  if ! "$SCHEMATHESIS_VENV/bin/schemathesis" --version 2>/dev/null | grep -q 'version 4\.'; then
+    log "installing schemathesis 4 from PyPI into $SCHEMATHESIS_VENV"
+    if ! python3 -m venv "$SCHEMATHESIS_VENV"; then
+      if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+      else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; fi
+      python3 -m venv "$SCHEMATHESIS_VENV"
+    fi
+    "$SCHEMATHESIS_VENV/bin/pip" install -q 'schemathesis==4.*'
+  fi
+  export SCHEMATHESIS="$SCHEMATHESIS_VENV/bin/schemathesis"
+}
+
 ensure_chromium() {
   if ! [ -x /usr/bin/chromium ]; then
     log "installing Chromium from Debian"

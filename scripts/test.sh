@@ -2,7 +2,7 @@
 # README command 2: installs what the tests need (wasm32 target, wasm-bindgen-cli, Chromium, npm packages,
 # MariaDB and Redis when missing) and runs the whole suite: formatting and clippy, unit and property tests, API tests on a real
 # SQLite file and on MariaDB, the distributed lock against real Redis servers, several processes on one
-# counter, browser tests, and a load-generator check of one hot counter. Exits non-zero on any failure;
+# counter, browser tests, API fuzzing (Schemathesis), and a load-generator check of one hot counter. Exits non-zero on any failure;
 # with CI set, a service that cannot start is a failure, never a skip.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
@@ -32,6 +32,8 @@ fi
 build_site
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
+log "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie"
+bash "$ROOT/scripts/fuzz-api.sh"
 
 if ensure_mariadb; then
   log "cluster harness (shortened): own MariaDB, 3 Redis, 3 instances, faults under load"

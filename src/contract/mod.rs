@@ -59,6 +59,7 @@ impl fmt::Display for NumberStatus {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Role {
     Staff,
     ProjectAdmin,
@@ -86,6 +87,7 @@ impl Role {
 /// The logged-in person, as the UI needs to know it (what to show; the server re-checks everything).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UserInfo {
     pub id: i64,
     pub username: String,
@@ -106,6 +108,7 @@ impl UserInfo {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RefItem {
     pub id: i64,
     pub code: String,
@@ -114,6 +117,7 @@ pub struct RefItem {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ProjectItem {
     pub id: i64,
     pub code: String,
@@ -125,6 +129,7 @@ pub struct ProjectItem {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OrgItem {
     pub id: i64,
     pub code: String,
@@ -135,6 +140,7 @@ pub struct OrgItem {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SubTypeItem {
     pub id: i64,
     pub corr_type_id: i64,
@@ -282,7 +288,6 @@ pub struct TemplateConfig {
     /// None = the project's default template.
     pub correspondence_type_id: Option<i64>,
     pub template: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "YEARLY"))]
     pub reset_scope: ResetScope,
     pub version: i64,
     pub updated_at: DateTime<Utc>,
@@ -291,6 +296,7 @@ pub struct TemplateConfig {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ApiTokenInfo {
     pub id: i64,
     pub name: String,
@@ -308,6 +314,7 @@ pub struct ApiTokenInfo {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CreatedApiToken {
     pub info: ApiTokenInfo,
     /// The secret, shown once.
@@ -317,6 +324,7 @@ pub struct CreatedApiToken {
 /// One stored version of a template (history), with the text before and after.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TemplateVersion {
     pub version: i64,
     pub template: String,
@@ -331,6 +339,7 @@ pub struct TemplateVersion {
 /// Filters of the audit search; every field optional. Dates are inclusive (`from`) / exclusive (`to`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct AuditQuery {
     pub from: Option<DateTime<Utc>>,
     pub to: Option<DateTime<Utc>>,
@@ -346,6 +355,7 @@ pub struct AuditQuery {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditRow {
     pub id: i64,
     pub created_at: DateTime<Utc>,
@@ -380,6 +390,7 @@ pub struct AuditRow {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditPage {
     pub rows: Vec<AuditRow>,
     pub total: i64,
@@ -389,6 +400,7 @@ pub struct AuditPage {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct ErrorQuery {
     /// LOCK_TIMEOUT, VERSION_CONFLICT, DB_ERROR, REDIS_ERROR, VALIDATION_ERROR, SEQUENCE_EXHAUSTED, RESERVATION_EXPIRED, DUPLICATE_NUMBER
     pub error_type: Option<String>,
@@ -399,6 +411,7 @@ pub struct ErrorQuery {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorRow {
     pub id: i64,
     pub created_at: DateTime<Utc>,
@@ -415,6 +428,7 @@ pub struct ErrorRow {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorPage {
     pub rows: Vec<ErrorRow>,
     pub total: i64,
@@ -453,6 +467,7 @@ pub struct CounterView {
 /// One issued number of a counter: RESERVED, CONFIRMED, CANCELLED or VOID.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NumberView {
     pub sequence: i64,
     pub revision: String,
@@ -468,6 +483,7 @@ pub struct NumberView {
 /// A number released for reuse by an approved counter reset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ReleasedView {
     pub sequence: i64,
     pub revision: String,
@@ -480,6 +496,7 @@ pub struct ReleasedView {
 /// The audit row that explains a missing sequence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditView {
     pub operation: String,
     pub status: String,
@@ -492,6 +509,7 @@ pub struct AuditView {
 /// A sequence without a number on record, and the (latest) audit row that says why; None = unexplained.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct GapView {
     pub sequence: i64,
     pub explanation: Option<AuditView>,
@@ -499,6 +517,7 @@ pub struct GapView {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CounterNumbers {
     pub counter: CounterView,
     pub numbers: Vec<NumberView>,
@@ -511,6 +530,7 @@ pub struct CounterNumbers {
 /// One transition of a workflow instance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct EventView {
     pub action: String,
     pub from_state: String,
@@ -523,6 +543,7 @@ pub struct EventView {
 /// ADR-021: what the client needs to draw its buttons, computed on the server for this caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct WorkflowContext {
     pub instance_public_id: String,
     pub current_state: String,
@@ -534,6 +555,7 @@ pub struct WorkflowContext {
 
 /// ADR-021 envelope of a workflow object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Envelope<T> {
     pub data: T,
     pub workflow: WorkflowContext,
@@ -541,6 +563,7 @@ pub struct Envelope<T> {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ResetRequestView {
     pub request_id: i64,
     pub counter_id: i64,
@@ -556,6 +579,7 @@ pub struct ResetRequestView {
 /// A number issued by an administrative operation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct IssuedNumber {
     pub document_number: String,
     pub counter_id: i64,
@@ -572,6 +596,7 @@ pub struct IssuedNumber {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct VoidResult {
     pub voided: String,
     /// Always VOID.
@@ -581,6 +606,7 @@ pub struct VoidResult {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OverrideResult {
     pub counter_id: i64,
     pub previous_last_number: i64,

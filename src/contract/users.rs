@@ -19,7 +19,6 @@ pub struct UserAdminInfo {
     pub id: i64,
     pub username: String,
     pub display_name: String,
-    #[cfg_attr(feature = "ssr", schema(value_type = String, example = "PROJECT_ADMIN"))]
     pub role: Role,
     /// Projects this user administers (meaningful for PROJECT_ADMIN).
     pub admin_project_ids: Vec<i64>,

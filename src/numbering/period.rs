@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// When a counter starts again at 1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum ResetScope {
     #[default]
     Yearly,

@@ -10,67 +10,46 @@ use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App};
 use crate::server::error::AppError;
 use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, templates, workflow, AppState};
 
+/// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
+/// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Document numbering service", version = "1", description = "Official running numbers: preview, reserve, confirm, cancel, generate."),
-    paths(
-        numbering::http::preview,
-        numbering::http::reserve,
-        numbering::http::confirm,
-        numbering::http::cancel,
-        numbering::http::generate,
-        reference::http::list,
-        templates::http::list,
-        templates::http::get,
-        templates::http::create,
-        templates::http::update,
-        auth::http::login,
-        // users: own password, administration
-        auth::http::change_password,
-        auth::http::list_users,
-        auth::http::create_user,
-        auth::http::update_user,
-        auth::http::deactivate_user,
-        auth::http::reactivate_user,
-        auth::http::set_user_password,
-        audit::http::verify,
-        audit::http::search,
-        audit::http::errors,
-        audit::http::resolve_error,
-        templates::http::versions,
-        templates::http::rollback,
-        admin_ops::http::list_counters,
-        admin_ops::http::counter_numbers,
-        admin_ops::http::request_reset,
-        admin_ops::http::list_reset_requests,
-        admin_ops::http::revise,
-        admin_ops::http::void_and_replace,
-        admin_ops::http::manual_override,
-        workflow::http::get,
-        workflow::http::act,
-        // imports and reference-data admin
-        import::http::import,
-        reference::http::create,
-        reference::http::update,
-        reference::http::import,
+    info(
+        title = "Document numbering service",
+        version = "1",
+        description = "Official running numbers: preview, reserve, confirm, cancel, generate; templates, counters, audit, \
+            reference data, users and API tokens. Errors answer the body `ErrorBody` (SPEC §6)."
     ),
-    components(schemas(crate::server::error::ErrorBody, crate::contract::import::ImportReport, crate::contract::import::ImportRowReport, crate::contract::import::ReferenceDocument, reference::http::SavedItem)),
-    modifiers(&BearerAuth)
+    modifiers(&Security)
 )]
 pub struct ApiDoc;
 
-struct BearerAuth;
-impl utoipa::Modify for BearerAuth {
+/// Authentication: an API token (`Authorization: Bearer …`) or the session cookie of `POST /api/v1/auth/login`
+/// (state-changing requests with the cookie must come from the service's own pages: `Origin`).
+struct Security;
+impl utoipa::Modify for Security {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-        if let Some(components) = openapi.components.as_mut() {
-            components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
-        }
+        use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some("an API token")).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                SESSION_COOKIE,
+                "the session of POST /api/v1/auth/login; state-changing requests must carry the service's own Origin",
+            ))),
+        );
+        openapi.security =
+            Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new()), SecurityRequirement::new("session", Vec::<String>::new())]);
     }
 }
 
@@ -100,10 +79,14 @@ async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middlew
     }
 }
 
-/// The REST API (under `/api/v1`): each feature's router, the OpenAPI document, the JSON 404 and the body bound
-/// (the imports read their bodies with their own, larger limits).
-pub fn api_router() -> Router<AppState> {
-    Router::new()
+/// Where the REST API is mounted.
+pub const API_PREFIX: &str = "/api/v1";
+
+/// The REST API (under [`API_PREFIX`]) and its OpenAPI document, both built from the same routers: every route
+/// registered with `routes!` brings its `#[utoipa::path]` (paths, parameters, bodies, responses) into the
+/// document. Also the JSON 404 and the body bound (the imports read their bodies with their own, larger limits).
+pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let features = OpenApiRouter::new()
         .merge(auth::http::router())
         .merge(numbering::http::router())
         .merge(templates::http::router())
@@ -112,9 +95,21 @@ pub fn api_router() -> Router<AppState> {
         .merge(admin_ops::http::router())
         .merge(workflow::http::router())
         .merge(import::http::router())
-        .route("/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
+    OpenApiRouter::with_openapi(ApiDoc::openapi()).nest(API_PREFIX, features).split_for_parts()
+}
+
+/// The OpenAPI document of the REST API (what `/api/v1/openapi.json` serves).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api().1
+}
+
+/// The REST API with `/api/v1/openapi.json`; merged into the whole application (its paths carry the prefix).
+pub fn api_router() -> Router<AppState> {
+    let (router, doc) = api();
+    let doc = std::sync::Arc::new(doc);
+    router.route(&format!("{API_PREFIX}/openapi.json"), get(move || std::future::ready(Json(doc.as_ref().clone()))))
 }
 
 /// `/health`: the database answers, and a preview can be computed.
@@ -191,7 +186,7 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(8)));
     let ctx_state = state.clone();
     Router::new()
-        .nest("/api/v1", api_router())
+        .merge(api_router())
         .route("/health", get(health))
         .route("/health/live", get(live))
         .route("/health/ready", get(ready))

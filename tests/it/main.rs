@@ -17,6 +17,7 @@ mod import;
 mod isolation;
 mod metrics;
 mod multiprocess;
+mod openapi;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;

@@ -2,30 +2,33 @@
 //! Thin: parse, call `admin_ops`, answer.
 
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
 use crate::server::workflow::Envelope;
 use crate::server::AppState;
 
 /// The counter browser, reset-request and super-admin operation routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/document-numbering/counters", get(list_counters))
-        .route("/document-numbering/counters/{id}/numbers", get(counter_numbers))
-        .route("/document-numbering/counters/{id}/reset-requests", post(request_reset))
-        .route("/document-numbering/revise", post(revise))
-        .route("/document-numbering/void-and-replace", post(void_and_replace))
-        .route("/document-numbering/manual-override", post(manual_override))
-        .route("/workflow/reset-requests", get(list_reset_requests))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_counters))
+        .routes(routes!(counter_numbers))
+        .routes(routes!(request_reset))
+        .routes(routes!(revise))
+        .routes(routes!(void_and_replace))
+        .routes(routes!(manual_override))
+        .routes(routes!(list_reset_requests))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct CountersQuery {
     pub project_id: Option<i64>,
     pub correspondence_type_id: Option<i64>,
@@ -34,7 +37,12 @@ pub struct CountersQuery {
 }
 
 /// `GET /document-numbering/counters?projectId&correspondenceTypeId&year`
-#[utoipa::path(get, path = "/api/v1/document-numbering/counters", params(("projectId" = Option<i64>, Query,), ("correspondenceTypeId" = Option<i64>, Query,), ("year" = Option<i32>, Query, description = "A.D. or B.E.")), responses((status = 200, description = "counters with last number, maximum and utilization"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
+#[utoipa::path(get, path = "/document-numbering/counters", params(CountersQuery),
+    responses(
+        (status = 200, body = [CounterView], description = "counters with last number, maximum and utilization"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    ),
+    tag = "counters")]
 pub async fn list_counters(
     State(s): State<AppState>,
     caller: Caller,
@@ -43,15 +51,21 @@ pub async fn list_counters(
     Ok(Json(super::counters(&s, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct NumbersQuery {
     pub after_sequence: Option<i64>,
     pub limit: Option<i64>,
 }
 
 /// `GET /document-numbering/counters/{id}/numbers?afterSequence&limit`
-#[utoipa::path(get, path = "/api/v1/document-numbering/counters/{id}/numbers", params(("id" = i64, Path,), ("afterSequence" = Option<i64>, Query,), ("limit" = Option<i64>, Query,)), responses((status = 200, description = "every number of the counter with its status, and the audit row explaining each missing sequence"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
+#[utoipa::path(get, path = "/document-numbering/counters/{id}/numbers", params(("id" = i64, Path,), NumbersQuery),
+    responses(
+        (status = 200, body = CounterNumbers, description = "every number of the counter with its status, and the audit row explaining each missing sequence"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+    ),
+    tag = "counters")]
 pub async fn counter_numbers(
     State(s): State<AppState>,
     caller: Caller,
@@ -61,7 +75,7 @@ pub async fn counter_numbers(
     Ok(Json(super::counter_numbers(&s, &caller, id, q.after_sequence, q.limit).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResetBody {
     /// Default 0.
@@ -70,7 +84,15 @@ pub struct ResetBody {
 }
 
 /// `POST /document-numbering/counters/{id}/reset-requests` `{"newValue"?, "reason"}`
-#[utoipa::path(post, path = "/api/v1/document-numbering/counters/{id}/reset-requests", params(("id" = i64, Path,)), responses((status = 200, description = "the request in the workflow envelope; body {newValue?, reason (>= 20 characters)}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "counters")]
+#[utoipa::path(post, path = "/document-numbering/counters/{id}/reset-requests", params(("id" = i64, Path,)), request_body = ResetBody,
+    responses(
+        (status = 200, body = Envelope<ResetRequestView>, description = "the request in the workflow envelope"),
+        (status = 400, body = ErrorBody, description = "malformed body, a reason under 20 characters, a negative value"),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "a request for this counter is already open"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "counters")]
 pub async fn request_reset(
     State(s): State<AppState>,
     caller: Caller,
@@ -80,15 +102,21 @@ pub async fn request_reset(
     Ok(Json(super::request_reset(&s, &caller, id, b.new_value, &b.reason).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ResetListQuery {
     pub state: Option<String>,
     pub counter_id: Option<i64>,
 }
 
 /// `GET /workflow/reset-requests?state&counterId`
-#[utoipa::path(get, path = "/api/v1/workflow/reset-requests", responses((status = 200, description = "reset requests, each in the workflow envelope"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
+#[utoipa::path(get, path = "/workflow/reset-requests", params(ResetListQuery),
+    responses(
+        (status = 200, body = [Envelope<ResetRequestView>], description = "reset requests, each in the workflow envelope"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    ),
+    tag = "workflow")]
 pub async fn list_reset_requests(
     State(s): State<AppState>,
     caller: Caller,
@@ -98,7 +126,7 @@ pub async fn list_reset_requests(
 }
 
 /// The number an operation applies to: project and type (by id or code) and its text.
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NumberBody {
     pub project_id: Option<i64>,
@@ -125,18 +153,40 @@ impl NumberBody {
 }
 
 /// `POST /document-numbering/revise`
-#[utoipa::path(post, path = "/api/v1/document-numbering/revise", responses((status = 200, description = "the next revision of a confirmed number; body {projectCode|projectId, correspondenceTypeCode|Id, documentNumber, documentId?}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/revise", request_body = NumberBody,
+    responses(
+        (status = 200, body = IssuedNumber, description = "the next revision of a confirmed number"),
+        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
+        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
+        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
+        (status = 413, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn revise(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<IssuedNumber>, AppError> {
     Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref()).await?))
 }
 
 /// `POST /document-numbering/void-and-replace`
-#[utoipa::path(post, path = "/api/v1/document-numbering/void-and-replace", responses((status = 200, description = "the voided number and its replacement; body as revise plus reason"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/void-and-replace", request_body = NumberBody,
+    responses(
+        (status = 200, body = VoidResult, description = "the voided number and its replacement (a reason is required)"),
+        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
+        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
+        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
+        (status = 413, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn void_and_replace(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<VoidResult>, AppError> {
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or(""), b.document_id.as_deref()).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OverrideBody {
     pub counter_id: i64,
@@ -149,7 +199,18 @@ pub struct OverrideBody {
 }
 
 /// `POST /document-numbering/manual-override`
-#[utoipa::path(post, path = "/api/v1/document-numbering/manual-override", responses((status = 200, description = "body {counterId, reason, documentNumber | value}; super admins only (NB007)"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/manual-override", request_body = OverrideBody,
+    responses(
+        (status = 200, body = OverrideResult, description = "super admins only (NB007 otherwise); exactly one of documentNumber or value"),
+        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
+        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
+        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
+        (status = 413, body = ErrorBody),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn manual_override(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<OverrideBody>) -> Result<Json<OverrideResult>, AppError> {
     let what = match (b.document_number, b.value) {
         (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },

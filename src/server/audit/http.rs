@@ -2,32 +2,39 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
+use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use crate::contract::{AuditQuery, ErrorPage, ErrorQuery};
+use crate::contract::{AuditPage, AuditQuery, ErrorPage, ErrorQuery};
 use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiPath, ApiQuery, AppError};
+use crate::server::error::{ApiPath, ApiQuery, AppError, ErrorBody};
 use crate::server::{errors_log, AppState};
 
 /// The audit and error-log routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/document-numbering/logs/audit/verify", get(verify))
-        .route("/document-numbering/logs/audit", get(search))
-        .route("/document-numbering/logs/errors", get(errors))
-        .route("/document-numbering/logs/errors/{id}/resolve", post(resolve_error))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(verify)).routes(routes!(search)).routes(routes!(errors)).routes(routes!(resolve_error))
 }
 
-#[utoipa::path(get, path = "/api/v1/document-numbering/logs/audit/verify",
-    responses((status = 200, body = VerifyReport), (status = 403, body = crate::server::error::ErrorBody)), tag = "audit")]
+#[utoipa::path(get, path = "/document-numbering/logs/audit/verify",
+    responses((status = 200, body = VerifyReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
 pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
     Ok(Json(audit::verify_for(&s, &caller).await?))
 }
 
 /// `GET /logs/audit?from&to&user&operation&number&projectId&page&pageSize[&format=csv]` (admins).
-#[utoipa::path(get, path = "/api/v1/document-numbering/logs/audit", params(("from" = Option<String>, Query,), ("to" = Option<String>, Query,), ("user" = Option<String>, Query,), ("operation" = Option<String>, Query,), ("number" = Option<String>, Query, description = "a number or its beginning"), ("projectId" = Option<i64>, Query,), ("page" = Option<u32>, Query,), ("pageSize" = Option<u32>, Query,), ("format" = Option<String>, Query, description = "csv for a CSV export")), responses((status = 200, description = "a page of audit rows, or CSV"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
+#[utoipa::path(get, path = "/document-numbering/logs/audit", params(AuditQuery, Format),
+    responses(
+        (status = 200, description = "a page of audit rows, or (format=csv) the matching rows as CSV",
+            content((AuditPage = "application/json"), (String = "text/csv"))),
+        (status = 400, body = ErrorBody, description = "a malformed filter"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+    ),
+    tag = "audit")]
 pub async fn search(
     State(s): State<AppState>,
     caller: Caller,
@@ -46,20 +53,37 @@ pub async fn search(
 }
 
 /// `format=csv` beside the filters (a separate extractor: serde's flatten would read numbers as strings).
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Format {
+    /// `csv` for a CSV export (the same filters, every matching row)
     pub format: Option<String>,
 }
 
 /// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
-#[utoipa::path(get, path = "/api/v1/document-numbering/logs/errors", params(("errorType" = Option<String>, Query,), ("unresolvedOnly" = Option<bool>, Query,), ("page" = Option<u32>, Query,), ("pageSize" = Option<u32>, Query,)), responses((status = 200, description = "a page of the error log"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
+#[utoipa::path(get, path = "/document-numbering/logs/errors", params(ErrorQuery),
+    responses((status = 200, body = ErrorPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
 pub async fn errors(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
     Ok(Json(errors_log::search(&s, &caller, &q).await?))
 }
 
 /// `POST /logs/errors/{id}/resolve` (admins).
-#[utoipa::path(post, path = "/api/v1/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)), responses((status = 200, description = "marked resolved"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "audit")]
-pub async fn resolve_error(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<serde_json::Value>, AppError> {
+#[utoipa::path(post, path = "/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = Resolved, description = "marked resolved"),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ),
+    tag = "audit")]
+pub async fn resolve_error(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
     errors_log::resolve(&s, &caller, id).await?;
-    Ok(Json(serde_json::json!({ "resolved": id })))
+    Ok(Json(Resolved { resolved: id }))
+}
+
+/// `{"resolved": id}`
+#[derive(Serialize, ToSchema)]
+pub struct Resolved {
+    pub resolved: i64,
 }

@@ -2,31 +2,32 @@
 //! services in `auth`, `auth::tokens` and `auth::users` check the caller.
 
 use axum::extract::State;
-use axum::routing::{delete, get, post, put};
-use axum::{Json, Router};
-use serde::Deserialize;
+use axum::Json;
+use serde::{Deserialize, Serialize};
 use tower_sessions::Session;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::contract::{ApiTokenInfo, CreatedApiToken, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate};
 use crate::server::auth::{self, tokens, users, Caller};
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::AppState;
 
-/// The login, token and user routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/auth/login", post(login))
-        .route("/auth/logout", post(logout))
-        .route("/auth/me", get(me))
-        .route("/admin/api-tokens", get(list_tokens).post(create_token))
-        .route("/admin/api-tokens/{id}", delete(revoke_token))
-        .route("/auth/password", post(change_password))
-        .route("/admin/users", get(list_users).post(create_user))
-        .route("/admin/users/{id}", put(update_user))
-        .route("/admin/users/{id}/deactivate", post(deactivate_user))
-        .route("/admin/users/{id}/reactivate", post(reactivate_user))
-        .route("/admin/users/{id}/password", post(set_user_password))
+/// The login, token and user routes (under `/api/v1`); the OpenAPI document comes from the same calls.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(list_tokens, create_token))
+        .routes(routes!(revoke_token))
+        .routes(routes!(change_password))
+        .routes(routes!(list_users, create_user))
+        .routes(routes!(update_user))
+        .routes(routes!(deactivate_user))
+        .routes(routes!(reactivate_user))
+        .routes(routes!(set_user_password))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -36,32 +37,76 @@ pub struct LoginBody {
     pub password: String,
 }
 
-#[utoipa::path(post, path = "/api/v1/auth/login", request_body = LoginBody,
-    responses((status = 200, description = "logged in; the session cookie is set"), (status = 401, body = ErrorBody)), tag = "auth")]
+/// `POST /auth/login`: a username and password for the session cookie `docnum_session`.
+#[utoipa::path(post, path = "/auth/login", request_body = LoginBody, security(()),
+    responses(
+        (status = 200, body = UserInfo, description = "logged in; the session cookie is set"),
+        (status = 400, body = ErrorBody, description = "malformed body"),
+        (status = 401, body = ErrorBody, description = "wrong username or password"),
+        (status = 403, body = ErrorBody, description = "sent from another site (CSRF)"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "auth")]
 pub async fn login(State(s): State<AppState>, session: Session, ApiJson(body): ApiJson<LoginBody>) -> Result<Json<UserInfo>, AppError> {
     Ok(Json(auth::login(&s, &session, &body.username, &body.password).await?))
 }
 
-pub async fn logout(session: Session) -> Result<Json<serde_json::Value>, AppError> {
-    auth::logout(&session).await?;
-    Ok(Json(serde_json::json!({ "ok": true })))
+/// `{"ok": true}`
+#[derive(Serialize, ToSchema)]
+pub struct LoggedOut {
+    pub ok: bool,
 }
 
-pub async fn me(caller: Caller) -> Result<Json<serde_json::Value>, AppError> {
-    Ok(Json(match caller.user() {
-        Some(u) => serde_json::to_value(u).unwrap_or_default(),
-        None => serde_json::json!({ "token": caller.display_name() }),
-    }))
+/// `POST /auth/logout`: ends the session (if any).
+#[utoipa::path(post, path = "/auth/logout", security((), ("session" = [])),
+    responses((status = 200, body = LoggedOut, description = "the session is ended"), (status = 403, body = ErrorBody, description = "sent from another site (CSRF)")),
+    tag = "auth")]
+pub async fn logout(session: Session) -> Result<Json<LoggedOut>, AppError> {
+    auth::logout(&session).await?;
+    Ok(Json(LoggedOut { ok: true }))
+}
+
+/// Who the caller is: a logged-in user, or the name of an API token.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum Me {
+    User(UserInfo),
+    Token {
+        /// The API token's name.
+        token: String,
+    },
+}
+
+/// `GET /auth/me`
+#[utoipa::path(get, path = "/auth/me",
+    responses((status = 200, body = Me, description = "the caller: a user, or an API token's name"), (status = 401, body = ErrorBody)), tag = "auth")]
+pub async fn me(caller: Caller) -> Json<Me> {
+    Json(match caller.user() {
+        Some(u) => Me::User(u.clone()),
+        None => Me::Token { token: caller.display_name() },
+    })
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateTokenBody {
     pub name: String,
+    /// Projects the token may number; empty or absent = all projects (super admins only).
     #[serde(default)]
     pub project_ids: Vec<i64>,
 }
 
+/// `POST /admin/api-tokens` (admins): a new token; the secret is in the answer, once.
+#[utoipa::path(post, path = "/admin/api-tokens", request_body = CreateTokenBody,
+    responses(
+        (status = 200, body = CreatedApiToken),
+        (status = 400, body = ErrorBody, description = "malformed body, bad name"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "not an admin, or a project the caller does not administer"),
+        (status = 404, body = ErrorBody, description = "unknown project"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "auth")]
 pub async fn create_token(
     State(s): State<AppState>,
     caller: Caller,
@@ -70,32 +115,69 @@ pub async fn create_token(
     Ok(Json(tokens::create(&s, &caller, &body.name, &body.project_ids).await?))
 }
 
+/// `GET /admin/api-tokens` (admins): the tokens the caller administers.
+#[utoipa::path(get, path = "/admin/api-tokens",
+    responses((status = 200, body = [ApiTokenInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "auth")]
 pub async fn list_tokens(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
     Ok(Json(tokens::list(&s, &caller).await?))
 }
 
-pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<serde_json::Value>, AppError> {
+/// `{"revoked": id}`
+#[derive(Serialize, ToSchema)]
+pub struct Revoked {
+    pub revoked: i64,
+}
+
+/// `DELETE /admin/api-tokens/{id}` (admins).
+#[utoipa::path(delete, path = "/admin/api-tokens/{id}", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = Revoked),
+        (status = 400, body = ErrorBody, description = "the id is not a number"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ),
+    tag = "auth")]
+pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
     tokens::revoke(&s, &caller, id).await?;
-    Ok(Json(serde_json::json!({ "revoked": id })))
+    Ok(Json(Revoked { revoked: id }))
 }
 
 /// `POST /admin/users` (super admins).
-#[utoipa::path(post, path = "/api/v1/admin/users", request_body = NewUser,
-    responses((status = 200, description = "the new user"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)), tag = "users")]
+#[utoipa::path(post, path = "/admin/users", request_body = NewUser,
+    responses(
+        (status = 200, body = UserInfo, description = "the new user"),
+        (status = 400, body = ErrorBody, description = "malformed body, bad username, role or password"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "unknown project"),
+        (status = 409, body = ErrorBody, description = "the username exists"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "users")]
 pub async fn create_user(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
     Ok(Json(users::create_user(&s, &caller, &body).await?))
 }
 
 /// `GET /admin/users`: every user with role, projects administered and state (super admins).
-#[utoipa::path(get, path = "/api/v1/admin/users",
-    responses((status = 200, body = [UserAdminInfo]), (status = 403, body = ErrorBody)), tag = "users")]
+#[utoipa::path(get, path = "/admin/users",
+    responses((status = 200, body = [UserAdminInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "users")]
 pub async fn list_users(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
     Ok(Json(users::list(&s, &caller).await?))
 }
 
 /// `PUT /admin/users/{id}`: role and project-admin rights (super admins).
-#[utoipa::path(put, path = "/api/v1/admin/users/{id}", params(("id" = i64, Path,)), request_body = UserUpdate,
-    responses((status = 200, body = UserAdminInfo), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+#[utoipa::path(put, path = "/admin/users/{id}", params(("id" = i64, Path,)), request_body = UserUpdate,
+    responses(
+        (status = 200, body = UserAdminInfo),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the change would leave no active super admin"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "users")]
 pub async fn update_user(
     State(s): State<AppState>,
     caller: Caller,
@@ -106,40 +188,85 @@ pub async fn update_user(
 }
 
 /// `POST /admin/users/{id}/deactivate` (super admins; not themself, not the last super admin).
-#[utoipa::path(post, path = "/api/v1/admin/users/{id}/deactivate", params(("id" = i64, Path,)),
-    responses((status = 200, body = UserAdminInfo), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+#[utoipa::path(post, path = "/admin/users/{id}/deactivate", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = UserAdminInfo),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+    ),
+    tag = "users")]
 pub async fn deactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, false).await?))
 }
 
 /// `POST /admin/users/{id}/reactivate` (super admins).
-#[utoipa::path(post, path = "/api/v1/admin/users/{id}/reactivate", params(("id" = i64, Path,)),
-    responses((status = 200, body = UserAdminInfo), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+#[utoipa::path(post, path = "/admin/users/{id}/reactivate", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = UserAdminInfo),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+    ),
+    tag = "users")]
 pub async fn reactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, true).await?))
 }
 
+/// `{"passwordSet": id}`
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordSetResult {
+    pub password_set: i64,
+}
+
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
-#[utoipa::path(post, path = "/api/v1/admin/users/{id}/password", params(("id" = i64, Path,)), request_body = PasswordSet,
-    responses((status = 200, description = "the password is set"), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "users")]
+#[utoipa::path(post, path = "/admin/users/{id}/password", params(("id" = i64, Path,)), request_body = PasswordSet,
+    responses(
+        (status = 200, body = PasswordSetResult, description = "the password is set"),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "users")]
 pub async fn set_user_password(
     State(s): State<AppState>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<PasswordSet>,
-) -> Result<Json<serde_json::Value>, AppError> {
+) -> Result<Json<PasswordSetResult>, AppError> {
     users::set_password(&s, &caller, id, &body.password).await?;
-    Ok(Json(serde_json::json!({ "passwordSet": id })))
+    Ok(Json(PasswordSetResult { password_set: id }))
+}
+
+/// `{"passwordChanged": true}`
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordChanged {
+    pub password_changed: bool,
 }
 
 /// `POST /auth/password`: the logged-in user changes their own password (current and new).
-#[utoipa::path(post, path = "/api/v1/auth/password", request_body = PasswordChange,
-    responses((status = 200, description = "the password is changed"), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)), tag = "auth")]
+#[utoipa::path(post, path = "/auth/password", request_body = PasswordChange,
+    responses(
+        (status = 200, body = PasswordChanged, description = "the password is changed"),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody, description = "not logged in, or the current password is wrong"),
+        (status = 403, body = ErrorBody, description = "an API token has no password"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "auth")]
 pub async fn change_password(
     State(s): State<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<PasswordChange>,
-) -> Result<Json<serde_json::Value>, AppError> {
+) -> Result<Json<PasswordChanged>, AppError> {
     users::change_own_password(&s, &caller, &body.current_password, &body.new_password).await?;
-    Ok(Json(serde_json::json!({ "passwordChanged": true })))
+    Ok(Json(PasswordChanged { password_changed: true }))
 }

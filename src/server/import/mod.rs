@@ -54,7 +54,7 @@ pub const COLUMNS: &[&str] = &[
 
 /// One row as given. Numbers are read leniently (JSON numbers or strings, CSV text) so that a wrong value is
 /// reported on its row, not as a failure of the whole file.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RowInput {
     #[serde(default, deserialize_with = "text_or_number")]

@@ -1,8 +1,7 @@
 //! REST endpoints of the numbering operations (SPEC §9). Thin: find the caller, call the service, answer.
 
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -11,15 +10,12 @@ use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusRes
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The numbering routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/document-numbering/preview", post(preview))
-        .route("/document-numbering/reserve", post(reserve))
-        .route("/document-numbering/confirm", post(confirm))
-        .route("/document-numbering/cancel", post(cancel))
-        .route("/documents/{document_id}/generate-number", post(generate))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(preview)).routes(routes!(reserve)).routes(routes!(confirm)).routes(routes!(cancel)).routes(routes!(generate))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -43,33 +39,90 @@ pub struct GenerateResult {
     pub generated_at: DateTime<Utc>,
 }
 
-#[utoipa::path(post, path = "/api/v1/document-numbering/preview", request_body = NumberRequest,
-    responses((status = 200, body = PreviewResult), (status = 429, body = ErrorBody), (status = "4XX", body = ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/preview", request_body = NumberRequest,
+    responses(
+        (status = 200, body = PreviewResult),
+        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
+        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
+        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
+        (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<PreviewResult>, AppError> {
     Ok(Json(super::preview(&s, &caller, &req).await?))
 }
 
-#[utoipa::path(post, path = "/api/v1/document-numbering/reserve", request_body = NumberRequest,
-    responses((status = 200, body = ReservationResult), (status = "4XX", body = ErrorBody), (status = 503, body = ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/reserve", request_body = NumberRequest,
+    responses(
+        (status = 200, body = ReservationResult),
+        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
+        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
+        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
+        (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<ReservationResult>, AppError> {
     Ok(Json(super::reserve(&s, &caller, &req).await?))
 }
 
-#[utoipa::path(post, path = "/api/v1/document-numbering/confirm", request_body = ConfirmBody,
-    responses((status = 200, body = StatusResult), (status = 410, body = ErrorBody), (status = "4XX", body = ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody,
+    responses(
+        (status = 200, body = StatusResult),
+        (status = 400, body = ErrorBody, description = "malformed body"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the reservation is another caller's"),
+        (status = 404, body = ErrorBody, description = "unknown token"),
+        (status = 409, body = ErrorBody, description = "the reservation is no longer RESERVED"),
+        (status = 410, body = ErrorBody, description = "NB004 reservation expired"),
+        (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn confirm(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<ConfirmBody>) -> Result<Json<StatusResult>, AppError> {
     Ok(Json(super::confirm(&s, &caller, &body.token, &body.document_id).await?))
 }
 
-#[utoipa::path(post, path = "/api/v1/document-numbering/cancel", request_body = CancelBody,
-    responses((status = 200, body = StatusResult), (status = "4XX", body = ErrorBody)), tag = "numbering")]
+#[utoipa::path(post, path = "/document-numbering/cancel", request_body = CancelBody,
+    responses(
+        (status = 200, body = StatusResult),
+        (status = 400, body = ErrorBody, description = "malformed body"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the reservation is another caller's"),
+        (status = 404, body = ErrorBody, description = "unknown token"),
+        (status = 409, body = ErrorBody, description = "the reservation is no longer RESERVED"),
+        (status = 410, body = ErrorBody, description = "NB004 reservation expired"),
+        (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn cancel(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CancelBody>) -> Result<Json<StatusResult>, AppError> {
     Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref()).await?))
 }
 
-#[utoipa::path(post, path = "/api/v1/documents/{documentId}/generate-number", request_body = NumberRequest,
+#[utoipa::path(post, path = "/documents/{documentId}/generate-number", request_body = NumberRequest,
     params(("documentId" = String, Path, description = "the DMS document id")),
-    responses((status = 200, body = GenerateResult), (status = "4XX", body = ErrorBody), (status = 503, body = ErrorBody)), tag = "numbering")]
+    responses(
+        (status = 200, body = GenerateResult),
+        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
+        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
+        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
+        (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
+        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+    ),
+    tag = "numbering")]
 pub async fn generate(
     State(s): State<AppState>,
     caller: Caller,

@@ -1,10 +1,11 @@
 //! REST: numbering templates ("configs", SPEC §9).
 
 use axum::extract::State;
-use axum::routing::{self, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
@@ -14,28 +15,27 @@ use crate::server::templates;
 use crate::server::AppState;
 
 /// The template ("configs") routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/document-numbering/configs", routing::get(list).post(create))
-        .route("/document-numbering/configs/{id}", routing::get(get).put(update))
-        .route("/document-numbering/configs/{id}/versions", routing::get(versions))
-        .route("/document-numbering/configs/{id}/rollback", post(rollback))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(get, update)).routes(routes!(versions)).routes(routes!(rollback))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     pub project_id: Option<i64>,
 }
 
-#[utoipa::path(get, path = "/api/v1/document-numbering/configs", params(("projectId" = Option<i64>, Query,)),
-    responses((status = 200, body = [TemplateConfig])), tag = "templates")]
+#[utoipa::path(get, path = "/document-numbering/configs", operation_id = "list_configs", params(ListQuery),
+    responses((status = 200, body = [TemplateConfig]), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+    tag = "templates")]
 pub async fn list(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<Vec<TemplateConfig>>, AppError> {
     Ok(Json(templates::list(&s, &caller, q.project_id).await?))
 }
 
-#[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}", params(("id" = i64, Path,)),
-    responses((status = 200, body = TemplateConfig), (status = 404, body = ErrorBody)), tag = "templates")]
+#[utoipa::path(get, path = "/document-numbering/configs/{id}", operation_id = "get_config", params(("id" = i64, Path,)),
+    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    tag = "templates")]
 pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
     Ok(Json(templates::current(&s, &caller, id).await?.to_config()))
 }
@@ -47,7 +47,6 @@ pub struct SaveBody {
     pub project_id: Option<i64>,
     pub correspondence_type_id: Option<i64>,
     pub template: String,
-    #[schema(value_type = String, example = "YEARLY")]
     pub reset_scope: ResetScope,
     pub reason: String,
     /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
@@ -56,8 +55,17 @@ pub struct SaveBody {
 }
 
 /// `POST /configs`: a new version of the template of (projectId, correspondenceTypeId or the project default).
-#[utoipa::path(post, path = "/api/v1/document-numbering/configs", request_body = SaveBody,
-    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "templates")]
+#[utoipa::path(post, path = "/document-numbering/configs", operation_id = "create_config", request_body = SaveBody,
+    responses(
+        (status = 200, body = TemplateConfig),
+        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "templates")]
 pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
     let project_id = b.project_id.ok_or_else(|| AppError::validation("ต้องระบุโครงการ (projectId)", "projectId is required"))?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
@@ -65,8 +73,17 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
 }
 
 /// `PUT /configs/{id}`: a new version of an existing template.
-#[utoipa::path(put, path = "/api/v1/document-numbering/configs/{id}", request_body = SaveBody, params(("id" = i64, Path,)),
-    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)), tag = "templates")]
+#[utoipa::path(put, path = "/document-numbering/configs/{id}", operation_id = "update_config", request_body = SaveBody, params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = TemplateConfig),
+        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "templates")]
 pub async fn update(
     State(s): State<AppState>,
     caller: Caller,
@@ -79,7 +96,12 @@ pub async fn update(
 }
 
 /// `GET /configs/{id}/versions`: the history, newest first.
-#[utoipa::path(get, path = "/api/v1/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)), responses((status = 200, description = "every version, newest first, with the text before and after"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
+#[utoipa::path(get, path = "/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = [crate::contract::TemplateVersion], description = "every version, newest first, with the text before and after"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+    ),
+    tag = "templates")]
 pub async fn versions(
     State(s): State<AppState>,
     caller: Caller,
@@ -99,7 +121,17 @@ pub struct RollbackBody {
 }
 
 /// `POST /configs/{id}/rollback`: restore an older version as a new one.
-#[utoipa::path(post, path = "/api/v1/document-numbering/configs/{id}/rollback", params(("id" = i64, Path,)), request_body = RollbackBody, responses((status = 200, body = TemplateConfig), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "templates")]
+#[utoipa::path(post, path = "/document-numbering/configs/{id}/rollback", params(("id" = i64, Path,)), request_body = RollbackBody,
+    responses(
+        (status = 200, body = TemplateConfig),
+        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "templates")]
 pub async fn rollback(
     State(s): State<AppState>,
     caller: Caller,

@@ -2,30 +2,37 @@
 //! of its transitions belong to the feature that owns the workflow, so these handlers route by workflow code.
 
 use axum::extract::State;
-use axum::routing::{self, post};
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::not_found;
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, AppError};
+use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
 use crate::server::workflow::Envelope;
 use crate::server::AppState;
 
 /// The generic workflow routes (under `/api/v1`).
-pub fn router() -> Router<AppState> {
-    Router::new().route("/workflow/{public_id}", routing::get(get)).route("/workflow/{public_id}/actions/{action}", post(act))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get)).routes(routes!(act))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ActionBody {
     pub comment: Option<String>,
 }
 
 /// `GET /workflow/{publicId}`: one instance with its envelope.
-#[utoipa::path(get, path = "/api/v1/workflow/{publicId}", params(("publicId" = String, Path,)), responses((status = 200, description = "a workflow object in the envelope {data, workflow}"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
+#[utoipa::path(get, path = "/workflow/{publicId}", operation_id = "get_workflow_instance", params(("publicId" = String, Path,)),
+    responses(
+        (status = 200, body = Envelope<ResetRequestView>, description = "a workflow object in the envelope {data, workflow}"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+    ),
+    tag = "workflow")]
 pub async fn get(
     State(s): State<AppState>,
     caller: Caller,
@@ -38,7 +45,19 @@ pub async fn get(
 }
 
 /// `POST /workflow/{publicId}/actions/{action}` `{"comment"?}`: takes an action; answers the new envelope.
-#[utoipa::path(post, path = "/api/v1/workflow/{publicId}/actions/{action}", params(("publicId" = String, Path,), ("action" = String, Path, description = "APPROVE or REJECT")), responses((status = 200, description = "the object after the transition, in the envelope"), (status = "4XX", body = crate::server::error::ErrorBody)), tag = "workflow")]
+#[utoipa::path(post, path = "/workflow/{publicId}/actions/{action}", operation_id = "act_on_workflow_instance",
+    params(("publicId" = String, Path,), ("action" = String, Path, description = "APPROVE or REJECT")),
+    request_body = ActionBody,
+    responses(
+        (status = 200, body = Envelope<ResetRequestView>, description = "the object after the transition, in the envelope"),
+        (status = 400, body = ErrorBody, description = "malformed body, an action the state does not allow"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody, description = "the caller may not take this action (e.g. approving their own request)"),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the instance changed meanwhile"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "workflow")]
 pub async fn act(
     State(s): State<AppState>,
     caller: Caller,
