@@ -14,7 +14,7 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App};
 use crate::server::error::AppError;
-use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, templates, workflow, AppState};
+use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, seed_paths, templates, workflow, AppState};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -95,6 +95,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin_ops::http::router())
         .merge(workflow::http::router())
         .merge(import::http::router())
+        .merge(seed_paths::router())
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
     OpenApiRouter::with_openapi(ApiDoc::openapi()).nest(API_PREFIX, features).split_for_parts()

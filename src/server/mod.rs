@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod numbering;
 pub mod reference;
 pub mod run;
+pub mod seed_paths;
 pub mod sfn;
 pub mod templates;
 pub mod workflow;

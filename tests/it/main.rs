@@ -21,4 +21,6 @@ mod openapi;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// the seeds' paths answer like their twins
+mod seed_paths;
 mod users;

@@ -34,6 +34,11 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/void-and-replace"),
     ("post", "/api/v1/document-numbering/manual-override"),
     ("post", "/api/v1/document-numbering/import"),
+    // the seeds' paths (aliases)
+    ("get", "/api/v1/document-numbering/sequences"),
+    ("post", "/api/v1/document-numbering/bulk-import"),
+    ("post", "/api/v1/document-numbering/configs/{id}/reset-counter"),
+    ("get", "/api/v1/document-numbering/metrics"),
     // templates
     ("get", "/api/v1/document-numbering/configs"),
     ("post", "/api/v1/document-numbering/configs"),

@@ -1,0 +1,96 @@
+//! REST: the seeds' paths (SPEC §9). Clients written against the original documents call these; each is an
+//! alias of one of today's endpoints and answers as it does (same checks, same bodies, same errors), so the
+//! rules stay in one place. The one new answer is the metrics summary, which the seeds describe and Prometheus'
+//! `/metrics` does not give in one JSON document.
+
+use axum::extract::{Request, State};
+use axum::response::Response;
+use axum::Json;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::contract::{CounterView, MetricsSummary};
+use crate::server::admin_ops::http::{self as counters, CountersQuery};
+use crate::server::admin_ops::{self, ResetRequestView};
+use crate::server::auth::Caller;
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::import::http::{self as import, ImportBody, ImportQuery, ImportRejected};
+use crate::server::workflow::Envelope;
+use crate::server::AppState;
+
+/// The seeds' paths (under `/api/v1`).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(sequences)).routes(routes!(bulk_import)).routes(routes!(reset_counter)).routes(routes!(metrics_summary))
+}
+
+/// `GET /document-numbering/sequences` — the seeds' name of `GET /document-numbering/counters`.
+#[utoipa::path(get, path = "/document-numbering/sequences", operation_id = "sequences", params(CountersQuery),
+    responses(
+        (status = 200, body = [CounterView], description = "as GET /document-numbering/counters"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    ),
+    tag = "seed paths")]
+pub async fn sequences(s: State<AppState>, caller: Caller, q: ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
+    counters::list_counters(s, caller, q).await
+}
+
+/// `POST /document-numbering/bulk-import` — the seeds' name of `POST /document-numbering/import`.
+#[utoipa::path(post, path = "/document-numbering/bulk-import", operation_id = "bulk_import_seed_path", params(ImportQuery),
+    request_body(content((ImportBody = "application/json"), (String = "text/csv")), description = "as POST /document-numbering/import"),
+    responses(
+        (status = 200, body = crate::contract::import::ImportReport, description = "as POST /document-numbering/import"),
+        (status = 400, body = ImportRejected),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 413, body = ErrorBody),
+    ),
+    tag = "seed paths")]
+pub async fn bulk_import(s: State<AppState>, caller: Caller, q: ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+    import::import(s, caller, q, request).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResetCounterBody {
+    /// A counter numbered under this configuration (its project, and its type unless the configuration is the
+    /// project default).
+    pub counter_id: i64,
+    /// Default 0.
+    pub new_value: Option<i64>,
+    /// At least 20 characters.
+    pub reason: String,
+}
+
+/// `POST /document-numbering/configs/{id}/reset-counter` — the seeds' way to ask for a counter reset: as
+/// `POST /document-numbering/counters/{counterId}/reset-requests`, for a counter of configuration `id`. The reset
+/// itself waits for a second super admin's approval (SPEC §5).
+#[utoipa::path(post, path = "/document-numbering/configs/{id}/reset-counter", operation_id = "reset_counter", params(("id" = i64, Path,)),
+    request_body = ResetCounterBody,
+    responses(
+        (status = 200, body = Envelope<ResetRequestView>, description = "the request in the workflow envelope"),
+        (status = 400, body = ErrorBody, description = "malformed body, a reason under 20 characters, a negative value, a counter of another configuration"),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "a request for this counter is already open"),
+        (status = 413, body = ErrorBody),
+    ),
+    tag = "seed paths")]
+pub async fn reset_counter(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiPath(config_id): ApiPath<i64>,
+    ApiJson(b): ApiJson<ResetCounterBody>,
+) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
+    Ok(Json(admin_ops::request_reset_of_config(&s, &caller, config_id, b.counter_id, b.new_value, &b.reason).await?))
+}
+
+/// `GET /document-numbering/metrics` — today's numbers per type, lock waits, retries, fallbacks, Redis, and the
+/// fullest counters (admins; a project admin sees their projects).
+#[utoipa::path(get, path = "/document-numbering/metrics", operation_id = "metrics_summary",
+    responses(
+        (status = 200, body = MetricsSummary),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    ),
+    tag = "seed paths")]
+pub async fn metrics_summary(State(s): State<AppState>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
+    Ok(Json(admin_ops::summary::summary(&s, &caller).await?))
+}
