@@ -38,6 +38,7 @@ use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, 
         auth::http::deactivate_user,
         auth::http::reactivate_user,
         auth::http::set_user_password,
+        auth::http::login_attempts,
         audit::http::verify,
         audit::http::search,
         audit::http::errors,
@@ -59,7 +60,7 @@ use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, 
         reference::http::update,
         reference::http::import,
     ),
-    components(schemas(crate::server::error::ErrorBody, crate::contract::import::ImportReport, crate::contract::import::ImportRowReport, crate::contract::import::ReferenceDocument, reference::http::SavedItem)),
+    components(schemas(crate::server::error::ErrorBody, crate::contract::import::ImportReport, crate::contract::import::ImportRowReport, crate::contract::import::ReferenceDocument, reference::http::SavedItem, crate::contract::LoginAttemptPage, crate::contract::LoginAttempt)),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;

@@ -8,9 +8,11 @@ use serde::Deserialize;
 use tower_sessions::Session;
 use utoipa::ToSchema;
 
-use crate::contract::{ApiTokenInfo, CreatedApiToken, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate};
-use crate::server::auth::{self, tokens, users, Caller};
-use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
+use crate::contract::{
+    ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
+};
+use crate::server::auth::{self, attempts, tokens, users, Caller, ClientInfo};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
 use crate::server::AppState;
 
 /// The login, token and user routes (under `/api/v1`).
@@ -27,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/users/{id}/deactivate", post(deactivate_user))
         .route("/admin/users/{id}/reactivate", post(reactivate_user))
         .route("/admin/users/{id}/password", post(set_user_password))
+        .route("/admin/login-attempts", get(login_attempts))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -36,10 +39,32 @@ pub struct LoginBody {
     pub password: String,
 }
 
+/// `POST /auth/login`: throttled per username and per client address (429 with `Retry-After`), recorded.
 #[utoipa::path(post, path = "/api/v1/auth/login", request_body = LoginBody,
-    responses((status = 200, description = "logged in; the session cookie is set"), (status = 401, body = ErrorBody)), tag = "auth")]
-pub async fn login(State(s): State<AppState>, session: Session, ApiJson(body): ApiJson<LoginBody>) -> Result<Json<UserInfo>, AppError> {
-    Ok(Json(auth::login(&s, &session, &body.username, &body.password).await?))
+    responses((status = 200, description = "logged in; the session cookie is set"), (status = 401, body = ErrorBody),
+        (status = 429, description = "too many failed logins of this username or from this address; see Retry-After", body = ErrorBody)), tag = "auth")]
+pub async fn login(
+    State(s): State<AppState>,
+    session: Session,
+    client: ClientInfo,
+    ApiJson(body): ApiJson<LoginBody>,
+) -> Result<Json<UserInfo>, AppError> {
+    Ok(Json(auth::login(&s, &session, &client, &body.username, &body.password).await?))
+}
+
+/// `GET /admin/login-attempts?username&outcome&page&pageSize`: failed and successful logins, newest first
+/// (super admins).
+#[utoipa::path(get, path = "/api/v1/admin/login-attempts",
+    params(("username" = Option<String>, Query, description = "the username as typed"),
+        ("outcome" = Option<String>, Query, description = "OK, WRONG_PASSWORD, UNKNOWN_USER, THROTTLED or INACTIVE"),
+        ("page" = Option<u32>, Query,), ("pageSize" = Option<u32>, Query,)),
+    responses((status = 200, body = LoginAttemptPage), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "users")]
+pub async fn login_attempts(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<LoginAttemptQuery>,
+) -> Result<Json<LoginAttemptPage>, AppError> {
+    Ok(Json(attempts::search(&s, &caller, &q).await?))
 }
 
 pub async fn logout(session: Session) -> Result<Json<serde_json::Value>, AppError> {
