@@ -11,6 +11,8 @@ mod api;
 mod edge;
 mod import;
 mod isolation;
+// login throttling, the Argon2 bound, the record of logins
+mod login;
 mod metrics;
 mod multiprocess;
 mod redis_lock;
