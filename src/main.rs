@@ -126,6 +126,18 @@ struct ServeArgs {
     /// Run the counter workers on a thread of their own (true), or on the shared request runtime (false).
     #[arg(long, env = "COUNTER_THREAD", default_value_t = true, action = clap::ArgAction::Set)]
     counter_thread: bool,
+    /// Consecutive failed logins of one username before it must wait (1 s, doubling, at most LOGIN_MAX_WAIT_SECS); 0 = off.
+    #[arg(long, env = "LOGIN_FAILURES_PER_USER", default_value_t = 5)]
+    login_failures_per_user: u32,
+    /// Failed logins from one client address (any usernames) before it must wait; 0 = off.
+    #[arg(long, env = "LOGIN_FAILURES_PER_ADDRESS", default_value_t = 20)]
+    login_failures_per_address: u32,
+    /// The longest wait after failed logins (and how long after it failures are remembered).
+    #[arg(long, env = "LOGIN_MAX_WAIT_SECS", default_value_t = 900)]
+    login_max_wait_secs: u64,
+    /// Argon2 computations (19 MiB each) at once; 0 = the machine's available parallelism.
+    #[arg(long, env = "ARGON2_CONCURRENCY", default_value_t = 0)]
+    argon2_concurrency: usize,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc here (BENCHMARKS.md).
@@ -173,6 +185,13 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .collect::<Result<_, _>>()?,
                 max_batch: args.max_batch.max(1),
                 counter_thread: args.counter_thread,
+                login_throttle: docnum::server::auth::throttle::LoginThrottleConfig {
+                    per_user_failures: args.login_failures_per_user,
+                    per_address_failures: args.login_failures_per_address,
+                    max_wait: Duration::from_secs(args.login_max_wait_secs.max(1)),
+                    ..Default::default()
+                },
+                argon2_concurrency: args.argon2_concurrency,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 lock: docnum::server::numbering::lock::LockConfig {
                     max_wait: Duration::from_millis(args.lock_max_wait_ms),

@@ -57,6 +57,7 @@ pub fn Header() -> impl IntoView {
                                     </Show>
                                     <Show when=move || is_super>
                                         <A href="/users" attr:data-testid="nav-users">{move || i18n.t("nav.users")}</A>
+                                        <A href="/logins" attr:data-testid="nav-logins">{move || i18n.t("nav.logins")}</A>
                                     </Show>
                                 </nav>
                                 <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>

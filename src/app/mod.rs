@@ -23,6 +23,8 @@ mod reference;
 // users and one's own password
 mod account;
 mod users;
+// login attempts (super admins)
+mod logins;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -114,6 +116,7 @@ pub fn App() -> impl IntoView {
                     // users and one's own password
                     <Route path=path!("/users") view=users::UsersPage/>
                     <Route path=path!("/account") view=account::AccountPage/>
+                    <Route path=path!("/logins") view=logins::LoginsPage/>
                 </Routes>
             </main>
         </Router>

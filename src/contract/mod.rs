@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use error::{ApiError, ErrorCode};
-pub use users::{NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate};
+pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
 
 use crate::numbering::ResetScope;
 

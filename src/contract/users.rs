@@ -69,3 +69,48 @@ pub struct NewUser {
     #[serde(default)]
     pub admin_project_ids: Vec<i64>,
 }
+
+/// The outcomes of a login attempt, as stored and filtered on.
+pub const LOGIN_OUTCOMES: [&str; 5] = ["OK", "WRONG_PASSWORD", "UNKNOWN_USER", "THROTTLED", "INACTIVE"];
+
+/// `GET /api/v1/admin/login-attempts?username&outcome&page&pageSize` (super admins).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
+pub struct LoginAttemptQuery {
+    /// The username as typed, exactly.
+    pub username: Option<String>,
+    /// OK, WRONG_PASSWORD, UNKNOWN_USER, THROTTLED or INACTIVE.
+    pub outcome: Option<String>,
+    pub page: Option<u32>,
+    pub page_size: Option<u32>,
+}
+
+/// One login attempt (SPEC §8: failed and successful logins are recorded).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct LoginAttempt {
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    /// The username as typed (at most 100 characters).
+    pub username: String,
+    /// The user of that name, when there is one.
+    pub user_id: Option<i64>,
+    /// The client address (the TCP peer, or the client a trusted proxy forwarded for).
+    pub ip_address: Option<String>,
+    pub user_agent: Option<String>,
+    /// OK, WRONG_PASSWORD, UNKNOWN_USER, THROTTLED or INACTIVE.
+    pub outcome: String,
+}
+
+/// A page of login attempts, newest first.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct LoginAttemptPage {
+    pub rows: Vec<LoginAttempt>,
+    pub total: i64,
+    pub page: u32,
+    pub page_size: u32,
+}

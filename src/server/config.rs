@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::server::auth::rate_limit::RateLimits;
+use crate::server::auth::throttle::LoginThrottleConfig;
 use crate::server::numbering::lock::LockConfig;
 
 #[derive(Clone, Debug)]
@@ -28,6 +29,10 @@ pub struct Config {
     /// Run the counter workers on a thread of their own (see `numbering::queue::CounterThread`). The server
     /// binary turns it on; tests that start many services in one process leave it off.
     pub counter_thread: bool,
+    /// Login throttling: failures per username and per client address before waits begin (`auth::throttle`).
+    pub login_throttle: LoginThrottleConfig,
+    /// Argon2 computations at once (`ARGON2_CONCURRENCY`); 0 = the machine's available parallelism.
+    pub argon2_concurrency: usize,
 }
 
 impl Default for Config {
@@ -45,6 +50,8 @@ impl Default for Config {
             lock: LockConfig::default(),
             max_batch: 256,
             counter_thread: false,
+            login_throttle: LoginThrottleConfig::default(),
+            argon2_concurrency: 0,
         }
     }
 }

@@ -165,6 +165,9 @@ impl AppError {
             Unauthenticated => "กรุณาเข้าสู่ระบบก่อนใช้งาน".into(),
             InvalidCredentials => "ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง".into(),
             Forbidden(_) => "คุณไม่มีสิทธิ์ดำเนินการนี้".into(),
+            RateLimited { scope, retry_after_secs } if scope.starts_with("login") => {
+                format!("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป กรุณารอ {retry_after_secs} วินาทีแล้วลองใหม่")
+            }
             RateLimited { .. } => "มีการขอเลขที่บ่อยเกินไป กรุณารอสักครู่แล้วลองใหม่".into(),
             PayloadTooLarge => "ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป".into(),
             CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),

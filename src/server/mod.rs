@@ -32,6 +32,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 
 use auth::rate_limit::NumberRateLimiter;
+use auth::throttle::LoginThrottle;
 use auth::AuthCache;
 use clock::Clock;
 use config::Config;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub limits: Arc<NumberRateLimiter>,
     /// The limits of preview, confirm and cancel (a bucket of their own, see `rate_limit`).
     pub light_limits: Arc<NumberRateLimiter>,
+    /// Failed logins per username and per client address (`auth::throttle`).
+    pub login_throttle: Arc<LoginThrottle>,
     pub leptos_options: LeptosOptions,
     pub config: Arc<Config>,
 }
@@ -69,6 +72,8 @@ impl AppState {
     pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
         let counter_thread =
             if config.counter_thread { Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?) } else { None };
+        let argon2 = auth::password::configure(config.argon2_concurrency);
+        tracing::debug!(argon2, "Argon2 computations at once");
         let mut db = Db::connect(&config.database_url).await?;
         if let Some(t) = &counter_thread {
             db = db.counters_on(t.handle()).await?;
@@ -107,6 +112,10 @@ impl AppState {
             light_limits: Arc::new(match config.redis_urls.first() {
                 Some(url) => NumberRateLimiter::light(&config.rate_limits).shared_through(url)?,
                 None => NumberRateLimiter::light(&config.rate_limits),
+            }),
+            login_throttle: Arc::new(match config.redis_urls.first() {
+                Some(url) => LoginThrottle::new(&config.login_throttle).shared_through(url)?,
+                None => LoginThrottle::new(&config.login_throttle),
             }),
             leptos_options,
             config: Arc::new(config),

@@ -18,6 +18,9 @@ pub fn error(e: AppError) -> ApiError {
     let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with(crate::server::http::SERVER_FN_PATH));
     if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
         response.set_status(e.status());
+        if let Some(v) = e.retry_after().and_then(|secs| axum::http::HeaderValue::from_str(&secs.max(1).to_string()).ok()) {
+            response.insert_header(axum::http::header::RETRY_AFTER, v);
+        }
     }
     if e.status().is_server_error() {
         tracing::error!(error = %e.report(), "server function failed");
@@ -38,6 +41,11 @@ fn parts() -> Result<Parts, ApiError> {
 pub async fn session(state: &AppState) -> Result<Session, ApiError> {
     let mut parts = parts()?;
     Session::from_request_parts(&mut parts, state).await.map_err(|_| error(AppError::Unauthenticated))
+}
+
+/// Where this call comes from (client address and user agent).
+pub fn client() -> Result<auth::ClientInfo, ApiError> {
+    Ok(auth::ClientInfo::of(&parts()?))
 }
 
 /// The server state and the logged-in user behind this call (sessions only: tokens are for the REST API);

@@ -10,6 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;
+use docnum::server::auth::throttle::LoginThrottleConfig;
 use docnum::server::clock::Clock;
 use docnum::server::config::Config;
 use docnum::server::{auth, run, AppState};
@@ -49,6 +50,8 @@ pub struct Options {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// `DEMO_DATA`: false starts with no reference data at all (the production path).
     pub demo_data: bool,
+    /// `LOGIN_FAILURES_PER_USER` / `_PER_ADDRESS` and the waits.
+    pub login_throttle: LoginThrottleConfig,
 }
 
 impl Default for Options {
@@ -61,6 +64,7 @@ impl Default for Options {
             secure_cookies: false,
             trusted_proxies: Vec::new(),
             demo_data: true,
+            login_throttle: LoginThrottleConfig::default(),
         }
     }
 }
@@ -93,6 +97,8 @@ impl TestApp {
             // the server binary runs workers on a thread of their own; the multi-process tests, the browser tests
             // and the cluster harness cover that path, and a test process starting dozens of services keeps them here
             counter_thread: false,
+            login_throttle: options.login_throttle.clone(),
+            argon2_concurrency: 0,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut leptos_options = run::leptos_options();

@@ -15,6 +15,8 @@ mod edge;
 mod defaults;
 mod import;
 mod isolation;
+// login throttling, the Argon2 bound, the record of logins
+mod login;
 mod metrics;
 mod multiprocess;
 mod openapi;

@@ -35,6 +35,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/manual-override"),
     ("post", "/api/v1/document-numbering/import"),
     // the seeds' paths (aliases)
+    ("get", "/api/v1/admin/login-attempts"),
     ("get", "/api/v1/document-numbering/sequences"),
     ("post", "/api/v1/document-numbering/bulk-import"),
     ("post", "/api/v1/document-numbering/configs/{id}/reset-counter"),

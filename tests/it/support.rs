@@ -86,6 +86,11 @@ impl DocnumServer {
         DocnumServer { base: format!("http://127.0.0.1:{port}"), child: cmd.spawn().expect("start docnum") }
     }
 
+    /// The process id (to read its `/proc/<pid>/status`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends SIGTERM (what a service manager sends) and waits up to 10 s for the process to end.
     pub async fn terminate(&mut self) -> std::process::ExitStatus {
         let pid = self.child.id().to_string();

@@ -6,7 +6,7 @@ use leptos::server_fn::codec::Json;
 
 use crate::contract::*;
 #[cfg(feature = "ssr")]
-use crate::server::{auth, auth::tokens, auth::users, sfn};
+use crate::server::{auth, auth::attempts, auth::tokens, auth::users, sfn};
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
@@ -19,7 +19,8 @@ pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
 pub async fn login(username: String, password: String) -> Result<UserInfo, ApiError> {
     let state = sfn::state()?;
     let session = sfn::session(&state).await?;
-    auth::login(&state, &session, &username, &password).await.map_err(sfn::error)
+    let client = sfn::client()?;
+    auth::login(&state, &session, &client, &username, &password).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
@@ -81,4 +82,11 @@ pub async fn set_user_active(id: i64, active: bool) -> Result<UserAdminInfo, Api
 pub async fn set_user_password(id: i64, password: String) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     users::set_password(&state, &caller, id, &password).await.map_err(sfn::error)
+}
+
+/// The login attempts (super admins: `auth::attempts` checks).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn list_login_attempts(query: LoginAttemptQuery) -> Result<LoginAttemptPage, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    attempts::search(&state, &caller, &query).await.map_err(sfn::error)
 }

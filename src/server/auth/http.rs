@@ -9,9 +9,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{ApiTokenInfo, CreatedApiToken, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate};
-use crate::server::auth::{self, tokens, users, Caller};
-use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
+use crate::contract::{
+    ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
+};
+use crate::server::auth::{self, attempts, tokens, users, Caller, ClientInfo};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
 use crate::server::AppState;
 
 /// The login, token and user routes (under `/api/v1`); the OpenAPI document comes from the same calls.
@@ -28,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(deactivate_user))
         .routes(routes!(reactivate_user))
         .routes(routes!(set_user_password))
+        .routes(routes!(login_attempts))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -37,7 +40,8 @@ pub struct LoginBody {
     pub password: String,
 }
 
-/// `POST /auth/login`: a username and password for the session cookie `docnum_session`.
+/// `POST /auth/login`: a username and password for the session cookie `docnum_session`; throttled per username
+/// and per client address (429 with `Retry-After`), every attempt recorded.
 #[utoipa::path(post, path = "/auth/login", request_body = LoginBody, security(()),
     responses(
         (status = 200, body = UserInfo, description = "logged in; the session cookie is set"),
@@ -45,10 +49,32 @@ pub struct LoginBody {
         (status = 401, body = ErrorBody, description = "wrong username or password"),
         (status = 403, body = ErrorBody, description = "sent from another site (CSRF)"),
         (status = 413, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "too many failed logins of this username or from this address; see Retry-After"),
     ),
     tag = "auth")]
-pub async fn login(State(s): State<AppState>, session: Session, ApiJson(body): ApiJson<LoginBody>) -> Result<Json<UserInfo>, AppError> {
-    Ok(Json(auth::login(&s, &session, &body.username, &body.password).await?))
+pub async fn login(
+    State(s): State<AppState>,
+    session: Session,
+    client: ClientInfo,
+    ApiJson(body): ApiJson<LoginBody>,
+) -> Result<Json<UserInfo>, AppError> {
+    Ok(Json(auth::login(&s, &session, &client, &body.username, &body.password).await?))
+}
+
+/// `GET /admin/login-attempts?username&outcome&page&pageSize`: failed and successful logins, newest first
+/// (super admins).
+#[utoipa::path(get, path = "/admin/login-attempts", params(LoginAttemptQuery),
+    responses(
+        (status = 200, body = LoginAttemptPage),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    ),
+    tag = "users")]
+pub async fn login_attempts(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<LoginAttemptQuery>,
+) -> Result<Json<LoginAttemptPage>, AppError> {
+    Ok(Json(attempts::search(&s, &caller, &q).await?))
 }
 
 /// `{"ok": true}`

@@ -1,10 +1,12 @@
 //! Who is calling, and what they may do. A caller is a logged-in user (session cookie) or a machine
 //! client (API token); every handler and server function asks `Caller` before it acts.
 
+pub mod attempts;
 pub mod http;
 pub mod password;
 pub mod rate_limit;
 pub mod store;
+pub mod throttle;
 pub mod tokens;
 pub mod users;
 
@@ -166,19 +168,86 @@ pub async fn user_from_session(state: &AppState, session: &Session) -> Result<Op
     }
 }
 
-/// Checks a username and password; on success binds the user to a fresh session id.
-pub async fn login(state: &AppState, session: &Session, username: &str, password: &str) -> Result<UserInfo, AppError> {
-    if username.len() > 100 || password.len() > 200 {
-        return Err(AppError::InvalidCredentials);
+/// Where a request comes from: the client address (as the edge resolved it) and the user agent.
+#[derive(Clone, Debug, Default)]
+pub struct ClientInfo {
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
+impl ClientInfo {
+    pub fn of(parts: &Parts) -> ClientInfo {
+        let (ip, user_agent) = client_of(parts);
+        ClientInfo { ip, user_agent }
     }
-    let found = store::credentials_by_username(&state.db, username.trim()).await?;
-    // Verify against a dummy hash when the user is unknown, so timing does not reveal which usernames exist.
-    let (user_id, hash) = found.unwrap_or((0, password::DUMMY_HASH.to_string()));
-    let ok = password::verify(password.to_string(), hash).await;
-    if !ok || user_id == 0 {
-        return Err(AppError::InvalidCredentials);
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientInfo {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientInfo::of(parts))
     }
-    let user = store::user_by_id(&state.db, user_id).await?.ok_or(AppError::InvalidCredentials)?;
+}
+
+/// Checks a username and password; on success binds the user to a fresh session id. The one login path of the
+/// REST API and the login page's server function:
+///
+/// 1. the user of that name is looked up (an index read: the record names the user even when refused);
+/// 2. throttled (`throttle`: per username and per client address) → 429 with `Retry-After`, no Argon2;
+///    otherwise an unknown name is verified against a dummy hash, an inactive user against their own, so timing
+///    does not tell which names exist or are active;
+/// 3. a permit of the Argon2 semaphore is awaited (`password`), and the throttle asked again: failures recorded
+///    while this attempt queued count too, so parallel guesses cannot all slip past a threshold;
+/// 4. failures are counted; a success clears the username's count.
+///
+/// Every attempt, refused or not, is a row of `login_attempts` (`attempts`).
+pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
+    use attempts::Outcome;
+    let name = username.trim();
+    let keys = state.login_throttle.keys(name, client.ip.as_deref());
+    // a name or password longer than any that can be set is wrong without asking Argon2
+    let impossible = name.chars().count() > attempts::MAX_USERNAME_CHARS || password.len() > crate::contract::users::MAX_PASSWORD_BYTES;
+    let found = if name.chars().count() > attempts::MAX_USERNAME_CHARS { None } else { store::login_credentials(&state.db, name).await? };
+    let user_id = found.as_ref().map(|f| f.0);
+    if let Err(refusal) = state.login_throttle.check(&keys, state.clock.now_ms()).await {
+        attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, Outcome::Throttled).await;
+        return Err(refusal);
+    }
+    let permit = password::permit().await;
+    if let Err(refusal) = state.login_throttle.check(&keys, state.clock.now_ms()).await {
+        drop(permit);
+        attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, Outcome::Throttled).await;
+        return Err(refusal);
+    }
+    let hash = found.as_ref().map(|f| f.1.clone()).unwrap_or_else(|| password::DUMMY_HASH.to_string());
+    let verified = if impossible {
+        drop(permit);
+        false
+    } else {
+        password::verify_holding(permit, password.to_string(), hash).await
+    };
+    let outcome = match &found {
+        None => Outcome::UnknownUser,
+        Some((_, _, false)) => Outcome::Inactive,
+        Some(_) if !verified => Outcome::WrongPassword,
+        Some(_) => Outcome::Ok,
+    };
+    // a user deactivated since the lookup is refused here
+    let user = match (outcome, user_id) {
+        (Outcome::Ok, Some(id)) => store::user_by_id(&state.db, id).await?,
+        _ => None,
+    };
+    let Some(user) = user else {
+        let now = state.clock.now_ms();
+        state.login_throttle.failed(&keys, now).await;
+        let outcome = if outcome == Outcome::Ok { Outcome::Inactive } else { outcome };
+        attempts::record_refusal(&state.db, now, username, user_id, client, outcome).await;
+        return Err(AppError::InvalidCredentials);
+    };
+    // recorded before the session is bound: a login that cannot be recorded does not happen
+    attempts::record(&state.db, state.clock.now_ms(), username, Some(user.id), client, Outcome::Ok).await?;
+    state.login_throttle.succeeded(&keys).await;
     session.cycle_id().await.map_err(|e| AppError::internal_from("session store", e))?;
     session.insert(SESSION_USER_KEY, user.id).await.map_err(|e| AppError::internal_from("session store", e))?;
     Ok(user)

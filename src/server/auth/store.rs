@@ -287,3 +287,77 @@ pub async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<bool, A
     let r = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(now_ms).bind(id).execute(&mut *tx).await?;
     Ok(r.rows_affected() == 1)
 }
+
+/// The id, password hash and state of the user of this name (active or not), for login.
+pub async fn login_credentials(db: &Db, username: &str) -> Result<Option<(i64, String, bool)>, AppError> {
+    let row: Option<(i64, String, i64)> =
+        sqlx::query_as("SELECT id, password_hash, active FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?;
+    Ok(row.map(|(id, hash, active)| (id, hash, active != 0)))
+}
+
+/// A login attempt to record (`login_attempts`); the texts are bounded by the caller.
+pub struct NewLoginAttempt<'a> {
+    pub at_ms: i64,
+    pub username: &'a str,
+    pub user_id: Option<i64>,
+    pub ip_address: Option<&'a str>,
+    pub user_agent: Option<&'a str>,
+    pub outcome: &'a str,
+}
+
+pub async fn insert_login_attempt(db: &Db, a: &NewLoginAttempt<'_>) -> Result<(), AppError> {
+    sqlx::query("INSERT INTO login_attempts (created_at, username, user_id, ip_address, user_agent, outcome) VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(a.at_ms)
+        .bind(a.username)
+        .bind(a.user_id)
+        .bind(a.ip_address)
+        .bind(a.user_agent)
+        .bind(a.outcome)
+        .execute(&db.writer)
+        .await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct LoginAttemptRow {
+    id: i64,
+    created_at: i64,
+    username: String,
+    user_id: Option<i64>,
+    ip_address: Option<String>,
+    user_agent: Option<String>,
+    outcome: String,
+}
+
+/// One page of login attempts (newest first) matching the filters, and how many match in all.
+pub async fn login_attempts(
+    db: &Db,
+    username: Option<&str>,
+    outcome: Option<&str>,
+    limit: u32,
+    offset: i64,
+) -> Result<(i64, Vec<crate::contract::LoginAttempt>), AppError> {
+    let mut filter = crate::server::db::Conditions::default();
+    filter.and_if("username = ?", username).and_if("outcome = ?", outcome);
+    let total: i64 = filter.bind(sqlx::query_scalar(&format!("SELECT COUNT(*) FROM login_attempts{}", filter.sql()))).fetch_one(&db.pool).await?;
+    let sql = format!(
+        "SELECT id, created_at, username, user_id, ip_address, user_agent, outcome FROM login_attempts{} ORDER BY id DESC LIMIT ? OFFSET ?",
+        filter.sql()
+    );
+    let rows: Vec<LoginAttemptRow> =
+        filter.bind(sqlx::query_as::<_, LoginAttemptRow>(&sql)).bind(i64::from(limit)).bind(offset).fetch_all(&db.pool).await?;
+    Ok((
+        total,
+        rows.into_iter()
+            .map(|r| crate::contract::LoginAttempt {
+                id: r.id,
+                at: ms_to_datetime(r.created_at),
+                username: r.username,
+                user_id: r.user_id,
+                ip_address: r.ip_address,
+                user_agent: r.user_agent,
+                outcome: r.outcome,
+            })
+            .collect(),
+    ))
+}
