@@ -2,6 +2,8 @@
 //! differences (write-transaction start, migrations, pool shape) decided here and nowhere else.
 
 use std::str::FromStr;
+
+use crate::server::error::AppError;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
@@ -283,13 +285,20 @@ pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
-/// A page of a listing as a client asked for it, made safe: the page at least 1, the size within
-/// `1..=max_size` (`default_size` when absent), and the offset of its first row computed without overflow
-/// (`page=4294967295` is a valid, empty page, never a panic).
-pub fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> (u32, u32, i64) {
+/// The last page a listing serves: past it the client is asking for rows no listing here holds (at 500 a page,
+/// half a billion rows), so the answer is a clear 400 rather than an empty page.
+pub const MAX_PAGE: u32 = 1_000_000;
+
+/// A page of a listing as a client asked for it, made safe: the page at least 1 and at most [`MAX_PAGE`]
+/// (400 beyond), the size within `1..=max_size` (`default_size` when absent), and the offset of its first row
+/// computed without overflow.
+pub fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> Result<(u32, u32, i64), AppError> {
     let page = page.unwrap_or(1).max(1);
+    if page > MAX_PAGE {
+        return Err(AppError::validation(format!("หน้าที่ขอต้องไม่เกิน {MAX_PAGE}"), format!("page {page} is beyond the last page {MAX_PAGE}")));
+    }
     let size = size.unwrap_or(default_size).clamp(1, max_size.max(1));
-    (page, size, (i64::from(page) - 1).saturating_mul(i64::from(size)))
+    Ok((page, size, (i64::from(page) - 1).saturating_mul(i64::from(size))))
 }
 
 pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
@@ -505,11 +514,13 @@ mod tests {
 
     #[test]
     fn paging_never_overflows_and_keeps_within_bounds() {
-        assert_eq!(paging(None, None, 50, 500), (1, 50, 0));
-        assert_eq!(paging(Some(0), Some(0), 50, 500), (1, 1, 0));
-        assert_eq!(paging(Some(3), Some(10_000), 50, 500), (3, 500, 1000));
-        assert_eq!(paging(Some(2_147_483_648), Some(500), 50, 500), (2_147_483_648, 500, 2_147_483_647 * 500));
-        assert_eq!(paging(Some(u32::MAX), Some(u32::MAX), 50, 500).2, (i64::from(u32::MAX) - 1) * 500);
+        assert_eq!(paging(None, None, 50, 500).unwrap(), (1, 50, 0));
+        assert_eq!(paging(Some(0), Some(0), 50, 500).unwrap(), (1, 1, 0));
+        assert_eq!(paging(Some(3), Some(10_000), 50, 500).unwrap(), (3, 500, 1000));
+        assert_eq!(paging(Some(MAX_PAGE), Some(u32::MAX), 50, 500).unwrap(), (MAX_PAGE, 500, (i64::from(MAX_PAGE) - 1) * 500));
+        for page in [MAX_PAGE + 1, 2_147_483_648, u32::MAX] {
+            assert!(matches!(paging(Some(page), None, 50, 500), Err(AppError::Validation { .. })), "{page}");
+        }
     }
 
     #[test]

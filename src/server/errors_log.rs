@@ -241,7 +241,7 @@ impl From<StoredError> for ErrorRow {
 pub async fn search(s: &crate::server::AppState, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     let scope = caller.admin_scope()?;
     let db = &s.db;
-    let (page, size, offset) = paging(q.page, q.page_size, 50, 500);
+    let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let mut filter = Conditions::default();
     if let Some(projects) = scope {
         filter.and_in("project_id IN ({})", projects);

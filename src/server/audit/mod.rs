@@ -413,7 +413,7 @@ pub const MAX_EXPORT_ROWS: i64 = 100_000;
 pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let filter = scoped_filter(caller, q)?;
     let db = &s.db;
-    let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE);
+    let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE)?;
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
     let total: i64 = filter.bind(sqlx::query_scalar(&count_sql)).fetch_one(&db.pool).await?;
     let rows_sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id DESC LIMIT ? OFFSET ?", filter.sql());

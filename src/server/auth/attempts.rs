@@ -74,7 +74,7 @@ pub async fn search(s: &AppState, caller: &Caller, q: &LoginAttemptQuery) -> Res
     if username.is_some_and(|u| u.chars().count() > MAX_USERNAME_CHARS) {
         return Err(AppError::validation("ชื่อผู้ใช้ยาวเกิน 100 ตัวอักษร", "username longer than 100 characters"));
     }
-    let (page, size, offset) = paging(q.page, q.page_size, 50, 500);
+    let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let (total, rows) = store::login_attempts(&s.db, username, outcome, size, offset).await?;
     Ok(LoginAttemptPage { rows, total, page, page_size: size })
 }
