@@ -72,27 +72,80 @@ ensure_npm_packages() {
   fi
 }
 
+# wasm-opt from npm's binaryen, installed once into the cache (Debian's binaryen 108 breaks hydration: BUILD-NOTES)
+BINARYEN_VERSION="132.0.0"
+BINARYEN_DIR="$HOME/.cache/docnum-binaryen"
+ensure_wasm_opt() {
+  WASM_OPT="$BINARYEN_DIR/node_modules/.bin/wasm-opt"
+  local have=""
+  [ -f "$BINARYEN_DIR/node_modules/binaryen/package.json" ] && \
+    have="$(node -p "require('$BINARYEN_DIR/node_modules/binaryen/package.json').version")"
+  if ! [ -x "$WASM_OPT" ] || [ "$have" != "$BINARYEN_VERSION" ]; then
+    log "installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into $BINARYEN_DIR"
+    npm install --no-audit --no-fund --prefix "$BINARYEN_DIR" "binaryen@$BINARYEN_VERSION" >/dev/null
+  fi
+}
+
 # Builds the browser bundle (hydrate) and the server (ssr) into $LEPTOS_SITE_ROOT and $CARGO_TARGET_DIR.
+#   build_site            the production bundle: the wasm-release profile, wasm-opt -Oz, file names carrying
+#                         their content's hash (hash.txt next to the server executable, where Leptos reads it),
+#                         .br and .gz files beside each; a debug server (quick to build)
+#   build_site --release  the same bundle and a release server
+#   build_site --dev      the quick loop: debug WASM as wasm-bindgen names it, no wasm-opt, no hashes, no compression
 build_site() {
-  local profile_flag="" profile_dir="debug"
-  if [ "${1:-}" = "--release" ]; then profile_flag="--release"; profile_dir="release"; fi
+  local mode="prod" server_flag="" server_dir="debug"
+  for arg in "$@"; do
+    case "$arg" in
+      --dev) mode="dev" ;;
+      --release) server_flag="--release"; server_dir="release" ;;
+      *) echo "build_site: unknown option $arg (--dev, --release)" >&2; return 2 ;;
+    esac
+  done
   ensure_wasm_tools
-  log "building the browser bundle (wasm, $profile_dir)"
-  (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate $profile_flag)
-  mkdir -p "$LEPTOS_SITE_ROOT/pkg"
-  wasm-bindgen --target web --out-dir "$LEPTOS_SITE_ROOT/pkg" --out-name docnum --no-typescript \
-    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/$profile_dir/docnum.wasm"
-  # keep wasm-bindgen's name docnum_bg.wasm: without LEPTOS_OUTPUT_NAME at compile time (see below) the
-  # hydration script asks for exactly that file
-  rm -f "$LEPTOS_SITE_ROOT/pkg/docnum.wasm"
-  cp "$ROOT/style/main.css" "$LEPTOS_SITE_ROOT/pkg/docnum.css"
+  local pkg="$LEPTOS_SITE_ROOT/pkg" hash_file="$CARGO_TARGET_DIR/$server_dir/hash.txt"
+  local started=$SECONDS
+  if [ "$mode" = dev ]; then
+    log "building the browser bundle (wasm, debug)"
+    (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate)
+    rm -rf "$pkg" && mkdir -p "$pkg"
+    wasm-bindgen --target web --out-dir "$pkg" --out-name docnum --no-typescript \
+      "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/docnum.wasm"
+    # keep wasm-bindgen's name docnum_bg.wasm: without LEPTOS_OUTPUT_NAME at compile time (see below) and
+    # without hashing, the hydration script asks for exactly that file
+    cp "$ROOT/style/main.css" "$pkg/docnum.css"
+    rm -f "$hash_file"   # no hash file: the server uses the plain names (server::bundle)
+  else
+    ensure_wasm_opt
+    log "building the browser bundle (wasm, wasm-release profile)"
+    # Not with `--cfg erase_components`, though it halves the bundle (BENCHMARKS.md): the server must then be
+    # built with it too, or hydration panics (the server's HTML and the erased views disagree).
+    (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
+    local out; out="$(mktemp -d)"
+    wasm-bindgen --target web --out-dir "$out" --out-name docnum --no-typescript \
+      "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/docnum.wasm"
+    log "wasm-opt -Oz (binaryen $BINARYEN_VERSION)"
+    "$WASM_OPT" -Oz "$out/docnum_bg.wasm" -o "$out/docnum.wasm"
+    cp "$ROOT/style/main.css" "$out/docnum.css"
+    rm -rf "$pkg" && mkdir -p "$pkg" "$(dirname "$hash_file")"
+    local kind hash hashes=""
+    for kind in js wasm css; do
+      hash="$(sha256sum "$out/docnum.$kind" | cut -c1-16)"
+      cp "$out/docnum.$kind" "$pkg/docnum.$hash.$kind"
+      hashes="$hashes$kind: $hash"$'\n'
+    done
+    printf '%s' "$hashes" > "$hash_file"
+    log "precompressing (brotli, gzip)"
+    node "$ROOT/scripts/precompress.mjs" "$pkg"/docnum.*.js "$pkg"/docnum.*.wasm "$pkg"/docnum.*.css | sed 's/^/    /' >&2
+    echo "    docnum_bg.wasm before wasm-opt: $(stat -c %s "$out/docnum_bg.wasm") bytes" >&2
+    rm -rf "$out"
+  fi
   cp -r "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
-  log "building the server ($profile_dir)"
+  log "browser bundle ready in $((SECONDS - started)) s; building the server ($server_dir)"
   # no LEPTOS_OUTPUT_NAME here: leptos_config reads it with option_env!, so setting it would rebuild leptos
   # whenever `cargo test` and this script alternate; the server reads output-name from Leptos.toml instead.
-  (cd "$ROOT" && cargo build --features ssr --bins $profile_flag)
-  export SERVER_BIN="$CARGO_TARGET_DIR/$profile_dir/docnum"
-  export LOADGEN_BIN="$CARGO_TARGET_DIR/$profile_dir/loadgen"
+  (cd "$ROOT" && cargo build --features ssr --bins $server_flag)
+  export SERVER_BIN="$CARGO_TARGET_DIR/$server_dir/docnum"
+  export LOADGEN_BIN="$CARGO_TARGET_DIR/$server_dir/loadgen"
 }
 
 # Waits until http://$1/health answers, or fails after $2 seconds.

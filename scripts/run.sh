@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # README command 1: build and run the service on the embedded default (SQLite file, in-process lock,
-# demo data). Installs the wasm32 target and wasm-bindgen-cli when missing.
+# demo data). Installs the wasm32 target, wasm-bindgen-cli and wasm-opt (npm binaryen) when missing.
+#   scripts/run.sh            the production browser bundle (optimised, hashed names, precompressed), debug server
+#   scripts/run.sh --release  the same with a release server
+#   scripts/run.sh --dev      the quick debug loop: debug WASM, no wasm-opt, no hashing, no compression
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ADDR="${LISTEN_ADDR:-127.0.0.1:3000}"
 export DATABASE_URL="${DATABASE_URL:-sqlite://$ROOT/docnum.db}"

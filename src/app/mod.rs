@@ -27,7 +27,7 @@ mod users;
 mod logins;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path,
@@ -36,8 +36,17 @@ use leptos_router::{
 use crate::contract::{ApiError, UserInfo};
 use i18n::{provide_i18n, use_i18n};
 
-/// The HTML document the server renders around the app.
+/// The stylesheet's address, provided by the server's router: `/pkg/docnum.<hash>.css` in a production build
+/// (the name changes with the content; `server::bundle`), `/pkg/docnum.css` in a debug build.
+#[derive(Clone, Debug)]
+pub struct StylesheetHref(pub std::sync::Arc<str>);
+
+/// The HTML document the server renders around the app. Only `<body>` is hydrated: the stylesheet link here is
+/// the server's alone, so the browser bundle need not know the hashed name.
 pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
+    let stylesheet = use_context::<StylesheetHref>()
+        .map(|h| h.0.to_string())
+        .unwrap_or_else(|| format!("/{}/{}.css", options.site_pkg_dir.trim_matches('/'), options.output_name));
     view! {
         <!DOCTYPE html>
         <html lang="th">
@@ -45,6 +54,7 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/x-icon" href="/favicon.ico"/>
+                <link rel="stylesheet" id="leptos" href=stylesheet/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -86,16 +96,19 @@ pub fn App() -> impl IntoView {
     #[cfg(feature = "hydrate")]
     {
         Effect::new(move |_| browser::set_html_lang(i18n.lang.get().code()));
-        // a marker for tests and scripts: the page is interactive from here on
+        // a marker for tests and scripts: the page is interactive from here on; and when, in ms since the navigation
+        // started (the browser-test benchmark of BENCHMARKS.md reads it)
         Effect::new(move |_| {
             if let Some(body) = document().body() {
                 let _ = body.set_attribute("data-hydrated", "true");
+                if let Some(ms) = window().performance().map(|p| p.now()) {
+                    let _ = body.set_attribute("data-hydrated-at", &format!("{ms:.0}"));
+                }
             }
         });
     }
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/docnum.css"/>
         <Title text=move || i18n.t("app.name")/>
         <Router>
             <layout::Header/>

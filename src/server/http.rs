@@ -2,6 +2,7 @@
 //! document, and the Leptos pages. Handlers live with their feature; this file only wires them.
 
 use axum::extract::{DefaultBodyLimit, State};
+use axum::handler::Handler;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::get;
@@ -12,9 +13,9 @@ use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::app::{shell, App};
+use crate::app::{shell, App, StylesheetHref};
 use crate::server::error::AppError;
-use crate::server::{admin_ops, audit, auth, edge, import, numbering, reference, seed_paths, templates, workflow, AppState};
+use crate::server::{admin_ops, audit, auth, bundle, edge, import, numbering, reference, seed_paths, templates, workflow, AppState};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -175,6 +176,14 @@ async fn ready(State(s): State<AppState>) -> impl IntoResponse {
     (status, Json(body))
 }
 
+/// The site root's files (favicon.ico: not hashed) and the 404 page are `no-cache`: a browser asks again before it
+/// uses them. Only the bundle's hashed files (`bundle::service`) are cached for good.
+async fn revalidate_unless_said(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let mut response = next.run(req).await;
+    response.headers_mut().entry(axum::http::header::CACHE_CONTROL).or_insert(axum::http::HeaderValue::from_static(bundle::NO_CACHE));
+    response
+}
+
 /// The whole application: API, server functions, pages, static files, sessions.
 pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
     let routes = generate_route_list(App);
@@ -186,6 +195,11 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .with_secure(state.config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(8)));
     let ctx_state = state.clone();
+    let stylesheet = StylesheetHref(state.bundle.css_href.clone());
+    let page_context = move || {
+        provide_context(stylesheet.clone());
+        edge::provide_nonce();
+    };
     Router::new()
         .merge(api_router())
         .route("/health", get(health))
@@ -193,19 +207,28 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .route("/health/ready", get(ready))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .merge(crate::server::metrics::routes())
+        // the browser bundle: precompressed, hashed names cached for a year
+        .nest_service(&bundle::route(&options), bundle::service(&options, state.bundle.clone()))
         .leptos_routes_with_context(
             &state,
             routes,
-            move || {
-                provide_context(ctx_state.clone());
-                edge::provide_nonce();
+            {
+                let page_context = page_context.clone();
+                move || {
+                    provide_context(ctx_state.clone());
+                    page_context();
+                }
             },
             {
                 let options = options.clone();
                 move || shell(options.clone())
             },
         )
-        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(edge::provide_nonce, shell))
+        // the other files of the site root (favicon.ico), and the 404 page
+        .fallback(
+            leptos_axum::file_and_error_handler_with_context::<AppState, _>(page_context, shell)
+                .layer(axum::middleware::from_fn(revalidate_unless_said)),
+        )
         .layer(axum::middleware::from_fn(bound_server_fn_bodies))
         // what the server functions may read (the API's routes set their own, smaller limit)
         .layer(DefaultBodyLimit::max(MAX_SERVER_FN_BODY_BYTES))

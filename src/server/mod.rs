@@ -3,6 +3,8 @@
 pub mod admin_ops;
 pub mod audit;
 pub mod auth;
+// the browser bundle under /pkg: hashed names, precompressed files, cache headers
+pub mod bundle;
 pub mod clock;
 pub mod config;
 pub mod db;
@@ -58,6 +60,8 @@ pub struct AppState {
     /// Failed logins per username and per client address (`auth::throttle`).
     pub login_throttle: Arc<LoginThrottle>,
     pub leptos_options: LeptosOptions,
+    /// The bundle's file names (hashed in a production build) and how `/pkg` serves them.
+    pub bundle: Arc<bundle::Bundle>,
     pub config: Arc<Config>,
 }
 
@@ -69,7 +73,9 @@ impl FromRef<AppState> for LeptosOptions {
 
 impl AppState {
     /// Connects, migrates, seeds (first run), and builds the engine.
-    pub async fn start(config: Config, leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
+    pub async fn start(config: Config, mut leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
+        // read once: the hashed names of a production build, or hashing off for a debug build
+        let bundle = Arc::new(bundle::Bundle::load(&mut leptos_options));
         let counter_thread =
             if config.counter_thread { Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?) } else { None };
         let argon2 = auth::password::configure(config.argon2_concurrency);
@@ -118,6 +124,7 @@ impl AppState {
                 None => LoginThrottle::new(&config.login_throttle),
             }),
             leptos_options,
+            bundle,
             config: Arc::new(config),
         })
     }

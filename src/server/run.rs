@@ -25,6 +25,8 @@ pub fn leptos_options() -> LeptosOptions {
             .site_root(std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into()))
             .site_pkg_dir("pkg")
             .site_addr(std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))))
+            // as Leptos.toml: the hashed names when the build wrote hash.txt (server::bundle turns it off otherwise)
+            .hash_files(!std::env::var("LEPTOS_HASH_FILES").is_ok_and(|v| v == "false"))
             .build(),
     }
 }
@@ -97,4 +99,26 @@ async fn stop_signal() {
     }
     #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    /// Leptos.toml (read by the server) and Cargo.toml's `[package.metadata.leptos]` (read by cargo-leptos) name
+    /// the same site: one set of values, written twice because the two tools read different files.
+    #[test]
+    fn leptos_toml_and_the_cargo_leptos_metadata_agree() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let server = leptos::config::get_config_from_file(format!("{dir}/Leptos.toml")).expect("Leptos.toml").leptos_options;
+        let build = leptos::config::get_config_from_file(format!("{dir}/Cargo.toml")).expect("Cargo.toml metadata").leptos_options;
+        assert_eq!(server.output_name, build.output_name);
+        assert_eq!(server.site_root, build.site_root);
+        assert_eq!(server.site_pkg_dir, build.site_pkg_dir);
+        assert_eq!(server.site_addr, build.site_addr);
+        assert_eq!(server.reload_port, build.reload_port);
+        assert_eq!(server.hash_files, build.hash_files);
+        assert_eq!(server.hash_file, build.hash_file);
+        // cargo leptos build --release builds the browser bundle with the same profile as scripts/lib.sh
+        let text = std::fs::read_to_string(format!("{dir}/Cargo.toml")).unwrap();
+        assert!(text.contains("lib-profile-release = \"wasm-release\"") && text.contains("[profile.wasm-release]"));
+    }
 }

@@ -1,0 +1,109 @@
+import { expect, test, type Browser, type Response } from '@playwright/test';
+import { collectErrors, waitHydrated } from './helpers';
+
+// The production bundle as a browser gets it (scripts/run.sh and scripts/e2e.sh build it): the WASM arrives
+// compressed, under a hashed name cached for a year, and small. Also the time until a page is hydrated, which is
+// reported (BENCHMARKS.md), never asserted.
+
+const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (issue 15: ≤ 800 KB)
+// what the bundle weighs today (brotli 867,137 bytes): a guard against growing further while the target is missed
+const CURRENT_WASM_TRANSFER = 900_000;
+
+/** Lets the tasks queued by hydration run (a panic shows up as a console error). */
+const page_settled = () => new Promise((r) => setTimeout(r, 500));
+
+/** Loads /login in a fresh context (empty cache) and returns the page's bundle responses, by kind. */
+async function loadFresh(browser: Browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  const bundle: Record<string, Response> = {};
+  page.on('response', (r) => {
+    const m = /\/pkg\/[^/]+\.(js|wasm|css)$/.exec(new URL(r.url()).pathname);
+    if (m) bundle[m[1]] = r;
+  });
+  await page.goto('/login');
+  await waitHydrated(page);
+  const hydratedAt = Number(await page.locator('body').getAttribute('data-hydrated-at'));
+  return { context, page, bundle, hydratedAt, errors };
+}
+
+test('the WASM is served compressed and cached for good, and the page hydrates without errors', async ({ browser, request }) => {
+  const { context, bundle, errors } = await loadFresh(browser);
+  for (const kind of ['js', 'wasm', 'css']) expect(bundle[kind], `the page loads its ${kind}`).toBeTruthy();
+  // a bundle that disagrees with the server's HTML panics in hydration (after the marker may be set)
+  await page_settled();
+  expect(errors).toEqual([]);
+
+  const wasm = bundle.wasm;
+  const headers = await wasm.allHeaders();
+  expect(wasm.status()).toBe(200);
+  expect(['br', 'gzip']).toContain(headers['content-encoding']);
+  expect(headers['content-type']).toBe('application/wasm');
+  expect(headers['cache-control']).toContain('immutable');
+  expect(headers['cache-control']).toContain('max-age=31536000');
+  expect(headers['vary']).toContain('accept-encoding');
+  // the transferred body: what the server said it sends, and what the browser counted
+  const sizes = await wasm.request().sizes();
+  const contentLength = Number(headers['content-length']);
+  console.log(
+    `WASM ${new URL(wasm.url()).pathname}: ${headers['content-encoding']}, content-length ${contentLength}, ` +
+      `received body ${sizes.responseBodySize} bytes`,
+  );
+  expect(contentLength).toBeGreaterThan(0);
+  expect(sizes.responseBodySize).toBe(contentLength);
+  expect(contentLength).toBeLessThanOrEqual(CURRENT_WASM_TRANSFER);
+
+  // the script and the stylesheet: hashed names, immutable, compressed
+  for (const kind of ['js', 'css']) {
+    const h = await bundle[kind].allHeaders();
+    expect(new URL(bundle[kind].url()).pathname).toMatch(new RegExp(`^/pkg/docnum\\.[0-9a-zA-Z_-]+\\.${kind}$`));
+    expect(h['cache-control']).toContain('immutable');
+    expect(['br', 'gzip']).toContain(h['content-encoding']);
+  }
+  expect(new URL(wasm.url()).pathname).toMatch(/^\/pkg\/docnum\.[0-9a-zA-Z_-]+\.wasm$/);
+  await context.close();
+
+  // without brotli: gzip; without either: the file itself
+  const url = new URL(wasm.url()).pathname;
+  const gz = await request.get(url, { headers: { 'Accept-Encoding': 'gzip' } });
+  expect(gz.headers()['content-encoding']).toBe('gzip');
+  const plain = await request.get(url, { headers: { 'Accept-Encoding': 'identity' } });
+  expect(plain.headers()['content-encoding']).toBeUndefined();
+  expect((await plain.body()).subarray(0, 4)).toEqual(Buffer.from([0, 0x61, 0x73, 0x6d])); // "\0asm"
+  // an un-hashed file revalidates
+  const icon = await request.get('/favicon.ico');
+  expect(icon.headers()['cache-control']).toBe('no-cache');
+});
+
+test('the WASM is at most 800 KB on the wire', async ({ browser }) => {
+  // Known miss (BENCHMARKS.md, "The browser bundle"): 867 KB brotli. Leptos' erase_components gives 575 KB but
+  // must then be built into the server as well; until it is, this test is expected to fail, and Playwright
+  // reports it as soon as it passes, so the annotation goes when the target is met.
+  test.fail(true, 'the WASM is 867 KB brotli; the 800 KB target needs erase_components in both builds');
+  const { context, bundle } = await loadFresh(browser);
+  const length = Number((await bundle.wasm.allHeaders())['content-length']);
+  await context.close();
+  expect(length).toBeLessThanOrEqual(MAX_WASM_TRANSFER);
+});
+
+test('time until the login page is hydrated (reported, not asserted)', async ({ browser }) => {
+  const runs = Number(process.env.HYDRATION_RUNS ?? 7);
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { context, page, hydratedAt } = await loadFresh(browser);
+    cold.push(hydratedAt);
+    // the same context again: the bundle from the browser's cache (immutable: no request at all)
+    await page.reload();
+    await waitHydrated(page);
+    warm.push(Number(await page.locator('body').getAttribute('data-hydrated-at')));
+    await context.close();
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const line =
+    `hydrated after (ms since navigation start, ${runs} runs): empty cache median ${median(cold)} [${cold.join(', ')}]; ` +
+    `cached bundle median ${median(warm)} [${warm.join(', ')}]`;
+  console.log(line);
+  test.info().annotations.push({ type: 'hydration', description: line });
+});

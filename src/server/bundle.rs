@@ -1,0 +1,201 @@
+//! The browser bundle's files under `/pkg`: which names the pages ask for, and how they are served.
+//!
+//! A production build (`scripts/run.sh`, or `cargo leptos build --release`) names each file by its content,
+//! `docnum.<hash>.js|wasm|css`, and writes the hashes into `hash.txt` next to the server executable (lines
+//! `js: <hash>`, `wasm: <hash>`, `css: <hash>`): where Leptos' `HydrationScripts` reads them when
+//! `hash-files` is on (Leptos.toml). A debug build (`scripts/run.sh --dev`, the tests) writes no hash file and
+//! keeps the plain names; hashing is then switched off here, so the pages ask for those.
+//!
+//! `/pkg` is served by tower-http's `ServeDir` with the `.br` / `.gz` files the build wrote beside each file:
+//! a browser that accepts brotli gets `Content-Encoding: br`. A hashed name never changes content, so it is
+//! cached for a year as `immutable`; any other name is `no-cache` (revalidated on every use).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderValue};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::Router;
+use leptos::config::LeptosOptions;
+use tower_http::services::ServeDir;
+
+/// What a hashed file gets: a year, never revalidated.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// What every other file under `/pkg` gets: use it only after asking whether it changed.
+pub const NO_CACHE: &str = "no-cache";
+
+/// The bundle the server hands out (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bundle {
+    /// The stylesheet's address: `/pkg/docnum.<hash>.css`, or `/pkg/docnum.css` without hashing.
+    pub css_href: Arc<str>,
+    /// The file names under `/pkg` that carry their content's hash: served `immutable`.
+    hashed: HashSet<String>,
+}
+
+impl Bundle {
+    /// The plain names of a build without hashing.
+    pub fn plain(options: &LeptosOptions) -> Bundle {
+        Bundle { css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(), hashed: HashSet::new() }
+    }
+
+    /// The names of a hash file's contents (`js: …`, `wasm: …`, `css: …`; other lines are ignored).
+    pub fn from_hash_file(text: &str, options: &LeptosOptions) -> Bundle {
+        let name = &options.output_name;
+        let mut bundle = Bundle::plain(options);
+        for (kind, hash) in text.lines().filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim(), v.trim())) {
+            if hash.is_empty() || !hash.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                continue;
+            }
+            let file = match kind {
+                "js" | "wasm" | "css" => format!("{name}.{hash}.{kind}"),
+                _ => continue,
+            };
+            if kind == "css" {
+                bundle.css_href = format!("/{}/{file}", pkg_dir(options)).into();
+            }
+            bundle.hashed.insert(file);
+        }
+        bundle
+    }
+
+    /// The bundle of this build. With `hash-files` on and the hash file next to the executable (where
+    /// `HydrationScripts` looks for it), its names; otherwise the plain names, and hashing is turned off in
+    /// `options` so that the hydration script asks for those too.
+    pub fn load(options: &mut LeptosOptions) -> Bundle {
+        if !options.hash_files {
+            return Bundle::plain(options);
+        }
+        let path = hash_file_path(options);
+        match path.as_deref().map(std::fs::read_to_string) {
+            Some(Ok(text)) => {
+                let bundle = Bundle::from_hash_file(&text, options);
+                tracing::info!(hash_file = %path.unwrap_or_default().display(), stylesheet = %bundle.css_href, "bundle with hashed file names");
+                bundle
+            }
+            _ => {
+                tracing::info!(
+                    hash_file = %path.unwrap_or_default().display(),
+                    "no hash file next to the executable (a debug build): the bundle's plain file names"
+                );
+                options.hash_files = false;
+                Bundle::plain(options)
+            }
+        }
+    }
+
+    /// Whether `file` (a name under `/pkg`) carries its content's hash.
+    pub fn is_hashed(&self, file: &str) -> bool {
+        self.hashed.contains(file)
+    }
+}
+
+/// Where Leptos reads the hash file: beside the running executable.
+pub fn hash_file_path(options: &LeptosOptions) -> Option<PathBuf> {
+    Some(std::env::current_exe().ok()?.parent()?.join(&*options.hash_file))
+}
+
+fn pkg_dir(options: &LeptosOptions) -> &str {
+    options.site_pkg_dir.trim_matches('/')
+}
+
+/// The route of the bundle's files: `/pkg`.
+pub fn route(options: &LeptosOptions) -> String {
+    format!("/{}", pkg_dir(options))
+}
+
+/// `<site-root>/<site-pkg-dir>` served with its precompressed variants and the cache headers of `bundle`.
+pub fn service(options: &LeptosOptions, bundle: Arc<Bundle>) -> Router {
+    let dir = Path::new(&*options.site_root).join(pkg_dir(options));
+    Router::new()
+        .fallback_service(ServeDir::new(dir).precompressed_br().precompressed_gzip())
+        .layer(axum::middleware::from_fn_with_state(bundle, cache_headers))
+}
+
+/// `Cache-Control` by name (see the module documentation), and `Vary: Accept-Encoding`: the same address
+/// answers brotli, gzip or identity by what the browser accepts.
+async fn cache_headers(State(bundle): State<Arc<Bundle>>, req: Request, next: Next) -> Response {
+    let hashed = req.uri().path().rsplit('/').next().is_some_and(|file| bundle.is_hashed(file));
+    let mut response = next.run(req).await;
+    let ok = response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED;
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(if hashed && ok { IMMUTABLE } else { NO_CACHE }));
+    if ok {
+        headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    fn options(site_root: &str, hash_files: bool) -> LeptosOptions {
+        LeptosOptions::builder().output_name("docnum").site_root(site_root).site_pkg_dir("pkg").hash_files(hash_files).build()
+    }
+
+    #[test]
+    fn hash_file_names_the_three_files() {
+        let o = options("target/site", true);
+        let b = Bundle::from_hash_file("js: aB3_x\nwasm: 0f9e\n\ncss: c55\nsplit: zz\nbogus\n", &o);
+        assert_eq!(&*b.css_href, "/pkg/docnum.c55.css");
+        assert!(b.is_hashed("docnum.aB3_x.js") && b.is_hashed("docnum.0f9e.wasm") && b.is_hashed("docnum.c55.css"));
+        assert!(!b.is_hashed("docnum.js") && !b.is_hashed("docnum.zz.split"));
+        assert_eq!(&*Bundle::plain(&o).css_href, "/pkg/docnum.css");
+        // a hash that could climb out of the directory is not a name
+        assert!(Bundle::from_hash_file("css: ../x", &o).hashed.is_empty());
+    }
+
+    #[test]
+    fn without_a_hash_file_hashing_is_turned_off() {
+        // the test executable's directory holds no hash file
+        let mut o = options("target/site", true);
+        o.hash_file = "no-such-hash-file-for-docnum-tests.txt".into();
+        assert_eq!(Bundle::load(&mut o), Bundle::plain(&o));
+        assert!(!o.hash_files);
+    }
+
+    async fn get(router: &Router, path: &str, accept_encoding: &str) -> Response {
+        let req = Request::builder().uri(path).header(header::ACCEPT_ENCODING, accept_encoding).body(Body::empty()).unwrap();
+        router.clone().oneshot(req).await.unwrap()
+    }
+
+    fn header_of(r: &Response, name: header::HeaderName) -> &str {
+        r.headers().get(name).map(|v| v.to_str().unwrap()).unwrap_or("")
+    }
+
+    #[tokio::test]
+    async fn serves_precompressed_files_with_cache_headers() {
+        let site = tempfile::tempdir().unwrap();
+        let pkg = site.path().join("pkg");
+        std::fs::create_dir(&pkg).unwrap();
+        for (name, body) in [("docnum.h1.wasm", "w"), ("docnum.h1.wasm.br", "b"), ("docnum.h1.wasm.gz", "g"), ("plain.txt", "p")] {
+            std::fs::write(pkg.join(name), body).unwrap();
+        }
+        let o = options(site.path().to_str().unwrap(), true);
+        let router = Router::new().nest_service("/pkg", service(&o, Arc::new(Bundle::from_hash_file("wasm: h1", &o))));
+
+        let br = get(&router, "/pkg/docnum.h1.wasm", "gzip, deflate, br").await;
+        assert_eq!(br.status(), StatusCode::OK);
+        assert_eq!(header_of(&br, header::CONTENT_ENCODING), "br");
+        assert_eq!(header_of(&br, header::CONTENT_TYPE), "application/wasm");
+        assert_eq!(header_of(&br, header::CACHE_CONTROL), IMMUTABLE);
+        assert_eq!(header_of(&br, header::VARY), "accept-encoding");
+        let gz = get(&router, "/pkg/docnum.h1.wasm", "gzip").await;
+        assert_eq!(header_of(&gz, header::CONTENT_ENCODING), "gzip");
+        let identity = get(&router, "/pkg/docnum.h1.wasm", "identity").await;
+        assert_eq!(header_of(&identity, header::CONTENT_ENCODING), "");
+        assert_eq!(axum::body::to_bytes(identity.into_body(), 10).await.unwrap(), "w");
+
+        let plain = get(&router, "/pkg/plain.txt", "br").await;
+        assert_eq!((plain.status(), header_of(&plain, header::CACHE_CONTROL)), (StatusCode::OK, NO_CACHE));
+        let missing = get(&router, "/pkg/docnum.h2.wasm", "br").await;
+        assert_eq!((missing.status(), header_of(&missing, header::CACHE_CONTROL)), (StatusCode::NOT_FOUND, NO_CACHE));
+    }
+}
