@@ -250,7 +250,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("users.set_password", "ตั้งรหัสผ่าน", "Set password"),
     ("users.password_set", "ตั้งรหัสผ่านแล้ว", "Password set"),
     // login attempts (super admins)
-    ("nav.logins", "การเข้าสู่ระบบ", "Logins"),
+    ("nav.logins", "การเข้าระบบ", "Logins"),
     ("logins.title", "ประวัติการเข้าสู่ระบบ", "Login attempts"),
     ("logins.username", "ชื่อผู้ใช้ที่พิมพ์", "Username typed"),
     ("logins.outcome", "ผล", "Outcome"),

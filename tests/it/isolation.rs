@@ -288,11 +288,22 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
     let (s, body) = get_text(&admin, app.url(&format!("{REST}/logs/audit?format=csv&page=2147483648"))).await;
     assert_eq!(s, StatusCode::OK, "{body}");
 
-    // the counter browser's window: the largest and smallest sequences, the largest limit
+    // the counter browser's window: past the largest number the counter can hold (9999 for {SEQ:4}), or before
+    // 0, is a 400; up to it, and any limit, an answer
     for query in [
         "afterSequence=9223372036854775807",
         "afterSequence=9223372036854775806&limit=9223372036854775807",
         "afterSequence=-9223372036854775808",
+        "afterSequence=10000",
+        "afterSequence=-1",
+    ] {
+        let (s, body) = get(&admin, app.url(&format!("{REST}/counters/{counter}/numbers?{query}"))).await;
+        assert_error(s, &body, 400, "VALIDATION_ERROR");
+    }
+    for query in [
+        "afterSequence=9999",
+        "afterSequence=9999&limit=9223372036854775807",
+        "afterSequence=0",
         "limit=9223372036854775807",
         "limit=-9223372036854775808",
     ] {
@@ -300,7 +311,7 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
         assert_eq!(s, StatusCode::OK, "{query}: {body}");
         let numbers = body["numbers"].as_array().unwrap().len();
         assert!(numbers <= 2, "{query}: {body}");
-        if query.starts_with("afterSequence=92") {
+        if query.starts_with("afterSequence=9999") {
             assert_eq!((numbers, body["gaps"].as_array().unwrap().len()), (0, 0), "{body}");
             assert!(body["nextAfterSequence"].is_null());
         }

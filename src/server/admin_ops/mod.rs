@@ -776,8 +776,17 @@ pub async fn counter_numbers(
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     caller.require_project_admin(counter.key.project_id)?;
     let limit = limit.unwrap_or(1000).clamp(1, 5000);
-    // client numbers: saturating, so `afterSequence=9223372036854775807` is an empty window, not an overflow
-    let from = after.unwrap_or(0).max(0).saturating_add(1);
+    // a window that starts past the largest number the counter can hold (or before 0) asks for numbers that
+    // cannot exist: a clear 400, as for a page past the last one
+    let ceiling = if counter.max_number > 0 { counter.max_number.max(counter.row.last_number) } else { counter.row.last_number };
+    if let Some(a) = after.filter(|a| *a < 0 || *a > ceiling) {
+        return Err(AppError::validation(
+            format!("afterSequence ต้องอยู่ระหว่าง 0 ถึง {ceiling}"),
+            format!("afterSequence {a} is outside 0..={ceiling}, the numbers this counter can hold"),
+        ));
+    }
+    // saturating all the same: the limit comes from the client too
+    let from = after.unwrap_or(0).saturating_add(1);
     let window_end = from.saturating_add(limit - 1);
     let to = window_end.min(counter.row.last_number);
     let numbers = if to >= from { store::numbers_between(&s.db, counter_id, from, to).await? } else { Vec::new() };
