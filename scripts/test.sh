@@ -26,7 +26,9 @@ bash "$ROOT/scripts/check-monitoring.sh"
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import::  # import: bulk and reference-data imports
+  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the seeds' paths
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \
+    login:: isolation:: defaults:: probes:: audit_view:: seed_paths::
 fi
 
 build_site

@@ -56,10 +56,18 @@ async fn sequences_and_bulk_import_answer_like_counters_and_import() {
         { "projectCode": "LCBP3", "correspondenceTypeCode": "MEMO", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "year": 2568, "value": 20 },
         { "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "คคง.-สคฉ.3-00x7-2568", "documentId": "OLD-7" }
     ] });
+    // a dry run reports the id a new counter would get: on MariaDB the rolled-back insert still uses up its
+    // AUTO_INCREMENT value, so that id differs from one dry run to the next — leave it out of the comparison
+    let without_new_ids = |(status, mut body): (StatusCode, Value)| {
+        for row in body["rows"].as_array_mut().into_iter().flatten() {
+            row.as_object_mut().map(|r| r.remove("counterId"));
+        }
+        (status, body)
+    };
     for (client, body) in [(&admin, &rows), (&admin, &json!({ "rows": "not rows" })), (&staff, &rows)] {
         let twin = send(&app, client, "POST", "/api/v1/document-numbering/import?dryRun=true", Some(body)).await;
         let alias = send(&app, client, "POST", "/api/v1/document-numbering/bulk-import?dryRun=true", Some(body)).await;
-        assert_eq!(alias, twin, "bulk-import {body}");
+        assert_eq!(without_new_ids(alias), without_new_ids(twin), "bulk-import {body}");
     }
     // and the alias applies, as its twin does
     let (s, applied) = send(
