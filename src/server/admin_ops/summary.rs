@@ -2,7 +2,7 @@
 //! lock waits, retries and fallbacks of today's number requests (Asia/Bangkok day), and the fullest counters of
 //! the current period. A project admin sees their projects only. Prometheus scrapes `/metrics` for the rest.
 
-use chrono::{TimeZone, Timelike};
+use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
 
 use crate::contract::{IssuedToday, MetricsSummary, RequestTimings};
 use crate::server::auth::Caller;
@@ -13,17 +13,18 @@ use crate::server::AppState;
 /// How many of the fullest counters the summary lists.
 pub const FULLEST_COUNTERS: usize = 10;
 
-/// Epoch milliseconds of the Bangkok midnight that began the day of `now`.
-fn bangkok_midnight_ms(now: chrono::DateTime<chrono::Utc>) -> i64 {
-    let local = now.with_timezone(&chrono_tz::Asia::Bangkok);
-    let midnight = local.date_naive().and_hms_opt(0, 0, 0).unwrap_or_else(|| local.naive_local().with_second(0).unwrap_or(local.naive_local()));
-    chrono_tz::Asia::Bangkok.from_local_datetime(&midnight).single().map(|t| t.timestamp_millis()).unwrap_or_else(|| now.timestamp_millis())
+/// The Bangkok day of `now`, and the epoch milliseconds of the midnight that began it (Asia/Bangkok keeps UTC+7
+/// all year, so that midnight exists exactly once).
+fn bangkok_day(now: chrono::DateTime<chrono::Utc>) -> (NaiveDate, i64) {
+    let day = now.with_timezone(&chrono_tz::Asia::Bangkok).date_naive();
+    let midnight = chrono_tz::Asia::Bangkok.from_local_datetime(&day.and_time(NaiveTime::MIN)).single();
+    (day, midnight.map_or(now.timestamp_millis(), |t| t.timestamp_millis()))
 }
 
 pub async fn summary(s: &AppState, caller: &Caller) -> Result<MetricsSummary, AppError> {
     let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
     let now = s.clock.now();
-    let since = bangkok_midnight_ms(now);
+    let (day, since) = bangkok_day(now);
     let snapshot = s.reference.get().await?;
 
     let mut numbers = Conditions::default();
@@ -57,12 +58,12 @@ pub async fn summary(s: &AppState, caller: &Caller) -> Result<MetricsSummary, Ap
     let (count, wait_sum, wait_max, retries, fallbacks): (i64, i64, i64, i64, i64) =
         requests.bind(sqlx::query_as(&sql)).fetch_one(&s.db.pool).await?;
 
-    let mut fullest = super::counters(s, caller, None, None, Some(crate::numbering::bangkok_date(now).0)).await?;
+    let mut fullest = super::counters(s, caller, None, None, Some(day.year())).await?;
     fullest.sort_by(|a, b| b.utilization.total_cmp(&a.utilization));
     fullest.truncate(FULLEST_COUNTERS);
 
     Ok(MetricsSummary {
-        day: now.with_timezone(&chrono_tz::Asia::Bangkok).date_naive().to_string(),
+        day: day.to_string(),
         issued_today,
         requests_today: RequestTimings {
             count,
@@ -88,8 +89,9 @@ mod tests {
     fn the_day_begins_at_bangkok_midnight() {
         let at = |s: &str| s.parse::<chrono::DateTime<chrono::Utc>>().unwrap();
         // 2025-06-15 10:00 in Bangkok began at 2025-06-14 17:00 UTC
-        assert_eq!(bangkok_midnight_ms(at("2025-06-15T03:00:00Z")), at("2025-06-14T17:00:00Z").timestamp_millis());
+        let june_15: NaiveDate = "2025-06-15".parse().unwrap();
+        assert_eq!(bangkok_day(at("2025-06-15T03:00:00Z")), (june_15, at("2025-06-14T17:00:00Z").timestamp_millis()));
         // 23:30 UTC is already the next day in Bangkok
-        assert_eq!(bangkok_midnight_ms(at("2025-06-15T23:30:00Z")), at("2025-06-15T17:00:00Z").timestamp_millis());
+        assert_eq!(bangkok_day(at("2025-06-15T23:30:00Z")), (june_15.succ_opt().unwrap(), at("2025-06-15T17:00:00Z").timestamp_millis()));
     }
 }
