@@ -117,8 +117,7 @@ build_site() {
   else
     ensure_wasm_opt
     log "building the browser bundle (wasm, wasm-release profile)"
-    # Not with `--cfg erase_components`, though it halves the bundle (BENCHMARKS.md): the server must then be
-    # built with it too, or hydration panics (the server's HTML and the erased views disagree).
+    # `--cfg erase_components` comes from .cargo/config.toml, for this build and the server's alike
     (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
     local out; out="$(mktemp -d)"
     wasm-bindgen --target web --out-dir "$out" --out-name docnum --no-typescript \
