@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of issue 3 in one run, side by side: release build, one server process plus the load generator on
-# loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md.
+# Benchmarks of issues 3 and 16 in one run, side by side: release build, one server process (three in the
+# three-instance case) plus the load generator on loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md.
 #   scripts/bench.sh                 # all cases (needs MariaDB on 127.0.0.1:3306 and Redis on 6379)
 #   BENCH_CPU_LATENCY_US=0 scripts/bench.sh   # the same with the CPUs kept out of deep idle states for the run
 #     (a PM QoS request on /dev/cpu_dma_latency, root only: what tuned's latency-performance profile does; see
@@ -23,9 +23,9 @@ f = open("/dev/cpu_dma_latency", "wb", buffering=0); f.write(struct.pack("i", in
 fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS
+# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES]
 bench_case() {
-  local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7"
+  local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}"
   local port url name
   port="$(free_port)"
   if [ "$db" = sqlite ]; then
@@ -35,16 +35,21 @@ bench_case() {
     mariadb -uroot -h127.0.0.1 -e "DROP DATABASE IF EXISTS $name; CREATE DATABASE $name CHARACTER SET utf8mb4"
     url="mysql://root@127.0.0.1:3306/$name"
   fi
-  DATABASE_URL="$url" REDIS_URLS="$redis" MAX_BATCH="$max_batch" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass \
-    RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${BENCH_LOG:-error}" "$REL/docnum" serve --addr "127.0.0.1:$port" > "$W/$port.log" 2>&1 &
-  local pid=$!
-  wait_for_health "127.0.0.1:$port" 60
+  local pids=() urls="" i p
+  for i in $(seq 1 "$instances"); do
+    p="$port"; [ "$i" -gt 1 ] && p="$(free_port)"
+    DATABASE_URL="$url" REDIS_URLS="$redis" MAX_BATCH="$max_batch" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass \
+      RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${BENCH_LOG:-error}" "$REL/docnum" serve --addr "127.0.0.1:$p" > "$W/$p.log" 2>&1 &
+    pids+=($!)
+    wait_for_health "127.0.0.1:$p" 60
+    urls="$urls${urls:+,}http://127.0.0.1:$p"
+  done
   local token
   token="$(DATABASE_URL="$url" "$REL/docnum" create-token --name bench)"
   local out
-  out="$("$REL/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$callers" -n "$n" --counters "$counters" --json | tail -n1)"
+  out="$("$REL/loadgen" --url "$urls" --token "$token" -c "$callers" -n "$n" --counters "$counters" --json | tail -n1)"
   echo "{\"case\": \"$label\", \"result\": $out}" >> "$W/results.jsonl"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true
   [ "$db" = mysql ] && mariadb -uroot -h127.0.0.1 -e "DROP DATABASE $name"
   python3 - "$label" "$out" <<'PY'
 import json, sys
@@ -64,6 +69,7 @@ bench_case "SQLite, one tx per number (baseline)"       sqlite ""   1   64 1    
 bench_case "MariaDB + Redis, one hot counter"           mysql  "$R" 256 1  1    2000
 bench_case "MariaDB + Redis, one hot counter"           mysql  "$R" 256 64 1    9000
 bench_case "MariaDB + Redis, 1,000 counters"            mysql  "$R" 256 64 1000 20000
+bench_case "MariaDB + Redis, three instances, one hot counter" mysql "$R" 256 64 1 9000 3
 bench_case "MariaDB, Redis down (DB-lock fallback)"     mysql  "redis://127.0.0.1:1" 256 64 1 9000
 bench_case "MariaDB + Redis, one tx per number (baseline)" mysql "$R" 1 64 1 5000
 echo "raw results (with the slowest request's send time) and server logs: $W" >&2

@@ -26,9 +26,9 @@ bash "$ROOT/scripts/check-monitoring.sh"
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the seeds' paths
+  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the seeds' paths, commits shared across counters
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \
-    login:: isolation:: defaults:: probes:: audit_view:: seed_paths::
+    login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer::
 fi
 
 build_site

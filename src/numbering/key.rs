@@ -17,7 +17,7 @@ pub struct PartIds {
 
 /// Identifies one counter row. Parts the template does not show are 0 (never NULL), so the
 /// counter is shared across them and two counters cannot render the same number.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct CounterKey {
     pub project_id: i64,
     pub corr_type_id: i64,

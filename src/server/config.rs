@@ -24,8 +24,10 @@ pub struct Config {
     /// Redis servers for the distributed lock (one, or three or more for a Redlock quorum); empty = in-process lock.
     pub redis_urls: Vec<String>,
     pub lock: LockConfig,
-    /// Most requests one counter transaction serves.
+    /// Most requests one counter's batch serves.
     pub max_batch: usize,
+    /// MariaDB committers: each serves the batches of many counters (sharded by counter key) per transaction.
+    pub committers: usize,
     /// Run the counter workers on a thread of their own (see `numbering::queue::CounterThread`). The server
     /// binary turns it on; tests that start many services in one process leave it off.
     pub counter_thread: bool,
@@ -49,6 +51,7 @@ impl Default for Config {
             redis_urls: Vec::new(),
             lock: LockConfig::default(),
             max_batch: 256,
+            committers: crate::server::numbering::committer::DEFAULT_COMMITTERS,
             counter_thread: false,
             login_throttle: LoginThrottleConfig::default(),
             argon2_concurrency: 0,

@@ -40,6 +40,7 @@ pub const LOCK_ATTEMPTS: &str = "docnum_lock_attempts_total";
 pub const LOCK_FAILURES: &str = "docnum_lock_failures_total";
 pub const RETRIES: &str = "docnum_retries";
 pub const BATCH_SIZE: &str = "docnum_batch_size";
+pub const COMMIT_GROUP: &str = "docnum_commit_group_batches";
 pub const GENERATION: &str = "docnum_generation_duration_seconds";
 pub const ISSUED: &str = "docnum_numbers_issued_total";
 pub const REDIS_UP: &str = "docnum_redis_up";
@@ -57,6 +58,7 @@ pub const FAMILIES: &[&str] = &[
     LOCK_FAILURES,
     RETRIES,
     BATCH_SIZE,
+    COMMIT_GROUP,
     GENERATION,
     ISSUED,
     REDIS_UP,
@@ -117,6 +119,7 @@ struct Recorded {
     lock_failures: IntCounterVec,
     retries: Histogram,
     batch_size: Histogram,
+    commit_group: Histogram,
     generation: HistogramVec,
     issued: IntCounterVec,
     errors: IntCounterVec,
@@ -151,8 +154,16 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
         batch_size: register(
             &r,
             Histogram::with_opts(
-                HistogramOpts::new(BATCH_SIZE, "Requests served by one counter transaction.")
+                HistogramOpts::new(BATCH_SIZE, "Requests served by one counter batch.")
                     .buckets(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0]),
+            )
+            .unwrap(),
+        ),
+        commit_group: register(
+            &r,
+            Histogram::with_opts(
+                HistogramOpts::new(COMMIT_GROUP, "Counter batches committed by one transaction (commits shared across counters).")
+                    .buckets(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]),
             )
             .unwrap(),
         ),
@@ -209,7 +220,12 @@ pub fn lock_failed(reason: &str) {
     m.lock_failures.with_label_values(&[reason]).inc();
 }
 
-/// One counter transaction served `size` requests after `retries` version-conflict retries.
+/// One transaction committed the batches of `batches` counters.
+pub fn commit_group(batches: usize) {
+    RECORDED.commit_group.observe(batches as f64);
+}
+
+/// One counter batch served `size` requests after `retries` version-conflict retries.
 pub fn batch(size: usize, retries: u32) {
     let m = &*RECORDED;
     m.batch_size.observe(size as f64);

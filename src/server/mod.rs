@@ -101,7 +101,7 @@ impl AppState {
             clock.clone(),
             reference.clone(),
             errors,
-            EngineConfig { reservation_ttl: config.reservation_ttl, max_batch: config.max_batch },
+            EngineConfig { reservation_ttl: config.reservation_ttl, max_batch: config.max_batch, committers: config.committers },
             lock,
             counter_thread.map(|t| t.handle().clone()),
         );

@@ -94,6 +94,7 @@ impl TestApp {
             redis_urls: options.redis_urls.clone(),
             lock: Default::default(),
             max_batch: 256,
+            committers: docnum::server::numbering::committer::DEFAULT_COMMITTERS,
             // the server binary runs workers on a thread of their own; the multi-process tests, the browser tests
             // and the cluster harness cover that path, and a test process starting dozens of services keeps them here
             counter_thread: false,

@@ -7,6 +7,8 @@ mod support;
 
 mod admin_ops;
 mod api;
+// commits shared across counters: one failing counter in a group
+mod committer;
 // the audit search and CSV show every stored field
 mod audit_view;
 // the network edge: CSRF, JSON-only server functions, security headers, trusted proxies

@@ -5,6 +5,7 @@
 //! unique constraint are the last guards.
 
 pub mod check;
+pub mod committer;
 pub mod counter_tx;
 pub mod http;
 pub mod lock;
@@ -170,13 +171,15 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
     pub reservation_ttl: Duration,
-    /// How many waiting requests one transaction serves at most.
+    /// How many waiting requests one counter's batch serves at most.
     pub max_batch: usize,
+    /// MariaDB committers, each serving many counters' batches per transaction (SQLite: always one).
+    pub committers: usize,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256 }
+        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256, committers: committer::DEFAULT_COMMITTERS }
     }
 }
 
@@ -201,7 +204,7 @@ impl Engine {
         lock: lock::CounterLock,
         workers_on: Option<tokio::runtime::Handle>,
     ) -> Arc<Engine> {
-        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, lock, workers_on));
+        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, workers_on));
         Arc::new(Engine { db, clock, reference, errors, config, queues })
     }
 

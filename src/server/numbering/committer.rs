@@ -1,0 +1,424 @@
+//! Commits shared across counters. A counter's worker (`queue`) holds its lock and hands its batch here; a
+//! committer takes every batch waiting on its shard — of any counters — and serves them in ONE transaction,
+//! so spread load pays one durable commit per group instead of one per counter. SQLite has one committer
+//! (one writer); MariaDB a small fixed set, sharded by counter key, each on a connection of its own.
+//!
+//! Inside a group each counter is still fenced by its own version check and the unique constraint, behind a
+//! savepoint of its own: a counter that fails is rolled back to its savepoint and answered alone (its worker
+//! retries it by the one retry policy), while the others commit. If the database lost the whole transaction
+//! (a deadlock victim, a dropped connection: its savepoint is gone), the failing batch is answered with its
+//! error and the rest run again in a new transaction. Numbers reach callers only after their group commits.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sqlx::Executor;
+use tokio::sync::oneshot;
+
+use super::counter_tx::{self, should_retry, Known, PlanJob, Start, TxError};
+use crate::numbering::CounterKey;
+use crate::server::audit::AuditEntry;
+use crate::server::auth::Caller;
+use crate::server::clock::Clock;
+use crate::server::db::{classify, is_connection_error, Conn, Db, DbFailure, Dialect, WriteConn};
+use crate::server::error::{new_ref_id, AppError};
+use crate::server::metrics;
+
+pub use super::counter_tx::{JobKind, Outcome};
+
+/// Connection errors are retried three times with exponential backoff (SPEC §6).
+const MAX_CONNECTION_RETRIES: u32 = 3;
+/// Most counters' batches one transaction serves: past a few dozen the savepoints and the longer hold of the
+/// rows cost more than the shared commit saves.
+const MAX_GROUP: usize = 64;
+/// MariaDB committers when the configuration does not say (`COMMITTERS`).
+pub const DEFAULT_COMMITTERS: usize = 4;
+
+/// One request of a counter batch: what it asks, who asks, since when.
+pub struct Work {
+    pub kind: JobKind,
+    pub caller: Caller,
+    pub enqueued: Instant,
+}
+
+/// One try at serving a counter's batch, handed to its shard's committer and handed back with the outcome.
+pub struct Attempt {
+    pub key: CounterKey,
+    pub work: Vec<Work>,
+    pub lock_wait_ms: i64,
+    /// Retries so far (recorded in the audit rows).
+    pub retries: u32,
+    /// The lock fallback in use (`NONE` / `DB_LOCK`), for the audit rows.
+    pub fallback: &'static str,
+    /// The counter and chain head as this worker's previous batch left them, when it may trust that.
+    pub known: Option<Known>,
+    /// Look for numbers that exist already first (the retry after a unique violation).
+    pub precheck: bool,
+}
+
+/// Each job's outcome and the memory for the counter's next batch, once committed.
+pub type Committed = (Vec<Result<Outcome, AppError>>, Known);
+
+struct Pending {
+    attempt: Attempt,
+    done: oneshot::Sender<(Attempt, Result<Committed, TxError>)>,
+}
+
+#[derive(Default)]
+struct ShardQueue {
+    waiting: Vec<Pending>,
+    running: bool,
+}
+
+/// What the committers did since start: for tests and the benchmark's reading of group sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommitStats {
+    /// Counter batches taken into a transaction (committed or not).
+    pub taken: u64,
+    /// Transactions that ended in a commit.
+    pub groups: u64,
+    /// Counter batches inside those transactions.
+    pub batches: u64,
+    /// Counter batches that failed inside a shared transaction and were rolled back to their savepoint alone.
+    pub isolated_failures: u64,
+    /// Transactions the database lost as a whole, whose other batches then ran again.
+    pub regrouped: u64,
+}
+
+pub struct Committers {
+    db: Db,
+    clock: Arc<Clock>,
+    shards: Vec<Mutex<ShardQueue>>,
+    /// Where committers run: the counter thread, or (None) the runtime of the worker that starts one.
+    runs_on: Option<tokio::runtime::Handle>,
+    taken: AtomicU64,
+    groups: AtomicU64,
+    batches: AtomicU64,
+    isolated_failures: AtomicU64,
+    regrouped: AtomicU64,
+}
+
+impl Committers {
+    /// `shards` committers on MariaDB (at least one); always one on SQLite, which has one writer.
+    pub fn new(db: Db, clock: Arc<Clock>, shards: usize, runs_on: Option<tokio::runtime::Handle>) -> Committers {
+        let shards = if db.dialect == Dialect::Sqlite { 1 } else { shards.max(1) };
+        Committers {
+            db,
+            clock,
+            shards: (0..shards).map(|_| Mutex::new(ShardQueue::default())).collect(),
+            runs_on,
+            taken: AtomicU64::new(0),
+            groups: AtomicU64::new(0),
+            batches: AtomicU64::new(0),
+            isolated_failures: AtomicU64::new(0),
+            regrouped: AtomicU64::new(0),
+        }
+    }
+
+    pub fn stats(&self) -> CommitStats {
+        CommitStats {
+            taken: self.taken.load(Ordering::Relaxed),
+            groups: self.groups.load(Ordering::Relaxed),
+            batches: self.batches.load(Ordering::Relaxed),
+            isolated_failures: self.isolated_failures.load(Ordering::Relaxed),
+            regrouped: self.regrouped.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Batches handed over and not yet taken into a transaction, over all shards.
+    pub fn waiting(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().unwrap().waiting.len()).sum()
+    }
+
+    /// Serves one counter's batch (its worker holds the counter's lock) and returns one result per request,
+    /// in order. The one retry policy of SPEC §6: a stale memory is read afresh, a lost race runs again at
+    /// most twice, a connection error three times with backoff.
+    pub async fn serve(
+        self: &Arc<Self>,
+        key: &CounterKey,
+        work: Vec<Work>,
+        lock_wait_ms: i64,
+        fallback: &'static str,
+        known: &mut Option<Known>,
+    ) -> Vec<Result<Outcome, AppError>> {
+        let jobs = work.len();
+        let failed = |e: AppError| (0..jobs).map(|_| Err(e.clone())).collect();
+        let mut conflicts = 0;
+        let mut connection_failures = 0;
+        // The pre-check for numbers that exist already costs a query per batch; the unique constraint catches
+        // them anyway, so it only runs on the retry after a unique violation (to name the culprit: NB005).
+        let mut precheck = false;
+        let mut attempt = Attempt { key: key.clone(), work, lock_wait_ms, retries: 0, fallback, known: None, precheck };
+        loop {
+            attempt.retries = conflicts + connection_failures;
+            attempt.known = known.take();
+            attempt.precheck = precheck;
+            let from_memory = attempt.known.is_some();
+            let Some((back, outcome)) = self.commit(attempt).await else {
+                return failed(AppError::internal("the committer stopped before answering"));
+            };
+            attempt = back;
+            match outcome {
+                Ok((results, next)) => {
+                    metrics::batch(jobs, attempt.retries);
+                    *known = Some(next);
+                    return results;
+                }
+                // A stale memory (another process moved the counter) is not a lost race: read afresh.
+                Err(TxError::Conflict) if from_memory => {}
+                Err(e) if should_retry(e.lost_race(), conflicts) => {
+                    conflicts += 1;
+                    precheck = true;
+                }
+                Err(TxError::Conflict | TxError::Unique) => return failed(AppError::VersionConflict(key.lock_name())),
+                Err(TxError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
+                    connection_failures += 1;
+                    tracing::warn!(error = %e, attempt = connection_failures, "database unreachable, retrying batch");
+                    tokio::time::sleep(Duration::from_millis(50 << connection_failures)).await;
+                }
+                Err(TxError::Db(e)) => {
+                    let ref_id = new_ref_id();
+                    tracing::error!(error = %e, %ref_id, counter = %key.lock_name(), "batch failed");
+                    return failed(AppError::Database { ref_id, source: Arc::new(e) });
+                }
+                Err(TxError::App(e)) => {
+                    tracing::error!(error = %e.report(), counter = %key.lock_name(), "batch failed");
+                    let ref_id = e.reference().map(str::to_string).unwrap_or_else(new_ref_id);
+                    let source: crate::server::error::Cause = Arc::new(e);
+                    return failed(AppError::Internal { ref_id, message: "counter batch failed".into(), source: Some(source) });
+                }
+            }
+        }
+    }
+
+    /// Hands one try to its shard's committer and waits until its group has committed (or it failed). None
+    /// only if the committer panicked.
+    async fn commit(self: &Arc<Self>, attempt: Attempt) -> Option<(Attempt, Result<Committed, TxError>)> {
+        let shard = self.shard_of(&attempt.key);
+        let (done, answer) = oneshot::channel();
+        let start = {
+            let mut q = self.shards[shard].lock().unwrap();
+            q.waiting.push(Pending { attempt, done });
+            !std::mem::replace(&mut q.running, true)
+        };
+        if start {
+            let committers = self.clone();
+            let run = async move { committers.run(shard).await };
+            match &self.runs_on {
+                Some(handle) => drop(handle.spawn(run)),
+                None => drop(tokio::spawn(run)),
+            }
+        }
+        answer.await.ok()
+    }
+
+    fn shard_of(&self, key: &CounterKey) -> usize {
+        use std::hash::{Hash, Hasher};
+        if self.shards.len() == 1 {
+            return 0;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        (h.finish() % self.shards.len() as u64) as usize
+    }
+
+    /// A shard's committer: serves groups until nothing waits (a later batch starts it again).
+    async fn run(self: Arc<Self>, shard: usize) {
+        // If serving a group panics, fail what waits (its workers answer their callers) instead of hanging.
+        struct Abandon<'a>(&'a Mutex<ShardQueue>, bool);
+        impl Drop for Abandon<'_> {
+            fn drop(&mut self) {
+                if self.1 {
+                    let mut q = self.0.lock().unwrap_or_else(|p| p.into_inner());
+                    q.waiting.clear();
+                    q.running = false;
+                }
+            }
+        }
+        let mut guard = Abandon(&self.shards[shard], true);
+        let mut conn: Option<WriteConn> = None;
+        loop {
+            let group: Vec<Pending> = {
+                let mut q = self.shards[shard].lock().unwrap();
+                if q.waiting.is_empty() {
+                    q.running = false;
+                    break;
+                }
+                let n = q.waiting.len().min(MAX_GROUP);
+                q.waiting.drain(..n).collect()
+            };
+            self.taken.fetch_add(group.len() as u64, Ordering::Relaxed);
+            self.serve_group(group, &mut conn).await;
+            if !self.keep_connection() {
+                conn = None;
+            }
+        }
+        guard.1 = false;
+    }
+
+    /// Whether a committer keeps its connection for its next group: only while the pool has idle ones, so no
+    /// one else waits for it (SQLite's single writer connection is therefore never kept). Each connection
+    /// prepares each statement once, and the batch INSERTs differ by batch size.
+    fn keep_connection(&self) -> bool {
+        self.db.counters.num_idle() > 0
+    }
+
+    /// Commits a group, answering each batch; a batch whose failure cost the whole transaction is answered
+    /// with it, and the others run again.
+    async fn serve_group(&self, mut group: Vec<Pending>, conn: &mut Option<WriteConn>) {
+        // one order of counters for every committer of every instance: their row locks cannot deadlock
+        group.sort_by(|a, b| a.attempt.key.cmp(&b.attempt.key));
+        loop {
+            let outcome = self.try_group(&group, conn).await;
+            let connection_lost = match &outcome {
+                Ok(results) => results.iter().any(|r| matches!(r, Err(TxError::Db(e)) if is_connection_error(e))),
+                Err((_, TxError::Db(e))) => is_connection_error(e),
+                Err(_) => false,
+            };
+            if connection_lost {
+                if let Some(c) = conn.take() {
+                    drop(c.detach()); // closed, not returned to the pool
+                }
+            }
+            match outcome {
+                Ok(results) => {
+                    for (pending, result) in group.into_iter().zip(results) {
+                        let _ = pending.done.send((pending.attempt, result));
+                    }
+                    return;
+                }
+                Err((culprit, error)) => {
+                    let pending = group.remove(culprit);
+                    let _ = pending.done.send((pending.attempt, Err(error)));
+                    if group.is_empty() {
+                        return;
+                    }
+                    self.regrouped.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// One transaction for the group: Ok with each batch's result (failures rolled back to their savepoints
+    /// alone), or Err with the batch whose failure lost the whole transaction.
+    async fn try_group(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Result<Vec<Result<Committed, TxError>>, (usize, TxError)> {
+        if conn.is_none() {
+            *conn = Some(self.db.counters.acquire().await.map_err(|e| (0, TxError::from(e)))?);
+        }
+        let c = conn.as_mut().expect("acquired above");
+        let mut tx = self.db.begin_batch(c).await.map_err(|e| (0, TxError::from(e)))?;
+        let shared = group.len() > 1;
+        let mut served = Vec::with_capacity(group.len());
+        for (i, pending) in group.iter().enumerate() {
+            if shared {
+                if let Err(e) = tx.conn().execute("SAVEPOINT counter_batch").await {
+                    return Err((i, TxError::from(e)));
+                }
+            }
+            match self.batch_in(tx.conn(), &pending.attempt).await {
+                Ok(s) => served.push(Ok(s)),
+                Err(e) => {
+                    let lost = matches!(&e, TxError::Db(db) if is_connection_error(db));
+                    if !shared || lost {
+                        if !lost {
+                            let _ = tx.rollback().await;
+                        }
+                        return if shared { Err((i, e)) } else { Ok(vec![Err(e)]) };
+                    }
+                    // MariaDB forgets the savepoints of a transaction it rolled back itself (a deadlock victim)
+                    if tx.conn().execute("ROLLBACK TO SAVEPOINT counter_batch").await.is_err() {
+                        let _ = tx.rollback().await;
+                        return Err((i, e));
+                    }
+                    self.isolated_failures.fetch_add(1, Ordering::Relaxed);
+                    served.push(Err(e));
+                }
+            }
+        }
+        if served.iter().all(Result::is_err) {
+            let _ = tx.rollback().await;
+            return Ok(served.into_iter().filter_map(Result::err).map(Err).collect());
+        }
+        if let Err(e) = tx.commit().await {
+            return Ok(served.into_iter().map(|s| s.and(Err(copy_of(&e)))).collect());
+        }
+        let committed = served.iter().filter(|s| s.is_ok()).count();
+        self.groups.fetch_add(1, Ordering::Relaxed);
+        self.batches.fetch_add(committed as u64, Ordering::Relaxed);
+        metrics::commit_group(committed);
+        Ok(served
+            .into_iter()
+            .map(|s| {
+                s.map(|Served { results, next, issued }| {
+                    if let Some((code, n)) = issued {
+                        metrics::issued(&code, n);
+                    }
+                    (results, next)
+                })
+            })
+            .collect())
+    }
+
+    /// One counter's batch, inside the group's transaction: read (or remember) → plan → apply.
+    async fn batch_in(&self, tx: &mut Conn, attempt: &Attempt) -> Result<Served, TxError> {
+        let now = self.clock.now_ms();
+        let kinds: Vec<&JobKind> = attempt.work.iter().map(|w| &w.kind).collect();
+        let max_number = counter_tx::plan::max_number(&kinds);
+        let mut start = counter_tx::read_batch(tx, self.db.dialect, &attempt.key, &kinds, attempt.known.as_ref(), now).await?;
+        let mut plan = plan(attempt, &mut start, now);
+        // A rendered number that already exists (a hand-registered legacy number, a template that
+        // renders like an older one…) fails with NB005; its sequence stays consumed and the audit row says why.
+        if attempt.precheck {
+            let taken = counter_tx::taken_numbers(tx, &attempt.key, &plan).await?;
+            for number in plan.refuse_taken(taken) {
+                tracing::error!(%number, counter = %attempt.key.lock_name(), "rendered number already exists");
+            }
+        }
+        let applied = counter_tx::apply_batch(tx, self.db.dialect, &start, plan, max_number, now).await?;
+        let issued = counter_tx::plan::type_code(&kinds).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
+        Ok(Served { results: applied.results, next: applied.next, issued })
+    }
+}
+
+/// The batch's jobs with their audit rows' common part, planned against what the batch read.
+fn plan(attempt: &Attempt, start: &mut Start, now: i64) -> counter_tx::Plan {
+    let counter_key = serde_json::to_string(&attempt.key).ok();
+    let jobs: Vec<PlanJob<'_>> = attempt
+        .work
+        .iter()
+        .map(|w| PlanJob {
+            kind: &w.kind,
+            caller: &w.caller,
+            audit: AuditEntry {
+                counter_id: Some(start.counter.id),
+                counter_key: counter_key.clone(),
+                retry_count: attempt.retries as i64,
+                lock_wait_ms: attempt.lock_wait_ms,
+                total_ms: w.enqueued.elapsed().as_millis() as i64,
+                fallback_used: attempt.fallback.into(),
+                ..w.caller.audit_base(now)
+            },
+        })
+        .collect();
+    let rows = std::mem::take(&mut start.rows);
+    counter_tx::plan::plan(&start.counter, jobs, rows, now, || uuid::Uuid::new_v4().to_string())
+}
+
+/// What a batch's statements produced, for after the group's commit.
+struct Served {
+    results: Vec<Result<Outcome, AppError>>,
+    next: Known,
+    /// Numbers issued and their correspondence type code, for the metrics.
+    issued: Option<(String, u64)>,
+}
+
+/// The group's failed COMMIT, once for each of its batches: retried as the original would be.
+fn copy_of(e: &sqlx::Error) -> TxError {
+    match classify(e) {
+        DbFailure::RetryableConflict => TxError::Conflict,
+        DbFailure::UniqueViolation => TxError::Unique,
+        DbFailure::Connection => TxError::Db(sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, e.to_string()))),
+        DbFailure::Other => TxError::Db(sqlx::Error::Protocol(format!("group commit failed: {e}"))),
+    }
+}

@@ -1,0 +1,124 @@
+//! Commits shared across counters (`numbering::committer`), on the real database: one transaction serves the
+//! batches of several counters; a counter whose version check fails inside it is rolled back alone, the others'
+//! callers get their committed numbers, and the failed counter's callers get theirs after the retry.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use docnum::contract::NumberRequest;
+use docnum::server::auth::Caller;
+use docnum::server::db::Dialect;
+use docnum::server::numbering::committer::{Committers, Work};
+use docnum::server::numbering::counter_tx::Known;
+use docnum::server::numbering::queue::{JobKind, Outcome};
+use docnum::server::numbering::{check, resolve, Resolved};
+use serde_json::json;
+use sqlx::{Connection, Executor};
+
+use crate::common::TestApp;
+
+async fn letter_to(app: &TestApp, recipient: &str) -> Arc<Resolved> {
+    let req: NumberRequest = serde_json::from_value(json!({
+        "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": recipient
+    }))
+    .unwrap();
+    let snapshot = app.state.reference.get().await.unwrap();
+    Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap())
+}
+
+fn reserve(r: &Arc<Resolved>) -> Vec<Work> {
+    vec![Work { kind: JobKind::Issue { req: r.clone(), ttl_ms: 300_000, document_id: None }, caller: Caller::system(), enqueued: Instant::now() }]
+}
+
+/// Serves one reserve on `r`'s counter with `known` as the worker's memory and returns the number.
+async fn serve(committers: &Arc<Committers>, r: &Arc<Resolved>, known: &mut Option<Known>) -> String {
+    let mut results = committers.serve(&r.key, reserve(r), 0, "NONE", known).await;
+    assert_eq!(results.len(), 1);
+    match results.remove(0) {
+        Ok(Outcome::Issued { number, .. }) => number,
+        other => panic!("expected a number, got {other:?}"),
+    }
+}
+
+/// Waits (bounded) until the committers have taken `n` batches into transactions since they started.
+async fn until_taken(committers: &Committers, n: u64) {
+    for _ in 0..2_000 {
+        if committers.stats().taken == n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("committers never took {n} batches (took {})", committers.stats().taken);
+}
+
+/// Waits (bounded) until the committers hold `n` batches not yet taken into a transaction.
+async fn until_waiting(committers: &Committers, n: usize) {
+    for _ in 0..2_000 {
+        if committers.waiting() == n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("committers never had {n} batches waiting (have {})", committers.waiting());
+}
+
+#[tokio::test]
+async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_after_its_retry() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    // one committer, so that every batch below shares its transactions
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let (a, b, c, x) =
+        (letter_to(&app, "สคฉ.3").await, letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await);
+
+    // A's worker remembers its counter after one number; another process then moves it (a second number)
+    let mut stale = None;
+    assert_eq!(serve(&committers, &a, &mut stale).await, "คคง.-สคฉ.3-0001-2568");
+    assert_eq!(serve(&committers, &a, &mut None).await, "คคง.-สคฉ.3-0002-2568");
+    assert!(stale.is_some());
+    assert_eq!(serve(&committers, &x, &mut None).await, "คคง.-ผรม.2-0001-2568");
+    let before = committers.stats();
+
+    // Another writer holds the database (SQLite) or X's counter row (MariaDB): the committer's transaction for
+    // X waits, and the batches of A, B and C queue up behind it, to be served together in the next one.
+    let mut blocker = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    blocker.execute(if db.dialect == Dialect::Sqlite { "BEGIN IMMEDIATE" } else { "BEGIN" }).await.unwrap();
+    if db.dialect == Dialect::MySql {
+        let x_counter = counter_id(&db, "คคง.-ผรม.2").await;
+        sqlx::query(&format!("SELECT id FROM counters WHERE id = {x_counter} FOR UPDATE")).fetch_all(&mut blocker).await.unwrap();
+    }
+    let spawn = |r: Arc<Resolved>, mut known: Option<Known>| {
+        let committers = committers.clone();
+        tokio::spawn(async move { serve(&committers, &r, &mut known).await })
+    };
+    let x_task = spawn(x.clone(), None);
+    until_taken(&committers, before.taken + 1).await; // the committer took X and waits for the database
+    let a_task = spawn(a.clone(), stale);
+    let b_task = spawn(b.clone(), None);
+    let c_task = spawn(c.clone(), None);
+    until_waiting(&committers, 3).await;
+    blocker.execute("COMMIT").await.unwrap();
+
+    // every caller has a committed number: B and C from the shared transaction, A after its retry
+    assert_eq!(x_task.await.unwrap(), "คคง.-ผรม.2-0002-2568");
+    assert_eq!(b_task.await.unwrap(), "คคง.-กทท.-0001-2568");
+    assert_eq!(c_task.await.unwrap(), "คคง.-ผรม.1-0001-2568");
+    assert_eq!(a_task.await.unwrap(), "คคง.-สคฉ.3-0003-2568");
+
+    let after = committers.stats();
+    assert_eq!(after.isolated_failures - before.isolated_failures, 1, "A's version check failed inside the shared group: {after:?}");
+    assert_eq!(after.regrouped, before.regrouped, "the transaction itself was never lost");
+    // X alone, then {A (rolled back), B, C}, then A's retry
+    assert_eq!(after.groups - before.groups, 3, "{before:?} → {after:?}");
+    assert_eq!(after.batches - before.batches, 4, "X, B, C and A's retry committed: {after:?}");
+
+    // on record: each number once, no gap, the audit chains intact
+    let report = check::check(&db, &[]).await.unwrap();
+    assert!(report.ok, "{report:?}");
+    assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (7, 0, 0), "{report:?}");
+}
+
+async fn counter_id(db: &docnum::server::db::Db, prefix: &str) -> i64 {
+    let number: String = format!("{prefix}-0001-2568");
+    sqlx::query_scalar::<_, i64>("SELECT counter_id FROM document_numbers WHERE number = ?").bind(number).fetch_one(&db.pool).await.unwrap()
+}
