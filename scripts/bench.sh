@@ -2,6 +2,7 @@
 # Benchmarks of issues 3 and 16 in one run, side by side: release build, one server process (three in the
 # three-instance case) plus the load generator on loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md.
 #   scripts/bench.sh                 # all cases (needs MariaDB on 127.0.0.1:3306 and Redis on 6379)
+#   BENCH_NO_BUILD=1 BENCH_BIN_DIR=/other/release BENCH_ONLY='1,000' scripts/bench.sh   # some cases, another build
 #   BENCH_CPU_LATENCY_US=0 scripts/bench.sh   # the same with the CPUs kept out of deep idle states for the run
 #     (a PM QoS request on /dev/cpu_dma_latency, root only: what tuned's latency-performance profile does; see
 #     BENCHMARKS.md "Idle wake-ups" for why it matters on this virtual machine)
@@ -9,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
 [ -n "${BENCH_NO_BUILD:-}" ] || cargo build --release --features ssr --bins
-REL="$CARGO_TARGET_DIR/release"
+REL="${BENCH_BIN_DIR:-$CARGO_TARGET_DIR/release}"   # BENCH_BIN_DIR: another build's docnum and loadgen (A/B runs)
 ensure_mariadb; ensure_redis
 W="$(mktemp -d /tmp/docnum-bench.XXXXXX)"
 if [ -n "${BENCH_CPU_LATENCY_US:-}" ]; then
@@ -25,6 +26,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 # case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES]
 bench_case() {
+  # BENCH_ONLY: a regular expression; only the cases whose label matches run
+  if [ -n "${BENCH_ONLY:-}" ] && ! [[ "$1" =~ $BENCH_ONLY ]]; then return 0; fi
   local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}"
   local port url name
   port="$(free_port)"

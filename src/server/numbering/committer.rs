@@ -69,7 +69,12 @@ struct Pending {
 struct ShardQueue {
     waiting: Vec<Pending>,
     running: bool,
+    /// The connection of the committer that ran last, parked for the next one (see `run`), and since when.
+    parked: Option<(WriteConn, Instant)>,
 }
+
+/// A parked connection older than this goes back to the pool, which pings it before its next use.
+const PARK_AT_MOST: Duration = Duration::from_secs(1);
 
 /// What the committers did since start: for tests and the benchmark's reading of group sizes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -237,12 +242,19 @@ impl Committers {
             }
         }
         let mut guard = Abandon(&self.shards[shard], true);
-        let mut conn: Option<WriteConn> = None;
+        // A committer ends when nothing waits, which under light load is after every group: its connection is
+        // parked for the next one rather than given back (a MariaDB connection given back is rolled back by
+        // the pool — a round trip — and the next one is drawn, and may prepare its statements again).
+        let parked = self.shards[shard].lock().unwrap().parked.take();
+        let mut conn: Option<WriteConn> = parked.filter(|(_, at)| at.elapsed() < PARK_AT_MOST).map(|(c, _)| c);
         loop {
             let group: Vec<Pending> = {
                 let mut q = self.shards[shard].lock().unwrap();
                 if q.waiting.is_empty() {
                     q.running = false;
+                    if self.keep_connection() {
+                        q.parked = conn.take().map(|c| (c, Instant::now()));
+                    }
                     break;
                 }
                 let n = q.waiting.len().min(MAX_GROUP);
