@@ -124,7 +124,8 @@ struct ServeArgs {
     #[arg(long, env = "MAX_BATCH", default_value_t = 256)]
     max_batch: usize,
     /// MariaDB committers: each commits the batches of many counters (sharded by counter key) in one transaction.
-    #[arg(long, env = "COMMITTERS", default_value_t = docnum::server::numbering::committer::DEFAULT_COMMITTERS)]
+    #[arg(long, env = "COMMITTERS", default_value_t = docnum::server::numbering::committer::DEFAULT_COMMITTERS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     committers: usize,
     /// Run the counter workers on a thread of their own (true), or on the shared request runtime (false).
     #[arg(long, env = "COUNTER_THREAD", default_value_t = true, action = clap::ArgAction::Set)]
@@ -187,7 +188,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .map(|p| parse_trusted_proxy(p))
                     .collect::<Result<_, _>>()?,
                 max_batch: args.max_batch.max(1),
-                committers: args.committers.max(1),
+                committers: args.committers,
                 counter_thread: args.counter_thread,
                 login_throttle: docnum::server::auth::throttle::LoginThrottleConfig {
                     per_user_failures: args.login_failures_per_user,

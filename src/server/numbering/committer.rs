@@ -284,9 +284,8 @@ impl Committers {
         loop {
             let outcome = self.try_group(&group, conn).await;
             let connection_lost = match &outcome {
-                Ok(results) => results.iter().any(|r| matches!(r, Err(TxError::Db(e)) if is_connection_error(e))),
-                Err((_, TxError::Db(e))) => is_connection_error(e),
-                Err(_) => false,
+                Ok(results) => results.iter().any(|r| r.as_ref().is_err_and(connection_lost)),
+                Err((_, e)) => connection_lost(e),
             };
             if connection_lost {
                 if let Some(c) = conn.take() {
@@ -325,13 +324,18 @@ impl Committers {
         for (i, pending) in group.iter().enumerate() {
             if shared {
                 if let Err(e) = tx.conn().execute("SAVEPOINT counter_batch").await {
-                    return Err((i, TxError::from(e)));
+                    // undone before the others run again: they must not find their first try's writes
+                    let e = TxError::from(e);
+                    if !connection_lost(&e) {
+                        let _ = tx.rollback().await;
+                    }
+                    return Err((i, e));
                 }
             }
             match self.batch_in(tx.conn(), &pending.attempt).await {
                 Ok(s) => served.push(Ok(s)),
                 Err(e) => {
-                    let lost = matches!(&e, TxError::Db(db) if is_connection_error(db));
+                    let lost = connection_lost(&e);
                     if !shared || lost {
                         if !lost {
                             let _ = tx.rollback().await;
@@ -423,6 +427,11 @@ struct Served {
     next: Known,
     /// Numbers issued and their correspondence type code, for the metrics.
     issued: Option<(String, u64)>,
+}
+
+/// Whether the connection itself failed (it is then closed, and its transaction is gone with it).
+fn connection_lost(e: &TxError) -> bool {
+    matches!(e, TxError::Db(db) if is_connection_error(db))
 }
 
 /// The group's failed COMMIT, once for each of its batches: retried as the original would be.
