@@ -152,6 +152,18 @@ impl Db {
         Transaction::begin(self.writer.acquire().await?, self.begin_statement()).await
     }
 
+    /// A read transaction that sees one moment of the database, for checks that read it in many statements. The
+    /// MariaDB sessions run READ COMMITTED (see `mysql_pool_options`), where each statement sees its own moment:
+    /// this one transaction runs REPEATABLE READ, whose reads all come from the snapshot its first read takes.
+    /// SQLite's read transactions see one snapshot anyway.
+    pub async fn begin_snapshot(&self) -> Result<Tx<'static>, sqlx::Error> {
+        let mut conn = self.pool.acquire().await?;
+        if self.dialect == Dialect::MySql {
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").await?;
+        }
+        Transaction::begin(conn, None).await
+    }
+
     /// A counter batch's transaction on a connection of `counters` that the worker keeps.
     pub async fn begin_batch<'c>(&self, conn: &'c mut WriteConn) -> Result<BatchTx<'c>, sqlx::Error> {
         Ok(match self.dialect {

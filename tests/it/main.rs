@@ -7,6 +7,8 @@ mod support;
 
 mod admin_ops;
 mod api;
+// the whole-database check reads one snapshot of a live database
+mod check;
 // commits shared across counters: one failing counter in a group
 mod committer;
 // the audit search and CSV show every stored field

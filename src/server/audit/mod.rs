@@ -244,9 +244,16 @@ pub async fn verify_for(s: &crate::server::AppState, caller: &crate::server::aut
 /// Recomputes every chain: each row's hash, its link to the previous row, gap-free sequence numbers,
 /// and that the recorded head matches the last row (so a deleted tail is noticed too).
 pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
+    let mut snapshot = db.begin_snapshot().await?;
+    verify_in(&mut snapshot).await
+}
+
+/// [`verify`] inside the caller's transaction. Heads and rows must come from one snapshot: read apart, a row
+/// appended between the two reads looks like a chain longer than its head.
+pub async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError> {
     let mut report = VerifyReport { ok: true, ..Default::default() };
     let heads: Vec<(String, String, i64)> =
-        sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&db.pool).await?;
+        sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&mut *conn).await?;
     for (chain_key, head_hash, length) in heads {
         report.chains += 1;
         let mut prev = GENESIS.to_string();
@@ -258,7 +265,7 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
             ))
             .bind(&chain_key)
             .bind(after)
-            .fetch_all(&db.pool)
+            .fetch_all(&mut *conn)
             .await?;
             if rows.is_empty() {
                 break;
@@ -291,7 +298,13 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
 /// Per counter, the sequences in 1..=last_number that neither an issued number nor an audit row
 /// accounts for. Empty means the counter's sequence has no unexplained gap (SPEC §5).
 pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
-    let counters: Vec<(i64, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&db.pool).await?;
+    let mut snapshot = db.begin_snapshot().await?;
+    unexplained_gaps_in(&mut snapshot).await
+}
+
+/// [`unexplained_gaps`] inside the caller's transaction, so that heads and rows come from one snapshot.
+pub async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
+    let counters: Vec<(i64, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
     let mut gaps = Vec::new();
     for (id, last) in counters {
         let mut seen = vec![false; last.max(0) as usize + 1];
@@ -300,7 +313,7 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
         )
         .bind(id)
         .bind(id)
-        .fetch_all(&db.pool)
+        .fetch_all(&mut *conn)
         .await?;
         for s in sequences {
             if s >= 1 && s <= last {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use crate::server::audit;
-use crate::server::db::Db;
+use crate::server::db::{Conn, Db};
 use crate::server::error::AppError;
 
 #[derive(Debug, Serialize)]
@@ -27,11 +27,15 @@ pub struct CheckReport {
     pub problems: Vec<String>,
 }
 
-async fn count(db: &Db, sql: &str) -> Result<i64, AppError> {
-    Ok(sqlx::query_scalar::<_, i64>(sql).fetch_one(&db.pool).await?)
+async fn count(conn: &mut Conn, sql: &str) -> Result<i64, AppError> {
+    Ok(sqlx::query_scalar::<_, i64>(sql).fetch_one(&mut *conn).await?)
 }
 
+/// Every read runs in one transaction, so the check sees one moment of a live database: read apart, a
+/// reservation expired or a number issued between two reads looks like a gap or a broken chain.
 pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError> {
+    let mut snapshot = db.begin_snapshot().await?;
+    let db = &mut *snapshot;
     let mut problems = Vec::new();
     let duplicates = count(
         db,
@@ -41,17 +45,17 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
     if duplicates > 0 {
         problems.push(format!("{duplicates} numbers issued more than once"));
     }
-    let gaps = audit::unexplained_gaps(db).await?;
+    let gaps = audit::unexplained_gaps_in(db).await?;
     let unexplained: i64 = gaps.iter().map(|(_, g)| g.len() as i64).sum();
     for (counter, missing) in gaps.iter().take(10) {
         problems.push(format!("counter {counter}: sequences without a record {:?}", &missing[..missing.len().min(10)]));
     }
-    let verify = audit::verify(db).await?;
+    let verify = audit::verify_in(db).await?;
     problems.extend(verify.problems.iter().take(10).cloned());
     let mut missing = 0;
     if !received.is_empty() {
         let on_record: HashSet<String> =
-            sqlx::query_scalar::<_, String>("SELECT number FROM document_numbers").fetch_all(&db.pool).await?.into_iter().collect();
+            sqlx::query_scalar::<_, String>("SELECT number FROM document_numbers").fetch_all(&mut *db).await?.into_iter().collect();
         for n in received {
             if !on_record.contains(n) {
                 missing += 1;
