@@ -150,8 +150,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() {
+    // Logs on stderr: stdout carries what a command answers (`check`'s JSON, `create-token`'s token), and a
+    // slow-statement warning in the middle of it broke the scripts that read it.
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()))
+        .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     if let Err(e) = run_command(cli).await {
