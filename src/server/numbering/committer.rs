@@ -288,9 +288,7 @@ impl Committers {
                 Err((_, e)) => connection_lost(e),
             };
             if connection_lost {
-                if let Some(c) = conn.take() {
-                    drop(c.detach()); // closed, not returned to the pool
-                }
+                discard(conn);
             }
             match outcome {
                 Ok(results) => {
@@ -326,8 +324,8 @@ impl Committers {
                 if let Err(e) = tx.conn().execute("SAVEPOINT counter_batch").await {
                     // undone before the others run again: they must not find their first try's writes
                     let e = TxError::from(e);
-                    if !connection_lost(&e) {
-                        let _ = tx.rollback().await;
+                    if !connection_lost(&e) && tx.rollback().await.is_err() {
+                        discard(conn);
                     }
                     return Err((i, e));
                 }
@@ -337,14 +335,16 @@ impl Committers {
                 Err(e) => {
                     let lost = connection_lost(&e);
                     if !shared || lost {
-                        if !lost {
-                            let _ = tx.rollback().await;
+                        if !lost && tx.rollback().await.is_err() {
+                            discard(conn);
                         }
                         return if shared { Err((i, e)) } else { Ok(vec![Err(e)]) };
                     }
                     // MariaDB forgets the savepoints of a transaction it rolled back itself (a deadlock victim)
                     if tx.conn().execute("ROLLBACK TO SAVEPOINT counter_batch").await.is_err() {
-                        let _ = tx.rollback().await;
+                        if tx.rollback().await.is_err() {
+                            discard(conn);
+                        }
                         return Err((i, e));
                     }
                     self.isolated_failures.fetch_add(1, Ordering::Relaxed);
@@ -353,10 +353,14 @@ impl Committers {
             }
         }
         if served.iter().all(Result::is_err) {
-            let _ = tx.rollback().await;
+            if tx.rollback().await.is_err() {
+                discard(conn);
+            }
             return Ok(served.into_iter().filter_map(Result::err).map(Err).collect());
         }
         if let Err(e) = tx.commit().await {
+            // whatever the COMMIT left open must not be committed by the next group on this connection
+            discard(conn);
             return Ok(served.into_iter().map(|s| s.and(Err(copy_of(&e)))).collect());
         }
         let committed = served.iter().filter(|s| s.is_ok()).count();
@@ -419,6 +423,15 @@ fn plan(attempt: &Attempt, start: &mut Start, now: i64) -> counter_tx::Plan {
         .collect();
     let rows = std::mem::take(&mut start.rows);
     counter_tx::plan::plan(&start.counter, jobs, rows, now, || uuid::Uuid::new_v4().to_string())
+}
+
+/// Closes the committer's connection instead of reusing it or giving it back: after a failed COMMIT or ROLLBACK
+/// its state is unknown, and on MariaDB's autocommit-off connections a transaction left open would be
+/// committed by the next group's COMMIT.
+fn discard(conn: &mut Option<WriteConn>) {
+    if let Some(c) = conn.take() {
+        drop(c.detach());
+    }
 }
 
 /// What a batch's statements produced, for after the group's commit.
