@@ -221,3 +221,42 @@ async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
     }
     assert_eq!(rows, (1, 1), "one REDIS_ERROR row for the outage, resolved at its end");
 }
+
+/// How many `SET` commands a server has executed since it started.
+async fn sets_executed(server: &RedisServer) -> u64 {
+    let info: String = redis::cmd("INFO").arg("commandstats").query_async(&mut server.connection().await).await.unwrap();
+    info.lines().find_map(|l| l.strip_prefix("cmdstat_set:calls=")).map(|rest| rest.split(',').next().unwrap().parse().unwrap()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_stalled_server_is_left_out_while_the_others_are_a_majority_of_all() {
+    use docnum::server::numbering::lock::{CounterLock, Held, LockConfig, RedisLock};
+    let servers = [RedisServer::start().await, RedisServer::start().await, RedisServer::start().await];
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    let redis = std::sync::Arc::new(RedisLock::new(&urls, LockConfig::default()).unwrap());
+    let lock = CounterLock::Redis(redis.clone());
+    let held = lock.acquire("stall-test").await.unwrap();
+    lock.release(held).await;
+    let before = sets_executed(&servers[2]).await;
+    assert_eq!(redis.left_out(), None);
+
+    // stalled, not gone: connections stay open and every command waits (for redis-rs's 500 ms response timeout)
+    servers[2].signal("-STOP");
+    for _ in 0..20 {
+        let held = lock.acquire("stall-test").await.unwrap();
+        assert!(matches!(held, Held::Redis { .. }), "two of three answer: the Redis lock, not the fallback");
+        lock.release(held).await;
+    }
+    assert_eq!(redis.left_out(), Some(2));
+    servers[2].signal("-CONT");
+    // what was sent to it while stalled runs now: only the attempt that found it out
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let sent_while_stalled = sets_executed(&servers[2]).await - before;
+    assert!(sent_while_stalled <= 1, "{sent_while_stalled} of 20 lock attempts waited on the stalled server");
+
+    // asked again after a second, it answers: locks are taken on all three again
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let held = lock.acquire("stall-test").await.unwrap();
+    lock.release(held).await;
+    assert_eq!(redis.left_out(), None);
+}

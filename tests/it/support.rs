@@ -48,6 +48,13 @@ impl RedisServer {
         redis::Client::open(self.url()).unwrap().get_multiplexed_async_connection().await.unwrap()
     }
 
+    /// `kill -STOP` / `kill -CONT`: the server stalls (its connections stay open, nothing is answered) and resumes.
+    pub fn signal(&self, signal: &str) {
+        let pid = self.child.as_ref().expect("running").id();
+        let status = Command::new("kill").args([signal, &pid.to_string()]).status().unwrap();
+        assert!(status.success(), "kill {signal} {pid}");
+    }
+
     /// `kill -9`: the server vanishes without a goodbye.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -8,6 +8,10 @@
 //!   "held" from "down" — selects the database-lock fallback. While Redis is down the fallback is taken at
 //!   once, and a probe every second switches back when a quorum answers again.
 //!
+//! A server that stops answering without going away (stalled, not refused) costs each command redis-rs's 500 ms
+//! response timeout, and rslock waits for every server. While the others' own majority is still a majority
+//! of all (three servers or more, an odd number), that one is left out, and asked again each second.
+//!
 //! Either way the counter's version check is the fence: a holder whose lock expired mid-batch loses.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -86,9 +90,10 @@ impl CounterLock {
     }
 
     /// Best effort: a failed release only leaves the key to expire; the version check already protects the row.
+    /// A lock is released (and extended) through the servers it was taken on.
     pub async fn release(&self, held: Held) {
-        if let (CounterLock::Redis(r), Held::Redis { lock, .. }) = (self, held) {
-            r.manager.unlock(&lock).await;
+        if let (CounterLock::Redis(_), Held::Redis { lock, .. }) = (self, held) {
+            lock.lock_manager.unlock(&lock).await;
         }
     }
 
@@ -106,7 +111,7 @@ impl CounterLock {
             return false;
         }
         if acquired.elapsed() > r.config.ttl / 2 {
-            match tokio::time::timeout(r.config.probe_timeout * 4, r.manager.extend(lock, r.config.ttl)).await {
+            match tokio::time::timeout(r.config.probe_timeout * 4, lock.lock_manager.extend(lock, r.config.ttl)).await {
                 Ok(Ok(extended)) => {
                     *lock = extended;
                     *acquired = Instant::now();
@@ -136,6 +141,10 @@ impl CounterLock {
 
 pub struct RedisLock {
     manager: rslock::LockManager,
+    /// For each server, a lock manager over the others, where their majority is still a majority of all.
+    without: Vec<Option<rslock::LockManager>>,
+    /// The server left out while it does not answer, and when it was last found so.
+    skipped: std::sync::Mutex<Option<(usize, Instant)>>,
     probes: Vec<redis::Client>,
     quorum: usize,
     config: LockConfig,
@@ -158,11 +167,24 @@ impl RedisLock {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
         let first = probes.first().cloned().ok_or_else(|| AppError::internal("REDIS_URLS names no server"))?;
-        let mut manager = rslock::LockManager::new(urls.to_vec());
-        manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
+        let manager = |urls: Vec<String>| {
+            let mut manager = rslock::LockManager::new(urls);
+            manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
+            manager
+        };
+        let quorum = urls.len() / 2 + 1;
+        // rslock's quorum over the others is (n - 1) / 2 + 1: equal to all's only for an odd n ≥ 3
+        let without = (0..urls.len())
+            .map(|i| {
+                let rest: Vec<String> = urls.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, u)| u.clone()).collect();
+                (urls.len() >= 3 && rest.len() / 2 + 1 == quorum).then(|| manager(rest))
+            })
+            .collect();
         Ok(RedisLock {
-            manager,
-            quorum: probes.len() / 2 + 1,
+            manager: manager(urls.to_vec()),
+            without,
+            skipped: std::sync::Mutex::new(None),
+            quorum,
             probes,
             config,
             up: AtomicBool::new(true),
@@ -182,13 +204,7 @@ impl RedisLock {
 
     /// Whether a quorum of the servers answers PING within the probe timeout.
     pub async fn reachable(&self) -> bool {
-        let pings = self.probes.iter().map(|c| async move {
-            let ping = async {
-                let mut con = c.get_multiplexed_async_connection().await?;
-                redis::cmd("PING").query_async::<String>(&mut con).await
-            };
-            matches!(tokio::time::timeout(self.config.probe_timeout, ping).await, Ok(Ok(_)))
-        });
+        let pings = (0..self.probes.len()).map(|i| self.answers(i));
         futures::future::join_all(pings).await.into_iter().filter(|ok| *ok).count() >= self.quorum
     }
 
@@ -242,6 +258,63 @@ impl RedisLock {
         }
     }
 
+    /// The servers to take locks on now: all, or all but the one left out. A left-out server is asked again once a
+    /// second (by the caller that finds it due: one PING, at most the probe timeout).
+    async fn manager_now(&self) -> &rslock::LockManager {
+        let due = {
+            let mut skipped = self.skipped.lock().unwrap();
+            match *skipped {
+                None => return &self.manager,
+                Some((i, since)) if since.elapsed() >= Duration::from_secs(1) => {
+                    *skipped = Some((i, Instant::now())); // one asker at a time
+                    Some(i)
+                }
+                Some(_) => None,
+            }
+        };
+        if let Some(i) = due {
+            if self.answers(i).await {
+                tracing::info!(server = i, "Redis server answers again: locks are taken on all servers");
+                *self.skipped.lock().unwrap() = None;
+                return &self.manager;
+            }
+        }
+        match *self.skipped.lock().unwrap() {
+            Some((i, _)) => self.without[i].as_ref().expect("only servers with a manager without them are left out"),
+            None => &self.manager,
+        }
+    }
+
+    /// After a slow lock attempt: if exactly one server does not answer PING and the others' majority is a
+    /// majority of all, take locks without it.
+    async fn leave_out_a_stalled_server(&self) {
+        let answers = futures::future::join_all((0..self.probes.len()).map(|i| self.answers(i))).await;
+        let silent: Vec<usize> = answers.iter().enumerate().filter(|(_, ok)| !**ok).map(|(i, _)| i).collect();
+        if let [i] = silent[..] {
+            if self.without[i].is_some() {
+                let mut skipped = self.skipped.lock().unwrap();
+                if skipped.is_none() {
+                    tracing::warn!(server = i, "Redis server does not answer: locks are taken on the others (still a majority of all)");
+                }
+                *skipped = Some((i, Instant::now()));
+            }
+        }
+    }
+
+    /// Whether server `i` answers PING within the probe timeout.
+    async fn answers(&self, i: usize) -> bool {
+        let ping = async {
+            let mut con = self.probes[i].get_multiplexed_async_connection().await?;
+            redis::cmd("PING").query_async::<String>(&mut con).await
+        };
+        matches!(tokio::time::timeout(self.config.probe_timeout, ping).await, Ok(Ok(_)))
+    }
+
+    /// The server left out of locking while it does not answer, if any.
+    pub fn left_out(&self) -> Option<usize> {
+        self.skipped.lock().unwrap().map(|(i, _)| i)
+    }
+
     async fn acquire(&self, name: &str) -> Result<Held, AppError> {
         // While Redis is known to be down, do not pay a failed attempt per batch: probe once a second.
         if !self.up.load(Ordering::Relaxed) {
@@ -262,7 +335,12 @@ impl RedisLock {
         let mut attempt = 0u32;
         let mut last_probe: Option<Instant> = None;
         loop {
-            let tried = tokio::time::timeout(self.config.probe_timeout * 4, self.manager.lock(name.as_bytes(), self.config.ttl)).await;
+            let manager = self.manager_now().await;
+            let started = Instant::now();
+            let tried = tokio::time::timeout(self.config.probe_timeout * 4, manager.lock(name.as_bytes(), self.config.ttl)).await;
+            if started.elapsed() >= self.config.probe_timeout {
+                self.leave_out_a_stalled_server().await;
+            }
             if let Ok(Ok(lock)) = tried {
                 if attempt > 0 {
                     self.want(name, false).await;
