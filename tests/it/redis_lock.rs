@@ -248,6 +248,7 @@ async fn a_stalled_server_is_left_out_while_the_others_are_a_majority_of_all() {
         lock.release(held).await;
     }
     assert_eq!(redis.left_out(), Some(2));
+    assert!(redis.reachable().await, "two of three answer: a quorum");
     servers[2].signal("-CONT");
     // what was sent to it while stalled runs now: only the attempt that found it out
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;

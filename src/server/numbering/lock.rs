@@ -203,9 +203,26 @@ impl RedisLock {
     }
 
     /// Whether a quorum of the servers answers PING within the probe timeout.
+    /// Answers as soon as a quorum has (or can no longer): a stalled server does not hold every waiter's probe
+    /// for the whole probe timeout.
     pub async fn reachable(&self) -> bool {
-        let pings = (0..self.probes.len()).map(|i| self.answers(i));
-        futures::future::join_all(pings).await.into_iter().filter(|ok| *ok).count() >= self.quorum
+        use futures::StreamExt;
+        let mut pings: futures::stream::FuturesUnordered<_> = (0..self.probes.len()).map(|i| self.answers(i)).collect();
+        let (mut answered, mut silent) = (0, 0);
+        while let Some(ok) = pings.next().await {
+            if ok {
+                answered += 1;
+            } else {
+                silent += 1;
+            }
+            if answered >= self.quorum {
+                return true;
+            }
+            if silent > self.probes.len() - self.quorum {
+                return false;
+            }
+        }
+        false
     }
 
     /// Runs one command on the first server for the wait markers. They are advice, not safety; an error drops
