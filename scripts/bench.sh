@@ -22,7 +22,6 @@ f = open("/dev/cpu_dma_latency", "wb", buffering=0); f.write(struct.pack("i", in
   sleep 0.5; kill -0 "$QOS_PID" || { echo "cannot hold /dev/cpu_dma_latency (root only)" >&2; exit 1; }
   echo "CPU wake-up latency held at ${BENCH_CPU_LATENCY_US} us for this run" >&2
 fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES]
 bench_case() {

@@ -22,7 +22,6 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- MariaDB of our own ---------------------------------------------------------------------------------
 DB_PORT="$(free_port)"

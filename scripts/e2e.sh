@@ -8,7 +8,7 @@ ensure_chromium
 ensure_npm_packages
 
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 export DATABASE_URL="sqlite://$work/e2e.db"
 export ADMIN_USER=admin ADMIN_PASSWORD="e2e-admin-pass" STAFF_USER=staff STAFF_PASSWORD="e2e-staff-pass"
 log "starting the server for the browser tests on 127.0.0.1:$port"

@@ -11,7 +11,7 @@ ensure_schemathesis
 
 MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-30}"
 work="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 base="http://127.0.0.1:$port"
 export DATABASE_URL="sqlite://$work/fuzz.db"
 admin_password="fuzz-admin-pass"

@@ -20,7 +20,6 @@ ensure_mariadb; ensure_redis
 W="$(mktemp -d /tmp/docnum-hot.XXXXXX)"
 PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 N="${HOT_N:-9000}"   # the demo LETTER template shows {SEQ:4}: at most 9,999 numbers per counter
 
 # run LABEL INSTANCES RELAYS

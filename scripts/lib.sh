@@ -147,6 +147,9 @@ build_site() {
   export LOADGEN_BIN="$CARGO_TARGET_DIR/$server_dir/loadgen"
 }
 
+# A TCP port free on 127.0.0.1 now (the kernel's pick).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 # Waits until http://$1/health answers, or fails after $2 seconds.
 wait_for_health() {
   local addr="$1" secs="${2:-60}"
