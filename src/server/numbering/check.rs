@@ -35,27 +35,27 @@ async fn count(conn: &mut Conn, sql: &str) -> Result<i64, AppError> {
 /// reservation expired or a number issued between two reads looks like a gap or a broken chain.
 pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError> {
     let mut snapshot = db.begin_snapshot().await?;
-    let db = &mut *snapshot;
+    let conn = &mut *snapshot;
     let mut problems = Vec::new();
     let duplicates = count(
-        db,
+        conn,
         "SELECT COUNT(*) FROM (SELECT project_id, corr_type_id, number FROM document_numbers GROUP BY project_id, corr_type_id, number HAVING COUNT(*) > 1) d",
     )
     .await?;
     if duplicates > 0 {
         problems.push(format!("{duplicates} numbers issued more than once"));
     }
-    let gaps = audit::unexplained_gaps_in(db).await?;
+    let gaps = audit::unexplained_gaps_in(conn).await?;
     let unexplained: i64 = gaps.iter().map(|(_, g)| g.len() as i64).sum();
     for (counter, missing) in gaps.iter().take(10) {
         problems.push(format!("counter {counter}: sequences without a record {:?}", &missing[..missing.len().min(10)]));
     }
-    let verify = audit::verify_in(db).await?;
+    let verify = audit::verify_in(conn).await?;
     problems.extend(verify.problems.iter().take(10).cloned());
     let mut missing = 0;
     if !received.is_empty() {
         let on_record: HashSet<String> =
-            sqlx::query_scalar::<_, String>("SELECT number FROM document_numbers").fetch_all(&mut *db).await?.into_iter().collect();
+            sqlx::query_scalar::<_, String>("SELECT number FROM document_numbers").fetch_all(&mut *conn).await?.into_iter().collect();
         for n in received {
             if !on_record.contains(n) {
                 missing += 1;
@@ -66,11 +66,11 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
         }
     }
     Ok(CheckReport {
-        counters: count(db, "SELECT COUNT(*) FROM counters").await?,
-        numbers: count(db, "SELECT COUNT(*) FROM document_numbers").await?,
-        confirmed: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CONFIRMED'").await?,
-        reserved: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await?,
-        cancelled: count(db, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CANCELLED'").await?,
+        counters: count(conn, "SELECT COUNT(*) FROM counters").await?,
+        numbers: count(conn, "SELECT COUNT(*) FROM document_numbers").await?,
+        confirmed: count(conn, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CONFIRMED'").await?,
+        reserved: count(conn, "SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await?,
+        cancelled: count(conn, "SELECT COUNT(*) FROM document_numbers WHERE status = 'CANCELLED'").await?,
         duplicates,
         unexplained_gaps: unexplained,
         audit_rows: verify.rows,
