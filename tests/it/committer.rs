@@ -1,6 +1,8 @@
 //! Commits shared across counters (`numbering::committer`), on the real database: one transaction serves the
 //! batches of several counters; a counter whose version check fails inside it is rolled back alone, the others'
-//! callers get their committed numbers, and the failed counter's callers get theirs after the retry.
+//! callers get their committed numbers, and the failed counter's callers get theirs after the retry. A group is
+//! served together (one statement per kind for all its counters) and, when one of its statements fails, batch by
+//! batch behind savepoints.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -108,6 +110,7 @@ async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_aft
     let after = committers.stats();
     assert_eq!(after.isolated_failures - before.isolated_failures, 1, "A's version check failed inside the shared group: {after:?}");
     assert_eq!(after.regrouped, before.regrouped, "the transaction itself was never lost");
+    assert_eq!(after.together - before.together, 1, "{{A, B, C}} was read and written together, A failing alone: {after:?}");
     // X alone, then {A (rolled back), B, C}, then A's retry
     assert_eq!(after.groups - before.groups, 3, "{before:?} → {after:?}");
     assert_eq!(after.batches - before.batches, 4, "X, B, C and A's retry committed: {after:?}");
@@ -121,4 +124,72 @@ async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_aft
 async fn counter_id(db: &docnum::server::db::Db, prefix: &str) -> i64 {
     let number: String = format!("{prefix}-0001-2568");
     sqlx::query_scalar::<_, i64>("SELECT counter_id FROM document_numbers WHERE number = ?").bind(number).fetch_one(&db.pool).await.unwrap()
+}
+
+/// Holds the database (SQLite) or one counter's row (MariaDB) in a transaction of another connection, so that
+/// the committer's next transaction waits and the batches handed over meanwhile queue up into one group.
+async fn block(db: &docnum::server::db::Db, counter: i64) -> sqlx::AnyConnection {
+    let mut blocker = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+    blocker.execute(if db.dialect == Dialect::Sqlite { "BEGIN IMMEDIATE" } else { "BEGIN" }).await.unwrap();
+    if db.dialect == Dialect::MySql {
+        sqlx::query(&format!("SELECT id FROM counters WHERE id = {counter} FOR UPDATE")).fetch_all(&mut blocker).await.unwrap();
+    }
+    blocker
+}
+
+#[tokio::test]
+async fn a_number_taken_already_inside_a_group_served_together_fails_alone_and_the_others_commit() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let (b, c, x) = (letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await);
+    assert_eq!(serve(&committers, &b, &mut None).await, "คคง.-กทท.-0001-2568");
+    assert_eq!(serve(&committers, &c, &mut None).await, "คคง.-ผรม.1-0001-2568");
+    assert_eq!(serve(&committers, &x, &mut None).await, "คคง.-ผรม.2-0001-2568");
+    // B's next rendering exists already (registered by hand on another counter, say)
+    let x_counter = counter_id(&db, "คคง.-ผรม.2").await;
+    sqlx::query(
+        "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, created_at) \
+         SELECT counter_id, project_id, corr_type_id, 900, 'A', 'คคง.-กทท.-0002-2568', template, 'CONFIRMED', created_at FROM document_numbers WHERE number = ?",
+    )
+    .bind("คคง.-ผรม.2-0001-2568")
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let before = committers.stats();
+
+    let mut blocker = block(&db, x_counter).await;
+    let spawn = |r: Arc<Resolved>| {
+        let committers = committers.clone();
+        tokio::spawn(async move { committers.serve(&r.key, reserve(&r), 0, "NONE", &mut None).await.remove(0) })
+    };
+    let x_task = spawn(x.clone());
+    until_taken(&committers, before.taken + 1).await;
+    let b_task = spawn(b.clone());
+    let c_task = spawn(c.clone());
+    until_waiting(&committers, 2).await;
+    blocker.execute("COMMIT").await.unwrap();
+
+    let number = |r: Result<Outcome, _>| match r {
+        Ok(Outcome::Issued { number, .. }) => number,
+        other => panic!("expected a number, got {other:?}"),
+    };
+    assert_eq!(number(x_task.await.unwrap()), "คคง.-ผรม.2-0002-2568");
+    assert_eq!(number(c_task.await.unwrap()), "คคง.-ผรม.1-0002-2568");
+    match b_task.await.unwrap() {
+        Err(e) => assert_eq!(e.code(), docnum::contract::ErrorCode::DuplicateNumber, "{e:?}"),
+        other => panic!("B's rendering exists: expected NB005, got {other:?}"),
+    }
+    let after = committers.stats();
+    assert_eq!(after.together, before.together, "the group's INSERT failed: nothing of it was committed together");
+    assert_eq!(after.isolated_failures - before.isolated_failures, 1, "B failed alone behind its savepoint: {after:?}");
+
+    // B's sequence 2 stays consumed and its audit row says why; the next number is 0003
+    assert_eq!(serve(&committers, &b, &mut None).await, "คคง.-กทท.-0003-2568");
+    let failed: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit_log WHERE status = 'FAILED' AND sequence = 2 AND document_number = ?")
+        .bind("คคง.-กทท.-0002-2568")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(failed, 1, "the consumed sequence has its FAILED audit row");
 }

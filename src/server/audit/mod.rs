@@ -153,17 +153,24 @@ pub fn place<'a>(chain_key: &'a str, start: &ChainHead, entries: &'a [AuditEntry
 
 /// Inserts the placed rows (not the head: see `move_head`).
 pub async fn insert_placed(tx: &mut Conn, placed: &Placed<'_>) -> Result<(), AppError> {
-    let chain_key = placed.chain_key;
-    // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks well inside.
-    for (n, chunk) in placed.entries.chunks(500).enumerate() {
+    insert_placed_many(tx, &[placed]).await
+}
+
+/// Inserts the placed rows of several chains in as few statements as the bound-parameter limit allows (a
+/// group of counter batches: one statement for all their audit rows).
+pub async fn insert_placed_many(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<(), AppError> {
+    // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks of 500 rows well inside.
+    const ROWS: usize = 500;
+    let rows: Vec<(&Placed<'_>, usize)> = placed.iter().flat_map(|p| (0..p.entries.len()).map(move |at| (*p, at))).collect();
+    for chunk in rows.chunks(ROWS) {
         let sql =
             format!("INSERT INTO audit_log (chain_key, chain_seq, prev_hash, hash, {COLUMNS}) VALUES {}", Db::row_placeholders(chunk.len(), 25));
         let mut q = sqlx::query(&sql);
-        for (i, e) in chunk.iter().enumerate() {
-            let at = n * 500 + i;
+        for &(placed, at) in chunk {
+            let e = &placed.entries[at];
             let (prev, hash) = &placed.links[at];
             q = q
-                .bind(chain_key.to_string())
+                .bind(placed.chain_key.to_string())
                 .bind(placed.start.length + 1 + at as i64)
                 .bind(prev.clone())
                 .bind(hash.clone())
@@ -189,7 +196,8 @@ pub async fn insert_placed(tx: &mut Conn, placed: &Placed<'_>) -> Result<(), App
                 .bind(e.metadata.clone())
                 .bind(e.created_at);
         }
-        q.execute(&mut *tx).await.map_err(|e| lost_race(e, chain_key))?;
+        let first_chain = chunk.first().map(|(p, _)| p.chain_key).unwrap_or_default();
+        q.execute(&mut *tx).await.map_err(|e| lost_race(e, first_chain))?;
     }
     Ok(())
 }
@@ -213,6 +221,65 @@ pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, s
         .execute(&mut *tx)
         .await?;
     Ok(updated.rows_affected() == 1)
+}
+
+/// The heads of several chains, locked as `chain_head` locks one; chains without a row are missing from the
+/// answer (`chain_head` creates them).
+pub async fn chain_heads(
+    tx: &mut Conn,
+    dialect: Dialect,
+    chain_keys: &[String],
+) -> Result<std::collections::HashMap<String, ChainHead>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        chain_key: String,
+        hash: String,
+        length: i64,
+    }
+    let mut heads = std::collections::HashMap::with_capacity(chain_keys.len());
+    for chunk in chain_keys.chunks(500) {
+        let sql = format!(
+            "SELECT chain_key, head_hash AS hash, length FROM audit_chains WHERE chain_key IN ({}){}",
+            vec!["?"; chunk.len()].join(", "),
+            dialect.for_update()
+        );
+        let mut q = sqlx::query_as::<_, Row>(&sql);
+        for key in chunk {
+            q = q.bind(key.clone());
+        }
+        for r in q.fetch_all(&mut *tx).await? {
+            heads.insert(r.chain_key, ChainHead { hash: r.hash, length: r.length });
+        }
+    }
+    Ok(heads)
+}
+
+/// `try_move_head` for several chains in one statement, each fenced by its own length: false unless every
+/// one of them moved.
+pub async fn try_move_heads(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<bool, sqlx::Error> {
+    if placed.is_empty() {
+        return Ok(true);
+    }
+    let cases = vec!["WHEN ? THEN ?"; placed.len()].join(" ");
+    let sql = format!(
+        "UPDATE audit_chains SET head_hash = CASE chain_key {cases} END, length = CASE chain_key {cases} END \
+         WHERE chain_key IN ({}) AND length = CASE chain_key {cases} END",
+        vec!["?"; placed.len()].join(", ")
+    );
+    let mut q = sqlx::query(&sql);
+    for p in placed {
+        q = q.bind(p.chain_key).bind(p.head.hash.clone());
+    }
+    for p in placed {
+        q = q.bind(p.chain_key).bind(p.head.length);
+    }
+    for p in placed {
+        q = q.bind(p.chain_key);
+    }
+    for p in placed {
+        q = q.bind(p.chain_key).bind(p.start.length);
+    }
+    Ok(q.execute(&mut *tx).await?.rows_affected() == placed.len() as u64)
 }
 
 /// A stored audit row: its place in the chain and its content.

@@ -9,6 +9,7 @@
 //! (a deadlock victim, a dropped connection: its savepoint is gone), the failing batch is answered with its
 //! error and the rest run again in a new transaction. Numbers reach callers only after their group commits.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,12 +17,12 @@ use std::time::{Duration, Instant};
 use sqlx::Executor;
 use tokio::sync::oneshot;
 
-use super::counter_tx::{self, should_retry, Known, PlanJob, Start, TxError};
+use super::counter_tx::{self, should_retry, GroupBatch, Known, PlanJob, Planned, Start, TxError};
 use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{classify, is_connection_error, Conn, Db, DbFailure, Dialect, WriteConn};
+use crate::server::db::{classify, is_connection_error, BatchTx, Conn, Db, DbFailure, Dialect, WriteConn};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics;
 
@@ -89,6 +90,8 @@ pub struct CommitStats {
     pub isolated_failures: u64,
     /// Transactions the database lost as a whole, whose other batches then ran again.
     pub regrouped: u64,
+    /// Transactions that served their batches together, one statement per kind (`try_group_together`).
+    pub together: u64,
 }
 
 pub struct Committers {
@@ -102,7 +105,14 @@ pub struct Committers {
     batches: AtomicU64,
     isolated_failures: AtomicU64,
     regrouped: AtomicU64,
+    together: AtomicU64,
+    /// Counter ids by key, of the counters served since start (ids never change): a group reads its counters
+    /// by id, in one statement.
+    ids: Mutex<HashMap<CounterKey, i64>>,
 }
+
+/// Ids remembered at most; past it the memory starts again (a counter not remembered is read by its key).
+const MAX_IDS: usize = 100_000;
 
 impl Committers {
     /// `shards` committers on MariaDB (at least one); always one on SQLite, which has one writer.
@@ -118,6 +128,8 @@ impl Committers {
             batches: AtomicU64::new(0),
             isolated_failures: AtomicU64::new(0),
             regrouped: AtomicU64::new(0),
+            together: AtomicU64::new(0),
+            ids: Mutex::new(HashMap::new()),
         }
     }
 
@@ -128,6 +140,7 @@ impl Committers {
             batches: self.batches.load(Ordering::Relaxed),
             isolated_failures: self.isolated_failures.load(Ordering::Relaxed),
             regrouped: self.regrouped.load(Ordering::Relaxed),
+            together: self.together.load(Ordering::Relaxed),
         }
     }
 
@@ -167,6 +180,7 @@ impl Committers {
             match outcome {
                 Ok((results, next)) => {
                     metrics::batch(jobs, attempt.retries);
+                    self.remember_id(key, next.counter.id);
                     *known = Some(next);
                     return results;
                 }
@@ -216,6 +230,14 @@ impl Committers {
             }
         }
         answer.await.ok()
+    }
+
+    fn remember_id(&self, key: &CounterKey, id: i64) {
+        let mut ids = self.ids.lock().unwrap();
+        if ids.len() >= MAX_IDS && !ids.contains_key(key) {
+            ids.clear();
+        }
+        ids.insert(key.clone(), id);
     }
 
     fn shard_of(&self, key: &CounterKey) -> usize {
@@ -281,6 +303,12 @@ impl Committers {
     async fn serve_group(&self, mut group: Vec<Pending>, conn: &mut Option<WriteConn>) {
         // one order of counters for every committer of every instance: their row locks cannot deadlock
         group.sort_by(|a, b| a.attempt.key.cmp(&b.attempt.key));
+        if let Some(results) = self.try_group_together(&group, conn).await {
+            for (pending, result) in group.into_iter().zip(results) {
+                let _ = pending.done.send((pending.attempt, result));
+            }
+            return;
+        }
         loop {
             let outcome = self.try_group(&group, conn).await;
             let connection_lost = match &outcome {
@@ -352,22 +380,29 @@ impl Committers {
                 }
             }
         }
+        let (results, broken) = self.finish(tx, served).await;
+        if broken {
+            discard(conn);
+        }
+        Ok(results)
+    }
+
+    /// Ends a group's transaction: commits what its batches wrote (rolls back when none succeeded) and
+    /// gives each batch its result. `true` when the connection must be discarded (a failed COMMIT or ROLLBACK).
+    async fn finish(&self, tx: BatchTx<'_>, served: Vec<Result<Served, TxError>>) -> (Vec<Result<Committed, TxError>>, bool) {
         if served.iter().all(Result::is_err) {
-            if tx.rollback().await.is_err() {
-                discard(conn);
-            }
-            return Ok(served.into_iter().filter_map(Result::err).map(Err).collect());
+            let broken = tx.rollback().await.is_err();
+            return (served.into_iter().filter_map(Result::err).map(Err).collect(), broken);
         }
         if let Err(e) = tx.commit().await {
             // whatever the COMMIT left open must not be committed by the next group on this connection
-            discard(conn);
-            return Ok(served.into_iter().map(|s| s.and(Err(copy_of(&e)))).collect());
+            return (served.into_iter().map(|s| s.and(Err(copy_of(&e)))).collect(), true);
         }
         let committed = served.iter().filter(|s| s.is_ok()).count();
         self.groups.fetch_add(1, Ordering::Relaxed);
         self.batches.fetch_add(committed as u64, Ordering::Relaxed);
         metrics::commit_group(committed);
-        Ok(served
+        let results = served
             .into_iter()
             .map(|s| {
                 s.map(|Served { results, next, issued }| {
@@ -377,7 +412,91 @@ impl Committers {
                     (results, next)
                 })
             })
-            .collect())
+            .collect();
+        (results, false)
+    }
+
+    /// The group served together: every counter read, moved and written with one statement per kind for all of
+    /// them, instead of some seven per counter behind savepoints (BENCHMARKS.md, session 12). A batch whose
+    /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
+    /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
+    /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
+    /// (a unique violation, a fence, a lost connection).
+    async fn try_group_together(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Option<Vec<Result<Committed, TxError>>> {
+        if group.len() < 2 || group.iter().any(|p| p.attempt.precheck) {
+            return None;
+        }
+        if group.iter().map(|p| &p.attempt.key).collect::<HashSet<_>>().len() != group.len() {
+            return None;
+        }
+        if conn.is_none() {
+            *conn = Some(self.db.counters.acquire().await.ok()?);
+        }
+        let c = conn.as_mut().expect("acquired above");
+        let mut tx = self.db.begin_batch(c).await.ok()?;
+        match self.group_in(tx.conn(), group).await {
+            Ok(served) => {
+                let failed = served.iter().filter(|s| s.is_err()).count();
+                self.isolated_failures.fetch_add(failed as u64, Ordering::Relaxed);
+                let (results, broken) = self.finish(tx, served).await;
+                if broken {
+                    discard(conn);
+                }
+                self.together.fetch_add(1, Ordering::Relaxed);
+                Some(results)
+            }
+            Err(e) => {
+                let broken = if connection_lost(&e) {
+                    drop(tx);
+                    true
+                } else {
+                    tx.rollback().await.is_err()
+                };
+                if broken {
+                    discard(conn);
+                }
+                tracing::debug!(error = ?e, batches = group.len(), "group served batch by batch");
+                None
+            }
+        }
+    }
+
+    /// The group's batches, inside its transaction: read together → plan each → apply together.
+    async fn group_in(&self, tx: &mut Conn, group: &[Pending]) -> Result<Vec<Result<Served, TxError>>, TxError> {
+        let now = self.clock.now_ms();
+        let kinds: Vec<Vec<&JobKind>> = group.iter().map(|p| p.attempt.work.iter().map(|w| &w.kind).collect()).collect();
+        let reads: Vec<GroupBatch<'_>> = {
+            let ids = self.ids.lock().unwrap();
+            group
+                .iter()
+                .zip(&kinds)
+                .map(|(p, kinds)| {
+                    let known = p.attempt.known.as_ref();
+                    let id = known.map(|k| k.counter.id).or_else(|| ids.get(&p.attempt.key).copied());
+                    GroupBatch { key: &p.attempt.key, jobs: kinds, known, id }
+                })
+                .collect()
+        };
+        let starts = counter_tx::read_group(tx, self.db.dialect, &reads, now).await?;
+        let mut served: Vec<Option<Result<Served, TxError>>> = Vec::with_capacity(group.len());
+        let mut planned = Vec::with_capacity(group.len());
+        let mut planned_at = Vec::with_capacity(group.len());
+        for (i, start) in starts.into_iter().enumerate() {
+            match start {
+                Ok(mut start) => {
+                    let plan = plan(&group[i].attempt, &mut start, now);
+                    planned.push(Planned { start, plan, max_number: counter_tx::plan::max_number(&kinds[i]) });
+                    planned_at.push(i);
+                    served.push(None);
+                }
+                Err(e) => served.push(Some(Err(e))),
+            }
+        }
+        for (i, applied) in planned_at.into_iter().zip(counter_tx::apply_group(tx, planned, now).await?) {
+            let issued = counter_tx::plan::type_code(&kinds[i]).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
+            served[i] = Some(Ok(Served { results: applied.results, next: applied.next, issued }));
+        }
+        Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
 
     /// One counter's batch, inside the group's transaction: read (or remember) → plan → apply.

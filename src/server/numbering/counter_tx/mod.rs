@@ -227,15 +227,21 @@ pub async fn read_batch(
         Some(k) => k.chain.clone(),
         None => audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?,
     };
+    let rows = read_rows(tx, key, counter.id, jobs).await?;
+    Ok(Start { counter, chain, rows })
+}
+
+/// The number rows a batch's jobs name: by reservation token, and confirmed ones by document id.
+async fn read_rows(tx: &mut Conn, key: &CounterKey, counter_id: i64, jobs: &[&JobKind]) -> Result<Rows, TxError> {
     let tokens = plan::tokens(jobs);
-    let by_token = if tokens.is_empty() { Default::default() } else { store::numbers_by_token(tx, counter.id, &tokens).await? };
+    let by_token = if tokens.is_empty() { Default::default() } else { store::numbers_by_token(tx, counter_id, &tokens).await? };
     let document_ids = plan::document_ids(jobs);
     let by_document = if document_ids.is_empty() {
         Default::default()
     } else {
         store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await?
     };
-    Ok(Start { counter, chain, rows: Rows { by_token, by_document } })
+    Ok(Rows { by_token, by_document })
 }
 
 /// The numbers of `plan` that exist already (the retry's pre-check after a unique violation).
@@ -271,4 +277,107 @@ pub async fn apply_batch(tx: &mut Conn, dialect: Dialect, start: &Start, plan: P
     audit::insert_placed(tx, &placed).await?;
     let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
     Ok(Applied { results, next: Known { counter, chain: placed.head.clone() }, inserted: rows.len() })
+}
+
+// ---- a group of batches: read together, applied together ----
+
+/// One batch of a group, as [`read_group`] needs it.
+pub struct GroupBatch<'a> {
+    pub key: &'a CounterKey,
+    pub jobs: &'a [&'a JobKind],
+    pub known: Option<&'a Known>,
+    /// The counter's id when this process has served it before (ids never change), so it is read by id.
+    pub id: Option<i64>,
+}
+
+/// The reads of several counters' batches in one transaction: their counter rows and chain heads one
+/// statement each (locked as `read_batch` locks them); a counter seen for the first time is read, or
+/// created, by its key. A batch whose memory disagrees with what is stored fails alone with `Conflict`:
+/// another holder moved its counter, and the retry policy reads afresh (as the fence would have refused it).
+pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'_>], now: i64) -> Result<Vec<Result<Start, TxError>>, TxError> {
+    let ids: Vec<i64> = batches.iter().filter_map(|b| b.id).collect();
+    let mut counters = store::lock_counters(tx, dialect, &ids).await?;
+    let chain_keys: Vec<String> = counters.keys().map(|id| counter_chain(*id)).collect();
+    let mut heads = audit::chain_heads(tx, dialect, &chain_keys).await?;
+    let mut starts = Vec::with_capacity(batches.len());
+    for b in batches {
+        let counter = match b.id.and_then(|id| counters.remove(&id)) {
+            Some(row) => row,
+            None => store::load_or_create_counter(tx, dialect, b.key, plan::max_number(b.jobs), now).await?,
+        };
+        let chain = match heads.remove(&counter_chain(counter.id)) {
+            Some(head) => head,
+            None => audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?,
+        };
+        if b.known.is_some_and(|k| k.counter != counter || k.chain != chain) {
+            starts.push(Err(TxError::Conflict));
+            continue;
+        }
+        let rows = read_rows(tx, b.key, counter.id, b.jobs).await?;
+        starts.push(Ok(Start { counter, chain, rows }));
+    }
+    Ok(starts)
+}
+
+/// A batch of a group, planned and ready to be written.
+pub struct Planned {
+    pub start: Start,
+    pub plan: Plan,
+    /// The largest number the batch's template can hold (0: none issued).
+    pub max_number: i64,
+}
+
+/// Writes the planned batches of a group with one statement per kind for all of them: the counters moved,
+/// each behind its own version; the chain heads, each behind its own length; every new number in one INSERT;
+/// every audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then
+/// serves batch by batch. Nothing is committed here.
+pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
+    if planned.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut counters = Vec::with_capacity(planned.len());
+    let mut chains = Vec::with_capacity(planned.len());
+    let mut entries: Vec<Vec<AuditEntry>> = Vec::with_capacity(planned.len());
+    let mut numbers = Vec::new();
+    let mut changes = Vec::new();
+    let mut outcomes = Vec::with_capacity(planned.len());
+    for Planned { start, plan, max_number } in planned {
+        let Plan { last_number, new_numbers, changes: status_changes, audits, results } = plan;
+        counters.push((start.counter, last_number, (max_number > 0).then_some(max_number)));
+        chains.push(start.chain);
+        entries.push(audits.into_iter().map(|(_, a)| a).collect());
+        outcomes.push((results, new_numbers.len()));
+        numbers.extend(new_numbers.into_iter().map(|(_, n)| n));
+        changes.extend(status_changes);
+    }
+    let chain_keys: Vec<String> = counters.iter().map(|(c, _, _)| counter_chain(c.id)).collect();
+    let placed: Vec<audit::Placed<'_>> =
+        chain_keys.iter().zip(&chains).zip(&entries).map(|((key, start), entries)| audit::place(key, start, entries)).collect();
+    let moves: Vec<store::CounterMove<'_>> = counters
+        .iter()
+        .map(|(counter, last_number, max_number)| store::CounterMove { counter, last_number: *last_number, max_number: *max_number })
+        .collect();
+    if !store::advance_counters(tx, &moves, now).await? {
+        return Err(TxError::Conflict);
+    }
+    let moved: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
+    if !audit::try_move_heads(tx, &moved).await? {
+        return Err(TxError::Conflict);
+    }
+    store::insert_numbers(tx, &numbers).await?;
+    store::apply_status_changes(tx, &changes).await?;
+    audit::insert_placed_many(tx, &moved).await?;
+    Ok(counters
+        .iter()
+        .zip(&placed)
+        .zip(outcomes)
+        .map(|(((counter, last_number, _), placed), (results, inserted))| Applied {
+            results,
+            next: Known {
+                counter: CounterRow { id: counter.id, last_number: *last_number, version: counter.version + 1 },
+                chain: placed.head.clone(),
+            },
+            inserted,
+        })
+        .collect())
 }

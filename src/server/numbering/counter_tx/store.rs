@@ -151,6 +151,62 @@ pub async fn advance_counter(
     Ok(r.rows_affected() == 1)
 }
 
+/// Several counters by id, locked as [`lock_counter`] locks one (a group of batches reads them in one
+/// statement); ids without a row are missing from the answer.
+pub async fn lock_counters(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, CounterRow>, sqlx::Error> {
+    let mut rows = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let sql =
+            format!("SELECT id, last_number, version FROM counters WHERE id IN ({}){}", vec!["?"; chunk.len()].join(", "), dialect.for_update());
+        let mut q = sqlx::query_as::<_, CounterRow>(&sql);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        for row in q.fetch_all(&mut *tx).await? {
+            rows.insert(row.id, row);
+        }
+    }
+    Ok(rows)
+}
+
+/// A counter's move in a group: to `last_number` from the version it was read at.
+pub struct CounterMove<'a> {
+    pub counter: &'a CounterRow,
+    pub last_number: i64,
+    /// None keeps the recorded maximum (see `advance_counter`).
+    pub max_number: Option<i64>,
+}
+
+/// [`advance_counter`] for several counters in one statement, each fenced by its own version: false unless
+/// every one of them moved.
+pub async fn advance_counters(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
+    if moves.is_empty() {
+        return Ok(true);
+    }
+    let cases = vec!["WHEN ? THEN ?"; moves.len()].join(" ");
+    let max_cases = vec!["WHEN ? THEN COALESCE(?, max_number)"; moves.len()].join(" ");
+    let sql = format!(
+        "UPDATE counters SET last_number = CASE id {cases} END, max_number = CASE id {max_cases} END, version = version + 1, updated_at = ? \
+         WHERE id IN ({}) AND version = CASE id {cases} END",
+        vec!["?"; moves.len()].join(", ")
+    );
+    let mut q = sqlx::query(&sql);
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.last_number);
+    }
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.max_number);
+    }
+    q = q.bind(now_ms);
+    for m in moves {
+        q = q.bind(m.counter.id);
+    }
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.counter.version);
+    }
+    Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
+}
+
 /// `advance_counter` together with the audit chain's head move, both fenced (version, length): false
 /// when either fence fails. On MariaDB they are one multi-table UPDATE, one round trip less per batch,
 /// which is most of what a single caller waits for; STRAIGHT_JOIN locks the counter row before the chain
