@@ -22,7 +22,7 @@ use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
-use crate::server::db::{classify, is_connection_error, BatchTx, Conn, Db, DbFailure, Dialect, WriteConn};
+use crate::server::db::{is_connection_error, BatchTx, Conn, Db, Dialect, WriteConn};
 use crate::server::error::{new_ref_id, AppError};
 use crate::server::metrics;
 
@@ -396,7 +396,7 @@ impl Committers {
         }
         if let Err(e) = tx.commit().await {
             // whatever the COMMIT left open must not be committed by the next group on this connection
-            return (served.into_iter().map(|s| s.and(Err(copy_of(&e)))).collect(), true);
+            return (served.into_iter().map(|s| s.and(Err(TxError::like(&e)))).collect(), true);
         }
         let committed = served.iter().filter(|s| s.is_ok()).count();
         self.groups.fetch_add(1, Ordering::Relaxed);
@@ -564,14 +564,4 @@ struct Served {
 /// Whether the connection itself failed (it is then closed, and its transaction is gone with it).
 fn connection_lost(e: &TxError) -> bool {
     matches!(e, TxError::Db(db) if is_connection_error(db))
-}
-
-/// The group's failed COMMIT, once for each of its batches: retried as the original would be.
-fn copy_of(e: &sqlx::Error) -> TxError {
-    match classify(e) {
-        DbFailure::RetryableConflict => TxError::Conflict,
-        DbFailure::UniqueViolation => TxError::Unique,
-        DbFailure::Connection => TxError::Db(sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, e.to_string()))),
-        DbFailure::Other => TxError::Db(sqlx::Error::Protocol(format!("group commit failed: {e}"))),
-    }
 }

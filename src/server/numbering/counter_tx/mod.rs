@@ -60,7 +60,27 @@ impl From<AppError> for TxError {
     fn from(e: AppError) -> Self {
         match e {
             AppError::VersionConflict(_) => TxError::Conflict,
+            // A database error that came through a function answering `AppError` (the audit chain's) keeps its
+            // class: a lost connection is retried like one, not answered as an internal error (a 500 in the
+            // million-number run's MariaDB restart, session 12).
+            AppError::Database { source, .. } => match std::sync::Arc::try_unwrap(source) {
+                Ok(e) => TxError::from(e),
+                Err(shared) => TxError::like(&shared),
+            },
             other => TxError::App(other),
+        }
+    }
+}
+
+impl TxError {
+    /// The class of a database error that cannot be moved (shared, or answered for several batches): an
+    /// equivalent owned error, retried as the original would be.
+    pub fn like(e: &sqlx::Error) -> TxError {
+        match classify(e) {
+            DbFailure::RetryableConflict => TxError::Conflict,
+            DbFailure::UniqueViolation => TxError::Unique,
+            DbFailure::Connection => TxError::Db(sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, e.to_string()))),
+            DbFailure::Other => TxError::Db(sqlx::Error::Protocol(e.to_string())),
         }
     }
 }
@@ -380,4 +400,22 @@ pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Resu
             inserted,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_connection_inside_an_app_error_is_retried_as_a_lost_connection() {
+        let lost = sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "expected to read 4 bytes, got 0 bytes at EOF"));
+        let e = TxError::from(AppError::database(std::sync::Arc::new(lost)));
+        assert!(matches!(&e, TxError::Db(db) if crate::server::db::is_connection_error(db)), "{e:?}");
+        // shared with another holder: the same class
+        let shared = std::sync::Arc::new(sqlx::Error::PoolTimedOut);
+        let e = TxError::from(AppError::database(shared.clone()));
+        assert!(matches!(&e, TxError::Db(db) if crate::server::db::is_connection_error(db)), "{e:?}");
+        assert!(matches!(TxError::from(AppError::VersionConflict("c".into())), TxError::Conflict));
+        assert!(matches!(TxError::from(AppError::ReservationExpired), TxError::App(AppError::ReservationExpired)));
+    }
 }
