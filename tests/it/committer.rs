@@ -193,3 +193,66 @@ async fn a_number_taken_already_inside_a_group_served_together_fails_alone_and_t
         .unwrap();
     assert_eq!(failed, 1, "the consumed sequence has its FAILED audit row");
 }
+
+#[tokio::test]
+async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known_one() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let (b, c, n, x) =
+        (letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await, letter_to(&app, "สคฉ.3").await);
+    // B has a reservation to confirm; C and X are known to the committers; N is used for the first time below
+    let token = match committers.serve(&b.key, reserve(&b), 0, "NONE", &mut None).await.remove(0) {
+        Ok(Outcome::Issued { token: Some(token), .. }) => token,
+        other => panic!("expected a reservation, got {other:?}"),
+    };
+    assert_eq!(serve(&committers, &c, &mut None).await, "คคง.-ผรม.1-0001-2568");
+    assert_eq!(serve(&committers, &x, &mut None).await, "คคง.-สคฉ.3-0001-2568");
+    let before = committers.stats();
+
+    let mut blocker = block(&db, counter_id(&db, "คคง.-สคฉ.3").await).await;
+    let x_task = {
+        let (committers, x) = (committers.clone(), x.clone());
+        tokio::spawn(async move { serve(&committers, &x, &mut None).await })
+    };
+    until_taken(&committers, before.taken + 1).await;
+    let confirm = vec![Work {
+        kind: JobKind::Confirm { token, document_id: docnum::numbering::DocumentId::parse("DOC-42").unwrap() },
+        caller: Caller::system(),
+        enqueued: Instant::now(),
+    }];
+    let b_task = {
+        let (committers, b) = (committers.clone(), b.clone());
+        tokio::spawn(async move { committers.serve(&b.key, confirm, 0, "NONE", &mut None).await.remove(0) })
+    };
+    let spawn = |r: Arc<Resolved>| {
+        let committers = committers.clone();
+        tokio::spawn(async move { serve(&committers, &r, &mut None).await })
+    };
+    let (c_task, n_task) = (spawn(c.clone()), spawn(n.clone()));
+    until_waiting(&committers, 3).await;
+    blocker.execute("COMMIT").await.unwrap();
+
+    assert_eq!(x_task.await.unwrap(), "คคง.-สคฉ.3-0002-2568");
+    match b_task.await.unwrap() {
+        Ok(Outcome::Status { number, status, changed }) => {
+            assert_eq!((number.as_str(), status, changed), ("คคง.-กทท.-0001-2568", docnum::contract::NumberStatus::Confirmed, true))
+        }
+        other => panic!("expected the confirmation, got {other:?}"),
+    }
+    assert_eq!(c_task.await.unwrap(), "คคง.-ผรม.1-0002-2568");
+    assert_eq!(n_task.await.unwrap(), "คคง.-ผรม.2-0001-2568");
+    let after = committers.stats();
+    assert_eq!(after.together - before.together, 1, "{{B, C, N}} was served together: {after:?}");
+    assert_eq!(after.isolated_failures, before.isolated_failures, "{after:?}");
+
+    let stored: (String, Option<String>) = sqlx::query_as("SELECT status, document_id FROM document_numbers WHERE number = ?")
+        .bind("คคง.-กทท.-0001-2568")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, ("CONFIRMED".to_string(), Some("DOC-42".to_string())));
+    let report = check::check(&db, &[]).await.unwrap();
+    assert!(report.ok, "{report:?}");
+    assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (6, 0, 0), "{report:?}");
+}
