@@ -61,6 +61,9 @@ pub struct Attempt {
 /// Each job's outcome and the memory for the counter's next batch, once committed.
 pub type Committed = (Vec<Result<Outcome, AppError>>, Known);
 
+/// A group's transaction: each batch's result, or the batch whose failure lost the whole transaction.
+type GroupOutcome = Result<Vec<Result<Committed, TxError>>, (usize, TxError)>;
+
 struct Pending {
     attempt: Attempt,
     done: oneshot::Sender<(Attempt, Result<Committed, TxError>)>,
@@ -303,14 +306,11 @@ impl Committers {
     async fn serve_group(&self, mut group: Vec<Pending>, conn: &mut Option<WriteConn>) {
         // one order of counters for every committer of every instance: their row locks cannot deadlock
         group.sort_by(|a, b| a.attempt.key.cmp(&b.attempt.key));
-        if let Some(results) = self.try_group_together(&group, conn).await {
-            for (pending, result) in group.into_iter().zip(results) {
-                let _ = pending.done.send((pending.attempt, result));
-            }
-            return;
-        }
         loop {
-            let outcome = self.try_group(&group, conn).await;
+            let outcome = match self.try_group_together(&group, conn).await {
+                Some(outcome) => outcome,
+                None => self.try_group(&group, conn).await,
+            };
             let connection_lost = match &outcome {
                 Ok(results) => results.iter().any(|r| r.as_ref().is_err_and(connection_lost)),
                 Err((_, e)) => connection_lost(e),
@@ -339,7 +339,7 @@ impl Committers {
 
     /// One transaction for the group: Ok with each batch's result (failures rolled back to their savepoints
     /// alone), or Err with the batch whose failure lost the whole transaction.
-    async fn try_group(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Result<Vec<Result<Committed, TxError>>, (usize, TxError)> {
+    async fn try_group(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> GroupOutcome {
         if conn.is_none() {
             *conn = Some(self.db.counters.acquire().await.map_err(|e| (0, TxError::from(e)))?);
         }
@@ -421,8 +421,9 @@ impl Committers {
     /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
     /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
     /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
-    /// (a unique violation, a fence, a lost connection).
-    async fn try_group_together(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Option<Vec<Result<Committed, TxError>>> {
+    /// (a unique violation, a fence, a lost connection). A connection that cannot be had, or a transaction that cannot begin, is answered as `try_group` answers it
+    /// (the first batch gets the error, the others run again), not tried a second time by `try_group`.
+    async fn try_group_together(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Option<GroupOutcome> {
         if group.len() < 2 || group.iter().any(|p| p.attempt.precheck) {
             return None;
         }
@@ -430,10 +431,16 @@ impl Committers {
             return None;
         }
         if conn.is_none() {
-            *conn = Some(self.db.counters.acquire().await.ok()?);
+            match self.db.counters.acquire().await {
+                Ok(c) => *conn = Some(c),
+                Err(e) => return Some(Err((0, TxError::from(e)))),
+            }
         }
         let c = conn.as_mut().expect("acquired above");
-        let mut tx = self.db.begin_batch(c).await.ok()?;
+        let mut tx = match self.db.begin_batch(c).await {
+            Ok(tx) => tx,
+            Err(e) => return Some(Err((0, TxError::from(e)))),
+        };
         match self.group_in(tx.conn(), group).await {
             Ok(served) => {
                 let failed = served.iter().filter(|s| s.is_err()).count();
@@ -443,7 +450,7 @@ impl Committers {
                     discard(conn);
                 }
                 self.together.fetch_add(1, Ordering::Relaxed);
-                Some(results)
+                Some(Ok(results))
             }
             Err(e) => {
                 let broken = if connection_lost(&e) {
