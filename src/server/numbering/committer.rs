@@ -93,7 +93,7 @@ pub struct CommitStats {
     pub isolated_failures: u64,
     /// Transactions the database lost as a whole, whose other batches then ran again.
     pub regrouped: u64,
-    /// Transactions that served their batches together, one statement per kind (`try_group_together`).
+    /// Transactions committed with their batches served together, one statement per kind (`try_group_together`).
     pub together: u64,
 }
 
@@ -421,8 +421,9 @@ impl Committers {
     /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
     /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
     /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
-    /// (a unique violation, a fence, a lost connection). A connection that cannot be had, or a transaction that cannot begin, is answered as `try_group` answers it
-    /// (the first batch gets the error, the others run again), not tried a second time by `try_group`.
+    /// (a unique violation, a fence, a lost connection). A connection that cannot be had, or a transaction
+    /// that cannot begin, is answered as `try_group` answers it (the first batch gets the error, the others
+    /// run again), not waited for a second time by `try_group`.
     async fn try_group_together(&self, group: &[Pending], conn: &mut Option<WriteConn>) -> Option<GroupOutcome> {
         if group.len() < 2 || group.iter().any(|p| p.attempt.precheck) {
             return None;
@@ -449,7 +450,9 @@ impl Committers {
                 if broken {
                     discard(conn);
                 }
-                self.together.fetch_add(1, Ordering::Relaxed);
+                if results.iter().any(Result::is_ok) {
+                    self.together.fetch_add(1, Ordering::Relaxed);
+                }
                 Some(Ok(results))
             }
             Err(e) => {

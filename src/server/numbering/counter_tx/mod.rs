@@ -321,8 +321,10 @@ pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'
     let mut heads = audit::chain_heads(tx, dialect, &chain_keys).await?;
     let mut starts = Vec::with_capacity(batches.len());
     for b in batches {
-        let counter = match b.id.and_then(|id| counters.remove(&id)) {
-            Some(row) => row,
+        // a remembered id is trusted only for the key it was remembered for (a database restored under a running
+        // server may give it to another counter)
+        let counter = match b.id.and_then(|id| counters.remove(&id)).filter(|c| c.key == *b.key) {
+            Some(c) => c.row,
             None => store::load_or_create_counter(tx, dialect, b.key, plan::max_number(b.jobs), now).await?,
         };
         let chain = match heads.remove(&counter_chain(counter.id)) {

@@ -153,17 +153,17 @@ pub async fn advance_counter(
 
 /// Several counters by id, locked as [`lock_counter`] locks one (a group of batches reads them in one
 /// statement); ids without a row are missing from the answer.
-pub async fn lock_counters(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, CounterRow>, sqlx::Error> {
+pub async fn lock_counters(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, Counter>, sqlx::Error> {
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let sql =
-            format!("SELECT id, last_number, version FROM counters WHERE id IN ({}){}", vec!["?"; chunk.len()].join(", "), dialect.for_update());
-        let mut q = sqlx::query_as::<_, CounterRow>(&sql);
+        let sql = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id IN ({}){}", vec!["?"; chunk.len()].join(", "), dialect.for_update());
+        let mut q = sqlx::query_as::<_, CounterRecord>(&sql);
         for id in chunk {
             q = q.bind(*id);
         }
-        for row in q.fetch_all(&mut *tx).await? {
-            rows.insert(row.id, row);
+        for record in q.fetch_all(&mut *tx).await? {
+            let counter = Counter::from(record);
+            rows.insert(counter.row.id, counter);
         }
     }
     Ok(rows)
