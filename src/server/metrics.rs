@@ -41,6 +41,7 @@ pub const LOCK_FAILURES: &str = "docnum_lock_failures_total";
 pub const RETRIES: &str = "docnum_retries";
 pub const BATCH_SIZE: &str = "docnum_batch_size";
 pub const COMMIT_GROUP: &str = "docnum_commit_group_batches";
+pub const GROUP_PHASE: &str = "docnum_commit_group_phase_seconds";
 pub const GENERATION: &str = "docnum_generation_duration_seconds";
 pub const ISSUED: &str = "docnum_numbers_issued_total";
 pub const REDIS_UP: &str = "docnum_redis_up";
@@ -59,6 +60,7 @@ pub const FAMILIES: &[&str] = &[
     RETRIES,
     BATCH_SIZE,
     COMMIT_GROUP,
+    GROUP_PHASE,
     GENERATION,
     ISSUED,
     REDIS_UP,
@@ -120,6 +122,7 @@ struct Recorded {
     retries: Histogram,
     batch_size: Histogram,
     commit_group: Histogram,
+    group_phase: HistogramVec,
     generation: HistogramVec,
     issued: IntCounterVec,
     errors: IntCounterVec,
@@ -167,6 +170,18 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             )
             .unwrap(),
         ),
+        group_phase: register(
+            &r,
+            HistogramVec::new(
+                HistogramOpts::new(
+                    GROUP_PHASE,
+                    "Time of one phase of a commit group's transaction: read, plan and write of a group served together; commit of any group.",
+                )
+                .buckets(vec![0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0]),
+                &["phase"],
+            )
+            .unwrap(),
+        ),
         generation: register(
             &r,
             HistogramVec::new(
@@ -193,6 +208,9 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
     }
     for t in ERROR_TYPES {
         m.errors.with_label_values(&[t]);
+    }
+    for phase in GroupPhase::ALL {
+        m.group_phase.with_label_values(&[phase.label()]);
     }
     m
 });
@@ -223,6 +241,37 @@ pub fn lock_failed(reason: &str) {
 /// One transaction committed the batches of `batches` counters.
 pub fn commit_group(batches: usize) {
     RECORDED.commit_group.observe(batches as f64);
+}
+
+/// A phase of a commit group's transaction, timed by [`group_phase`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupPhase {
+    /// The counters, chain heads and number rows read (one statement per kind for a group served together).
+    Read,
+    /// The batches planned (no I/O: sequences, renderings, audit rows and their hashes).
+    Plan,
+    /// Counters, chain heads, numbers and audit rows written.
+    Write,
+    /// The COMMIT (the durable write).
+    Commit,
+}
+
+impl GroupPhase {
+    pub const ALL: [GroupPhase; 4] = [GroupPhase::Read, GroupPhase::Plan, GroupPhase::Write, GroupPhase::Commit];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            GroupPhase::Read => "read",
+            GroupPhase::Plan => "plan",
+            GroupPhase::Write => "write",
+            GroupPhase::Commit => "commit",
+        }
+    }
+}
+
+/// One phase of a commit group's transaction took `took`.
+pub fn group_phase(phase: GroupPhase, took: Duration) {
+    RECORDED.group_phase.with_label_values(&[phase.label()]).observe(took.as_secs_f64());
 }
 
 /// One counter batch served `size` requests after `retries` version-conflict retries.

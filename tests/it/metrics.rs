@@ -200,6 +200,8 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     metrics::lock_failed("something new");
     metrics::batch(3, 1);
     metrics::batch(1, 0);
+    metrics::group_phase(metrics::GroupPhase::Write, Duration::from_micros(700));
+    metrics::group_phase(metrics::GroupPhase::Commit, Duration::from_millis(3));
     let after = scrape(&app).await;
     let delta = |name: &str, labels: &[(&str, &str)]| after.or_zero(name, labels) - before.or_zero(name, labels);
     assert_eq!(delta(metrics::LOCK_ATTEMPTS, &[]), 5.0);
@@ -213,6 +215,12 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     assert_eq!(delta(&wait_bucket, &[("kind", "local"), ("le", "0.0025")]), 1.0);
     assert_eq!(delta(&wait_bucket, &[("kind", "db_fallback"), ("le", "0.05")]), 1.0);
     assert!(close(delta(&format!("{}_sum", metrics::LOCK_WAIT), &[("kind", "redis")]), 1.5));
+    let phase_bucket = format!("{}_bucket", metrics::GROUP_PHASE);
+    assert_eq!(delta(&phase_bucket, &[("phase", "write"), ("le", "0.0005")]), 0.0);
+    assert_eq!(delta(&phase_bucket, &[("phase", "write"), ("le", "0.001")]), 1.0);
+    assert_eq!(delta(&phase_bucket, &[("phase", "commit"), ("le", "0.0025")]), 0.0);
+    assert_eq!(delta(&phase_bucket, &[("phase", "commit"), ("le", "0.005")]), 1.0);
+    assert_eq!(delta(&format!("{}_count", metrics::GROUP_PHASE), &[("phase", "read")]), 0.0);
     assert_eq!(delta(&format!("{}_count", metrics::RETRIES), &[]), 2.0);
     assert_eq!(delta(&format!("{}_sum", metrics::RETRIES), &[]), 1.0);
     assert_eq!(delta(&format!("{}_bucket", metrics::RETRIES), &[("le", "0")]), 1.0);
@@ -284,7 +292,7 @@ async fn metrics_token_when_set_is_required_body() {
 #[test]
 fn alerts_and_dashboard_use_only_exported_metric_names() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let histograms = [metrics::LOCK_WAIT, metrics::RETRIES, metrics::BATCH_SIZE, metrics::COMMIT_GROUP, metrics::GENERATION];
+    let histograms = [metrics::LOCK_WAIT, metrics::RETRIES, metrics::BATCH_SIZE, metrics::COMMIT_GROUP, metrics::GROUP_PHASE, metrics::GENERATION];
     let mut used = std::collections::BTreeSet::new();
     for file in ["deploy/prometheus/alerts.yml", "deploy/prometheus/alerts.test.yml", "deploy/grafana/docnum-dashboard.json"] {
         let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();

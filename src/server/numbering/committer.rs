@@ -24,7 +24,7 @@ use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, BatchTx, Conn, Db, Dialect, WriteConn};
 use crate::server::error::{new_ref_id, AppError};
-use crate::server::metrics;
+use crate::server::metrics::{self, GroupPhase};
 
 pub use super::counter_tx::{JobKind, Outcome};
 
@@ -394,7 +394,10 @@ impl Committers {
             let broken = tx.rollback().await.is_err();
             return (served.into_iter().filter_map(Result::err).map(Err).collect(), broken);
         }
-        if let Err(e) = tx.commit().await {
+        let commit = Instant::now();
+        let committed = tx.commit().await;
+        metrics::group_phase(GroupPhase::Commit, commit.elapsed());
+        if let Err(e) = committed {
             // whatever the COMMIT left open must not be committed by the next group on this connection
             return (served.into_iter().map(|s| s.and(Err(TxError::like(&e)))).collect(), true);
         }
@@ -487,7 +490,10 @@ impl Committers {
                 })
                 .collect()
         };
+        let read = Instant::now();
         let starts = counter_tx::read_group(tx, self.db.dialect, &reads, now).await?;
+        metrics::group_phase(GroupPhase::Read, read.elapsed());
+        let planning = Instant::now();
         let mut served: Vec<Option<Result<Served, TxError>>> = Vec::with_capacity(group.len());
         let mut planned = Vec::with_capacity(group.len());
         let mut planned_at = Vec::with_capacity(group.len());
@@ -502,7 +508,11 @@ impl Committers {
                 Err(e) => served.push(Some(Err(e))),
             }
         }
-        for (i, applied) in planned_at.into_iter().zip(counter_tx::apply_group(tx, planned, now).await?) {
+        metrics::group_phase(GroupPhase::Plan, planning.elapsed());
+        let write = Instant::now();
+        let applied = counter_tx::apply_group(tx, planned, now).await?;
+        metrics::group_phase(GroupPhase::Write, write.elapsed());
+        for (i, applied) in planned_at.into_iter().zip(applied) {
             let issued = counter_tx::plan::type_code(&kinds[i]).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
             served[i] = Some(Ok(Served { results: applied.results, next: applied.next, issued }));
         }
