@@ -34,6 +34,15 @@ impl Dialect {
         self == Dialect::MySql
     }
 
+    /// The audit chain key of a counter, from the SQL expression of its id: `audit::counter_chain` in SQL (a unit
+    /// test holds the two together), so a counter's row and its chain head are read and moved by one join.
+    pub fn counter_chain_key(self, id: &str) -> String {
+        match self {
+            Dialect::Sqlite => format!("('counter:' || {id})"),
+            Dialect::MySql => format!("CONCAT('counter:', {id})"),
+        }
+    }
+
     /// Integer division of two integer expressions.
     pub fn int_div(self) -> &'static str {
         match self {
@@ -522,6 +531,15 @@ mod tests {
         assert_eq!(classify(&not_null), DbFailure::Other);
         assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
         assert_eq!(classify(&sqlx::Error::RowNotFound), DbFailure::Other);
+    }
+
+    #[tokio::test]
+    async fn the_counter_chain_key_in_sql_is_the_one_the_audit_log_writes() {
+        let db = Db::connect("sqlite::memory:").await.unwrap();
+        let sql = format!("SELECT {}", Dialect::Sqlite.counter_chain_key("?"));
+        let key: String = sqlx::query_scalar(&sql).bind(42_i64).fetch_one(&db.pool).await.unwrap();
+        assert_eq!(key, crate::server::audit::counter_chain(42));
+        assert_eq!(Dialect::MySql.counter_chain_key("c.id"), "CONCAT('counter:', c.id)");
     }
 
     #[test]

@@ -223,37 +223,6 @@ pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, s
     Ok(updated.rows_affected() == 1)
 }
 
-/// The heads of several chains, locked as `chain_head` locks one; chains without a row are missing from the
-/// answer (`chain_head` creates them).
-pub async fn chain_heads(
-    tx: &mut Conn,
-    dialect: Dialect,
-    chain_keys: &[String],
-) -> Result<std::collections::HashMap<String, ChainHead>, sqlx::Error> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        chain_key: String,
-        hash: String,
-        length: i64,
-    }
-    let mut heads = std::collections::HashMap::with_capacity(chain_keys.len());
-    for chunk in chain_keys.chunks(500) {
-        let sql = format!(
-            "SELECT chain_key, head_hash AS hash, length FROM audit_chains WHERE chain_key IN ({}){}",
-            vec!["?"; chunk.len()].join(", "),
-            dialect.for_update()
-        );
-        let mut q = sqlx::query_as::<_, Row>(&sql);
-        for key in chunk {
-            q = q.bind(key.clone());
-        }
-        for r in q.fetch_all(&mut *tx).await? {
-            heads.insert(r.chain_key, ChainHead { hash: r.hash, length: r.length });
-        }
-    }
-    Ok(heads)
-}
-
 /// `try_move_head` for several chains in one statement, each fenced by its own length: false unless every
 /// one of them moved.
 pub async fn try_move_heads(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<bool, sqlx::Error> {

@@ -510,7 +510,7 @@ impl Committers {
         }
         metrics::group_phase(GroupPhase::Plan, planning.elapsed());
         let write = Instant::now();
-        let applied = counter_tx::apply_group(tx, planned, now).await?;
+        let applied = counter_tx::apply_group(tx, self.db.dialect, planned, now).await?;
         metrics::group_phase(GroupPhase::Write, write.elapsed());
         for (i, applied) in planned_at.into_iter().zip(applied) {
             let issued = counter_tx::plan::type_code(&kinds[i]).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));

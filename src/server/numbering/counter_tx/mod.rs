@@ -310,26 +310,24 @@ pub struct GroupBatch<'a> {
     pub id: Option<i64>,
 }
 
-/// The reads of several counters' batches in one transaction: their counter rows and chain heads one
-/// statement each (locked as `read_batch` locks them); a counter seen for the first time is read, or
-/// created, by its key. A batch whose memory disagrees with what is stored fails alone with `Conflict`:
+/// The reads of several counters' batches in one transaction: their counter rows with their chain heads in
+/// one statement (locked as `read_batch` locks them); a counter seen for the first time is read, or created,
+/// by its key. A batch whose memory disagrees with what is stored fails alone with `Conflict`:
 /// another holder moved its counter, and the retry policy reads afresh (as the fence would have refused it).
 pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'_>], now: i64) -> Result<Vec<Result<Start, TxError>>, TxError> {
     let ids: Vec<i64> = batches.iter().filter_map(|b| b.id).collect();
-    let mut counters = store::lock_counters(tx, dialect, &ids).await?;
-    let chain_keys: Vec<String> = counters.keys().map(|id| counter_chain(*id)).collect();
-    let mut heads = audit::chain_heads(tx, dialect, &chain_keys).await?;
+    let mut read = store::lock_counters_and_heads(tx, dialect, &ids).await?;
     let mut starts = Vec::with_capacity(batches.len());
     for b in batches {
         // a remembered id is trusted only for the key it was remembered for (a database restored under a running
         // server may give it to another counter)
-        let counter = match b.id.and_then(|id| counters.remove(&id)).filter(|c| c.key == *b.key) {
-            Some(c) => c.row,
-            None => store::load_or_create_counter(tx, dialect, b.key, plan::max_number(b.jobs), now).await?,
-        };
-        let chain = match heads.remove(&counter_chain(counter.id)) {
-            Some(head) => head,
-            None => audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?,
+        let (counter, chain) = match b.id.and_then(|id| read.remove(&id)).filter(|(c, _)| c.key == *b.key) {
+            Some((c, head)) => (c.row, head),
+            None => {
+                let counter = store::load_or_create_counter(tx, dialect, b.key, plan::max_number(b.jobs), now).await?;
+                let chain = audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?;
+                (counter, chain)
+            }
         };
         if b.known.is_some_and(|k| k.counter != counter || k.chain != chain) {
             starts.push(Err(TxError::Conflict));
@@ -350,10 +348,10 @@ pub struct Planned {
 }
 
 /// Writes the planned batches of a group with one statement per kind for all of them: the counters moved,
-/// each behind its own version; the chain heads, each behind its own length; every new number in one INSERT;
-/// every audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then
+/// each behind its own version, and the chain heads, each behind its own length (on MariaDB in the same
+/// statement); every new number in one INSERT; every audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then
 /// serves batch by batch. Nothing is committed here.
-pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
+pub async fn apply_group(tx: &mut Conn, dialect: Dialect, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
     if planned.is_empty() {
         return Ok(Vec::new());
     }
@@ -379,13 +377,11 @@ pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Resu
         .iter()
         .map(|(counter, last_number, max_number)| store::CounterMove { counter, last_number: *last_number, max_number: *max_number })
         .collect();
-    if !store::advance_counters(tx, &moves, now).await? {
+    let heads: Vec<&audit::Placed<'_>> = placed.iter().collect();
+    if !store::advance_counters_and_chains(tx, dialect, &moves, &heads, now).await? {
         return Err(TxError::Conflict);
     }
     let moved: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
-    if !audit::try_move_heads(tx, &moved).await? {
-        return Err(TxError::Conflict);
-    }
     store::insert_numbers(tx, &numbers).await?;
     store::apply_status_changes(tx, &changes).await?;
     audit::insert_placed_many(tx, &moved).await?;

@@ -151,19 +151,34 @@ pub async fn advance_counter(
     Ok(r.rows_affected() == 1)
 }
 
-/// Several counters by id, locked as [`lock_counter`] locks one (a group of batches reads them in one
-/// statement); ids without a row are missing from the answer.
-pub async fn lock_counters(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, Counter>, sqlx::Error> {
+/// Several counters by id with their audit chain heads, in one statement, locked as [`lock_counter`] and
+/// `audit::chain_head` lock them (a group of batches); ids without a counter row or a chain head are missing from
+/// the answer.
+pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, (Counter, audit::ChainHead)>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        counter: CounterRecord,
+        head_hash: String,
+        length: i64,
+    }
+    let columns: Vec<String> = COUNTER_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect();
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let sql = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id IN ({}){}", vec!["?"; chunk.len()].join(", "), dialect.for_update());
-        let mut q = sqlx::query_as::<_, CounterRecord>(&sql);
+        let sql = format!(
+            "SELECT {}, a.head_hash, a.length FROM counters c JOIN audit_chains a ON a.chain_key = {} WHERE c.id IN ({}){}",
+            columns.join(", "),
+            dialect.counter_chain_key("c.id"),
+            vec!["?"; chunk.len()].join(", "),
+            dialect.for_update()
+        );
+        let mut q = sqlx::query_as::<_, Row>(&sql);
         for id in chunk {
             q = q.bind(*id);
         }
-        for record in q.fetch_all(&mut *tx).await? {
-            let counter = Counter::from(record);
-            rows.insert(counter.row.id, counter);
+        for row in q.fetch_all(&mut *tx).await? {
+            let counter = Counter::from(row.counter);
+            rows.insert(counter.row.id, (counter, audit::ChainHead { hash: row.head_hash, length: row.length }));
         }
     }
     Ok(rows)
@@ -205,6 +220,57 @@ pub async fn advance_counters(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: 
         q = q.bind(m.counter.id).bind(m.counter.version);
     }
     Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
+}
+
+/// [`advance_counters`] together with their chain heads' moves (`placed`, one per move, in the same order): on
+/// MariaDB one multi-table `UPDATE` when every chain moves (each row fenced by its version or length; 2 rows per
+/// counter must change), else one statement for the counters and one for the heads. False when any fence refused.
+pub async fn advance_counters_and_chains(
+    tx: &mut Conn,
+    dialect: Dialect,
+    moves: &[CounterMove<'_>],
+    placed: &[&audit::Placed<'_>],
+    now_ms: i64,
+) -> Result<bool, sqlx::Error> {
+    let every_chain_moves = placed.len() == moves.len() && placed.iter().all(|p| !p.is_empty());
+    if !dialect.has_multi_table_update() || !every_chain_moves || moves.is_empty() {
+        let moved: Vec<&audit::Placed<'_>> = placed.iter().copied().filter(|p| !p.is_empty()).collect();
+        return Ok(advance_counters(tx, moves, now_ms).await? && audit::try_move_heads(tx, &moved).await?);
+    }
+    let cases = vec!["WHEN ? THEN ?"; moves.len()].join(" ");
+    let max_cases = vec!["WHEN ? THEN COALESCE(?, c.max_number)"; moves.len()].join(" ");
+    let sql = format!(
+        "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = {} \
+         SET c.last_number = CASE c.id {cases} END, c.max_number = CASE c.id {max_cases} END, c.version = c.version + 1, \
+             c.updated_at = ?, a.head_hash = CASE c.id {cases} END, a.length = CASE c.id {cases} END \
+         WHERE c.id IN ({}) AND c.version = CASE c.id {cases} END AND a.length = CASE c.id {cases} END",
+        dialect.counter_chain_key("c.id"),
+        vec!["?"; moves.len()].join(", ")
+    );
+    let mut q = sqlx::query(&sql);
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.last_number);
+    }
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.max_number);
+    }
+    q = q.bind(now_ms);
+    for (m, p) in moves.iter().zip(placed) {
+        q = q.bind(m.counter.id).bind(p.head.hash.clone());
+    }
+    for (m, p) in moves.iter().zip(placed) {
+        q = q.bind(m.counter.id).bind(p.head.length);
+    }
+    for m in moves {
+        q = q.bind(m.counter.id);
+    }
+    for m in moves {
+        q = q.bind(m.counter.id).bind(m.counter.version);
+    }
+    for (m, p) in moves.iter().zip(placed) {
+        q = q.bind(m.counter.id).bind(p.start.length);
+    }
+    Ok(q.execute(&mut *tx).await?.rows_affected() == 2 * moves.len() as u64)
 }
 
 /// `advance_counter` together with the audit chain's head move, both fenced (version, length): false
