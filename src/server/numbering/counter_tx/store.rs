@@ -205,21 +205,32 @@ pub async fn advance_counters(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: 
          WHERE id IN ({}) AND version = CASE id {cases} END",
         vec!["?"; moves.len()].join(", ")
     );
-    let mut q = sqlx::query(&sql);
+    let q = bind_counter_fences(bind_counter_set(sqlx::query(&sql), moves, now_ms), moves);
+    Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// Binds the `SET` of a group's counter moves: each new last number, each maximum (`CASE id WHEN ? THEN ?`), the time.
+fn bind_counter_set<'q>(mut q: AnyQuery<'q>, moves: &[CounterMove<'_>], now_ms: i64) -> AnyQuery<'q> {
     for m in moves {
         q = q.bind(m.counter.id).bind(m.last_number);
     }
     for m in moves {
         q = q.bind(m.counter.id).bind(m.max_number);
     }
-    q = q.bind(now_ms);
+    q.bind(now_ms)
+}
+
+/// Binds the `WHERE` of a group's counter moves: the ids, then each version fence.
+fn bind_counter_fences<'q>(mut q: AnyQuery<'q>, moves: &[CounterMove<'_>]) -> AnyQuery<'q> {
     for m in moves {
         q = q.bind(m.counter.id);
     }
     for m in moves {
         q = q.bind(m.counter.id).bind(m.counter.version);
     }
-    Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
+    q
 }
 
 /// [`advance_counters`] together with their chain heads' moves (`placed`, one per move, in the same order): on
@@ -247,26 +258,14 @@ pub async fn advance_counters_and_chains(
         dialect.counter_chain_key("c.id"),
         vec!["?"; moves.len()].join(", ")
     );
-    let mut q = sqlx::query(&sql);
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.last_number);
-    }
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.max_number);
-    }
-    q = q.bind(now_ms);
+    let mut q = bind_counter_set(sqlx::query(&sql), moves, now_ms);
     for (m, p) in moves.iter().zip(placed) {
         q = q.bind(m.counter.id).bind(p.head.hash.clone());
     }
     for (m, p) in moves.iter().zip(placed) {
         q = q.bind(m.counter.id).bind(p.head.length);
     }
-    for m in moves {
-        q = q.bind(m.counter.id);
-    }
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.counter.version);
-    }
+    q = bind_counter_fences(q, moves);
     for (m, p) in moves.iter().zip(placed) {
         q = q.bind(m.counter.id).bind(p.start.length);
     }
