@@ -513,8 +513,7 @@ impl Committers {
         let applied = counter_tx::apply_group(tx, self.db.dialect, planned, now).await?;
         metrics::group_phase(GroupPhase::Write, write.elapsed());
         for (i, applied) in planned_at.into_iter().zip(applied) {
-            let issued = counter_tx::plan::type_code(&kinds[i]).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
-            served[i] = Some(Ok(Served { results: applied.results, next: applied.next, issued }));
+            served[i] = Some(Ok(Served::of(applied, &kinds[i])));
         }
         Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
@@ -535,8 +534,7 @@ impl Committers {
             }
         }
         let applied = counter_tx::apply_batch(tx, self.db.dialect, &start, plan, max_number, now).await?;
-        let issued = counter_tx::plan::type_code(&kinds).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
-        Ok(Served { results: applied.results, next: applied.next, issued })
+        Ok(Served::of(applied, &kinds))
     }
 }
 
@@ -579,6 +577,14 @@ struct Served {
     next: Known,
     /// Numbers issued and their correspondence type code, for the metrics.
     issued: Option<(String, u64)>,
+}
+
+impl Served {
+    /// An applied batch of these jobs: its outcomes, its memory, and the numbers it issued by type.
+    fn of(applied: counter_tx::Applied, kinds: &[&JobKind]) -> Served {
+        let issued = counter_tx::plan::type_code(kinds).filter(|_| applied.inserted > 0).map(|code| (code, applied.inserted as u64));
+        Served { results: applied.results, next: applied.next, issued }
+    }
 }
 
 /// Whether the connection itself failed (it is then closed, and its transaction is gone with it).

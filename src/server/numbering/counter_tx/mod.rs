@@ -83,9 +83,7 @@ impl TxError {
             DbFailure::Other => TxError::Db(sqlx::Error::Protocol(e.to_string())),
         }
     }
-}
 
-impl TxError {
     /// A lost race: the whole transaction may run again.
     pub fn lost_race(&self) -> bool {
         matches!(self, TxError::Conflict | TxError::Unique)
@@ -321,20 +319,12 @@ pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'
     for b in batches {
         // a remembered id is trusted only for the key it was remembered for (a database restored under a running
         // server may give it to another counter)
-        let (counter, chain) = match b.id.and_then(|id| read.remove(&id)).filter(|(c, _)| c.key == *b.key) {
-            Some((c, head)) => (c.row, head),
-            None => {
-                let counter = store::load_or_create_counter(tx, dialect, b.key, plan::max_number(b.jobs), now).await?;
-                let chain = audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?;
-                (counter, chain)
-            }
+        let start = match b.id.and_then(|id| read.remove(&id)).filter(|(c, _)| c.key == *b.key) {
+            Some((c, chain)) => Start { rows: read_rows(tx, b.key, c.row.id, b.jobs).await?, counter: c.row, chain },
+            None => read_batch(tx, dialect, b.key, b.jobs, None, now).await?,
         };
-        if b.known.is_some_and(|k| k.counter != counter || k.chain != chain) {
-            starts.push(Err(TxError::Conflict));
-            continue;
-        }
-        let rows = read_rows(tx, b.key, counter.id, b.jobs).await?;
-        starts.push(Ok(Start { counter, chain, rows }));
+        let stale = b.known.is_some_and(|k| k.counter != start.counter || k.chain != start.chain);
+        starts.push(if stale { Err(TxError::Conflict) } else { Ok(start) });
     }
     Ok(starts)
 }
@@ -349,8 +339,8 @@ pub struct Planned {
 
 /// Writes the planned batches of a group with one statement per kind for all of them: the counters moved,
 /// each behind its own version, and the chain heads, each behind its own length (on MariaDB in the same
-/// statement); every new number in one INSERT; every audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then
-/// serves batch by batch. Nothing is committed here.
+/// statement); every new number in one INSERT; every audit row in one. A fence that refuses fails the whole
+/// group (`Conflict`), which the caller then serves batch by batch. Nothing is committed here.
 pub async fn apply_group(tx: &mut Conn, dialect: Dialect, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
     if planned.is_empty() {
         return Ok(Vec::new());
