@@ -23,11 +23,13 @@ f = open("/dev/cpu_dma_latency", "wb", buffering=0); f.write(struct.pack("i", in
   echo "CPU wake-up latency held at ${BENCH_CPU_LATENCY_US} us for this run" >&2
 fi
 
-# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES]
+# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES] [forward]
+# (forward: the instances share CLUSTER_SECRET and send a counter's batches to the instance holding its lock)
 bench_case() {
   # BENCH_ONLY: a regular expression; only the cases whose label matches run
   if [ -n "${BENCH_ONLY:-}" ] && ! [[ "$1" =~ $BENCH_ONLY ]]; then return 0; fi
-  local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}"
+  local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}" secret=""
+  [ "${9:-}" = forward ] && secret="bench-cluster-secret-$RANDOM$RANDOM"
   local port url name
   port="$(free_port)"
   if [ "$db" = sqlite ]; then
@@ -40,7 +42,7 @@ bench_case() {
   local pids=() urls="" i p
   for i in $(seq 1 "$instances"); do
     p="$port"; [ "$i" -gt 1 ] && p="$(free_port)"
-    DATABASE_URL="$url" REDIS_URLS="$redis" MAX_BATCH="$max_batch" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass \
+    DATABASE_URL="$url" REDIS_URLS="$redis" MAX_BATCH="$max_batch" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass CLUSTER_SECRET="$secret" \
       RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${BENCH_LOG:-error}" "$REL/docnum" serve --addr "127.0.0.1:$p" > "$W/$p.log" 2>&1 &
     pids+=($!)
     wait_for_health "127.0.0.1:$p" 60
@@ -72,6 +74,7 @@ bench_case "MariaDB + Redis, one hot counter"           mysql  "$R" 256 1  1    
 bench_case "MariaDB + Redis, one hot counter"           mysql  "$R" 256 64 1    9000
 bench_case "MariaDB + Redis, 1,000 counters"            mysql  "$R" 256 64 1000 20000
 bench_case "MariaDB + Redis, three instances, one hot counter" mysql "$R" 256 64 1 9000 3
+bench_case "MariaDB + Redis, three instances, one hot counter, forwarding to the holder" mysql "$R" 256 64 1 9000 3 forward
 bench_case "MariaDB, Redis down (DB-lock fallback)"     mysql  "redis://127.0.0.1:1" 256 64 1 9000
 bench_case "MariaDB + Redis, one tx per number (baseline)" mysql "$R" 1 64 1 5000
 echo "raw results (with the slowest request's send time) and server logs: $W" >&2

@@ -48,6 +48,8 @@ sleep 0.5
 REDIS_URLS="$(printf 'redis://127.0.0.1:%s,' "${REDIS_PORTS[@]}")"; export REDIS_URLS="${REDIS_URLS%,}"
 
 # --- three app instances -------------------------------------------------------------------------------
+# they forward a counter's batches to the instance holding its lock (CLUSTER_FORWARD=0: each takes the lock in turn)
+[ "${CLUSTER_FORWARD:-1}" = 0 ] || export CLUSTER_SECRET="cluster-harness-secret-$RANDOM$RANDOM"
 APP_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 declare -A APP_PID
 start_app() {

@@ -114,6 +114,13 @@ struct ServeArgs {
     /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum).
     #[arg(long, env = "REDIS_URLS", value_delimiter = ',')]
     redis_urls: Vec<String>,
+    /// With REDIS_URLS: a secret shared by the instances (16 characters or more); a counter's batches then go to
+    /// the instance holding its lock instead of taking the lock in turn.
+    #[arg(long, env = "CLUSTER_SECRET", hide_env_values = true)]
+    cluster_secret: Option<String>,
+    /// Where the other instances reach this one for forwarded batches (default: http:// and the listening address).
+    #[arg(long, env = "ADVERTISE_URL")]
+    advertise_url: Option<String>,
     /// Longest wait for a counter lock held by another instance before NB003.
     #[arg(long, env = "LOCK_MAX_WAIT_MS", default_value_t = 5000)]
     lock_max_wait_ms: u64,
@@ -170,7 +177,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 Some(s) => Clock::starting_at(chrono::DateTime::parse_from_rfc3339(s)?.with_timezone(&chrono::Utc)),
                 None => Clock::system(),
             });
-            let config = Config {
+            let mut config = Config {
                 database_url: cli.database_url,
                 demo_data: args.demo_data,
                 bootstrap_admin_password: args.bootstrap_admin_password,
@@ -201,6 +208,9 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 },
                 argon2_concurrency: args.argon2_concurrency,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
+                // set once the listener's address is known (below)
+                cluster_secret: None,
+                advertise_url: None,
                 lock: docnum::server::numbering::lock::LockConfig {
                     max_wait: Duration::from_millis(args.lock_max_wait_ms),
                     retry_base: Duration::from_millis(args.lock_retry_base_ms.max(1)),
@@ -209,6 +219,18 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             };
             let addr = args.addr.map(|a| a.parse()).transpose()?.unwrap_or(run::leptos_options().site_addr);
             let listener = tokio::net::TcpListener::bind(addr).await?;
+            config.cluster_secret = args.cluster_secret.filter(|s| !s.is_empty());
+            if let Some(secret) = &config.cluster_secret {
+                if secret.chars().count() < docnum::server::numbering::forward::MIN_SECRET_CHARS {
+                    return Err(format!("CLUSTER_SECRET: at least {} characters", docnum::server::numbering::forward::MIN_SECRET_CHARS).into());
+                }
+                let local = listener.local_addr()?;
+                config.advertise_url = match args.advertise_url.filter(|u| !u.is_empty()) {
+                    Some(url) => Some(url.trim_end_matches('/').to_string()),
+                    None if !local.ip().is_unspecified() => Some(format!("http://{local}")),
+                    None => return Err("CLUSTER_SECRET with a listening address of all interfaces needs ADVERTISE_URL".into()),
+                };
+            }
             println!("Document numbering service listening on http://{}", listener.local_addr()?);
             run::serve(config, clock, listener).await?;
         }

@@ -6,7 +6,9 @@ use std::fmt;
 /// Most characters (not bytes) a document id has.
 pub const MAX_DOCUMENT_ID_CHARS: usize = 100;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Travels (between instances: a forwarded counter job) as its text, parsed again on arrival.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct DocumentId(String);
 
 /// Why a text is not a document id.
@@ -49,6 +51,23 @@ impl fmt::Display for DocumentId {
 impl AsRef<str> for DocumentId {
     fn as_ref(&self) -> &str {
         &self.0
+    }
+}
+
+impl TryFrom<String> for DocumentId {
+    type Error = DocumentIdError;
+    fn try_from(text: String) -> Result<DocumentId, DocumentIdError> {
+        DocumentId::parse(&text)
+    }
+}
+
+impl fmt::Display for DocumentIdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DocumentIdError::Empty => "an empty document id",
+            DocumentIdError::TooLong => "a document id longer than 100 characters",
+            DocumentIdError::Control => "a document id with a control character",
+        })
     }
 }
 

@@ -143,6 +143,21 @@ pub struct Template {
     segments: Vec<Segment>,
 }
 
+/// A template travels (a forwarded counter job, see the server's `numbering::forward`) as its source text and is
+/// parsed again on arrival: the segments follow from the text.
+impl Serialize for Template {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.source)
+    }
+}
+
+impl<'de> Deserialize<'de> for Template {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Template, D::Error> {
+        let source = String::deserialize(d)?;
+        Template::parse(&source).map_err(|errors| serde::de::Error::custom(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")))
+    }
+}
+
 /// Which parties a template shows, i.e. which are part of its counter key (SPEC §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct KeyParts {

@@ -23,6 +23,11 @@ pub struct Config {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Redis servers for the distributed lock (one, or three or more for a Redlock quorum); empty = in-process lock.
     pub redis_urls: Vec<String>,
+    /// `CLUSTER_SECRET`: with `REDIS_URLS`, instances forward a counter's batches to the instance holding its lock,
+    /// authenticated by this secret (`numbering::forward`); None = each instance takes the lock in turn.
+    pub cluster_secret: Option<String>,
+    /// `ADVERTISE_URL`: where the other instances reach this one (default: `http://` + the listening address).
+    pub advertise_url: Option<String>,
     pub lock: LockConfig,
     /// Most requests one counter's batch serves.
     pub max_batch: usize,
@@ -49,6 +54,8 @@ impl Default for Config {
             secure_cookies: false,
             trusted_proxies: Vec::new(),
             redis_urls: Vec::new(),
+            cluster_secret: None,
+            advertise_url: None,
             lock: LockConfig::default(),
             max_batch: 256,
             committers: crate::server::numbering::committer::DEFAULT_COMMITTERS,

@@ -67,6 +67,34 @@ pub enum AppError {
         #[source]
         source: Option<Cause>,
     },
+    /// What a counter's lock holder answered a job this instance forwarded to it (`numbering::forward`): the
+    /// holder's own error as it would have answered it (code, Thai message, reference, wait).
+    #[error("{} (answered by the counter's lock holder)", .0.en)]
+    Remote(RemoteError),
+}
+
+/// An `AppError` as it crosses from a counter's lock holder to the instance that forwarded the job.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RemoteError {
+    pub code: ErrorCode,
+    /// The whole Thai message (`AppError::message_th`).
+    pub th: String,
+    /// The English detail (`Display`).
+    pub en: String,
+    pub reference: Option<String>,
+    pub retry_after_secs: Option<u64>,
+}
+
+impl From<&AppError> for RemoteError {
+    fn from(e: &AppError) -> RemoteError {
+        RemoteError {
+            code: e.code(),
+            th: e.message_th(),
+            en: e.to_string(),
+            reference: e.reference().map(str::to_string),
+            retry_after_secs: e.retry_after(),
+        }
+    }
 }
 
 /// The JSON error body of SPEC §6.
@@ -140,6 +168,7 @@ impl AppError {
             UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
             Database { .. } => ErrorCode::DbError,
             Internal { .. } => ErrorCode::InternalError,
+            Remote(r) => r.code,
         }
     }
 
@@ -173,12 +202,14 @@ impl AppError {
             CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),
             UnsupportedMediaType(_) => "ระบบรับเฉพาะข้อมูลแบบ JSON (Content-Type: application/json)".into(),
             Database { .. } | Internal { .. } => "เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ".into(),
+            Remote(r) => r.th.clone(),
         }
     }
 
     pub fn reference(&self) -> Option<&str> {
         match self {
             AppError::Database { ref_id, .. } | AppError::Internal { ref_id, .. } => Some(ref_id),
+            AppError::Remote(r) => r.reference.as_deref(),
             _ => None,
         }
     }
@@ -186,6 +217,7 @@ impl AppError {
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => Some(*retry_after_secs),
+            AppError::Remote(r) => r.retry_after_secs,
             _ => None,
         }
     }
@@ -201,6 +233,16 @@ impl AppError {
             SequenceExhausted { .. } => "SEQUENCE_EXHAUSTED",
             ReservationExpired => "RESERVATION_EXPIRED",
             DuplicateNumber(_) => "DUPLICATE_NUMBER",
+            Remote(r) => match r.code {
+                ErrorCode::LockTimeout => "LOCK_TIMEOUT",
+                ErrorCode::VersionConflict => "VERSION_CONFLICT",
+                ErrorCode::DbError | ErrorCode::InternalError => "DB_ERROR",
+                ErrorCode::ValidationError | ErrorCode::InvalidFormat | ErrorCode::ConfigNotFound => "VALIDATION_ERROR",
+                ErrorCode::SequenceExhausted => "SEQUENCE_EXHAUSTED",
+                ErrorCode::ReservationExpired => "RESERVATION_EXPIRED",
+                ErrorCode::DuplicateNumber => "DUPLICATE_NUMBER",
+                _ => return None,
+            },
             _ => return None,
         })
     }
@@ -209,6 +251,7 @@ impl AppError {
         let (status, code) = (self.status(), self.code());
         let detail = match self {
             AppError::Database { .. } | AppError::Internal { .. } => None, // never leak internals
+            AppError::Remote(r) if matches!(r.code, ErrorCode::DbError | ErrorCode::InternalError) => None,
             other => Some(other.to_string()),
         };
         ErrorBody {

@@ -205,6 +205,8 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         .route("/health", get(health))
         .route("/health/live", get(live))
         .route("/health/ready", get(ready))
+        // a counter's batches from the other instances, while this one holds its lock (CLUSTER_SECRET; not in the API)
+        .route(numbering::forward::PATH, axum::routing::post(numbering::forward::receive))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .merge(crate::server::metrics::routes())
         // the browser bundle: precompressed, hashed names cached for a year

@@ -50,6 +50,7 @@ pub const DB_POOL_CONNECTIONS: &str = "docnum_db_pool_connections";
 pub const DB_POOL_MAX: &str = "docnum_db_pool_max_connections";
 pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
 pub const ERRORS: &str = "docnum_errors_total";
+pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, utilization needs a counter in the current period).
@@ -69,6 +70,7 @@ pub const FAMILIES: &[&str] = &[
     DB_POOL_MAX,
     SEQUENCE_UTILIZATION,
     ERRORS,
+    FORWARDED,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
@@ -109,6 +111,10 @@ impl LockKind {
     }
 }
 
+/// The `outcome` label of [`FORWARDED`]: jobs this instance sent to a counter's lock holder and got answered, could
+/// not deliver (then served here), or sent without an answer (the callers got 503); and jobs it received as holder.
+pub const FORWARD_OUTCOMES: &[&str] = &["answered", "not_delivered", "unanswered", "received"];
+
 /// The reasons [`lock_failed`] records; anything else is recorded as `other`.
 pub const LOCK_FAILURE_REASONS: &[&str] = &["timeout", "redis_down", "error"];
 
@@ -126,6 +132,7 @@ struct Recorded {
     generation: HistogramVec,
     issued: IntCounterVec,
     errors: IntCounterVec,
+    forwarded: IntCounterVec,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -197,6 +204,14 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             IntCounterVec::new(Opts::new(ERRORS, "Failures of the kinds the error log keeps (SPEC §7), repeats included, by type."), &["type"])
                 .unwrap(),
         ),
+        forwarded: register(
+            &r,
+            IntCounterVec::new(
+                Opts::new(FORWARDED, "Counter jobs forwarded to the counter's lock holder, by outcome; and jobs received as the holder."),
+                &["outcome"],
+            )
+            .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -211,6 +226,9 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
     }
     for phase in GroupPhase::ALL {
         m.group_phase.with_label_values(&[phase.label()]);
+    }
+    for outcome in FORWARD_OUTCOMES {
+        m.forwarded.with_label_values(&[outcome]);
     }
     m
 });
@@ -236,6 +254,11 @@ pub fn lock_failed(reason: &str) {
     let reason = LOCK_FAILURE_REASONS.iter().find(|r| **r == reason).copied().unwrap_or("other");
     m.lock_attempts.inc();
     m.lock_failures.with_label_values(&[reason]).inc();
+}
+
+/// `jobs` counter jobs forwarded (or received) with this outcome, one of [`FORWARD_OUTCOMES`].
+pub fn forwarded(outcome: &'static str, jobs: usize) {
+    RECORDED.forwarded.with_label_values(&[outcome]).inc_by(jobs as u64);
 }
 
 /// One transaction committed the batches of `batches` counters.

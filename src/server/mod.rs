@@ -91,20 +91,34 @@ impl AppState {
         demo::ensure_admin(&db, config.bootstrap_admin_password.as_deref(), clock.now_ms()).await?;
         let reference = Arc::new(ReferenceCache::load(db.clone(), Duration::from_secs(2)).await?);
         let errors = ErrorLog::new(db.clone(), clock.clone());
+        // forwarding needs the lock's holder advertised, hence Redis, the secret and an address
+        let forwarding = match (&config.cluster_secret, &config.advertise_url) {
+            (Some(secret), Some(at)) if !config.redis_urls.is_empty() => Some((secret.clone(), at.clone())),
+            _ => None,
+        };
         let lock = if config.redis_urls.is_empty() {
             CounterLock::InProcess
         } else {
-            CounterLock::Redis(Arc::new(RedisLock::new(&config.redis_urls, config.lock.clone())?.recording_outages_in(errors.clone())))
+            let mut redis = RedisLock::new(&config.redis_urls, config.lock.clone())?.recording_outages_in(errors.clone());
+            if let Some((_, at)) = &forwarding {
+                redis = redis.forwarding_as(at.clone());
+            }
+            CounterLock::Redis(Arc::new(redis))
         };
         let engine = Engine::new(
             db.clone(),
             clock.clone(),
             reference.clone(),
             errors,
-            EngineConfig { reservation_ttl: config.reservation_ttl, max_batch: config.max_batch, committers: config.committers },
+            EngineConfig {
+                reservation_ttl: config.reservation_ttl,
+                max_batch: config.max_batch,
+                committers: config.committers,
+                forward_secret: forwarding.map(|(secret, _)| secret),
+            },
             lock,
             counter_thread.map(|t| t.handle().clone()),
-        );
+        )?;
         Ok(AppState {
             db,
             clock,

@@ -52,6 +52,8 @@ pub struct Options {
     pub demo_data: bool,
     /// `LOGIN_FAILURES_PER_USER` / `_PER_ADDRESS` and the waits.
     pub login_throttle: LoginThrottleConfig,
+    /// `CLUSTER_SECRET` (forwarding to a counter's lock holder; advertised at the app's own address).
+    pub cluster_secret: Option<String>,
 }
 
 impl Default for Options {
@@ -65,6 +67,7 @@ impl Default for Options {
             trusted_proxies: Vec::new(),
             demo_data: true,
             login_throttle: LoginThrottleConfig::default(),
+            cluster_secret: None,
         }
     }
 }
@@ -82,6 +85,7 @@ impl TestApp {
             None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
         };
         let clock = Arc::new(Clock::starting_at(options.start));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let config = Config {
             database_url,
             demo_data: options.demo_data,
@@ -92,6 +96,8 @@ impl TestApp {
             secure_cookies: options.secure_cookies,
             trusted_proxies: options.trusted_proxies.clone(),
             redis_urls: options.redis_urls.clone(),
+            cluster_secret: options.cluster_secret.clone(),
+            advertise_url: Some(format!("http://{}", listener.local_addr().unwrap())),
             lock: Default::default(),
             max_batch: 256,
             committers: docnum::server::numbering::committer::DEFAULT_COMMITTERS,
@@ -101,7 +107,6 @@ impl TestApp {
             login_throttle: options.login_throttle.clone(),
             argon2_concurrency: 0,
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut leptos_options = run::leptos_options();
         leptos_options.site_addr = listener.local_addr().unwrap();
         let state = AppState::start(config, leptos_options, clock.clone()).await.expect("state");

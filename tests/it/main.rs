@@ -15,6 +15,8 @@ mod committer;
 mod audit_view;
 // the network edge: CSRF, JSON-only server functions, security headers, trusted proxies
 mod edge;
+// a hot counter's batches sent to the instance holding its lock
+mod forward;
 // per-type system defaults on a project created through the API (DEMO_DATA=false)
 mod defaults;
 mod import;

@@ -1,7 +1,8 @@
 //! Several server processes on one SQLite file hammer one counter, with cancellations in between; then
 //! every number is checked: none twice, sequences exactly 1..N, every gap explained in the audit log,
 //! and the audit chains intact. Without Redis the processes meet at SQLite's write lock and the counter's
-//! version check; with Redis they take turns on the Redlock first.
+//! version check; with Redis they take turns on the Redlock first; with Redis and a cluster secret the one
+//! holding the lock serves the other's batches too (forwarding).
 
 use std::collections::HashSet;
 
@@ -10,7 +11,7 @@ use docnum::server::db::Db;
 use serde_json::{json, Value};
 use sqlx::Row;
 
-async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
+async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db, [DocnumServer; 2]) {
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("shared.db").display());
     let client = reqwest::Client::new();
@@ -65,18 +66,41 @@ async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db) {
     assert!(report.ok, "{:?}", report.problems);
     let cancelled: i64 = sqlx::query("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL'").fetch_one(&db.pool).await.unwrap().get(0);
     assert_eq!(cancelled, (per_process * 2 / 10) as i64);
-    (dir, db)
+    (dir, db, [a, b])
 }
 
 #[tokio::test]
 async fn two_processes_on_one_sqlite_file_never_issue_a_number_twice() {
-    hammer(&[]).await;
+    let (_dir, _db, _servers) = hammer(&[]).await;
 }
 
 #[tokio::test]
 async fn two_processes_taking_turns_through_redis_never_issue_a_number_twice() {
     let redis = RedisServer::start().await;
-    let (_dir, db) = hammer(&[("REDIS_URLS", redis.url()), ("LOCK_RETRY_BASE_MS", "5".into())]).await;
+    let (_dir, db, _servers) = hammer(&[("REDIS_URLS", redis.url()), ("LOCK_RETRY_BASE_MS", "5".into())]).await;
     let fallback: i64 = sqlx::query("SELECT COUNT(*) FROM audit_log WHERE fallback_used = 'DB_LOCK'").fetch_one(&db.pool).await.unwrap().get(0);
     assert_eq!(fallback, 0, "contention between instances waited for the lock; it never fell back");
+}
+
+/// `docnum_forwarded_jobs_total{outcome=…}` summed over the processes.
+async fn forwarded(servers: &[DocnumServer], outcome: &str) -> f64 {
+    let series = format!("docnum_forwarded_jobs_total{{outcome=\"{outcome}\"}}");
+    let mut total = 0.0;
+    for s in servers {
+        let text = reqwest::get(format!("{}/metrics", s.base)).await.unwrap().text().await.unwrap();
+        total += text.lines().find_map(|l| l.strip_prefix(&series)).map(|v| v.trim().parse::<f64>().unwrap()).expect("exported");
+    }
+    total
+}
+
+#[tokio::test]
+async fn two_processes_forwarding_to_the_lock_holder_never_issue_a_number_twice() {
+    let redis = RedisServer::start().await;
+    let (_dir, db, servers) = hammer(&[("REDIS_URLS", redis.url()), ("CLUSTER_SECRET", "a-test-cluster-secret".into())]).await;
+    let answered = forwarded(&servers, "answered").await;
+    assert!(answered > 0.0, "one process sent batches to the other");
+    assert_eq!(forwarded(&servers, "received").await, answered, "every job sent was received and answered");
+    assert_eq!(forwarded(&servers, "unanswered").await, 0.0);
+    let fallback: i64 = sqlx::query("SELECT COUNT(*) FROM audit_log WHERE fallback_used = 'DB_LOCK'").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(fallback, 0);
 }

@@ -24,13 +24,14 @@ use crate::server::AppState;
 
 pub const SESSION_USER_KEY: &str = "user_id";
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Principal {
     User(UserInfo),
     Token { id: i64, name: String, project_ids: Vec<i64> },
 }
 
-#[derive(Clone, Debug)]
+/// Serializable: a forwarded counter job carries its caller to the lock holder, for the audit row.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Caller {
     pub principal: Principal,
     pub ip: Option<String>,

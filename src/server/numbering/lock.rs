@@ -71,6 +71,13 @@ impl Held {
     }
 }
 
+/// What a worker that needs a counter's lock ends up with: the lock, or (forwarding on) the address of the instance
+/// that holds it, to send the batch there (`forward`).
+pub enum Acquired {
+    Lock(Held),
+    HeldBy(String),
+}
+
 /// A kept Redis lock is reconsidered this often: handed over if another instance wants it, extended before
 /// half its TTL has passed.
 pub const HOLD_SLICE: Duration = Duration::from_millis(10);
@@ -83,16 +90,27 @@ pub enum CounterLock {
 
 impl CounterLock {
     pub async fn acquire(&self, name: &str) -> Result<Held, AppError> {
+        match self.acquire_or_find(name, false).await? {
+            Acquired::Lock(h) => Ok(h),
+            Acquired::HeldBy(_) => Err(AppError::internal("a lock asked for without forwarding named its holder")),
+        }
+    }
+
+    /// The lock, or, when `may_forward` and this instance forwards (`RedisLock::forwarding_as`), the address of the
+    /// instance that holds it and says so: a batch sent there joins the holder's batches instead of taking the lock
+    /// from it.
+    pub async fn acquire_or_find(&self, name: &str, may_forward: bool) -> Result<Acquired, AppError> {
         match self {
-            CounterLock::InProcess => Ok(Held::Local),
-            CounterLock::Redis(r) => r.acquire(name).await,
+            CounterLock::InProcess => Ok(Acquired::Lock(Held::Local)),
+            CounterLock::Redis(r) => r.acquire(name, may_forward).await,
         }
     }
 
     /// Best effort: a failed release only leaves the key to expire; the version check already protects the row.
     /// A lock is released (and extended) through the servers it was taken on.
     pub async fn release(&self, held: Held) {
-        if let (CounterLock::Redis(_), Held::Redis { lock, .. }) = (self, held) {
+        if let (CounterLock::Redis(r), Held::Redis { lock, .. }) = (self, held) {
+            r.withdraw(&String::from_utf8_lossy(&lock.resource)).await;
             lock.lock_manager.unlock(&lock).await;
         }
     }
@@ -115,11 +133,20 @@ impl CounterLock {
                 Ok(Ok(extended)) => {
                     *lock = extended;
                     *acquired = Instant::now();
+                    r.advertise(name).await;
                 }
                 _ => return false,
             }
         }
         true
+    }
+
+    /// The longest a batch waits for the lock before NB003.
+    pub fn max_wait(&self) -> Duration {
+        match self {
+            CounterLock::InProcess => Duration::ZERO,
+            CounterLock::Redis(r) => r.config.max_wait,
+        }
     }
 
     /// Asks the servers now (readiness): None when no Redis is configured.
@@ -157,6 +184,11 @@ pub struct RedisLock {
     markers: KeptRedis,
     /// Where an outage is recorded (once per outage, SPEC §7).
     errors: Option<ErrorLog>,
+    /// This instance's address for forwarded batches, advertised beside each lock it holds (`forward`).
+    advertise_as: Option<String>,
+    /// When a marker command last failed: lookups of a lock's holder pause for a second after it (the marker
+    /// server stalled or went away), so that batches do not each wait out the probe timeout.
+    markers_failed: std::sync::Mutex<Option<Instant>>,
 }
 
 impl RedisLock {
@@ -193,7 +225,48 @@ impl RedisLock {
             fallbacks: AtomicU64::new(0),
             markers: KeptRedis::new(first),
             errors: None,
+            advertise_as: None,
+            markers_failed: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Forwarding on: this instance says where it serves each counter whose lock it holds (`{lock}:holder`, the
+    /// lock's TTL), and a worker that finds another instance's address there sends its batch to it.
+    pub fn forwarding_as(mut self, address: String) -> Self {
+        self.advertise_as = Some(address);
+        self
+    }
+
+    fn holder_name(name: &str) -> String {
+        format!("{name}:holder")
+    }
+
+    /// Says that this instance holds `name` and where to send its batches; renewed with the lock's extension.
+    async fn advertise(&self, name: &str) {
+        if let Some(me) = &self.advertise_as {
+            let cmd = redis::cmd("SET").arg(Self::holder_name(name)).arg(me).arg("PX").arg(self.config.ttl.as_millis() as u64).to_owned();
+            let _ = self.marker_command::<redis::Value>(cmd).await;
+        }
+    }
+
+    /// Takes this instance's address down before the lock goes (only if it is still ours).
+    async fn withdraw(&self, name: &str) {
+        if let Some(me) = &self.advertise_as {
+            const IF_OURS: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+            let cmd = redis::cmd("EVAL").arg(IF_OURS).arg(1).arg(Self::holder_name(name)).arg(me).to_owned();
+            let _ = self.marker_command::<redis::Value>(cmd).await;
+        }
+    }
+
+    /// The address another instance advertises for `name`; None if none does, if it is ours, or while the marker
+    /// server is known not to answer.
+    async fn holder(&self, name: &str) -> Option<String> {
+        let me = self.advertise_as.as_deref()?;
+        if self.markers_failed.lock().unwrap().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return None;
+        }
+        let at = self.marker_command::<Option<String>>(redis::cmd("GET").arg(Self::holder_name(name)).to_owned()).await??;
+        (at != me).then_some(at)
     }
 
     /// Records each outage (and its end) in this error log.
@@ -232,6 +305,7 @@ impl RedisLock {
         match tokio::time::timeout(self.config.probe_timeout, run).await {
             Ok(Ok(v)) => Some(v),
             _ => {
+                *self.markers_failed.lock().unwrap() = Some(Instant::now());
                 self.markers.reset().await;
                 None
             }
@@ -332,7 +406,8 @@ impl RedisLock {
         self.skipped.lock().unwrap().map(|(i, _)| i)
     }
 
-    async fn acquire(&self, name: &str) -> Result<Held, AppError> {
+    async fn acquire(&self, name: &str, may_forward: bool) -> Result<Acquired, AppError> {
+        let may_forward = may_forward && self.advertise_as.is_some();
         // While Redis is known to be down, do not pay a failed attempt per batch: probe once a second.
         if !self.up.load(Ordering::Relaxed) {
             // `down_since_ms` is the last failed probe: requests in between fall back without touching it, so a
@@ -344,9 +419,14 @@ impl RedisLock {
                     self.mark_down();
                 }
                 self.fallbacks.fetch_add(1, Ordering::Relaxed);
-                return Ok(Held::DbFallback);
+                return Ok(Acquired::Lock(Held::DbFallback));
             }
             self.mark_up();
+        }
+        if may_forward {
+            if let Some(holder) = self.holder(name).await {
+                return Ok(Acquired::HeldBy(holder));
+            }
         }
         let deadline = Instant::now() + self.config.max_wait;
         let mut attempt = 0u32;
@@ -362,8 +442,9 @@ impl RedisLock {
                 if attempt > 0 {
                     self.want(name, false).await;
                 }
+                self.advertise(name).await;
                 let now = Instant::now();
-                return Ok(Held::Redis { lock, acquired: now, checked: now });
+                return Ok(Acquired::Lock(Held::Redis { lock, acquired: now, checked: now }));
             }
             // rslock cannot tell "held" from "down": PING on the first failure, then at most every 100 ms of waiting
             // (each probe opens connections; a waiter fails many attempts while a hot counter changes hands).
@@ -372,7 +453,17 @@ impl RedisLock {
                 if !self.reachable().await {
                     self.mark_down();
                     self.fallbacks.fetch_add(1, Ordering::Relaxed);
-                    return Ok(Held::DbFallback);
+                    return Ok(Acquired::Lock(Held::DbFallback));
+                }
+            }
+            // Held by an instance that says where: send the batch there rather than take the lock from it (and take
+            // back a wait marker left before it said so, which would make it hand the lock over).
+            if may_forward {
+                if let Some(holder) = self.holder(name).await {
+                    if attempt > 0 {
+                        self.want(name, false).await;
+                    }
+                    return Ok(Acquired::HeldBy(holder));
                 }
             }
             // Held by another instance: say so (its holder hands over within a slice) and wait our turn.

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod committer;
 pub mod counter_tx;
+pub mod forward;
 pub mod http;
 pub mod lock;
 pub mod queue;
@@ -32,8 +33,9 @@ use crate::server::{metrics, AppState};
 
 use queue::{JobKind, Outcome, Queues};
 
-/// A numbering request with every part resolved, its template chosen and its counter key computed.
-#[derive(Clone, Debug)]
+/// A numbering request with every part resolved, its template chosen and its counter key computed. It travels
+/// as it is to a counter's lock holder (`forward`): the holder issues what this instance resolved.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Resolved {
     pub project_id: i64,
     pub project_code: String,
@@ -175,11 +177,14 @@ pub struct EngineConfig {
     pub max_batch: usize,
     /// MariaDB committers, each serving many counters' batches per transaction (SQLite: always one).
     pub committers: usize,
+    /// The cluster secret, when batches go to the instance holding their counter's lock (`forward`); the lock
+    /// must advertise this instance too (`lock::RedisLock::forwarding_as`).
+    pub forward_secret: Option<String>,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256, committers: committer::DEFAULT_COMMITTERS }
+        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256, committers: committer::DEFAULT_COMMITTERS, forward_secret: None }
     }
 }
 
@@ -203,9 +208,24 @@ impl Engine {
         config: EngineConfig,
         lock: lock::CounterLock,
         workers_on: Option<tokio::runtime::Handle>,
-    ) -> Arc<Engine> {
-        let queues = Arc::new(Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, workers_on));
-        Arc::new(Engine { db, clock, reference, errors, config, queues })
+    ) -> Result<Arc<Engine>, AppError> {
+        let mut queues = Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, workers_on);
+        if let Some(secret) = &config.forward_secret {
+            // the holder may wait for its lock before it serves the batch
+            let patience = queues.lock.max_wait() + Duration::from_secs(5);
+            queues = queues.forwarding(forward::Forwarder::new(secret.clone(), patience)?);
+        }
+        Ok(Arc::new(Engine { db, clock, reference, errors, config, queues: Arc::new(queues) }))
+    }
+
+    /// Serves the jobs another instance forwarded for `key` (`forward`): each joins this instance's queue, in order.
+    pub async fn serve_forwarded(&self, key: CounterKey, jobs: Vec<(JobKind, Caller)>) -> Result<Vec<Result<Outcome, AppError>>, AppError> {
+        if self.queues.closing() {
+            return Err(AppError::LockTimeout { key: key.lock_name(), retry_after_secs: 1 });
+        }
+        metrics::forwarded("received", jobs.len());
+        let queued = jobs.into_iter().map(|(kind, caller)| self.queues.submit_forwarded(key.clone(), kind, caller));
+        Ok(futures::future::join_all(queued).await)
     }
 
     /// Redis reachability as the lock sees it (None: no Redis configured).

@@ -13,7 +13,8 @@ use tokio::sync::{oneshot, Notify};
 
 use super::committer::{Committers, Work};
 use super::counter_tx::Known;
-use super::lock::{CounterLock, Held};
+use super::forward::{Failed, Forwarder};
+use super::lock::{Acquired, CounterLock, Held};
 use crate::numbering::CounterKey;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
@@ -26,6 +27,8 @@ pub use super::counter_tx::{JobKind, Outcome};
 struct Job {
     work: Work,
     reply: oneshot::Sender<Result<Outcome, AppError>>,
+    /// Sent here by another instance (`forward`): served here, never forwarded again.
+    forwarded: bool,
 }
 
 struct KeyQueue {
@@ -67,6 +70,8 @@ pub struct Queues {
     waiting: Mutex<HashMap<CounterKey, KeyQueue>>,
     /// Set when the process stops: workers let their locks go instead of lingering.
     closing: std::sync::atomic::AtomicBool,
+    /// With forwarding on: sends a batch to the instance that holds its counter's lock.
+    forwarder: Option<Forwarder>,
 }
 
 /// How long a worker keeps a Redis lock after its queue ran dry, for the next request: one caller's next
@@ -92,7 +97,18 @@ impl Queues {
             workers_on,
             waiting: Mutex::new(HashMap::new()),
             closing: std::sync::atomic::AtomicBool::new(false),
+            forwarder: None,
         }
+    }
+
+    /// Forwarding on: batches whose counter is held by an instance that says where go there (`forward`).
+    pub fn forwarding(mut self, forwarder: Forwarder) -> Self {
+        self.forwarder = Some(forwarder);
+        self
+    }
+
+    pub fn closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// On shutdown, after the HTTP server has drained: wakes every lingering worker to release its lock and
@@ -115,8 +131,17 @@ impl Queues {
 
     /// Queues a job on its counter and waits for its outcome.
     pub async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller) -> Result<Outcome, AppError> {
+        self.queue(key, kind, caller, false).await
+    }
+
+    /// Queues a job another instance forwarded (`forward`): it is served here, whoever holds the lock by then.
+    pub async fn submit_forwarded(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller) -> Result<Outcome, AppError> {
+        self.queue(key, kind, caller, true).await
+    }
+
+    async fn queue(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, forwarded: bool) -> Result<Outcome, AppError> {
         let (reply, outcome) = oneshot::channel();
-        let job = Job { work: Work { kind, caller, enqueued: Instant::now() }, reply };
+        let job = Job { work: Work { kind, caller, enqueued: Instant::now() }, reply, forwarded };
         let (wake, start_worker) = {
             let mut waiting = self.waiting.lock().unwrap();
             match waiting.get_mut(&key) {
@@ -195,8 +220,26 @@ impl Queues {
                 }
             }
             let lock_wait = Instant::now();
+            let mut batch = batch;
             if held.is_none() {
-                match self.lock.acquire(&name).await {
+                // A batch of this instance's own jobs may go to the instance that holds the lock; one that could
+                // not be delivered there, or that was forwarded here, takes the lock.
+                let mut may_forward = self.forwarder.is_some() && !self.closing() && batch.iter().all(|j| !j.forwarded);
+                let acquired = loop {
+                    match self.lock.acquire_or_find(&name, may_forward).await {
+                        Ok(Acquired::HeldBy(holder)) => match self.forward(&holder, &key, std::mem::take(&mut batch)).await {
+                            None => break None,
+                            Some(back) => {
+                                batch = back;
+                                may_forward = false;
+                            }
+                        },
+                        Ok(Acquired::Lock(h)) => break Some(Ok(h)),
+                        Err(e) => break Some(Err(e)),
+                    }
+                };
+                let Some(acquired) = acquired else { continue };
+                match acquired {
                     Ok(h) => {
                         let kind = match h {
                             Held::Local => LockKind::Local,
@@ -239,5 +282,38 @@ impl Queues {
             }
         }
         guard.2 = false;
+    }
+
+    /// Sends a batch to the instance that holds its counter's lock and answers its callers; hands the batch back
+    /// when the holder did not take it. A batch sent without an answer is not served again here (its jobs may
+    /// have been served there): its callers get 503, like a lock not acquired in time.
+    async fn forward(&self, holder: &str, key: &CounterKey, batch: Vec<Job>) -> Option<Vec<Job>> {
+        let Some(forwarder) = self.forwarder.as_ref() else { return Some(batch) };
+        let jobs: Vec<_> = batch.iter().map(|j| (&j.work.kind, &j.work.caller)).collect();
+        let sent = forwarder.send(holder, key, &jobs).await;
+        drop(jobs);
+        let n = batch.len();
+        match sent {
+            Ok(results) => {
+                metrics::forwarded("answered", n);
+                for (job, result) in batch.into_iter().zip(results) {
+                    let _ = job.reply.send(result);
+                }
+                None
+            }
+            Err(Failed::NotDelivered(why)) => {
+                tracing::info!(holder, why, "forwarded batch not delivered: served here");
+                metrics::forwarded("not_delivered", n);
+                Some(batch)
+            }
+            Err(Failed::Unanswered(why)) => {
+                tracing::warn!(holder, why, "forwarded batch unanswered: its callers are told to retry");
+                metrics::forwarded("unanswered", n);
+                for job in batch {
+                    let _ = job.reply.send(Err(AppError::LockTimeout { key: key.lock_name(), retry_after_secs: 1 }));
+                }
+                None
+            }
+        }
     }
 }

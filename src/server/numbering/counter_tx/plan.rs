@@ -14,9 +14,12 @@ use crate::server::auth::Caller;
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::Resolved;
 
+/// What a job asks of its counter. Serializable: a job travels as it is to the counter's lock holder (`forward`).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum JobKind {
     /// Take the next number; with a document id it is confirmed at once (generate), else reserved for `ttl_ms`.
     Issue {
+        #[serde(with = "shared")]
         req: Arc<Resolved>,
         ttl_ms: i64,
         document_id: Option<DocumentId>,
@@ -32,7 +35,24 @@ pub enum JobKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// `Arc<Resolved>` as the `Resolved` it shares (serde's `rc` feature would serialize every `Arc` of the crate so).
+mod shared {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::server::numbering::Resolved;
+
+    pub fn serialize<S: Serializer>(r: &Arc<Resolved>, s: S) -> Result<S::Ok, S::Error> {
+        r.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Resolved>, D::Error> {
+        Resolved::deserialize(d).map(Arc::new)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     Issued {
         number: String,

@@ -1,0 +1,179 @@
+//! One hot counter shared by several instances (issue 16, item 2; ARCHITECTURE.md "One hot counter, several
+//! instances"): a worker that finds its counter's lock held by an instance that advertises where it serves it
+//! (`lock::RedisLock::forwarding_as`) sends its batch there instead of waiting for the lock. The holder queues
+//! those jobs on its own worker, which serves them in its batches under the lock it keeps, and answers each job
+//! with its outcome. One holder, one stream of batches, no hand-overs.
+//!
+//! The wire: `POST /internal/forward`, the cluster secret in `x-docnum-cluster-secret`, a JSON body `{key, jobs}`
+//! of the jobs as the forwarding instance resolved them (kind and caller, for the audit row); the answer is one
+//! result per job, in order. Not part of the public API (not under `/api/v1`, not in the OpenAPI document);
+//! without `CLUSTER_SECRET` the path is 404.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::queue::{JobKind, Outcome};
+use crate::numbering::CounterKey;
+use crate::server::auth::Caller;
+use crate::server::error::{AppError, RemoteError};
+use crate::server::AppState;
+
+/// Where a holder receives forwarded batches.
+pub const PATH: &str = "/internal/forward";
+/// The header that carries the cluster secret.
+pub const SECRET_HEADER: &str = "x-docnum-cluster-secret";
+/// The shortest `CLUSTER_SECRET` the server starts with.
+pub const MIN_SECRET_CHARS: usize = 16;
+
+#[derive(Serialize)]
+struct Outgoing<'a> {
+    key: &'a CounterKey,
+    jobs: Vec<OutgoingJob<'a>>,
+}
+
+#[derive(Serialize)]
+struct OutgoingJob<'a> {
+    kind: &'a JobKind,
+    caller: &'a Caller,
+}
+
+#[derive(Deserialize)]
+struct Incoming {
+    key: CounterKey,
+    jobs: Vec<IncomingJob>,
+}
+
+#[derive(Deserialize)]
+struct IncomingJob {
+    kind: JobKind,
+    caller: Caller,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Answers {
+    results: Vec<Result<Outcome, RemoteError>>,
+}
+
+/// Why a forwarded batch has no answers.
+#[derive(Debug)]
+pub enum Failed {
+    /// The holder did not take the jobs (refused connection, refused request): serve them here.
+    NotDelivered(String),
+    /// Sent, but no answer came back: the jobs may have been served there, so they must not be served again here.
+    Unanswered(String),
+}
+
+/// Sends batches to the holders of the counters' locks, over kept connections.
+pub struct Forwarder {
+    client: reqwest::Client,
+    secret: String,
+}
+
+impl Forwarder {
+    /// `patience`: how long to wait for a holder's answers (its lock wait and its commit).
+    pub fn new(secret: String, patience: Duration) -> Result<Forwarder, AppError> {
+        let client = reqwest::Client::builder()
+            .timeout(patience)
+            .connect_timeout(Duration::from_millis(500))
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| AppError::internal_from("the forwarding HTTP client", e))?;
+        Ok(Forwarder { client, secret })
+    }
+
+    /// The holder's answer to each job, in order.
+    pub async fn send(&self, holder: &str, key: &CounterKey, jobs: &[(&JobKind, &Caller)]) -> Result<Vec<Result<Outcome, AppError>>, Failed> {
+        let body = Outgoing { key, jobs: jobs.iter().map(|(kind, caller)| OutgoingJob { kind, caller }).collect() };
+        let body = serde_json::to_vec(&body).map_err(|e| Failed::NotDelivered(format!("the batch does not serialize: {e}")))?;
+        let sent = self
+            .client
+            .post(format!("{holder}{PATH}"))
+            .header(SECRET_HEADER, &self.secret)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await;
+        let response = match sent {
+            Ok(r) => r,
+            Err(e) if e.is_connect() => return Err(Failed::NotDelivered(format!("{holder}: {e}"))),
+            Err(e) => return Err(Failed::Unanswered(format!("{holder}: {e}"))),
+        };
+        let status = response.status();
+        // the holder refuses a batch (4xx, or 503 while it stops) before it queues any of its jobs
+        if status.is_client_error() || status == reqwest::StatusCode::SERVICE_UNAVAILABLE {
+            return Err(Failed::NotDelivered(format!("{holder} answered {status}")));
+        }
+        if !status.is_success() {
+            return Err(Failed::Unanswered(format!("{holder} answered {status}")));
+        }
+        let answers: Answers = response.json().await.map_err(|e| Failed::Unanswered(format!("{holder}: unreadable answers: {e}")))?;
+        if answers.results.len() != jobs.len() {
+            return Err(Failed::Unanswered(format!("{holder} answered {} of {} jobs", answers.results.len(), jobs.len())));
+        }
+        Ok(answers.results.into_iter().map(|r| r.map_err(AppError::Remote)).collect())
+    }
+}
+
+/// Equal secrets, compared in constant time (their digests, so that the length does not show either).
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    let (a, b) = (Sha256::digest(given), Sha256::digest(expected));
+    a.iter().zip(b.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// `POST /internal/forward`: another instance's batch for a counter this instance holds (or will hold: the jobs
+/// join this instance's queue for the key, whatever its worker holds by then).
+pub async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(secret) = state.config.cluster_secret.as_deref() else {
+        return AppError::not_found("ที่อยู่นี้", "forwarding is off (no CLUSTER_SECRET)").into_response();
+    };
+    let given = headers.get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
+    if !same_secret(given, secret.as_bytes()) {
+        return AppError::Unauthenticated.into_response();
+    }
+    let batch: Incoming = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", format!("a forwarded batch that does not parse: {e}")).into_response(),
+    };
+    // every issue of the batch is for the batch's counter: a job must not reach another counter's worker
+    if batch.jobs.iter().any(|j| matches!(&j.kind, JobKind::Issue { req, .. } if req.key != batch.key)) {
+        return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", "a forwarded issue for another counter than its batch's").into_response();
+    }
+    let jobs = batch.jobs.into_iter().map(|j| (j.kind, j.caller)).collect();
+    match state.engine.serve_forwarded(batch.key, jobs).await {
+        Ok(results) => Json(Answers { results: results.iter().map(|r| r.clone().map_err(|e| RemoteError::from(&e))).collect() }).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_same_secret_passes() {
+        assert!(same_secret(b"a-cluster-secret-1", b"a-cluster-secret-1"));
+        assert!(!same_secret(b"a-cluster-secret-2", b"a-cluster-secret-1"));
+        assert!(!same_secret(b"", b"a-cluster-secret-1"));
+        assert!(!same_secret(b"a-cluster-secret-1 ", b"a-cluster-secret-1"));
+    }
+
+    #[test]
+    fn an_error_crosses_with_its_code_message_reference_and_wait() {
+        let e = AppError::LockTimeout { key: "k".into(), retry_after_secs: 3 };
+        let back = AppError::Remote(serde_json::from_str(&serde_json::to_string(&RemoteError::from(&e)).unwrap()).unwrap());
+        assert_eq!((back.code(), back.status(), back.retry_after()), (e.code(), e.status(), Some(3)));
+        assert_eq!(back.message_th(), e.message_th());
+        assert_eq!(back.log_type(), Some("LOCK_TIMEOUT"));
+        let internal = AppError::internal("broken");
+        let back = AppError::Remote(RemoteError::from(&internal));
+        assert_eq!(back.reference(), internal.reference());
+        assert_eq!(back.body().detail, None, "internals stay hidden on the way back too");
+    }
+}
