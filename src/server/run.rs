@@ -77,6 +77,10 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     crate::server::demo::refuse_published_password(&state.db, addr).await.map_err(AppError::forbidden)?;
     state.spawn_background();
     let router = app(&state).await?;
+    // answers leave at once: with Nagle's algorithm a reply written in two parts waits for the peer's delayed ACK
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(stop_signal())
         .await

@@ -131,7 +131,8 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     assert_eq!(body["sequence"], 1);
     assert_eq!(forwarded(&client, &a.base, "not_delivered").await, 1.0);
 
-    // the one said to hold it refuses A's secret
+    // the one said to hold it refuses A's secret (once A has let its own lock go: it lingers for the next batch)
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let _: () = redis::cmd("SET").arg(&holder).arg(&b.base).arg("PX").arg(60_000).query_async(&mut con).await.unwrap();
     let (status, body) = reserve().await;
     assert_eq!(status, StatusCode::OK, "{body}");

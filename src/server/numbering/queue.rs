@@ -78,6 +78,10 @@ pub struct Queues {
 /// request usually follows its answer within a fraction of a millisecond, and taking the lock again costs
 /// two round trips to every Redis server.
 const LINGER: Duration = Duration::from_millis(2);
+/// The same with forwarding on: the other instances' batches come back only after their answers have reached their
+/// callers and the callers' next requests have arrived. A holder that let go in such a pause would send them
+/// to taking the lock, and it would change hands (measured: the holder moved several times a second).
+const LINGER_FORWARDING: Duration = Duration::from_millis(25);
 /// A worker that lets go of a wanted lock steps back this long, so that a waiting instance gets its turn.
 const YIELD: Duration = Duration::from_millis(3);
 
@@ -205,7 +209,8 @@ impl Queues {
                 // Nothing waits, a lock is kept: linger a moment for the next job, else let the lock go.
                 let h = held.take().expect("checked above");
                 let closing = self.closing.load(std::sync::atomic::Ordering::Relaxed);
-                if !closing && tokio::time::timeout(LINGER, wake.notified()).await.is_ok() {
+                let linger = if self.forwarder.is_some() { LINGER_FORWARDING } else { LINGER };
+                if !closing && tokio::time::timeout(linger, wake.notified()).await.is_ok() {
                     held = Some(h);
                 } else {
                     self.lock.release(h).await;
@@ -290,9 +295,11 @@ impl Queues {
     async fn forward(&self, holder: &str, key: &CounterKey, batch: Vec<Job>) -> Option<Vec<Job>> {
         let Some(forwarder) = self.forwarder.as_ref() else { return Some(batch) };
         let jobs: Vec<_> = batch.iter().map(|j| (&j.work.kind, &j.work.caller)).collect();
+        let t0 = Instant::now();
         let sent = forwarder.send(holder, key, &jobs).await;
         drop(jobs);
         let n = batch.len();
+        tracing::debug!(size = n, micros = t0.elapsed().as_micros() as u64, "batch forwarded");
         match sent {
             Ok(results) => {
                 metrics::forwarded("answered", n);
