@@ -104,6 +104,21 @@ print(f"[{sys.argv[2]}] check: numbers {r['numbers']} (confirmed {r['confirmed']
       f"in {r['counters']} counters; duplicates = {r['duplicates']}, unexplained gaps = {r['unexplainedGaps']}, "
       f"received {r['receivedChecked']} / missing {r['receivedMissing']}, audit rows {r['auditRows']} intact = {r['auditOk']}")
 PY
+  forwarded "$name"
+}
+# forwarded PHASE: the counter jobs the live instances forwarded to a lock's holder since they started (/metrics)
+forwarded() {
+  local p
+  for p in "${APP_PORTS[@]}"; do curl -fsS --max-time 2 "http://127.0.0.1:$p/metrics" 2>/dev/null || true; done | python3 -c '
+import re, sys
+n = {}
+for line in sys.stdin:
+    m = re.match(r"docnum_forwarded_jobs_total\{outcome=\"(\w+)\"\} (\S+)", line)
+    if m: n[m.group(1)] = n.get(m.group(1), 0) + float(m.group(2))
+a, d, u, r = (n.get(k, 0) for k in ("answered", "not_delivered", "unanswered", "received"))
+print(f"[{sys.argv[1]}] jobs forwarded to a lock holder (live instances, since their start): answered {a:,.0f}, "
+      f"not delivered {d:,.0f}, unanswered {u:,.0f}; received {r:,.0f}")
+' "$1"
 }
 # ready_is STATUS PHASE: /health/ready of the first instance answers STATUS within 30 s (SPEC §9 probes)
 ready_is() {
