@@ -140,4 +140,24 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     assert_eq!(forwarded(&client, &a.base, "not_delivered").await, 2.0);
     assert_eq!(forwarded(&client, &b.base, "received").await, 0.0);
     assert_eq!(forwarded(&client, &a.base, "unanswered").await, 0.0);
+
+    // one that takes the batch and never answers: it may have issued the number, so A does not issue it again; the
+    // caller is told to retry
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_at = format!("http://{}", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        while let Ok((mut conn, _)) = silent.accept().await {
+            let mut request = vec![0u8; 64 * 1024];
+            let _ = conn.read(&mut request).await;
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let _: () = redis::cmd("SET").arg(&holder).arg(&silent_at).arg("PX").arg(60_000).query_async(&mut con).await.unwrap();
+    let (status, body) = reserve().await;
+    assert_error(status, &body, 503, "NB003");
+    assert_eq!(forwarded(&client, &a.base, "unanswered").await, 1.0);
+    use sqlx::Row;
+    let issued: i64 = sqlx::query("SELECT COUNT(*) FROM document_numbers").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(issued, 2, "the batch sent without an answer was not served here too");
 }

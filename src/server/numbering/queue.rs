@@ -27,8 +27,9 @@ pub use super::counter_tx::{JobKind, Outcome};
 struct Job {
     work: Work,
     reply: oneshot::Sender<Result<Outcome, AppError>>,
-    /// Sent here by another instance (`forward`): served here, never forwarded again.
-    forwarded: bool,
+    /// Served here, never forwarded: it was sent here by another instance (`forward`), or the holder it was sent
+    /// to did not take it.
+    serve_here: bool,
 }
 
 struct KeyQueue {
@@ -82,6 +83,9 @@ const LINGER: Duration = Duration::from_millis(2);
 /// callers and the callers' next requests have arrived. A holder that let go in such a pause would send them
 /// to taking the lock, and it would change hands (measured: the holder moved several times a second).
 const LINGER_FORWARDING: Duration = Duration::from_millis(25);
+/// Batches one worker has on their way to the lock's holder at once: the next batch gathers and leaves while the
+/// holder serves the previous one, instead of waiting for its answers.
+const FORWARDS_IN_FLIGHT: usize = 4;
 /// A worker that lets go of a wanted lock steps back this long, so that a waiting instance gets its turn.
 const YIELD: Duration = Duration::from_millis(3);
 
@@ -143,19 +147,31 @@ impl Queues {
         self.queue(key, kind, caller, true).await
     }
 
-    async fn queue(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, forwarded: bool) -> Result<Outcome, AppError> {
+    async fn queue(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, serve_here: bool) -> Result<Outcome, AppError> {
         let (reply, outcome) = oneshot::channel();
-        let job = Job { work: Work { kind, caller, enqueued: Instant::now() }, reply, forwarded };
+        self.enqueue(key, vec![Job { work: Work { kind, caller, enqueued: Instant::now() }, reply, serve_here }], false);
+        outcome.await.map_err(|_| AppError::internal("the counter's worker stopped before answering"))?
+    }
+
+    /// Puts jobs on their counter's queue (`first`: ahead of those waiting, as the older ones) and wakes its worker,
+    /// or starts one.
+    fn enqueue(self: &Arc<Self>, key: CounterKey, jobs: Vec<Job>, first: bool) {
         let (wake, start_worker) = {
             let mut waiting = self.waiting.lock().unwrap();
             match waiting.get_mut(&key) {
+                Some(q) if first => {
+                    for job in jobs.into_iter().rev() {
+                        q.jobs.push_front(job);
+                    }
+                    (q.wake.clone(), false)
+                }
                 Some(q) => {
-                    q.jobs.push_back(job);
+                    q.jobs.extend(jobs);
                     (q.wake.clone(), false)
                 }
                 None => {
                     let wake = Arc::new(Notify::new());
-                    waiting.insert(key.clone(), KeyQueue { jobs: VecDeque::from([job]), wake: wake.clone() });
+                    waiting.insert(key.clone(), KeyQueue { jobs: jobs.into(), wake: wake.clone() });
                     (wake, true)
                 }
             }
@@ -170,7 +186,6 @@ impl Queues {
         } else {
             wake.notify_one();
         }
-        outcome.await.map_err(|_| AppError::internal("the counter's worker stopped before answering"))?
     }
 
     /// Serves batches for `key` until no job waits; then the key leaves the map (a later job starts a new worker).
@@ -190,6 +205,8 @@ impl Queues {
         let name = key.lock_name();
         let mut held: Option<Held> = None;
         let mut known: Option<Known> = None;
+        // this worker's batches on their way to the lock's holder
+        let in_flight = Arc::new(tokio::sync::Semaphore::new(FORWARDS_IN_FLIGHT));
         loop {
             let batch: Option<Vec<Job>> = {
                 let mut waiting = self.waiting.lock().unwrap();
@@ -225,25 +242,27 @@ impl Queues {
                 }
             }
             let lock_wait = Instant::now();
-            let mut batch = batch;
             if held.is_none() {
                 // A batch of this instance's own jobs may go to the instance that holds the lock; one that could
                 // not be delivered there, or that was forwarded here, takes the lock.
-                let mut may_forward = self.forwarder.is_some() && !self.closing() && batch.iter().all(|j| !j.forwarded);
-                let acquired = loop {
-                    match self.lock.acquire_or_find(&name, may_forward).await {
-                        Ok(Acquired::HeldBy(holder)) => match self.forward(&holder, &key, std::mem::take(&mut batch)).await {
-                            None => break None,
-                            Some(back) => {
-                                batch = back;
-                                may_forward = false;
+                let may_forward = self.forwarder.is_some() && !self.closing() && batch.iter().all(|j| !j.serve_here);
+                let acquired = match self.lock.acquire_or_find(&name, may_forward).await {
+                    Ok(Acquired::HeldBy(holder)) => {
+                        // sent while the next batch gathers; a batch the holder did not take comes back to be served here
+                        let permit = in_flight.clone().acquire_owned().await.expect("the semaphore is never closed");
+                        let (queues, key) = (self.clone(), key.clone());
+                        tokio::spawn(async move {
+                            if let Some(mut back) = queues.forward(&holder, &key, batch).await {
+                                back.iter_mut().for_each(|j| j.serve_here = true);
+                                queues.enqueue(key, back, true);
                             }
-                        },
-                        Ok(Acquired::Lock(h)) => break Some(Ok(h)),
-                        Err(e) => break Some(Err(e)),
+                            drop(permit);
+                        });
+                        continue;
                     }
+                    Ok(Acquired::Lock(h)) => Ok(h),
+                    Err(e) => Err(e),
                 };
-                let Some(acquired) = acquired else { continue };
                 match acquired {
                     Ok(h) => {
                         let kind = match h {
