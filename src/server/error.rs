@@ -73,27 +73,19 @@ pub enum AppError {
     Remote(RemoteError),
 }
 
-/// An `AppError` as it crosses from a counter's lock holder to the instance that forwarded the job.
+/// An `AppError` as it crosses from a counter's lock holder to the instance that forwarded the job: what the holder
+/// would have answered (code, Thai message, reference, wait: a server function's `ApiError`) and its English detail.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RemoteError {
-    pub code: ErrorCode,
-    /// The whole Thai message (`AppError::message_th`).
-    pub th: String,
-    /// The English detail (`Display`).
+    #[serde(flatten)]
+    pub answer: ApiError,
+    /// The English detail (`Display`), for logs and the §6 body's `detail`.
     pub en: String,
-    pub reference: Option<String>,
-    pub retry_after_secs: Option<u64>,
 }
 
 impl From<&AppError> for RemoteError {
     fn from(e: &AppError) -> RemoteError {
-        RemoteError {
-            code: e.code(),
-            th: e.message_th(),
-            en: e.to_string(),
-            reference: e.reference().map(str::to_string),
-            retry_after_secs: e.retry_after(),
-        }
+        RemoteError { answer: ApiError::from(e), en: e.to_string() }
     }
 }
 
@@ -168,7 +160,7 @@ impl AppError {
             UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
             Database { .. } => ErrorCode::DbError,
             Internal { .. } => ErrorCode::InternalError,
-            Remote(r) => r.code,
+            Remote(r) => r.answer.code,
         }
     }
 
@@ -202,14 +194,14 @@ impl AppError {
             CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),
             UnsupportedMediaType(_) => "ระบบรับเฉพาะข้อมูลแบบ JSON (Content-Type: application/json)".into(),
             Database { .. } | Internal { .. } => "เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ".into(),
-            Remote(r) => r.th.clone(),
+            Remote(r) => r.answer.message.clone(),
         }
     }
 
     pub fn reference(&self) -> Option<&str> {
         match self {
             AppError::Database { ref_id, .. } | AppError::Internal { ref_id, .. } => Some(ref_id),
-            AppError::Remote(r) => r.reference.as_deref(),
+            AppError::Remote(r) => r.answer.reference.as_deref(),
             _ => None,
         }
     }
@@ -217,42 +209,31 @@ impl AppError {
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => Some(*retry_after_secs),
-            AppError::Remote(r) => r.retry_after_secs,
+            AppError::Remote(r) => r.answer.retry_after,
             _ => None,
         }
     }
 
     /// The error-log type of SPEC §7, for the errors worth recording there.
     pub fn log_type(&self) -> Option<&'static str> {
-        use AppError::*;
-        Some(match self {
-            LockTimeout { .. } => "LOCK_TIMEOUT",
-            VersionConflict(_) => "VERSION_CONFLICT",
-            Database { .. } | Internal { .. } => "DB_ERROR",
-            Validation { .. } | InvalidFormat { .. } | ConfigNotFound(_) => "VALIDATION_ERROR",
-            SequenceExhausted { .. } => "SEQUENCE_EXHAUSTED",
-            ReservationExpired => "RESERVATION_EXPIRED",
-            DuplicateNumber(_) => "DUPLICATE_NUMBER",
-            Remote(r) => match r.code {
-                ErrorCode::LockTimeout => "LOCK_TIMEOUT",
-                ErrorCode::VersionConflict => "VERSION_CONFLICT",
-                ErrorCode::DbError | ErrorCode::InternalError => "DB_ERROR",
-                ErrorCode::ValidationError | ErrorCode::InvalidFormat | ErrorCode::ConfigNotFound => "VALIDATION_ERROR",
-                ErrorCode::SequenceExhausted => "SEQUENCE_EXHAUSTED",
-                ErrorCode::ReservationExpired => "RESERVATION_EXPIRED",
-                ErrorCode::DuplicateNumber => "DUPLICATE_NUMBER",
-                _ => return None,
-            },
+        // by code, so that an error a counter's lock holder answered (`Remote`) is logged as the holder's own
+        Some(match self.code() {
+            ErrorCode::LockTimeout => "LOCK_TIMEOUT",
+            ErrorCode::VersionConflict => "VERSION_CONFLICT",
+            ErrorCode::DbError | ErrorCode::InternalError => "DB_ERROR",
+            ErrorCode::ValidationError | ErrorCode::InvalidFormat | ErrorCode::ConfigNotFound => "VALIDATION_ERROR",
+            ErrorCode::SequenceExhausted => "SEQUENCE_EXHAUSTED",
+            ErrorCode::ReservationExpired => "RESERVATION_EXPIRED",
+            ErrorCode::DuplicateNumber => "DUPLICATE_NUMBER",
             _ => return None,
         })
     }
 
     pub fn body(&self) -> ErrorBody {
         let (status, code) = (self.status(), self.code());
-        let detail = match self {
-            AppError::Database { .. } | AppError::Internal { .. } => None, // never leak internals
-            AppError::Remote(r) if matches!(r.code, ErrorCode::DbError | ErrorCode::InternalError) => None,
-            other => Some(other.to_string()),
+        let detail = match code {
+            ErrorCode::DbError | ErrorCode::InternalError => None, // never leak internals (a lock holder's neither)
+            _ => Some(self.to_string()),
         };
         ErrorBody {
             status_code: status.as_u16(),
