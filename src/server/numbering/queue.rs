@@ -225,9 +225,8 @@ impl Queues {
             let Some(batch) = batch else {
                 // Nothing waits, a lock is kept: linger a moment for the next job, else let the lock go.
                 let h = held.take().expect("checked above");
-                let closing = self.closing.load(std::sync::atomic::Ordering::Relaxed);
                 let linger = if self.forwarder.is_some() { LINGER_FORWARDING } else { LINGER };
-                if !closing && tokio::time::timeout(linger, wake.notified()).await.is_ok() {
+                if !self.closing() && tokio::time::timeout(linger, wake.notified()).await.is_ok() {
                     held = Some(h);
                 } else {
                     self.lock.release(h).await;
