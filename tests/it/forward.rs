@@ -92,13 +92,6 @@ async fn the_forward_route_is_closed_without_the_cluster_secret_and_refuses_what
     assert_eq!(body["results"][0]["Err"]["code"], "NOT_FOUND", "{body}");
 }
 
-/// `docnum_forwarded_jobs_total{outcome=…}` of one server process.
-async fn forwarded(client: &reqwest::Client, base: &str, outcome: &str) -> f64 {
-    let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
-    let series = format!("docnum_forwarded_jobs_total{{outcome=\"{outcome}\"}}");
-    text.lines().find_map(|l| l.strip_prefix(&series)).map(|v| v.trim().parse().unwrap()).unwrap_or_else(|| panic!("{series} not exported"))
-}
-
 #[tokio::test]
 async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_lock() {
     let redis = RedisServer::start().await;
@@ -129,7 +122,7 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     let (status, body) = reserve().await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["sequence"], 1);
-    assert_eq!(forwarded(&client, &a.base, "not_delivered").await, 1.0);
+    assert_eq!(a.forwarded_jobs("not_delivered").await, 1.0);
 
     // the one said to hold it refuses A's secret (once A has let its own lock go: it lingers for the next batch)
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -137,9 +130,9 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     let (status, body) = reserve().await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["sequence"], 2);
-    assert_eq!(forwarded(&client, &a.base, "not_delivered").await, 2.0);
-    assert_eq!(forwarded(&client, &b.base, "received").await, 0.0);
-    assert_eq!(forwarded(&client, &a.base, "unanswered").await, 0.0);
+    assert_eq!(a.forwarded_jobs("not_delivered").await, 2.0);
+    assert_eq!(b.forwarded_jobs("received").await, 0.0);
+    assert_eq!(a.forwarded_jobs("unanswered").await, 0.0);
 
     // one that takes the batch and never answers: it may have issued the number, so A does not issue it again; the
     // caller is told to retry
@@ -156,7 +149,7 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     let _: () = redis::cmd("SET").arg(&holder).arg(&silent_at).arg("PX").arg(60_000).query_async(&mut con).await.unwrap();
     let (status, body) = reserve().await;
     assert_error(status, &body, 503, "NB003");
-    assert_eq!(forwarded(&client, &a.base, "unanswered").await, 1.0);
+    assert_eq!(a.forwarded_jobs("unanswered").await, 1.0);
     use sqlx::Row;
     let issued: i64 = sqlx::query("SELECT COUNT(*) FROM document_numbers").fetch_one(&db.pool).await.unwrap().get(0);
     assert_eq!(issued, 2, "the batch sent without an answer was not served here too");

@@ -84,11 +84,9 @@ async fn two_processes_taking_turns_through_redis_never_issue_a_number_twice() {
 
 /// `docnum_forwarded_jobs_total{outcome=…}` summed over the processes.
 async fn forwarded(servers: &[DocnumServer], outcome: &str) -> f64 {
-    let series = format!("docnum_forwarded_jobs_total{{outcome=\"{outcome}\"}}");
     let mut total = 0.0;
     for s in servers {
-        let text = reqwest::get(format!("{}/metrics", s.base)).await.unwrap().text().await.unwrap();
-        total += text.lines().find_map(|l| l.strip_prefix(&series)).map(|v| v.trim().parse::<f64>().unwrap()).expect("exported");
+        total += s.forwarded_jobs(outcome).await;
     }
     total
 }

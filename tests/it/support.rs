@@ -111,6 +111,13 @@ impl DocnumServer {
         panic!("docnum did not stop within 10 s of SIGTERM");
     }
 
+    /// Its `docnum_forwarded_jobs_total{outcome=…}` (jobs sent to a counter's lock holder, or received as one).
+    pub async fn forwarded_jobs(&self, outcome: &str) -> f64 {
+        let text = reqwest::get(format!("{}/metrics", self.base)).await.unwrap().text().await.unwrap();
+        let series = format!("docnum_forwarded_jobs_total{{outcome=\"{outcome}\"}}");
+        text.lines().find_map(|l| l.strip_prefix(&series)).map(|v| v.trim().parse().unwrap()).unwrap_or_else(|| panic!("{series} not exported"))
+    }
+
     pub async fn wait_healthy(&self, client: &reqwest::Client) {
         for _ in 0..300 {
             if let Ok(r) = client.get(format!("{}/health", self.base)).send().await {
