@@ -7,7 +7,7 @@ use crate::common::*;
 use crate::support::*;
 use docnum::contract::NumberRequest;
 use docnum::server::auth::{Caller, Principal};
-use docnum::server::numbering::forward::{PATH, SECRET_HEADER};
+use docnum::server::numbering::forward::{self, PATH, SECRET_HEADER};
 use docnum::server::numbering::queue::JobKind;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -57,6 +57,12 @@ async fn the_forward_route_is_closed_without_the_cluster_secret_and_refuses_what
     }
     let (status, body) = forward(&app, Some(SECRET), "{\"key\": ".into()).await;
     assert_error(status, &body, 400, "VALIDATION_ERROR");
+    // a body past the bound: refused in Thai, and read only for a caller with the secret
+    let huge = " ".repeat(forward::MAX_BATCH_BYTES + 1);
+    let (status, body) = forward(&app, Some(SECRET), huge.clone()).await;
+    assert_error(status, &body, 413, "PAYLOAD_TOO_LARGE");
+    let (status, body) = forward(&app, None, huge).await;
+    assert_error(status, &body, 401, "UNAUTHENTICATED");
     // an issue for another counter than its batch's
     let mut other = r.key.clone();
     other.period = "YEAR_2024".into();

@@ -11,9 +11,7 @@
 
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -31,6 +29,9 @@ pub const PATH: &str = "/internal/forward";
 pub const SECRET_HEADER: &str = "x-docnum-cluster-secret";
 /// The shortest `CLUSTER_SECRET` the server starts with.
 pub const MIN_SECRET_CHARS: usize = 16;
+/// The largest forwarded batch read (a job is about 1 KB, a batch at most `MAX_BATCH` jobs: 256 by default). A
+/// bigger one is refused (413) before any job is queued, so its sender serves it itself.
+pub const MAX_BATCH_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Serialize)]
 struct Outgoing<'a> {
@@ -128,15 +129,19 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
 }
 
 /// `POST /internal/forward`: another instance's batch for a counter this instance holds (or will hold: the jobs
-/// join this instance's queue for the key, whatever its worker holds by then).
-pub async fn receive(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+/// join this instance's queue for the key, whatever its worker holds by then). The body is read only once the
+/// secret has passed.
+pub async fn receive(State(state): State<AppState>, request: Request) -> Response {
     let Some(secret) = state.config.cluster_secret.as_deref() else {
         return AppError::not_found("ที่อยู่นี้", "forwarding is off (no CLUSTER_SECRET)").into_response();
     };
-    let given = headers.get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
+    let given = request.headers().get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
     if !same_secret(given, secret.as_bytes()) {
         return AppError::Unauthenticated.into_response();
     }
+    let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BATCH_BYTES).await else {
+        return AppError::PayloadTooLarge.into_response();
+    };
     let batch: Incoming = match serde_json::from_slice(&body) {
         Ok(b) => b,
         Err(e) => return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", format!("a forwarded batch that does not parse: {e}")).into_response(),
