@@ -6,6 +6,7 @@ pub mod http;
 pub mod store;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -187,29 +188,71 @@ fn pick<'a, T>(
 /// have changed the data).
 pub struct ReferenceCache {
     db: Db,
-    current: RwLock<(Arc<Snapshot>, Instant)>,
+    current: RwLock<Loaded>,
+    /// Reloads are numbered as they start (see `Loaded::keep_newer`).
+    started: AtomicU64,
     max_age: Duration,
+}
+
+/// A snapshot with when it was loaded and the number of the reload that read it.
+struct Loaded {
+    snapshot: Arc<Snapshot>,
+    at: Instant,
+    ticket: u64,
+}
+
+impl Loaded {
+    /// Keeps the snapshot of the reload that started last. Reloads overlap: one that an aged `get` began just
+    /// before a template was saved reads the old data, and may finish after the save's own reload; stored
+    /// then, the old template would be served until the snapshot ages again. Returns the snapshot kept.
+    fn keep_newer(&mut self, ticket: u64, snapshot: Arc<Snapshot>) -> Arc<Snapshot> {
+        if ticket > self.ticket {
+            *self = Loaded { snapshot, at: Instant::now(), ticket };
+        }
+        self.snapshot.clone()
+    }
 }
 
 impl ReferenceCache {
     pub async fn load(db: Db, max_age: Duration) -> Result<ReferenceCache, AppError> {
         let snapshot = Arc::new(store::load_snapshot(&db).await?);
-        Ok(ReferenceCache { db, current: RwLock::new((snapshot, Instant::now())), max_age })
+        let current = RwLock::new(Loaded { snapshot, at: Instant::now(), ticket: 0 });
+        Ok(ReferenceCache { db, current, started: AtomicU64::new(0), max_age })
     }
 
     pub async fn get(&self) -> Result<Arc<Snapshot>, AppError> {
         {
             let current = self.current.read().await;
-            if current.1.elapsed() < self.max_age {
-                return Ok(current.0.clone());
+            if current.at.elapsed() < self.max_age {
+                return Ok(current.snapshot.clone());
             }
         }
         self.reload().await
     }
 
+    /// Reads the reference data again; after a change, the snapshot returned has it.
     pub async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
+        let ticket = self.started.fetch_add(1, Ordering::SeqCst) + 1;
         let snapshot = Arc::new(store::load_snapshot(&self.db).await?);
-        *self.current.write().await = (snapshot.clone(), Instant::now());
-        Ok(snapshot)
+        Ok(self.current.write().await.keep_newer(ticket, snapshot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reload_that_started_earlier_never_replaces_one_that_started_later() {
+        let (first, old, new) = (Arc::new(Snapshot::default()), Arc::new(Snapshot::default()), Arc::new(Snapshot::default()));
+        let mut loaded = Loaded { snapshot: first, at: Instant::now(), ticket: 0 };
+        // reload 1 (an aged get) reads the old data; reload 2 (after a save) reads the new data and finishes first
+        assert!(Arc::ptr_eq(&loaded.keep_newer(2, new.clone()), &new));
+        let kept = loaded.keep_newer(1, old.clone());
+        assert!(Arc::ptr_eq(&kept, &new), "the older reload's answer is the newer snapshot");
+        assert!(Arc::ptr_eq(&loaded.snapshot, &new) && loaded.ticket == 2);
+        // a later reload replaces it
+        let later = Arc::new(Snapshot::default());
+        assert!(Arc::ptr_eq(&loaded.keep_newer(3, later.clone()), &later));
     }
 }
