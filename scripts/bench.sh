@@ -23,13 +23,17 @@ f = open("/dev/cpu_dma_latency", "wb", buffering=0); f.write(struct.pack("i", in
   echo "CPU wake-up latency held at ${BENCH_CPU_LATENCY_US} us for this run" >&2
 fi
 
-# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES] [forward]
-# (forward: the instances share CLUSTER_SECRET and send a counter's batches to the instance holding its lock)
+# case LABEL DB(sqlite|mysql) REDIS(url or "") MAX_BATCH CALLERS COUNTERS REQUESTS [INSTANCES] [forward|ceiling]
+# (forward: the instances share CLUSTER_SECRET and send a counter's batches to the instance holding its lock;
+#  ceiling: loadgen --ceiling, the HTTP path alone: a token scoped to LCBP3-C4 asks numbers in LCBP3, answered 403)
 bench_case() {
   # BENCH_ONLY: a regular expression; only the cases whose label matches run
   if [ -n "${BENCH_ONLY:-}" ] && ! [[ "$1" =~ $BENCH_ONLY ]]; then return 0; fi
   local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}" secret=""
+  local mode=()
   [ "${9:-}" = forward ] && secret="bench-cluster-secret-$RANDOM$RANDOM"
+  local scope=()
+  [ "${9:-}" = ceiling ] && mode=(--ceiling) && scope=(--project LCBP3-C4)
   local port url name
   port="$(free_port)"
   if [ "$db" = sqlite ]; then
@@ -49,9 +53,9 @@ bench_case() {
     urls="$urls${urls:+,}http://127.0.0.1:$p"
   done
   local token
-  token="$(DATABASE_URL="$url" "$REL/docnum" create-token --name bench)"
+  token="$(DATABASE_URL="$url" "$REL/docnum" create-token --name bench "${scope[@]}")"
   local out
-  out="$("$REL/loadgen" --url "$urls" --token "$token" -c "$callers" -n "$n" --counters "$counters" --json | tail -n1)"
+  out="$("$REL/loadgen" --url "$urls" --token "$token" -c "$callers" -n "$n" --counters "$counters" "${mode[@]}" --json | tail -n1)"
   echo "{\"case\": \"$label\", \"result\": $out}" >> "$W/results.jsonl"
   kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true
   [ "$db" = mysql ] && mariadb -uroot -h127.0.0.1 -e "DROP DATABASE $name"
@@ -66,6 +70,7 @@ PY
 R="redis://127.0.0.1:6379"
 echo "| case | callers | counters | numbers | numbers/s | p50 ms | p95 ms | p99 ms | max ms | check |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+bench_case "HTTP path alone: refused with 403, no counter"  sqlite "" 256 64 1 20000 1 ceiling
 bench_case "SQLite, one hot counter"                    sqlite ""   256 1  1    2000
 bench_case "SQLite, one hot counter"                    sqlite ""   256 64 1    9000
 bench_case "SQLite, 1,000 counters"                     sqlite ""   256 64 1000 20000

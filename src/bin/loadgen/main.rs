@@ -72,6 +72,12 @@ struct Args {
     /// Fault runs: failed requests are expected; only duplicates fail the run.
     #[arg(long)]
     allow_errors: bool,
+    /// Measure the HTTP path alone, with a token scoped to another project than LCBP3 (`create-token --project
+    /// LCBP3-C4`): every request asks a number in LCBP3, which the service authenticates, parses and resolves,
+    /// then refuses with 403 — no counter, no database read or write. The 403s are the run's answers; nothing is
+    /// checked. The ceiling that the reserve rows are compared with.
+    #[arg(long)]
+    ceiling: bool,
 }
 
 const ORGS: [&str; 5] = ["กทท.", "สคฉ.3", "คคง.", "ผรม.1", "ผรม.2"];
@@ -142,6 +148,7 @@ async fn main() {
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
     let bodies: Arc<Vec<Vec<u8>>> =
         Arc::new((args.first_counter..args.first_counter + args.counters).map(|i| request_for(i).to_string().into_bytes()).collect());
+    let ceiling = args.ceiling;
     let started = Instant::now();
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
@@ -163,6 +170,21 @@ async fn main() {
                     let t0 = Instant::now();
                     let result = conn.post_json(RESERVE, &token, &bodies[counter]).await;
                     let micros = t0.elapsed().as_micros() as u64;
+                    if ceiling {
+                        match result {
+                            Ok(r) if r.status == 403 => samples.push(Sample {
+                                counter,
+                                sequence: i as i64,
+                                number: String::new(),
+                                micros,
+                                sent_at_ms: (t0 - started).as_secs_f64() * 1000.0,
+                                status: "FORBIDDEN",
+                            }),
+                            Ok(r) => *errors.entry(format!("HTTP {}", r.status)).or_default() += 1,
+                            Err(e) => *errors.entry(format!("transport: {}", e.kind())).or_default() += 1,
+                        }
+                        continue;
+                    }
                     match result {
                         Ok(r) if (200..300).contains(&r.status) => match serde_json::from_slice::<Reserved>(&r.body) {
                             Ok(v) => {
@@ -214,11 +236,12 @@ async fn main() {
     }
     let elapsed = started.elapsed().as_secs_f64();
 
-    // Check every number.
+    // Check every number (none in a ceiling run).
     let mut distinct = HashSet::new();
-    let duplicates = samples.iter().filter(|s| !distinct.insert((bodies_key(args.first_counter + s.counter), s.number.clone()))).count();
+    let duplicates =
+        samples.iter().filter(|_| !ceiling).filter(|s| !distinct.insert((bodies_key(args.first_counter + s.counter), s.number.clone()))).count();
     let mut per_counter: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
-    for s in &samples {
+    for s in samples.iter().filter(|_| !ceiling) {
         per_counter.entry(s.counter).or_default().push(s.sequence);
     }
     if let Some(path) = &args.record {
