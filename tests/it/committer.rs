@@ -256,3 +256,66 @@ async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known
     assert!(report.ok, "{report:?}");
     assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (6, 0, 0), "{report:?}");
 }
+
+/// On SQLite a committer keeps the single writer connection from one group to the next while groups follow each
+/// other, and gives it back within `HOLD_WRITER_AT_MOST`: another write (a template save, the expiry sweep) gets
+/// its turn while numbers keep being issued, instead of waiting for the load to stop. On MariaDB the write has
+/// connections of its own; the test runs there too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn another_write_gets_its_turn_while_groups_keep_coming() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let snapshot = app.state.reference.get().await.unwrap();
+    // one task per counter (a counter has one worker at a time): 8 types × 4 recipients
+    let mut counters = Vec::new();
+    for ty in ["LETTER", "MEMO", "RFI", "EMAIL", "MOM", "INSTRUCTION", "NOTICE", "OTHER"] {
+        for recipient in ["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"] {
+            let req: NumberRequest = serde_json::from_value(json!({
+                "projectCode": "LCBP3", "correspondenceTypeCode": ty, "originatorCode": "คคง.", "recipientCode": recipient
+            }))
+            .unwrap();
+            counters.push(Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap()));
+        }
+    }
+    let (stop, issued) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+    let loaders: Vec<_> = counters
+        .into_iter()
+        .map(|r| {
+            let (committers, stop, issued) = (committers.clone(), stop.clone(), issued.clone());
+            tokio::spawn(async move {
+                let mut known = None;
+                while !stop.load(Ordering::Relaxed) {
+                    serve(&committers, &r, &mut known).await;
+                    issued.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    while issued.load(Ordering::Relaxed) < 200 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+
+    // a write of another kind, on the writer the committer uses: it must not wait for the load to end
+    let write = async {
+        let mut tx = db.begin_write().await.unwrap();
+        sqlx::query("UPDATE projects SET name = name WHERE code = 'LCBP3'").execute(&mut *tx).await.unwrap();
+        tx.commit().await.unwrap();
+    };
+    tokio::time::timeout(Duration::from_secs(20), write).await.expect("the other write waited for the load to stop");
+    let at_write = issued.load(Ordering::Relaxed);
+    // the load was still running: numbers keep coming after the write
+    while issued.load(Ordering::Relaxed) < at_write + 100 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    for l in loaders {
+        l.await.unwrap();
+    }
+    let stats = committers.stats();
+    assert!(stats.batches > stats.groups, "the loaders' batches shared groups: {stats:?}");
+    let report = check::check(&db, &[]).await.unwrap();
+    assert!(report.ok, "{report:?}");
+    assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (issued.load(Ordering::Relaxed) as i64, 0, 0), "{report:?}");
+}

@@ -79,6 +79,9 @@ struct ShardQueue {
 
 /// A parked connection older than this goes back to the pool, which pings it before its next use.
 const PARK_AT_MOST: Duration = Duration::from_secs(1);
+/// How long a SQLite committer keeps the single writer connection over consecutive groups (`may_keep`); then
+/// the other writes (template saves, the expiry sweep, admin actions) get their turn.
+const HOLD_WRITER_AT_MOST: Duration = Duration::from_millis(20);
 
 /// What the committers did since start: for tests and the benchmark's reading of group sizes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -272,12 +275,13 @@ impl Committers {
         // the pool — a round trip — and the next one is drawn, and may prepare its statements again).
         let parked = self.shards[shard].lock().unwrap().parked.take();
         let mut conn: Option<WriteConn> = parked.filter(|(_, at)| at.elapsed() < PARK_AT_MOST).map(|(c, _)| c);
+        let mut held_since = Instant::now();
         loop {
             let group: Vec<Pending> = {
                 let mut q = self.shards[shard].lock().unwrap();
                 if q.waiting.is_empty() {
                     q.running = false;
-                    if self.keep_connection() {
+                    if self.may_park() {
                         q.parked = conn.take().map(|c| (c, Instant::now()));
                     }
                     break;
@@ -286,19 +290,32 @@ impl Committers {
                 q.waiting.drain(..n).collect()
             };
             self.taken.fetch_add(group.len() as u64, Ordering::Relaxed);
+            if conn.is_none() {
+                held_since = Instant::now(); // taken by serve_group
+            }
             self.serve_group(group, &mut conn).await;
-            if !self.keep_connection() {
+            if !self.may_keep(held_since) {
                 conn = None;
             }
         }
         guard.1 = false;
     }
 
-    /// Whether a committer keeps its connection for its next group: only while the pool has idle ones, so no
-    /// one else waits for it (SQLite's single writer connection is therefore never kept). Each connection
-    /// prepares each statement once, and the batch INSERTs differ by batch size.
-    fn keep_connection(&self) -> bool {
-        self.db.counters.num_idle() > 0
+    /// Whether a committer that found nothing more to do parks its connection for the next committer: on
+    /// MariaDB, while the pool has idle ones, so no one else waits for it. Never SQLite's single writer.
+    fn may_park(&self) -> bool {
+        self.db.dialect == Dialect::MySql && self.db.counters.num_idle() > 0
+    }
+
+    /// Whether a committer keeps its connection for its next group. MariaDB: only while the pool has idle ones
+    /// (each connection prepares each statement once, and the batch INSERTs differ by batch size). SQLite:
+    /// the single writer is kept while groups follow each other, for at most `HOLD_WRITER_AT_MOST`, rather than
+    /// given back to the pool and drawn again between two groups (BENCHMARKS.md, session 14).
+    fn may_keep(&self, held_since: Instant) -> bool {
+        match self.db.dialect {
+            Dialect::MySql => self.db.counters.num_idle() > 0,
+            Dialect::Sqlite => held_since.elapsed() < HOLD_WRITER_AT_MOST,
+        }
     }
 
     /// Commits a group, answering each batch; a batch whose failure cost the whole transaction is answered
