@@ -143,8 +143,9 @@ impl AppState {
         })
     }
 
-    /// Background work: the reservation expiry sweep.
+    /// Background work: the reservation expiry sweep, and on SQLite the WAL checkpoints.
     pub fn spawn_background(&self) {
+        self.db.checkpoint_in_background();
         let engine = self.engine.clone();
         let every = self.config.sweep_interval;
         tokio::spawn(async move {

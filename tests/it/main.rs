@@ -31,4 +31,6 @@ mod probes;
 mod redis_lock;
 // the seeds' paths answer like their twins
 mod seed_paths;
+// the SQLite file: WAL checkpoints in the background
+mod storage;
 mod users;
