@@ -579,7 +579,36 @@ fn plan(attempt: &Attempt, start: &mut Start, now: i64) -> counter_tx::Plan {
         })
         .collect();
     let rows = std::mem::take(&mut start.rows);
-    counter_tx::plan::plan(&start.counter, jobs, rows, now, || uuid::Uuid::new_v4().to_string())
+    counter_tx::plan::plan(&start.counter, jobs, rows, now, || reservation_token(now))
+}
+
+/// A reservation token: a UUID whose first 48 bits are the time in ms (the UUIDv7 layout) and whose other 74
+/// bits are random (`rand`'s thread generator, a CSPRNG), as unguessable as a capability needs to be. Time-ordered
+/// tokens go in at the end of the token index instead of at a random page: a spread group's commit writes about a
+/// quarter fewer pages. (The uuid crate's own `now_v7` spends 42 of the 74 bits on a counter: guessable.)
+fn reservation_token(now_ms: i64) -> String {
+    let mut random = [0u8; 10];
+    rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut random);
+    uuid::Builder::from_unix_timestamp_millis(now_ms.max(0) as u64, &random).into_uuid().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reservation_token;
+
+    #[test]
+    fn reservation_tokens_sort_by_time_and_are_random_within_a_millisecond() {
+        let (a, b, later) = (reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_001));
+        assert_ne!(a, b);
+        assert!(a < later && b < later, "{a} {b} {later}");
+        let (ua, ub) = (uuid::Uuid::parse_str(&a).unwrap(), uuid::Uuid::parse_str(&b).unwrap());
+        assert_eq!((ua.get_version_num(), ua.get_variant()), (7, uuid::Variant::RFC4122));
+        assert_eq!(ua.as_bytes()[..6], ub.as_bytes()[..6], "the time part");
+        // the 74 bits after the time are random: of 64 tokens in one millisecond, no two share their last 8 bytes
+        let tails: std::collections::HashSet<[u8; 8]> =
+            (0..64).map(|_| uuid::Uuid::parse_str(&reservation_token(1)).unwrap().as_bytes()[8..].try_into().unwrap()).collect();
+        assert_eq!(tails.len(), 64);
+    }
 }
 
 /// Closes the committer's connection instead of reusing it or giving it back: after a failed COMMIT or ROLLBACK
