@@ -592,25 +592,6 @@ fn reservation_token(now_ms: i64) -> String {
     uuid::Builder::from_unix_timestamp_millis(now_ms.max(0) as u64, &random).into_uuid().to_string()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::reservation_token;
-
-    #[test]
-    fn reservation_tokens_sort_by_time_and_are_random_within_a_millisecond() {
-        let (a, b, later) = (reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_001));
-        assert_ne!(a, b);
-        assert!(a < later && b < later, "{a} {b} {later}");
-        let (ua, ub) = (uuid::Uuid::parse_str(&a).unwrap(), uuid::Uuid::parse_str(&b).unwrap());
-        assert_eq!((ua.get_version_num(), ua.get_variant()), (7, uuid::Variant::RFC4122));
-        assert_eq!(ua.as_bytes()[..6], ub.as_bytes()[..6], "the time part");
-        // the 74 bits after the time are random: of 64 tokens in one millisecond, no two share their last 8 bytes
-        let tails: std::collections::HashSet<[u8; 8]> =
-            (0..64).map(|_| uuid::Uuid::parse_str(&reservation_token(1)).unwrap().as_bytes()[8..].try_into().unwrap()).collect();
-        assert_eq!(tails.len(), 64);
-    }
-}
-
 /// Closes the committer's connection instead of reusing it or giving it back: after a failed COMMIT or ROLLBACK
 /// its state is unknown, and on MariaDB's autocommit-off connections a transaction left open would be
 /// committed by the next group's COMMIT.
@@ -639,4 +620,23 @@ impl Served {
 /// Whether the connection itself failed (it is then closed, and its transaction is gone with it).
 fn connection_lost(e: &TxError) -> bool {
     matches!(e, TxError::Db(db) if is_connection_error(db))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reservation_token;
+
+    #[test]
+    fn reservation_tokens_sort_by_time_and_are_random_within_a_millisecond() {
+        let (a, b, later) = (reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_000), reservation_token(1_764_000_000_001));
+        assert_ne!(a, b);
+        assert!(a < later && b < later, "{a} {b} {later}");
+        let (ua, ub) = (uuid::Uuid::parse_str(&a).unwrap(), uuid::Uuid::parse_str(&b).unwrap());
+        assert_eq!((ua.get_version_num(), ua.get_variant()), (7, uuid::Variant::RFC4122));
+        assert_eq!(ua.as_bytes()[..6], ub.as_bytes()[..6], "the time part");
+        // the 74 bits after the time are random: of 64 tokens in one millisecond, no two share their last 8 bytes
+        let tails: std::collections::HashSet<[u8; 8]> =
+            (0..64).map(|_| uuid::Uuid::parse_str(&reservation_token(1)).unwrap().as_bytes()[8..].try_into().unwrap()).collect();
+        assert_eq!(tails.len(), 64);
+    }
 }
