@@ -33,7 +33,7 @@ pub struct Config {
     pub max_batch: usize,
     /// MariaDB committers: each serves the batches of many counters (sharded by counter key) per transaction.
     pub committers: usize,
-    /// Run the counter workers on a thread of their own (see `numbering::queue::CounterThread`). The server
+    /// Run the counter workers and the committers on threads of their own (`numbering::queue::CounterThreads`). The server
     /// binary turns it on; tests that start many services in one process leave it off.
     pub counter_thread: bool,
     /// Login throttling: failures per username and per client address before waits begin (`auth::throttle`).

@@ -136,15 +136,15 @@ impl Db {
                     ));
                 }
                 let pool = mysql_pool(&url, 32, Autocommit::On).await?;
-                // lazy: the server opens it again on the counter thread (`counters_on`)
+                // lazy: the server opens it again on the committers' thread (`counters_on`)
                 let counters = mysql_pool_options(16, Autocommit::Off).connect_lazy(&url)?;
                 Ok(Db { writer: pool.clone(), pool, counters, dialect, url })
             }
         }
     }
 
-    /// This handle with its MariaDB counter pool opened on another runtime (the counter thread's), so that the
-    /// workers' connections are driven by that runtime. SQLite keeps its single writer connection: its
+    /// This handle with its MariaDB counter pool opened on another runtime (the committers' thread's), so that the
+    /// committers' connections are driven by the runtime they run on. SQLite keeps its single writer connection: its
     /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
     pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
@@ -152,7 +152,7 @@ impl Db {
             self.counters = runtime
                 .spawn(async move { mysql_pool(&url, 16, Autocommit::Off).await })
                 .await
-                .map_err(|e| sqlx::Error::Configuration(format!("counter thread stopped: {e}").into()))??;
+                .map_err(|e| sqlx::Error::Configuration(format!("committers' thread stopped: {e}").into()))??;
         }
         Ok(self)
     }

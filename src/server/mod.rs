@@ -42,7 +42,7 @@ use db::Db;
 use error::AppError;
 use errors_log::ErrorLog;
 use numbering::lock::{CounterLock, RedisLock};
-use numbering::queue::CounterThread;
+use numbering::queue::CounterThreads;
 use numbering::{Engine, EngineConfig};
 use reference::ReferenceCache;
 
@@ -77,12 +77,12 @@ impl AppState {
         // read once: the hashed names of a production build, or hashing off for a debug build
         let bundle = Arc::new(bundle::Bundle::load(&mut leptos_options));
         let counter_thread =
-            if config.counter_thread { Some(CounterThread::start().map_err(|e| AppError::internal_from("counter thread", e))?) } else { None };
+            if config.counter_thread { Some(CounterThreads::start().map_err(|e| AppError::internal_from("counter threads", e))?) } else { None };
         let argon2 = auth::password::configure(config.argon2_concurrency);
         tracing::debug!(argon2, "Argon2 computations at once");
         let mut db = Db::connect(&config.database_url).await?;
         if let Some(t) = &counter_thread {
-            db = db.counters_on(t.handle()).await?;
+            db = db.counters_on(t.committers()).await?;
         }
         db.migrate().await.map_err(|e| AppError::internal_from("migrations failed", e))?;
         if config.demo_data {
@@ -117,7 +117,7 @@ impl AppState {
                 forward_secret: forwarding.map(|(secret, _)| secret),
             },
             lock,
-            counter_thread.map(|t| t.handle().clone()),
+            counter_thread,
         )?;
         Ok(AppState {
             db,

@@ -207,9 +207,9 @@ impl Engine {
         errors: ErrorLog,
         config: EngineConfig,
         lock: lock::CounterLock,
-        workers_on: Option<tokio::runtime::Handle>,
+        threads: Option<queue::CounterThreads>,
     ) -> Result<Arc<Engine>, AppError> {
-        let mut queues = Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, workers_on);
+        let mut queues = Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, threads);
         if let Some(secret) = &config.forward_secret {
             // the holder may wait for its lock before it serves the batch
             let patience = queues.lock.max_wait() + Duration::from_secs(5);
