@@ -30,9 +30,8 @@ bench_case() {
   # BENCH_ONLY: a regular expression; only the cases whose label matches run
   if [ -n "${BENCH_ONLY:-}" ] && ! [[ "$1" =~ $BENCH_ONLY ]]; then return 0; fi
   local label="$1" db="$2" redis="$3" max_batch="$4" callers="$5" counters="$6" n="$7" instances="${8:-1}" secret=""
-  local mode=()
+  local mode=() scope=()
   [ "${9:-}" = forward ] && secret="bench-cluster-secret-$RANDOM$RANDOM"
-  local scope=()
   [ "${9:-}" = ceiling ] && mode=(--ceiling) && scope=(--project LCBP3-C4)
   local port url name
   port="$(free_port)"

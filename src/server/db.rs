@@ -68,7 +68,7 @@ pub struct Db {
     /// Writes. On SQLite this pool has one connection: SQLite has one writer anyway, and queueing in the
     /// pool is far cheaper than "database is locked" retries between connections.
     pub writer: AnyPool,
-    /// The counter workers' connections (`numbering::queue`). On MariaDB they run with autocommit off, so a
+    /// The committers' connections (`numbering::committer`). On MariaDB they run with autocommit off, so a
     /// batch's first statement opens its transaction: no `BEGIN` round trip in each batch (see `BatchTx`).
     /// On SQLite this is the single writer.
     pub counters: AnyPool,

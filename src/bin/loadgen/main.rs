@@ -236,12 +236,12 @@ async fn main() {
     }
     let elapsed = started.elapsed().as_secs_f64();
 
-    // Check every number (none in a ceiling run).
+    // Check every number (a ceiling run has none).
+    let numbers: &[Sample] = if ceiling { &[] } else { &samples };
     let mut distinct = HashSet::new();
-    let duplicates =
-        samples.iter().filter(|_| !ceiling).filter(|s| !distinct.insert((bodies_key(args.first_counter + s.counter), s.number.clone()))).count();
+    let duplicates = numbers.iter().filter(|s| !distinct.insert((bodies_key(args.first_counter + s.counter), s.number.clone()))).count();
     let mut per_counter: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
-    for s in samples.iter().filter(|_| !ceiling) {
+    for s in numbers {
         per_counter.entry(s.counter).or_default().push(s.sequence);
     }
     if let Some(path) = &args.record {

@@ -107,7 +107,7 @@ pub struct Committers {
     db: Db,
     clock: Arc<Clock>,
     shards: Vec<Mutex<ShardQueue>>,
-    /// Where committers run: the counter thread, or (None) the runtime of the worker that starts one.
+    /// Where committers run: the committers' thread (`CounterThreads`), or (None) the runtime of the worker that starts one.
     runs_on: Option<tokio::runtime::Handle>,
     taken: AtomicU64,
     groups: AtomicU64,

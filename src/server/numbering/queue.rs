@@ -78,7 +78,7 @@ pub struct Queues {
     /// Where the workers' batches are committed, many counters per transaction.
     pub committers: Arc<Committers>,
     max_batch: usize,
-    /// Where workers run: the counter thread, or (None) the runtime of the request that starts them.
+    /// Where workers run: the workers' thread (`CounterThreads`), or (None) the runtime of the request that starts them.
     workers_on: Option<tokio::runtime::Handle>,
     /// Keys with a live worker, and the jobs waiting for it.
     waiting: Mutex<HashMap<CounterKey, KeyQueue>>,
