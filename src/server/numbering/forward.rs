@@ -139,8 +139,9 @@ pub async fn receive(State(state): State<AppState>, request: Request) -> Respons
     if !same_secret(given, secret.as_bytes()) {
         return AppError::Unauthenticated.into_response();
     }
-    let Ok(body) = axum::body::to_bytes(request.into_body(), MAX_BATCH_BYTES).await else {
-        return AppError::PayloadTooLarge.into_response();
+    let body = match read_body(request.into_body()).await {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
     };
     let batch: Incoming = match serde_json::from_slice(&body) {
         Ok(b) => b,
@@ -157,9 +158,34 @@ pub async fn receive(State(state): State<AppState>, request: Request) -> Respons
     }
 }
 
+/// The forwarded batch's bytes: 413 past [`MAX_BATCH_BYTES`], 400 when the body breaks off before its end (the
+/// sender gave up; it is not too large).
+async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, AppError> {
+    axum::body::to_bytes(body, MAX_BATCH_BYTES).await.map_err(|e| {
+        if std::error::Error::source(&e).is_some_and(|inner| inner.is::<http_body_util::LengthLimitError>()) {
+            AppError::PayloadTooLarge
+        } else {
+            AppError::validation("อ่านข้อมูลที่ส่งต่อไม่ครบ", format!("a forwarded batch whose body broke off: {e}"))
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_413_and_one_that_breaks_off_is_400() {
+        let small = read_body(axum::body::Body::from("{}")).await.unwrap();
+        assert_eq!(&small[..], b"{}");
+        let big = read_body(axum::body::Body::from(vec![b' '; MAX_BATCH_BYTES + 1])).await.unwrap_err();
+        assert!(matches!(big, AppError::PayloadTooLarge), "{big:?}");
+        let parts: Vec<Result<&'static [u8], std::io::Error>> =
+            vec![Ok(b"{\"key\":"), Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "the sender went away"))];
+        let broken = read_body(axum::body::Body::from_stream(futures::stream::iter(parts))).await.unwrap_err();
+        assert!(matches!(broken, AppError::Validation { .. }), "{broken:?}");
+        assert_eq!(broken.into_response().status(), axum::http::StatusCode::BAD_REQUEST);
+    }
 
     #[test]
     fn only_the_same_secret_passes() {
