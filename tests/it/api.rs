@@ -412,6 +412,27 @@ async fn verify_notices_a_row_altered_behind_the_triggers() {
 }
 
 #[tokio::test]
+async fn verify_notices_a_counters_row_outside_the_counters_chain() {
+    use docnum::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+    let app = TestApp::spawn().await;
+    app.reserve(&letter()).await;
+    assert!(audit::verify(&app.state.db).await.unwrap().ok);
+    // the gap check and a counter's history read only the counter's own chain, so a row about the counter
+    // written anywhere else would be invisible to them
+    let counter_id = app.count("SELECT MAX(id) FROM counters").await;
+    let mut tx = app.state.db.begin_write().await.unwrap();
+    let stray =
+        AuditEntry { operation: "RESERVE".into(), status: "RESERVED".into(), counter_id: Some(counter_id), sequence: Some(2), ..Default::default() };
+    audit::append(&mut tx, app.state.db.dialect, ADMIN_CHAIN, &[stray]).await.unwrap();
+    tx.commit().await.unwrap();
+    let report = audit::verify(&app.state.db).await.unwrap();
+    assert!(!report.ok);
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(report.problems[0].starts_with("admin#"), "{:?}", report.problems);
+    assert!(report.problems[0].ends_with(&format!(": names counter {counter_id} but is not on its chain")), "{:?}", report.problems);
+}
+
+#[tokio::test]
 async fn per_user_limits_answer_429_with_retry_after() {
     let limits = docnum::server::auth::rate_limit::RateLimits { per_user_per_min: 3, ..docnum::server::auth::rate_limit::RateLimits::off() };
     let app = TestApp::spawn_with(Options { limits, ..Options::default() }).await;

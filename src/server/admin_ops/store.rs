@@ -6,6 +6,7 @@ use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
+use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 pub use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::AppError;
@@ -281,10 +282,11 @@ pub async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i64]) ->
     for chunk in sequences.chunks(500) {
         let sql_text = format!(
             "SELECT sequence, operation, status, document_number, username, metadata, created_at FROM audit_log \
-             WHERE counter_id = ? AND sequence IN ({}) ORDER BY id",
+             WHERE chain_key = ? AND counter_id = ? AND sequence IN ({}) ORDER BY chain_seq",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query_as::<_, GapAuditRow>(&sql_text).bind(counter_id);
+        // the counter's own chain holds its rows (the chain's unique key finds them; `counter_id` has no index)
+        let mut q = sqlx::query_as::<_, GapAuditRow>(&sql_text).bind(audit::counter_chain(counter_id)).bind(counter_id);
         for s in chunk {
             q = q.bind(*s);
         }

@@ -318,6 +318,10 @@ pub async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError> {
                 if row_hash(&stored_prev, &chain_key, seq, &entry) != stored_hash {
                     report.problems.push(format!("{chain_key}#{seq}: content does not match its hash"));
                 }
+                // the gap check and the counter's history read a counter's rows from its own chain only
+                if let Some(counter_id) = entry.counter_id.filter(|id| chain_key != counter_chain(*id)) {
+                    report.problems.push(format!("{chain_key}#{seq}: names counter {counter_id} but is not on its chain"));
+                }
                 prev = stored_hash;
                 after = seq;
                 report.rows += 1;
@@ -344,10 +348,13 @@ pub async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>
     let mut gaps = Vec::new();
     for (id, last) in counters {
         let mut seen = vec![false; last.max(0) as usize + 1];
+        // a counter's audit rows are on its own chain: the chain's unique key finds them
         let sequences: Vec<i64> = sqlx::query_scalar(
-            "SELECT sequence FROM document_numbers WHERE counter_id = ? UNION SELECT sequence FROM audit_log WHERE counter_id = ? AND sequence IS NOT NULL",
+            "SELECT sequence FROM document_numbers WHERE counter_id = ? \
+             UNION SELECT sequence FROM audit_log WHERE chain_key = ? AND counter_id = ? AND sequence IS NOT NULL",
         )
         .bind(id)
+        .bind(counter_chain(id))
         .bind(id)
         .fetch_all(&mut *conn)
         .await?;
@@ -369,20 +376,26 @@ use crate::contract::{AuditPage, AuditQuery, AuditRow};
 /// The filters of an audit query for this caller (shared by the page and the CSV export): admins only; a
 /// project admin's query is kept to the counters of their projects (a project filter outside them is 403), and
 /// rows of no counter (the `admin` chain) are for super admins only.
-fn scoped_filter(caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<Conditions, AppError> {
+fn scoped_filter(caller: &crate::server::auth::Caller, q: &AuditQuery, dialect: Dialect) -> Result<Conditions, AppError> {
     let scope = caller.admin_scope()?;
     if let Some(p) = q.project_id {
         caller.require_project_admin(p)?;
     }
-    let mut filter = audit_filter(q);
+    let mut filter = audit_filter(q, dialect);
     if let Some(projects) = scope {
-        filter.and_in("counter_id IN (SELECT id FROM counters WHERE project_id IN ({}))", projects);
+        filter.and_in(&format!("{} IN ({{}}))", project_chains(dialect)), projects);
     }
     Ok(filter)
 }
 
+/// `chain_key IN (…)` of the chains of the counters of projects: a project's audit rows are on its counters'
+/// chains, found through the chain's unique key (there is no index on `counter_id`).
+fn project_chains(dialect: Dialect) -> String {
+    format!("chain_key IN (SELECT {} FROM counters WHERE project_id", dialect.counter_chain_key("id"))
+}
+
 /// The filters of an audit query (shared by the page and the CSV export).
-fn audit_filter(q: &AuditQuery) -> Conditions {
+fn audit_filter(q: &AuditQuery, dialect: Dialect) -> Conditions {
     let text = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
     let mut c = Conditions::default();
     c.and_if("created_at >= ?", q.from.map(|t| t.timestamp_millis()))
@@ -395,7 +408,7 @@ fn audit_filter(q: &AuditQuery) -> Conditions {
             "document_number LIKE ? ESCAPE '!'",
             text(&q.number).map(|n| format!("{}%", n.replace('!', "!!").replace('%', "!%").replace('_', "!_"))),
         )
-        .and_if("counter_id IN (SELECT id FROM counters WHERE project_id = ?)", q.project_id);
+        .and_if(&format!("{} = ?)", project_chains(dialect)), q.project_id);
     c
 }
 
@@ -460,7 +473,7 @@ pub const MAX_EXPORT_ROWS: i64 = 100_000;
 
 /// One page of audit rows matching the filters, newest first, with the total count.
 pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
-    let filter = scoped_filter(caller, q)?;
+    let filter = scoped_filter(caller, q, s.db.dialect)?;
     let db = &s.db;
     let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE)?;
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
@@ -480,7 +493,7 @@ pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::C
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
 pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<String, AppError> {
-    let filter = scoped_filter(caller, q)?;
+    let filter = scoped_filter(caller, q, s.db.dialect)?;
     let db = &s.db;
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;
