@@ -40,3 +40,36 @@ async fn the_background_checkpointer_copies_committed_numbers_into_the_database_
     }
     assert_eq!(in_file, 20, "the 20 numbers reached the database file");
 }
+
+#[tokio::test]
+async fn the_audit_search_by_number_prefix_uses_the_number_index() {
+    if use_mysql() {
+        return; // MariaDB's binary collation serves LIKE 'prefix%' from its index as it is
+    }
+    let app = TestApp::spawn().await;
+    // the search's own filter (`audit::audit_filter`): a prefix, LIKE's wildcards escaped with '!'
+    let rows: Vec<(i64, i64, i64, String)> =
+        sqlx::query_as("EXPLAIN QUERY PLAN SELECT id FROM audit_log WHERE document_number LIKE ? ESCAPE '!' ORDER BY id DESC LIMIT 50")
+            .bind("คคง.-สคฉ.3-00%")
+            .fetch_all(&app.state.db.pool)
+            .await
+            .unwrap();
+    let detail: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+    assert!(
+        detail
+            .iter()
+            .any(|d| d.starts_with("SEARCH audit_log USING") && d.contains("INDEX idx_audit_number (document_number>? AND document_number<?)")),
+        "{detail:?}"
+    );
+    // and it finds by prefix, case-insensitively as LIKE does
+    for _ in 0..3 {
+        let (status, body) = app.reserve(&letter()).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let found: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit_log WHERE document_number LIKE ? ESCAPE '!'")
+        .bind("คคง.-สคฉ.3-000%")
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(found, 3);
+}
