@@ -324,6 +324,8 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     let mut options = run::leptos_options();
     options.site_addr = addr;
     let state = AppState::start(config, options, Arc::new(Clock::system())).await.expect("start");
+    // as `docnum serve` runs: the background checkpointer and the expiry sweep
+    state.spawn_background();
     let router = run::app(&state).await.expect("router");
     tokio::spawn(async move { axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap() });
     // One hot counter must be able to go past 9,999 in a benchmark: widen SEQ for the types loadgen uses.
