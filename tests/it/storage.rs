@@ -61,7 +61,7 @@ async fn the_audit_search_by_number_prefix_uses_the_number_index() {
             .any(|d| d.starts_with("SEARCH audit_log USING") && d.contains("INDEX idx_audit_number (document_number>? AND document_number<?)")),
         "{detail:?}"
     );
-    // and it finds by prefix, case-insensitively as LIKE does
+    // and the indexed search finds the numbers by their prefix
     for _ in 0..3 {
         let (status, body) = app.reserve(&letter()).await;
         assert_eq!(status, StatusCode::OK, "{body}");

@@ -383,15 +383,15 @@ fn scoped_filter(caller: &crate::server::auth::Caller, q: &AuditQuery, dialect: 
     }
     let mut filter = audit_filter(q, dialect);
     if let Some(projects) = scope {
-        filter.and_in(&format!("{} IN ({{}}))", project_chains(dialect)), projects);
+        filter.and_in(&project_chains(dialect, "IN ({})"), projects);
     }
     Ok(filter)
 }
 
-/// `chain_key IN (…)` of the chains of the counters of projects: a project's audit rows are on its counters'
-/// chains, found through the chain's unique key (there is no index on `counter_id`).
-fn project_chains(dialect: Dialect) -> String {
-    format!("chain_key IN (SELECT {} FROM counters WHERE project_id", dialect.counter_chain_key("id"))
+/// The rows on the chains of the counters whose `project_id` meets `projects` (`= ?`, `IN ({})`): a project's audit
+/// rows are on its counters' chains, found through the chain's unique key (there is no index on `counter_id`).
+fn project_chains(dialect: Dialect, projects: &str) -> String {
+    format!("chain_key IN (SELECT {} FROM counters WHERE project_id {projects})", dialect.counter_chain_key("id"))
 }
 
 /// The filters of an audit query (shared by the page and the CSV export).
@@ -408,7 +408,7 @@ fn audit_filter(q: &AuditQuery, dialect: Dialect) -> Conditions {
             "document_number LIKE ? ESCAPE '!'",
             text(&q.number).map(|n| format!("{}%", n.replace('!', "!!").replace('%', "!%").replace('_', "!_"))),
         )
-        .and_if(&format!("{} = ?)", project_chains(dialect)), q.project_id);
+        .and_if(&project_chains(dialect, "= ?"), q.project_id);
     c
 }
 
