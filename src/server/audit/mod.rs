@@ -348,20 +348,20 @@ pub async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>
     let mut gaps = Vec::new();
     for (id, last) in counters {
         let mut seen = vec![false; last.max(0) as usize + 1];
-        // a counter's audit rows are on its own chain: the chain's unique key finds them
-        let sequences: Vec<i64> = sqlx::query_scalar(
-            "SELECT sequence FROM document_numbers WHERE counter_id = ? \
-             UNION SELECT sequence FROM audit_log WHERE chain_key = ? AND counter_id = ? AND sequence IS NOT NULL",
-        )
-        .bind(id)
-        .bind(counter_chain(id))
-        .bind(id)
-        .fetch_all(&mut *conn)
-        .await?;
-        for s in sequences {
-            if s >= 1 && s <= last {
-                seen[s as usize] = true;
-            }
+        // The numbers first, from their unique key alone. Only a counter with sequences they leave open reads its
+        // audit rows (on its own chain, found by the chain's unique key): a whole chain read row by row took seconds
+        // for a counter of 300,000 numbers, and a counter without gaps needs none of it.
+        let numbers = sqlx::query_scalar("SELECT sequence FROM document_numbers WHERE counter_id = ?").bind(id).fetch_all(&mut *conn).await?;
+        mark_seen(&mut seen, numbers);
+        if seen.iter().skip(1).any(|s| !s) {
+            mark_seen(
+                &mut seen,
+                sqlx::query_scalar("SELECT sequence FROM audit_log WHERE chain_key = ? AND counter_id = ? AND sequence IS NOT NULL")
+                    .bind(counter_chain(id))
+                    .bind(id)
+                    .fetch_all(&mut *conn)
+                    .await?,
+            );
         }
         let missing: Vec<i64> = (1..=last).filter(|s| !seen[*s as usize]).collect();
         if !missing.is_empty() {
@@ -369,6 +369,15 @@ pub async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>
         }
     }
     Ok(gaps)
+}
+
+/// Marks the sequences in `1..seen.len()` as accounted for.
+fn mark_seen(seen: &mut [bool], sequences: Vec<i64>) {
+    for s in sequences {
+        if let Some(slot) = usize::try_from(s).ok().filter(|&s| s >= 1).and_then(|s| seen.get_mut(s)) {
+            *slot = true;
+        }
+    }
 }
 
 use crate::contract::{AuditPage, AuditQuery, AuditRow};
