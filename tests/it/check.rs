@@ -60,7 +60,7 @@ async fn check_reads_one_moment_of_a_live_database() {
 /// number nor an audit row accounts for is reported. (Sequences that only audit rows explain — an override's skipped
 /// ones — pass: `admin_ops`, the override test's closing check.)
 #[tokio::test]
-async fn check_reports_only_the_gaps_no_audit_row_explains() {
+async fn check_reports_a_gap_that_neither_a_number_nor_an_audit_row_explains() {
     let app = TestApp::spawn().await;
     for _ in 0..3 {
         let (s, r) = app.reserve(&letter()).await;
