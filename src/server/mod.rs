@@ -46,9 +46,20 @@ use numbering::queue::CounterThreads;
 use numbering::{Engine, EngineConfig};
 use reference::ReferenceCache;
 
-/// Everything a request handler may need; cheap to clone.
+/// Everything a request handler may need. One `Arc` clone per extraction: axum clones the state for every
+/// handler and middleware of a request, and cloning the parts one by one was about a tenth of the HTTP threads' time.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Services>);
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+    fn deref(&self) -> &Services {
+        &self.0
+    }
+}
+
+/// The parts of [`AppState`].
+pub struct Services {
     pub db: Db,
     pub clock: Arc<Clock>,
     pub engine: Arc<Engine>,
@@ -119,7 +130,7 @@ impl AppState {
             lock,
             counter_thread,
         )?;
-        Ok(AppState {
+        Ok(AppState(Arc::new(Services {
             db,
             clock,
             engine,
@@ -140,7 +151,7 @@ impl AppState {
             leptos_options,
             bundle,
             config: Arc::new(config),
-        })
+        })))
     }
 
     /// Background work: the reservation expiry sweep, and on SQLite the WAL checkpoints.
