@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use docnum::contract::NumberRequest;
+use docnum::server::audit;
 use docnum::server::auth::Caller;
 use docnum::server::db::Dialect;
 use docnum::server::numbering::committer::{Committers, Work};
-use docnum::server::numbering::counter_tx::Known;
+use docnum::server::numbering::counter_tx::{store, Known};
 use docnum::server::numbering::queue::{JobKind, Outcome};
 use docnum::server::numbering::{check, resolve, Resolved};
 use serde_json::json;
@@ -255,6 +256,35 @@ async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known
     let report = check::check(&db, &[]).await.unwrap();
     assert!(report.ok, "{report:?}");
     assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (6, 0, 0), "{report:?}");
+}
+
+/// A group reads its counters and their chain heads in one statement (on SQLite as one row, a JSON array): each
+/// as a counter's own reads find it, and an id without a counter is left out.
+#[tokio::test]
+async fn a_group_reads_each_counter_and_chain_head_as_stored() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let (c, x) = (letter_to(&app, "ผรม.1").await, letter_to(&app, "สคฉ.3").await);
+    for r in [&c, &c, &x] {
+        serve(&committers, r, &mut None).await;
+    }
+    let (c_id, x_id) = (counter_id(&db, "คคง.-ผรม.1").await, counter_id(&db, "คคง.-สคฉ.3").await);
+
+    let mut tx = db.begin_write().await.unwrap();
+    let read = store::lock_counters_and_heads(&mut tx, db.dialect, &[x_id, 999_999, c_id]).await.unwrap();
+    assert_eq!(read.len(), 2, "the unknown id is left out");
+    for (id, last_number) in [(c_id, 2), (x_id, 1)] {
+        let (counter, head) = &read[&id];
+        let alone = store::lock_counter(&mut tx, db.dialect, id).await.unwrap().unwrap();
+        assert_eq!(counter.row, alone.row);
+        assert_eq!(counter.row.last_number, last_number);
+        assert_eq!((&counter.key, counter.max_number, counter.updated_at), (&alone.key, alone.max_number, alone.updated_at));
+        assert_eq!(counter.key.period, "YEAR_2025", "a text column read back");
+        assert_eq!(*head, audit::chain_head(&mut tx, db.dialect, &audit::counter_chain(id)).await.unwrap());
+        assert_eq!(head.length, last_number, "one audit row per number");
+    }
+    tx.rollback().await.unwrap();
 }
 
 /// On SQLite a committer keeps the single writer connection from one group to the next while groups follow each
