@@ -39,9 +39,9 @@ struct KeyQueue {
 }
 
 /// Two threads, each with a runtime of its own: one for the counter workers, one for the committers. On the
-/// server's shared runtime a worker woken by its database's answer waited in the run queue behind every HTTP task
-/// that was ready (64 callers: dozens), once per statement; on a thread of its own the kernel runs it as soon as the
-/// answer arrives. The committers likewise: on the workers' thread, a committer woken by its next statement's answer
+/// server's shared runtime a worker woken by Redis's answer waited in the run queue behind every HTTP task that was
+/// ready (64 callers: dozens); on a thread of its own the kernel runs it as soon as the answer arrives. Workers use
+/// their thread only with a Redis lock (see `Queues::new`). The committers likewise: on the workers' thread, a committer woken by its next statement's answer
 /// waited behind the workers that its previous group's commit had just woken, every group (measured: a spread group
 /// took 0.57 ms to read and 1.15 ms to write there, 0.19 and 0.80 ms on a thread of its own; BENCHMARKS.md).
 #[derive(Clone)]
@@ -104,11 +104,14 @@ const YIELD: Duration = Duration::from_millis(3);
 
 impl Queues {
     pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, committers: usize, lock: CounterLock, threads: Option<CounterThreads>) -> Queues {
+        // A worker on the in-process lock has no I/O of its own (it hands its batch to a committer and waits): there
+        // the hop to the workers' thread only costs a wake-up of that thread per request (BENCHMARKS.md, session 17).
+        let workers_on = threads.as_ref().filter(|_| matches!(lock, CounterLock::Redis(_))).map(|t| t.workers().clone());
         Queues {
             lock,
             committers: Arc::new(Committers::new(db, clock, committers, threads.as_ref().map(|t| t.committers().clone()))),
             max_batch: max_batch.max(1),
-            workers_on: threads.map(|t| t.workers().clone()),
+            workers_on,
             waiting: Mutex::new(HashMap::new()),
             closing: std::sync::atomic::AtomicBool::new(false),
             forwarder: None,
