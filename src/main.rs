@@ -134,7 +134,8 @@ struct ServeArgs {
     #[arg(long, env = "COMMITTERS", default_value_t = docnum::server::numbering::committer::DEFAULT_COMMITTERS,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     committers: usize,
-    /// Run the counter workers and the committers on threads of their own (true), or on the shared request runtime (false).
+    /// Run the committers, and with a Redis lock the counter workers, on threads of their own (true), or on the shared
+    /// request runtime (false).
     #[arg(long, env = "COUNTER_THREAD", default_value_t = true, action = clap::ArgAction::Set)]
     counter_thread: bool,
     /// Consecutive failed logins of one username before it must wait (1 s, doubling, at most LOGIN_MAX_WAIT_SECS); 0 = off.
