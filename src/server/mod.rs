@@ -87,8 +87,11 @@ impl AppState {
     pub async fn start(config: Config, mut leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
         // read once: the hashed names of a production build, or hashing off for a debug build
         let bundle = Arc::new(bundle::Bundle::load(&mut leptos_options));
-        let counter_thread =
-            if config.counter_thread { Some(CounterThreads::start().map_err(|e| AppError::internal_from("counter threads", e))?) } else { None };
+        let counter_thread = if config.counter_thread {
+            Some(CounterThreads::start(!config.redis_urls.is_empty()).map_err(|e| AppError::internal_from("counter threads", e))?)
+        } else {
+            None
+        };
         let argon2 = auth::password::configure(config.argon2_concurrency);
         tracing::debug!(argon2, "Argon2 computations at once");
         let mut db = Db::connect(&config.database_url).await?;

@@ -38,25 +38,29 @@ struct KeyQueue {
     wake: Arc<Notify>,
 }
 
-/// Two threads, each with a runtime of its own: one for the counter workers, one for the committers. On the
-/// server's shared runtime a worker woken by Redis's answer waited in the run queue behind every HTTP task that was
-/// ready (64 callers: dozens); on a thread of its own the kernel runs it as soon as the answer arrives. Workers use
-/// their thread only with a Redis lock (see `Queues::new`). The committers likewise: on the workers' thread, a committer woken by its next statement's answer
+/// Threads with a runtime of their own: one for the committers, and with a Redis lock one for the counter workers. On
+/// the server's shared runtime a worker woken by Redis's answer waited in the run queue behind every HTTP task that was
+/// ready (64 callers: dozens); on a thread of its own the kernel runs it as soon as the answer arrives. The committers likewise: on the workers' thread, a committer woken by its next statement's answer
 /// waited behind the workers that its previous group's commit had just woken, every group (measured: a spread group
 /// took 0.57 ms to read and 1.15 ms to write there, 0.19 and 0.80 ms on a thread of its own; BENCHMARKS.md).
 #[derive(Clone)]
 pub struct CounterThreads {
-    workers: tokio::runtime::Handle,
+    /// None without a Redis lock: a worker on the in-process lock has no I/O of its own (it hands its batch to a
+    /// committer and waits), and a thread of its own would only cost a wake-up of that thread per request
+    /// (BENCHMARKS.md, session 17).
+    workers: Option<tokio::runtime::Handle>,
     committers: tokio::runtime::Handle,
 }
 
 impl CounterThreads {
-    pub fn start() -> std::io::Result<CounterThreads> {
-        Ok(CounterThreads { workers: runtime_thread("counters")?, committers: runtime_thread("committers")? })
+    /// The committers' thread, and the workers' when they take a Redis lock.
+    pub fn start(redis_lock: bool) -> std::io::Result<CounterThreads> {
+        let workers = if redis_lock { Some(runtime_thread("counters")?) } else { None };
+        Ok(CounterThreads { workers, committers: runtime_thread("committers")? })
     }
 
-    pub fn workers(&self) -> &tokio::runtime::Handle {
-        &self.workers
+    pub fn workers(&self) -> Option<&tokio::runtime::Handle> {
+        self.workers.as_ref()
     }
 
     /// Where the committers run, and the MariaDB counter pool's connections with them (`Db::counters_on`).
@@ -104,9 +108,7 @@ const YIELD: Duration = Duration::from_millis(3);
 
 impl Queues {
     pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, committers: usize, lock: CounterLock, threads: Option<CounterThreads>) -> Queues {
-        // A worker on the in-process lock has no I/O of its own (it hands its batch to a committer and waits): there
-        // the hop to the workers' thread only costs a wake-up of that thread per request (BENCHMARKS.md, session 17).
-        let workers_on = threads.as_ref().filter(|_| matches!(lock, CounterLock::Redis(_))).map(|t| t.workers().clone());
+        let workers_on = threads.as_ref().and_then(CounterThreads::workers).cloned();
         Queues {
             lock,
             committers: Arc::new(Committers::new(db, clock, committers, threads.as_ref().map(|t| t.committers().clone()))),
