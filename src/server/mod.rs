@@ -87,8 +87,9 @@ impl AppState {
     pub async fn start(config: Config, mut leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
         // read once: the hashed names of a production build, or hashing off for a debug build
         let bundle = Arc::new(bundle::Bundle::load(&mut leptos_options));
+        let redis_lock = !config.redis_urls.is_empty();
         let counter_thread = if config.counter_thread {
-            Some(CounterThreads::start(!config.redis_urls.is_empty()).map_err(|e| AppError::internal_from("counter threads", e))?)
+            Some(CounterThreads::start(redis_lock).map_err(|e| AppError::internal_from("counter threads", e))?)
         } else {
             None
         };
@@ -107,17 +108,17 @@ impl AppState {
         let errors = ErrorLog::new(db.clone(), clock.clone());
         // forwarding needs the lock's holder advertised, hence Redis, the secret and an address
         let forwarding = match (&config.cluster_secret, &config.advertise_url) {
-            (Some(secret), Some(at)) if !config.redis_urls.is_empty() => Some((secret.clone(), at.clone())),
+            (Some(secret), Some(at)) if redis_lock => Some((secret.clone(), at.clone())),
             _ => None,
         };
-        let lock = if config.redis_urls.is_empty() {
-            CounterLock::InProcess
-        } else {
+        let lock = if redis_lock {
             let mut redis = RedisLock::new(&config.redis_urls, config.lock.clone())?.recording_outages_in(errors.clone());
             if let Some((_, at)) = &forwarding {
                 redis = redis.forwarding_as(at.clone());
             }
             CounterLock::Redis(Arc::new(redis))
+        } else {
+            CounterLock::InProcess
         };
         let engine = Engine::new(
             db.clone(),

@@ -40,9 +40,10 @@ struct KeyQueue {
 
 /// Threads with a runtime of their own: one for the committers, and with a Redis lock one for the counter workers. On
 /// the server's shared runtime a worker woken by Redis's answer waited in the run queue behind every HTTP task that was
-/// ready (64 callers: dozens); on a thread of its own the kernel runs it as soon as the answer arrives. The committers likewise: on the workers' thread, a committer woken by its next statement's answer
-/// waited behind the workers that its previous group's commit had just woken, every group (measured: a spread group
-/// took 0.57 ms to read and 1.15 ms to write there, 0.19 and 0.80 ms on a thread of its own; BENCHMARKS.md).
+/// ready (64 callers: dozens); on a thread of its own the kernel runs it as soon as the answer arrives. The committers
+/// likewise: on the workers' thread, a committer woken by its next statement's answer waited behind the workers that
+/// its previous group's commit had just woken, every group (measured: a spread group took 0.57 ms to read and 1.15 ms
+/// to write there, 0.19 and 0.80 ms on a thread of its own; BENCHMARKS.md).
 #[derive(Clone)]
 pub struct CounterThreads {
     /// None without a Redis lock: a worker on the in-process lock has no I/O of its own (it hands its batch to a

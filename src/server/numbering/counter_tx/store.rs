@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::contract::NumberStatus;
 use crate::numbering::CounterKey;
 use crate::server::audit;
-use crate::server::db::{Conn, Db, Dialect};
+use crate::server::db::{BindValue, Conn, Db, Dialect, SqlValue};
 
 /// `WHERE` of a counter looked up by its key; bind the key with [`bind_key!`].
 pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
@@ -31,7 +31,7 @@ macro_rules! bind_key {
 pub(crate) use bind_key;
 
 /// The key columns of a counter, the one place they are read (flattened into the rows that carry them).
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug, sqlx::FromRow, serde::Deserialize)]
 pub struct KeyRow {
     pub project_id: i64,
     pub corr_type_id: i64,
@@ -59,7 +59,7 @@ impl From<KeyRow> for CounterKey {
 }
 
 /// A counter's value and version: what a counter transaction reads, and fences its write with.
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow, serde::Deserialize)]
 pub struct CounterRow {
     pub id: i64,
     pub last_number: i64,
@@ -79,11 +79,14 @@ pub struct Counter {
 pub const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
     period, last_number, max_number, version, updated_at";
 
-#[derive(sqlx::FromRow)]
+/// A counter row as read: by column name from the database, or from a JSON object of the same names.
+#[derive(sqlx::FromRow, serde::Deserialize)]
 pub struct CounterRecord {
     #[sqlx(flatten)]
+    #[serde(flatten)]
     row: CounterRow,
     #[sqlx(flatten)]
+    #[serde(flatten)]
     key: KeyRow,
     max_number: i64,
     updated_at: i64,
@@ -155,78 +158,57 @@ pub async fn advance_counter(
 /// `audit::chain_head` lock them (a group of batches); ids without a counter row or a chain head are missing from
 /// the answer.
 pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, (Counter, audit::ChainHead)>, sqlx::Error> {
-    let columns: Vec<String> = COUNTER_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect();
+    // (name, column) of every field of a `LockedRow`
+    let columns: Vec<(&str, String)> = COUNTER_COLUMNS
+        .split(", ")
+        .map(|c| (c, format!("c.{c}")))
+        .chain([("head_hash", "a.head_hash".to_string()), ("length", "a.length".to_string())])
+        .collect();
     let from = format!("FROM counters c JOIN audit_chains a ON a.chain_key = {}", dialect.counter_chain_key("c.id"));
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let within = format!("WHERE c.id IN ({})", vec!["?"; chunk.len()].join(", "));
-        let read: Vec<(Counter, audit::ChainHead)> = match dialect {
-            // One row for the whole group, a JSON array of the rows: sqlx hands each row over from its SQLite thread on
-            // its own, a wake-up of this task each, and this read took 0.6 ms for a group of 30 counters (0.2 ms as one
-            // row; BENCHMARKS.md, session 17). MariaDB's rows come off the socket together.
+        let read: Vec<LockedRow> = match dialect {
+            // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
+            // row over from its SQLite thread on its own, a wake-up of this task each, and this read took 0.6 ms for a
+            // group of 30 counters (0.2 ms as one row; BENCHMARKS.md, session 17). MariaDB's rows come off the socket
+            // together.
             Dialect::Sqlite => {
-                let sql = format!("SELECT json_group_array(json_array({}, a.head_hash, a.length)) {from} {within}", columns.join(", "));
-                let mut q = sqlx::query_scalar::<_, String>(&sql);
-                for id in chunk {
-                    q = q.bind(*id);
-                }
-                let text = q.fetch_one(&mut *tx).await?;
-                let wire: Vec<LockedJson> = serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(e.into()))?;
-                wire.into_iter().map(LockedJson::parts).collect()
+                let fields: Vec<String> = columns.iter().map(|(name, column)| format!("'{name}', {column}")).collect();
+                let sql = format!("SELECT json_group_array(json_object({})) {from} {within}", fields.join(", "));
+                let text = bind_ids(sqlx::query_scalar::<_, String>(&sql), chunk).fetch_one(&mut *tx).await?;
+                serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(e.into()))?
             }
             Dialect::MySql => {
-                let sql = format!("SELECT {}, a.head_hash, a.length {from} {within}{}", columns.join(", "), dialect.for_update());
-                let mut q = sqlx::query_as::<_, LockedRow>(&sql);
-                for id in chunk {
-                    q = q.bind(*id);
-                }
-                q.fetch_all(&mut *tx)
-                    .await?
-                    .into_iter()
-                    .map(|r| (Counter::from(r.counter), audit::ChainHead { hash: r.head_hash, length: r.length }))
-                    .collect()
+                let select: Vec<&str> = columns.iter().map(|(_, column)| column.as_str()).collect();
+                let sql = format!("SELECT {} {from} {within}{}", select.join(", "), dialect.for_update());
+                bind_ids(sqlx::query_as::<_, LockedRow>(&sql), chunk).fetch_all(&mut *tx).await?
             }
         };
-        rows.extend(read.into_iter().map(|(counter, head)| (counter.row.id, (counter, head))));
+        rows.extend(read.into_iter().map(|r| {
+            let counter = Counter::from(r.counter);
+            (counter.row.id, (counter, audit::ChainHead { hash: r.head_hash, length: r.length }))
+        }));
     }
     Ok(rows)
 }
 
-/// A row of [`lock_counters_and_heads`] on MariaDB.
-#[derive(sqlx::FromRow)]
+/// A row of [`lock_counters_and_heads`]: by column name from MariaDB, by the same names from SQLite's JSON objects.
+#[derive(sqlx::FromRow, serde::Deserialize)]
 struct LockedRow {
     #[sqlx(flatten)]
+    #[serde(flatten)]
     counter: CounterRecord,
     head_hash: String,
     length: i64,
 }
 
-/// The same row from SQLite's JSON array, by position: [`COUNTER_COLUMNS`], then the head's hash and length.
-#[derive(serde::Deserialize)]
-struct LockedJson(i64, i64, i64, i64, i64, i64, i64, i64, String, i64, i64, i64, i64, String, i64);
-
-impl LockedJson {
-    fn parts(self) -> (Counter, audit::ChainHead) {
-        let LockedJson(
-            id,
-            project_id,
-            corr_type_id,
-            originator_id,
-            recipient_id,
-            sub_type_id,
-            rfa_type_id,
-            discipline_id,
-            period,
-            last_number,
-            max_number,
-            version,
-            updated_at,
-            hash,
-            length,
-        ) = self;
-        let key = CounterKey { project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, period };
-        (Counter { row: CounterRow { id, last_number, version }, key, max_number, updated_at }, audit::ChainHead { hash, length })
+/// Binds ids to the `IN (…)` of a query, in order.
+fn bind_ids<'q, Q: BindValue<'q>>(mut q: Q, ids: &[i64]) -> Q {
+    for id in ids {
+        q = q.bind_value(&SqlValue::Int(*id));
     }
+    q
 }
 
 /// A counter's move in a group: to `last_number` from the version it was read at.
