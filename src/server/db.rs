@@ -137,7 +137,7 @@ impl Db {
                 }
                 let pool = mysql_pool(&url, 32, Autocommit::On).await?;
                 // lazy: the server opens it again on the committers' thread (`counters_on`)
-                let counters = mysql_pool_options(16, Autocommit::Off).connect_lazy(&url)?;
+                let counters = mysql_pool_options(16, Autocommit::Off).connect_lazy(&counters_url(&url))?;
                 Ok(Db { writer: pool.clone(), pool, counters, dialect, url })
             }
         }
@@ -148,7 +148,7 @@ impl Db {
     /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
     pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
-            let url = self.url.clone();
+            let url = counters_url(&self.url);
             self.counters = runtime
                 .spawn(async move { mysql_pool(&url, 16, Autocommit::Off).await })
                 .await
@@ -226,6 +226,28 @@ impl Db {
     }
 }
 
+/// How many items a statement over `n` items (an `IN (…)` list, a `CASE` arm each) is written for: `n` itself up
+/// to 8, then rounded up to 12, 16, 24, 32, 48, 64…; the extra places repeat the last item, which changes nothing.
+/// A statement text per group size would be prepared for each size, and push the others out of the driver's cache
+/// of prepared statements (BENCHMARKS.md, session 18).
+pub fn padded_len(n: usize) -> usize {
+    if n <= 8 {
+        return n;
+    }
+    let power = n.next_power_of_two();
+    if n <= power / 4 * 3 {
+        power / 4 * 3
+    } else {
+        power
+    }
+}
+
+/// `items` stretched to [`padded_len`] by repeating the last one.
+pub fn padded<T>(items: &[T]) -> impl Iterator<Item = &T> + Clone {
+    let extra = padded_len(items.len()) - items.len();
+    items.iter().chain(std::iter::repeat_n(items.last(), extra).flatten())
+}
+
 /// A counter batch's transaction. On MariaDB's autocommit-off connections the first statement opens it
 /// (`Implicit`), and `COMMIT` / `ROLLBACK` end it; a connection given back to the pool mid-transaction (a
 /// panic) is rolled back on its way there. On SQLite it is a `BEGIN IMMEDIATE` transaction.
@@ -271,6 +293,22 @@ static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
 pub fn suspect_connections() {
     SUSPECT_UNTIL_MS.store(now_ms() + 10_000, Ordering::Relaxed);
 }
+
+/// The URL of the committers' MariaDB connections: prepared-statement caches of `COUNTER_STATEMENT_CACHE` instead
+/// of sqlx's 100 (unless the URL sets one). A group writes its numbers and audit rows with one INSERT each, whose text
+/// differs with the row count; with 100 places these pushed each other out, and about one statement in six was
+/// prepared again, a round trip and a parse each (BENCHMARKS.md, session 18). Only the committers hold these
+/// connections, one each, so the server keeps a few hundred statements per committer (its limit,
+/// `max_prepared_stmt_count`, is 16,382 by default).
+fn counters_url(url: &str) -> String {
+    if url.contains("statement-cache-capacity=") {
+        return url.to_string();
+    }
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}statement-cache-capacity={COUNTER_STATEMENT_CACHE}")
+}
+
+const COUNTER_STATEMENT_CACHE: usize = 400;
 
 async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit) -> Result<AnyPool, sqlx::Error> {
     mysql_pool_options(max_connections, autocommit).connect(url).await
@@ -544,6 +582,25 @@ impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_over_n_items_are_written_for_a_few_sizes_repeating_the_last_item() {
+        let sizes: Vec<usize> = (0..=70).map(padded_len).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+        assert_eq!(sizes, [0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 48, 64, 96]);
+        for n in 0..=300 {
+            assert!(padded_len(n) >= n && padded_len(n) <= (n * 3 / 2).max(8), "{n} → {}", padded_len(n));
+        }
+        assert_eq!(padded(&[1, 2, 3]).copied().collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(padded(&(1..=9).collect::<Vec<_>>()).copied().collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9]);
+        assert_eq!(padded::<i32>(&[]).count(), 0);
+    }
+
+    #[test]
+    fn the_committers_connections_cache_more_prepared_statements_unless_the_url_says() {
+        assert_eq!(counters_url("mysql://u@h/db"), "mysql://u@h/db?statement-cache-capacity=400");
+        assert_eq!(counters_url("mysql://u@h/db?ssl-mode=DISABLED"), "mysql://u@h/db?ssl-mode=DISABLED&statement-cache-capacity=400");
+        assert_eq!(counters_url("mysql://u@h/db?statement-cache-capacity=50"), "mysql://u@h/db?statement-cache-capacity=50");
+    }
 
     #[tokio::test]
     async fn classify_tells_a_duplicate_from_other_failures() {

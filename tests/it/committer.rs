@@ -349,3 +349,170 @@ async fn another_write_gets_its_turn_while_groups_keep_coming() {
     assert!(report.ok, "{report:?}");
     assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (issued.load(Ordering::Relaxed) as i64, 0, 0), "{report:?}");
 }
+
+/// Ten counters in one group: its statements are written for twelve (the place count is rounded up, so that a few
+/// statement texts serve every group size), the two extra places repeat the last counter and change nothing. The
+/// group is still served together, and each counter moves once.
+#[tokio::test]
+async fn a_group_of_ten_counters_is_served_together_each_counter_moving_once() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
+    let snapshot = app.state.reference.get().await.unwrap();
+    let mut counters = Vec::new();
+    for ty in ["LETTER", "MEMO", "RFI"] {
+        for recipient in ["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"] {
+            let req: NumberRequest = serde_json::from_value(json!({
+                "projectCode": "LCBP3", "correspondenceTypeCode": ty, "originatorCode": "คคง.", "recipientCode": recipient
+            }))
+            .unwrap();
+            counters.push(Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap()));
+        }
+    }
+    let (x, group) = (counters[11].clone(), &counters[..10]);
+    // each counter once, alone, so that every one of them exists and the group's reads find them
+    let mut first = Vec::new();
+    for r in group.iter().chain([&x]) {
+        first.push(serve(&committers, r, &mut None).await);
+    }
+    let before = committers.stats();
+    let blocker = block(&db, id_of(&db, &x).await).await;
+    let x_task = {
+        let (committers, x) = (committers.clone(), x.clone());
+        tokio::spawn(async move { serve(&committers, &x, &mut None).await })
+    };
+    until_taken(&committers, before.taken + 1).await;
+    let tasks: Vec<_> = group
+        .iter()
+        .map(|r| {
+            let (committers, r) = (committers.clone(), r.clone());
+            tokio::spawn(async move { serve(&committers, &r, &mut None).await })
+        })
+        .collect();
+    until_waiting(&committers, 10).await;
+    let mut blocker = blocker;
+    blocker.execute("COMMIT").await.unwrap();
+
+    assert!(x_task.await.unwrap().ends_with("-0002-2568"));
+    for (task, first) in tasks.into_iter().zip(&first) {
+        let second = task.await.unwrap();
+        assert_eq!(second, first.replace("-0001-", "-0002-"), "each counter of the group moved from 1 to 2");
+    }
+    let after = committers.stats();
+    assert_eq!(after.together - before.together, 1, "the ten were served together: {after:?}");
+    assert_eq!(after.batches - before.batches, 11, "{after:?}");
+    assert_eq!(after.isolated_failures, before.isolated_failures, "{after:?}");
+    for r in group {
+        let id = id_of(&db, r).await;
+        let version: i64 = sqlx::query_scalar("SELECT version FROM counters WHERE id = ?").bind(id).fetch_one(&db.pool).await.unwrap();
+        assert_eq!(version, 2, "moved once per number, the repeated places moved nothing more");
+    }
+    let report = check::check(&db, &[]).await.unwrap();
+    assert!(report.ok, "{report:?}");
+    assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (22, 0, 0), "{report:?}");
+}
+
+/// A group's numbers and audit rows, each kind with one multi-row INSERT: what is read back is what was written, to
+/// the character and to the largest integer, NULLs as NULLs, rows in their order, and the audit hashes (computed from
+/// the values before writing) verify against the stored rows.
+#[tokio::test]
+async fn numbers_and_audit_rows_read_back_exactly_as_written() {
+    let app = TestApp::spawn().await;
+    let db = app.state.db.clone();
+    let awkward = "คคง.-\"quoted\" \\ back'slash\n新 😀 \u{1}".to_string();
+    let mut tx = db.begin_write().await.unwrap();
+    let counter = store::load_or_create_counter(&mut tx, db.dialect, &letter_to(&app, "ผรม.1").await.key, 9999, 1).await.unwrap();
+    let rows = vec![
+        store::NewNumber {
+            counter_id: counter.id,
+            project_id: 1,
+            corr_type_id: 1,
+            sequence: i64::MAX,
+            revision: "A".into(),
+            number: awkward.clone(),
+            template: "{SEQ:4}".into(),
+            status: docnum::contract::NumberStatus::Reserved,
+            token: None,
+            document_id: Some(awkward.clone()),
+            user_id: None,
+            api_token_id: Some(i64::MIN),
+            created_at: 1_795_705_991_723,
+            expires_at: None,
+            confirmed_at: Some(0),
+        },
+        store::NewNumber { sequence: 1, number: "second".into(), document_id: None, token: Some("t-1".into()), ..rows_template(counter.id) },
+    ];
+    store::insert_numbers(&mut tx, &rows).await.unwrap();
+    let entries = vec![
+        audit::AuditEntry {
+            operation: "RESERVE".into(),
+            status: "RESERVED".into(),
+            document_number: Some(awkward.clone()),
+            metadata: Some(r#"{"note":"a \"quoted\" JSON text"}"#.into()),
+            sequence: Some(i64::MAX),
+            created_at: 7,
+            ..Default::default()
+        },
+        audit::AuditEntry { operation: "CANCEL".into(), status: "CANCELLED".into(), user_agent: Some(awkward.clone()), ..Default::default() },
+    ];
+    audit::append(&mut tx, db.dialect, "json-test", &entries).await.unwrap();
+    tx.commit().await.unwrap();
+
+    type Stored = (i64, String, Option<String>, Option<String>, Option<i64>, Option<i64>, Option<i64>, String);
+    let stored: Vec<Stored> = sqlx::query_as(
+        "SELECT sequence, number, document_id, token, api_token_id, expires_at, confirmed_at, status FROM document_numbers \
+         WHERE counter_id = ? ORDER BY id",
+    )
+    .bind(counter.id)
+    .fetch_all(&db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        stored,
+        vec![
+            (i64::MAX, awkward.clone(), Some(awkward.clone()), None, Some(i64::MIN), None, Some(0), "RESERVED".into()),
+            (1, "second".into(), None, Some("t-1".into()), None, None, None, "RESERVED".into()),
+        ]
+    );
+    type AuditStored = (i64, Option<String>, Option<String>, Option<String>, Option<i64>);
+    let audit_rows: Vec<AuditStored> =
+        sqlx::query_as("SELECT chain_seq, document_number, user_agent, metadata, sequence FROM audit_log WHERE chain_key = 'json-test' ORDER BY id")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        audit_rows,
+        vec![(1, Some(awkward.clone()), None, entries[0].metadata.clone(), Some(i64::MAX)), (2, None, Some(awkward.clone()), None, None),],
+        "in the array's order, each value as written"
+    );
+    let report = audit::verify(&db).await.unwrap();
+    assert!(report.ok, "{report:?}");
+}
+
+/// The id of `r`'s counter (which exists).
+async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
+    let mut tx = db.begin_write().await.unwrap();
+    let id = store::load_or_create_counter(&mut tx, db.dialect, &r.key, 9999, 0).await.unwrap().id;
+    tx.rollback().await.unwrap();
+    id
+}
+
+fn rows_template(counter_id: i64) -> store::NewNumber {
+    store::NewNumber {
+        counter_id,
+        project_id: 1,
+        corr_type_id: 1,
+        sequence: 0,
+        revision: "A".into(),
+        number: String::new(),
+        template: "{SEQ:4}".into(),
+        status: docnum::contract::NumberStatus::Reserved,
+        token: None,
+        document_id: None,
+        user_id: None,
+        api_token_id: None,
+        created_at: 1,
+        expires_at: None,
+        confirmed_at: None,
+    }
+}

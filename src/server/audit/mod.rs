@@ -5,7 +5,7 @@
 
 pub mod http;
 
-use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
+use crate::server::db::{classify, padded, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -229,6 +229,9 @@ pub async fn try_move_heads(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<boo
     if placed.is_empty() {
         return Ok(true);
     }
+    let moved = placed.len() as u64;
+    // written for `padded_len` chains, the last one repeated (see `padded`): rows_affected counts each row once
+    let placed: Vec<&Placed<'_>> = padded(placed).copied().collect();
     let cases = vec!["WHEN ? THEN ?"; placed.len()].join(" ");
     let sql = format!(
         "UPDATE audit_chains SET head_hash = CASE chain_key {cases} END, length = CASE chain_key {cases} END \
@@ -236,19 +239,19 @@ pub async fn try_move_heads(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<boo
         vec!["?"; placed.len()].join(", ")
     );
     let mut q = sqlx::query(&sql);
-    for p in placed {
+    for p in &placed {
         q = q.bind(p.chain_key).bind(p.head.hash.clone());
     }
-    for p in placed {
+    for p in &placed {
         q = q.bind(p.chain_key).bind(p.head.length);
     }
-    for p in placed {
+    for p in &placed {
         q = q.bind(p.chain_key);
     }
-    for p in placed {
+    for p in &placed {
         q = q.bind(p.chain_key).bind(p.start.length);
     }
-    Ok(q.execute(&mut *tx).await?.rows_affected() == placed.len() as u64)
+    Ok(q.execute(&mut *tx).await?.rows_affected() == moved)
 }
 
 /// A stored audit row: its place in the chain and its content.

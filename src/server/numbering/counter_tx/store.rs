@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::contract::NumberStatus;
 use crate::numbering::CounterKey;
 use crate::server::audit;
-use crate::server::db::{BindValue, Conn, Db, Dialect, SqlValue};
+use crate::server::db::{padded, BindValue, Conn, Db, Dialect, SqlValue};
 
 /// `WHERE` of a counter looked up by its key; bind the key with [`bind_key!`].
 pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
@@ -167,6 +167,8 @@ pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64
     let from = format!("FROM counters c JOIN audit_chains a ON a.chain_key = {}", dialect.counter_chain_key("c.id"));
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
+        let chunk: Vec<i64> = padded(chunk).copied().collect();
+        let chunk = &chunk[..];
         let within = format!("WHERE c.id IN ({})", vec!["?"; chunk.len()].join(", "));
         let read: Vec<LockedRow> = match dialect {
             // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
@@ -225,21 +227,22 @@ pub async fn advance_counters(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: 
     if moves.is_empty() {
         return Ok(true);
     }
-    let cases = vec!["WHEN ? THEN ?"; moves.len()].join(" ");
-    let max_cases = vec!["WHEN ? THEN COALESCE(?, max_number)"; moves.len()].join(" ");
+    let written: Vec<&CounterMove<'_>> = padded(moves).collect();
+    let cases = vec!["WHEN ? THEN ?"; written.len()].join(" ");
+    let max_cases = vec!["WHEN ? THEN COALESCE(?, max_number)"; written.len()].join(" ");
     let sql = format!(
         "UPDATE counters SET last_number = CASE id {cases} END, max_number = CASE id {max_cases} END, version = version + 1, updated_at = ? \
          WHERE id IN ({}) AND version = CASE id {cases} END",
-        vec!["?"; moves.len()].join(", ")
+        vec!["?"; written.len()].join(", ")
     );
-    let q = bind_counter_fences(bind_counter_set(sqlx::query(&sql), moves, now_ms), moves);
+    let q = bind_counter_fences(bind_counter_set(sqlx::query(&sql), &written, now_ms), &written);
     Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
 }
 
 type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
 
 /// Binds the `SET` of a group's counter moves: each new last number, each maximum (`CASE id WHEN ? THEN ?`), the time.
-fn bind_counter_set<'q>(mut q: AnyQuery<'q>, moves: &[CounterMove<'_>], now_ms: i64) -> AnyQuery<'q> {
+fn bind_counter_set<'q>(mut q: AnyQuery<'q>, moves: &[&CounterMove<'_>], now_ms: i64) -> AnyQuery<'q> {
     for m in moves {
         q = q.bind(m.counter.id).bind(m.last_number);
     }
@@ -250,7 +253,7 @@ fn bind_counter_set<'q>(mut q: AnyQuery<'q>, moves: &[CounterMove<'_>], now_ms: 
 }
 
 /// Binds the `WHERE` of a group's counter moves: the ids, then each version fence.
-fn bind_counter_fences<'q>(mut q: AnyQuery<'q>, moves: &[CounterMove<'_>]) -> AnyQuery<'q> {
+fn bind_counter_fences<'q>(mut q: AnyQuery<'q>, moves: &[&CounterMove<'_>]) -> AnyQuery<'q> {
     for m in moves {
         q = q.bind(m.counter.id);
     }
@@ -275,25 +278,28 @@ pub async fn advance_counters_and_chains(
         let moved: Vec<&audit::Placed<'_>> = placed.iter().copied().filter(|p| !p.is_empty()).collect();
         return Ok(advance_counters(tx, moves, now_ms).await? && audit::try_move_heads(tx, &moved).await?);
     }
-    let cases = vec!["WHEN ? THEN ?"; moves.len()].join(" ");
-    let max_cases = vec!["WHEN ? THEN COALESCE(?, c.max_number)"; moves.len()].join(" ");
+    // written for `padded_len` counters, the last one repeated (see `padded`): rows_affected counts each row once
+    let pairs: Vec<(&CounterMove<'_>, &audit::Placed<'_>)> = moves.iter().zip(placed.iter().copied()).collect();
+    let (written, heads): (Vec<&CounterMove<'_>>, Vec<&audit::Placed<'_>>) = padded(&pairs).copied().unzip();
+    let cases = vec!["WHEN ? THEN ?"; written.len()].join(" ");
+    let max_cases = vec!["WHEN ? THEN COALESCE(?, c.max_number)"; written.len()].join(" ");
     let sql = format!(
         "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = {} \
          SET c.last_number = CASE c.id {cases} END, c.max_number = CASE c.id {max_cases} END, c.version = c.version + 1, \
              c.updated_at = ?, a.head_hash = CASE c.id {cases} END, a.length = CASE c.id {cases} END \
          WHERE c.id IN ({}) AND c.version = CASE c.id {cases} END AND a.length = CASE c.id {cases} END",
         dialect.counter_chain_key("c.id"),
-        vec!["?"; moves.len()].join(", ")
+        vec!["?"; written.len()].join(", ")
     );
-    let mut q = bind_counter_set(sqlx::query(&sql), moves, now_ms);
-    for (m, p) in moves.iter().zip(placed) {
+    let mut q = bind_counter_set(sqlx::query(&sql), &written, now_ms);
+    for (m, p) in written.iter().zip(&heads) {
         q = q.bind(m.counter.id).bind(p.head.hash.clone());
     }
-    for (m, p) in moves.iter().zip(placed) {
+    for (m, p) in written.iter().zip(&heads) {
         q = q.bind(m.counter.id).bind(p.head.length);
     }
-    q = bind_counter_fences(q, moves);
-    for (m, p) in moves.iter().zip(placed) {
+    q = bind_counter_fences(q, &written);
+    for (m, p) in written.iter().zip(&heads) {
         q = q.bind(m.counter.id).bind(p.start.length);
     }
     Ok(q.execute(&mut *tx).await?.rows_affected() == 2 * moves.len() as u64)
