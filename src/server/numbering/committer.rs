@@ -33,11 +33,12 @@ const MAX_CONNECTION_RETRIES: u32 = 3;
 /// Most counters' batches one transaction serves: past a few dozen the savepoints and the longer hold of the
 /// rows cost more than the shared commit saves.
 const MAX_GROUP: usize = 64;
-/// MariaDB committers when the configuration does not say (`COMMITTERS`). Two on a 2-core machine beside its
-/// database: groups twice the size of four committers', half the commits and fsyncs, a fifth less database CPU
-/// per number, and more numbers per second on every row of `bench.sh` (BENCHMARKS.md, session 14). A larger
-/// database server may want more.
-pub const DEFAULT_COMMITTERS: usize = 2;
+/// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
+/// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
+/// fifth off the database's CPU per number (BENCHMARKS.md, session 14). Two to one took another quarter, and gave
+/// 12–25 % more on the spread row; rows of one counter use one committer anyway (session 18). A larger database
+/// server may want more.
+pub const DEFAULT_COMMITTERS: usize = 1;
 
 /// One request of a counter batch: what it asks, who asks, since when.
 pub struct Work {
