@@ -21,12 +21,23 @@ use sqlx::{Connection, Executor};
 use crate::common::TestApp;
 
 async fn letter_to(app: &TestApp, recipient: &str) -> Arc<Resolved> {
-    let req: NumberRequest = serde_json::from_value(json!({
-        "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": recipient
-    }))
-    .unwrap();
+    counters_of(app, &["LETTER"], &[recipient]).await.remove(0)
+}
+
+/// The counters of LCBP3 from คคง. for every type and recipient given, type by type.
+async fn counters_of(app: &TestApp, types: &[&str], recipients: &[&str]) -> Vec<Arc<Resolved>> {
     let snapshot = app.state.reference.get().await.unwrap();
-    Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap())
+    let mut counters = Vec::new();
+    for ty in types {
+        for recipient in recipients {
+            let req: NumberRequest = serde_json::from_value(json!({
+                "projectCode": "LCBP3", "correspondenceTypeCode": ty, "originatorCode": "คคง.", "recipientCode": recipient
+            }))
+            .unwrap();
+            counters.push(Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap()));
+        }
+    }
+    counters
 }
 
 fn reserve(r: &Arc<Resolved>) -> Vec<Work> {
@@ -84,12 +95,7 @@ async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_aft
 
     // Another writer holds the database (SQLite) or X's counter row (MariaDB): the committer's transaction for
     // X waits, and the batches of A, B and C queue up behind it, to be served together in the next one.
-    let mut blocker = sqlx::AnyConnection::connect(&db.url).await.unwrap();
-    blocker.execute(if db.dialect == Dialect::Sqlite { "BEGIN IMMEDIATE" } else { "BEGIN" }).await.unwrap();
-    if db.dialect == Dialect::MySql {
-        let x_counter = counter_id(&db, "คคง.-ผรม.2").await;
-        sqlx::query(&format!("SELECT id FROM counters WHERE id = {x_counter} FOR UPDATE")).fetch_all(&mut blocker).await.unwrap();
-    }
+    let mut blocker = block(&db, counter_id(&db, "คคง.-ผรม.2").await).await;
     let spawn = |r: Arc<Resolved>, mut known: Option<Known>| {
         let committers = committers.clone();
         tokio::spawn(async move { serve(&committers, &r, &mut known).await })
@@ -297,18 +303,9 @@ async fn another_write_gets_its_turn_while_groups_keep_coming() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
     let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
-    let snapshot = app.state.reference.get().await.unwrap();
     // one task per counter (a counter has one worker at a time): 8 types × 4 recipients
-    let mut counters = Vec::new();
-    for ty in ["LETTER", "MEMO", "RFI", "EMAIL", "MOM", "INSTRUCTION", "NOTICE", "OTHER"] {
-        for recipient in ["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"] {
-            let req: NumberRequest = serde_json::from_value(json!({
-                "projectCode": "LCBP3", "correspondenceTypeCode": ty, "originatorCode": "คคง.", "recipientCode": recipient
-            }))
-            .unwrap();
-            counters.push(Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap()));
-        }
-    }
+    let types = ["LETTER", "MEMO", "RFI", "EMAIL", "MOM", "INSTRUCTION", "NOTICE", "OTHER"];
+    let counters = counters_of(&app, &types, &["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"]).await;
     let (stop, issued) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
     let loaders: Vec<_> = counters
         .into_iter()
@@ -358,17 +355,7 @@ async fn a_group_of_ten_counters_is_served_together_each_counter_moving_once() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
     let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), 1, None));
-    let snapshot = app.state.reference.get().await.unwrap();
-    let mut counters = Vec::new();
-    for ty in ["LETTER", "MEMO", "RFI"] {
-        for recipient in ["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"] {
-            let req: NumberRequest = serde_json::from_value(json!({
-                "projectCode": "LCBP3", "correspondenceTypeCode": ty, "originatorCode": "คคง.", "recipientCode": recipient
-            }))
-            .unwrap();
-            counters.push(Arc::new(resolve(&snapshot, &req, app.clock.now()).unwrap()));
-        }
-    }
+    let counters = counters_of(&app, &["LETTER", "MEMO", "RFI"], &["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"]).await;
     let (x, group) = (counters[11].clone(), &counters[..10]);
     // each counter once, alone, so that every one of them exists and the group's reads find them
     let mut first = Vec::new();
@@ -376,7 +363,7 @@ async fn a_group_of_ten_counters_is_served_together_each_counter_moving_once() {
         first.push(serve(&committers, r, &mut None).await);
     }
     let before = committers.stats();
-    let blocker = block(&db, id_of(&db, &x).await).await;
+    let mut blocker = block(&db, id_of(&db, &x).await).await;
     let x_task = {
         let (committers, x) = (committers.clone(), x.clone());
         tokio::spawn(async move { serve(&committers, &x, &mut None).await })
@@ -390,7 +377,6 @@ async fn a_group_of_ten_counters_is_served_together_each_counter_moving_once() {
         })
         .collect();
     until_waiting(&committers, 10).await;
-    let mut blocker = blocker;
     blocker.execute("COMMIT").await.unwrap();
 
     assert!(x_task.await.unwrap().ends_with("-0002-2568"));
@@ -424,21 +410,13 @@ async fn numbers_and_audit_rows_read_back_exactly_as_written() {
     let counter = store::load_or_create_counter(&mut tx, db.dialect, &letter_to(&app, "ผรม.1").await.key, 9999, 1).await.unwrap();
     let rows = vec![
         store::NewNumber {
-            counter_id: counter.id,
-            project_id: 1,
-            corr_type_id: 1,
             sequence: i64::MAX,
-            revision: "A".into(),
             number: awkward.clone(),
-            template: "{SEQ:4}".into(),
-            status: docnum::contract::NumberStatus::Reserved,
-            token: None,
             document_id: Some(awkward.clone()),
-            user_id: None,
             api_token_id: Some(i64::MIN),
             created_at: 1_795_705_991_723,
-            expires_at: None,
             confirmed_at: Some(0),
+            ..rows_template(counter.id)
         },
         store::NewNumber { sequence: 1, number: "second".into(), document_id: None, token: Some("t-1".into()), ..rows_template(counter.id) },
     ];
@@ -497,6 +475,7 @@ async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
     id
 }
 
+/// A reserved number of `counter_id`, for a test to fill in what it is about.
 fn rows_template(counter_id: i64) -> store::NewNumber {
     store::NewNumber {
         counter_id,
