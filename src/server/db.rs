@@ -28,14 +28,8 @@ impl Dialect {
         }
     }
 
-    /// Whether one `UPDATE` may change rows of two tables (MariaDB's multi-table `UPDATE`; SQLite has none, so
-    /// the rows are updated one statement each).
-    pub fn has_multi_table_update(self) -> bool {
-        self == Dialect::MySql
-    }
-
     /// The audit chain key of a counter, from the SQL expression of its id: `audit::counter_chain` in SQL (a unit
-    /// test holds the two together), so a counter's row and its chain head are read and moved by one join.
+    /// test holds the two together), so a project's audit rows are found by its counters' chains.
     pub fn counter_chain_key(self, id: &str) -> String {
         match self {
             Dialect::Sqlite => format!("('counter:' || {id})"),

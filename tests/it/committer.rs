@@ -407,7 +407,7 @@ async fn numbers_and_audit_rows_read_back_exactly_as_written() {
     let db = app.state.db.clone();
     let awkward = "คคง.-\"quoted\" \\ back'slash\n新 😀 \u{1}".to_string();
     let mut tx = db.begin_write().await.unwrap();
-    let counter = store::load_or_create_counter(&mut tx, db.dialect, &letter_to(&app, "ผรม.1").await.key, 9999, 1).await.unwrap();
+    let (counter, _) = store::load_or_create_counter(&mut tx, db.dialect, &letter_to(&app, "ผรม.1").await.key, 9999, 1).await.unwrap();
     let rows = vec![
         store::NewNumber {
             sequence: i64::MAX,
@@ -470,7 +470,7 @@ async fn numbers_and_audit_rows_read_back_exactly_as_written() {
 /// The id of `r`'s counter (which exists).
 async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
     let mut tx = db.begin_write().await.unwrap();
-    let id = store::load_or_create_counter(&mut tx, db.dialect, &r.key, 9999, 0).await.unwrap().id;
+    let id = store::load_or_create_counter(&mut tx, db.dialect, &r.key, 9999, 0).await.unwrap().0.id;
     tx.rollback().await.unwrap();
     id
 }

@@ -24,6 +24,8 @@ mod isolation;
 // login throttling, the Argon2 bound, the record of logins
 mod login;
 mod metrics;
+// a database of an earlier schema, migrated
+mod migrations;
 mod multiprocess;
 mod openapi;
 // /health/live and /health/ready

@@ -1,11 +1,12 @@
 //! The append-only audit trail. Rows are chained by hash per chain: one chain per counter (extended
 //! inside the counter's own batch transaction, so it never serializes unrelated counters) and one for
-//! administrative changes. The head of each chain is kept in `audit_chains`, updated with a length check
-//! so that two writers can never fork a chain. `verify` recomputes every hash.
+//! administrative changes. The head of a counter's chain is kept in the counter's own row (`chain_hash`,
+//! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
+//! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
 pub mod http;
 
-use crate::server::db::{classify, padded, Conditions, Conn, Db, DbFailure, Dialect, Tx};
+use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -15,6 +16,11 @@ pub const ADMIN_CHAIN: &str = "admin";
 
 pub fn counter_chain(counter_id: i64) -> String {
     format!("counter:{counter_id}")
+}
+
+/// The counter whose chain `chain_key` is (`counter:<id>`): its head is kept in the counter's row.
+pub fn chain_counter(chain_key: &str) -> Option<i64> {
+    chain_key.strip_prefix("counter:")?.parse().ok()
 }
 
 /// One audit row's content (everything but its place in the chain). Field order is part of the hash.
@@ -102,10 +108,16 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
     }
 }
 
-/// The chain's current head, created at GENESIS on first use.
+/// The chain's current head: a counter's from its row (it starts at GENESIS with the row), another chain's from
+/// `audit_chains`, created at GENESIS on first use.
 pub async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
+    if let Some(counter_id) = chain_counter(chain_key) {
+        let sql = format!("SELECT chain_hash AS hash, chain_length AS length FROM counters WHERE id = ?{}", dialect.for_update());
+        let head = sqlx::query_as(&sql).bind(counter_id).fetch_optional(&mut *tx).await?;
+        return head.ok_or_else(|| AppError::internal(format!("audit chain {chain_key} has no counter row")));
+    }
     let head = sqlx::query_as(&format!("SELECT head_hash AS hash, length FROM audit_chains WHERE chain_key = ?{}", dialect.for_update()))
         .bind(chain_key)
         .fetch_optional(&mut *tx)
@@ -213,45 +225,18 @@ pub async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppEr
 
 /// The head move fenced by the chain's length: false means another writer moved it since `start`.
 pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
-    let updated = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
-        .bind(placed.head.hash.clone())
-        .bind(placed.head.length)
-        .bind(placed.chain_key)
-        .bind(placed.start.length)
-        .execute(&mut *tx)
-        .await?;
-    Ok(updated.rows_affected() == 1)
-}
-
-/// `try_move_head` for several chains in one statement, each fenced by its own length: false unless every
-/// one of them moved.
-pub async fn try_move_heads(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<bool, sqlx::Error> {
-    if placed.is_empty() {
-        return Ok(true);
-    }
-    let moved = placed.len() as u64;
-    // written for `padded_len` chains, the last one repeated (see `padded`): rows_affected counts each row once
-    let placed: Vec<&Placed<'_>> = padded(placed).copied().collect();
-    let cases = vec!["WHEN ? THEN ?"; placed.len()].join(" ");
-    let sql = format!(
-        "UPDATE audit_chains SET head_hash = CASE chain_key {cases} END, length = CASE chain_key {cases} END \
-         WHERE chain_key IN ({}) AND length = CASE chain_key {cases} END",
-        vec!["?"; placed.len()].join(", ")
-    );
-    let mut q = sqlx::query(&sql);
-    for p in &placed {
-        q = q.bind(p.chain_key).bind(p.head.hash.clone());
-    }
-    for p in &placed {
-        q = q.bind(p.chain_key).bind(p.head.length);
-    }
-    for p in &placed {
-        q = q.bind(p.chain_key);
-    }
-    for p in &placed {
-        q = q.bind(p.chain_key).bind(p.start.length);
-    }
-    Ok(q.execute(&mut *tx).await?.rows_affected() == moved)
+    let (hash, length) = (placed.head.hash.clone(), placed.head.length);
+    let q = match chain_counter(placed.chain_key) {
+        Some(counter_id) => sqlx::query("UPDATE counters SET chain_hash = ?, chain_length = ? WHERE id = ? AND chain_length = ?")
+            .bind(hash)
+            .bind(length)
+            .bind(counter_id),
+        None => sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
+            .bind(hash)
+            .bind(length)
+            .bind(placed.chain_key),
+    };
+    Ok(q.bind(placed.start.length).execute(&mut *tx).await?.rows_affected() == 1)
 }
 
 /// A stored audit row: its place in the chain and its content.
@@ -291,8 +276,11 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
 /// appended between the two reads looks like a chain longer than its head.
 pub async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError> {
     let mut report = VerifyReport { ok: true, ..Default::default() };
-    let heads: Vec<(String, String, i64)> =
+    let mut heads: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&mut *conn).await?;
+    let counters: Vec<(i64, String, i64)> =
+        sqlx::query_as("SELECT id, chain_hash, chain_length FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
+    heads.extend(counters.into_iter().map(|(id, hash, length)| (counter_chain(id), hash, length)));
     for (chain_key, head_hash, length) in heads {
         report.chains += 1;
         let mut prev = GENESIS.to_string();

@@ -531,7 +531,7 @@ impl Committers {
         }
         metrics::group_phase(GroupPhase::Plan, planning.elapsed());
         let write = Instant::now();
-        let applied = counter_tx::apply_group(tx, self.db.dialect, planned, now).await?;
+        let applied = counter_tx::apply_group(tx, planned, now).await?;
         metrics::group_phase(GroupPhase::Write, write.elapsed());
         for (i, applied) in planned_at.into_iter().zip(applied) {
             served[i] = Some(Ok(Served::of(applied, &kinds[i])));
@@ -554,7 +554,7 @@ impl Committers {
                 tracing::error!(%number, counter = %attempt.key.lock_name(), "rendered number already exists");
             }
         }
-        let applied = counter_tx::apply_batch(tx, self.db.dialect, &start, plan, max_number, now).await?;
+        let applied = counter_tx::apply_batch(tx, &start, plan, max_number, now).await?;
         Ok(Served::of(applied, &kinds))
     }
 }

@@ -1,9 +1,9 @@
 //! Counter transactions: the one path through which a counter moves and a number is written — the engine's
 //! batch (reserve, generate, confirm, cancel, expiry), revise, void-and-replace, manual override, the bulk
-//! import's rows and a reset. One fence: the counter's `UPDATE … WHERE id = ? AND version = ?` (on MariaDB
-//! the batch moves its audit chain's head in the same statement). One retry policy: a transaction that lost a
-//! race — the fence refused, or the database aborted it for another transaction — runs again, at most
-//! [`MAX_CONFLICT_RETRIES`] times (SPEC §6).
+//! import's rows and a reset. One fence: the counter's `UPDATE … WHERE id = ? AND version = ?` (the batch moves
+//! its audit chain's head, kept in the same row, in the same statement, fenced by its length). One retry
+//! policy: a transaction that lost a race — the fence refused, or the database aborted it for another
+//! transaction — runs again, at most [`MAX_CONFLICT_RETRIES`] times (SPEC §6).
 //!
 //! The batch is planned without I/O ([`plan`]) and then applied ([`apply_batch`]); `queue` reads, plans,
 //! applies and commits.
@@ -135,7 +135,7 @@ pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Op
 
 /// The counter of `key`, locked, created at 0 on first use.
 pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<CounterRow, AppError> {
-    store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)
+    Ok(store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)?.0)
 }
 
 // ---- number writes of the administrative operations ----
@@ -237,13 +237,9 @@ pub async fn read_batch(
     known: Option<&Known>,
     now: i64,
 ) -> Result<Start, TxError> {
-    let counter = match known {
-        Some(k) => k.counter.clone(),
+    let (counter, chain) = match known {
+        Some(k) => (k.counter.clone(), k.chain.clone()),
         None => store::load_or_create_counter(tx, dialect, key, plan::max_number(jobs), now).await?,
-    };
-    let chain = match known {
-        Some(k) => k.chain.clone(),
-        None => audit::chain_head(tx, dialect, &counter_chain(counter.id)).await?,
     };
     let rows = read_rows(tx, key, counter.id, jobs).await?;
     Ok(Start { counter, chain, rows })
@@ -280,13 +276,13 @@ pub struct Applied {
 
 /// Writes a planned batch: the counter moved (with its chain head) behind the fence, the new numbers in one
 /// INSERT, the status changes, the audit rows. Nothing is committed here.
-pub async fn apply_batch(tx: &mut Conn, dialect: Dialect, start: &Start, plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
+pub async fn apply_batch(tx: &mut Conn, start: &Start, plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
     let Plan { last_number, new_numbers, changes, audits, results } = plan;
     let chain_key = counter_chain(start.counter.id);
     let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
     let placed = audit::place(&chain_key, &start.chain, &entries);
     let max_number = (max_number > 0).then_some(max_number);
-    if !store::advance_counter_and_chain(tx, dialect, &start.counter, last_number, max_number, now, &placed).await? {
+    if !store::advance_counter_and_chain(tx, &start.counter, last_number, max_number, now, &placed).await? {
         return Err(TxError::Conflict);
     }
     let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
@@ -337,11 +333,11 @@ pub struct Planned {
     pub max_number: i64,
 }
 
-/// Writes the planned batches of a group with one statement per kind for all of them: the counters moved,
-/// each behind its own version, and the chain heads, each behind its own length (on MariaDB in the same
-/// statement); every new number in one INSERT; every audit row in one. A fence that refuses fails the whole
-/// group (`Conflict`), which the caller then serves batch by batch. Nothing is committed here.
-pub async fn apply_group(tx: &mut Conn, dialect: Dialect, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
+/// Writes the planned batches of a group with one statement per kind for all of them: the counters moved with
+/// their chain heads, each row behind its own version and chain length; every new number in one INSERT; every
+/// audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then serves
+/// batch by batch. Nothing is committed here.
+pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
     if planned.is_empty() {
         return Ok(Vec::new());
     }
@@ -365,10 +361,10 @@ pub async fn apply_group(tx: &mut Conn, dialect: Dialect, planned: Vec<Planned>,
         chain_keys.iter().zip(&chains).zip(&entries).map(|((key, start), entries)| audit::place(key, start, entries)).collect();
     let moves: Vec<store::CounterMove<'_>> = counters
         .iter()
-        .map(|(counter, last_number, max_number)| store::CounterMove { counter, last_number: *last_number, max_number: *max_number })
+        .zip(&placed)
+        .map(|((counter, last_number, max_number), chain)| store::CounterMove { counter, last_number: *last_number, max_number: *max_number, chain })
         .collect();
-    let heads: Vec<&audit::Placed<'_>> = placed.iter().collect();
-    if !store::advance_counters_and_chains(tx, dialect, &moves, &heads, now).await? {
+    if !store::advance_counters_and_chains(tx, &moves, now).await? {
         return Err(TxError::Conflict);
     }
     let moved: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();

@@ -1,6 +1,6 @@
 //! SQL of the counter transactions: the counter row (read locked, created at first use), its fenced move
-//! (`UPDATE counters … WHERE id = ? AND version = ?`; on MariaDB together with the audit chain's head), and
-//! every write of `document_numbers`: the batch INSERT, status changes, a reset's releases. Rows are read by
+//! (`UPDATE counters … WHERE id = ? AND version = ? AND chain_length = ?`: the audit chain's head is in the
+//! row), and every write of `document_numbers`: the batch INSERT, status changes, a reset's releases. Rows are read by
 //! column name into `FromRow` structs.
 
 use std::collections::HashMap;
@@ -98,19 +98,20 @@ impl From<CounterRecord> for Counter {
     }
 }
 
-/// The counter row of `key`, created at 0 on first use (a new year simply gets a new row). On MariaDB the
-/// row is read `FOR UPDATE` on every path (distributed lock or fallback alike), so two paths can never take
-/// row locks in different orders; SQLite's write transaction is already exclusive.
+/// The counter row of `key` with its audit chain's head, created at 0 (and the chain at GENESIS) on first use (a
+/// new year simply gets a new row). On MariaDB the row is read `FOR UPDATE` on every path (distributed lock or
+/// fallback alike), so two paths can never take row locks in different orders; SQLite's write transaction is
+/// already exclusive.
 pub async fn load_or_create_counter(
     tx: &mut Conn,
     dialect: Dialect,
     key: &CounterKey,
     max_number: i64,
     now_ms: i64,
-) -> Result<CounterRow, sqlx::Error> {
-    let sql = format!("SELECT id, last_number, version FROM counters WHERE {KEY_WHERE}{}", dialect.for_update());
-    if let Some(row) = bind_key!(sqlx::query_as::<_, CounterRow>(&sql), key).fetch_optional(&mut *tx).await? {
-        return Ok(row);
+) -> Result<(CounterRow, audit::ChainHead), sqlx::Error> {
+    let sql = format!("SELECT id, last_number, version, chain_hash, chain_length FROM counters WHERE {KEY_WHERE}{}", dialect.for_update());
+    if let Some(row) = bind_key!(sqlx::query_as::<_, CounterAndHead>(&sql), key).fetch_optional(&mut *tx).await? {
+        return Ok((row.row, audit::ChainHead { hash: row.chain_hash, length: row.chain_length }));
     }
     let id = bind_key!(
         sqlx::query_scalar::<_, i64>(
@@ -124,7 +125,15 @@ pub async fn load_or_create_counter(
     .bind(now_ms)
     .fetch_one(&mut *tx)
     .await?;
-    Ok(CounterRow { id, last_number: 0, version: 0 })
+    Ok((CounterRow { id, last_number: 0, version: 0 }, audit::ChainHead { hash: audit::GENESIS.to_string(), length: 0 }))
+}
+
+#[derive(sqlx::FromRow)]
+struct CounterAndHead {
+    #[sqlx(flatten)]
+    row: CounterRow,
+    chain_hash: String,
+    chain_length: i64,
 }
 
 /// The counter row by id, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction
@@ -154,22 +163,17 @@ pub async fn advance_counter(
     Ok(r.rows_affected() == 1)
 }
 
-/// Several counters by id with their audit chain heads, in one statement, locked as [`lock_counter`] and
-/// `audit::chain_head` lock them (a group of batches); ids without a counter row or a chain head are missing from
-/// the answer.
+/// Several counters by id with their audit chain heads (kept in the counter's row), in one statement, locked as
+/// [`lock_counter`] locks them (a group of batches); ids without a counter row are missing from the answer.
 pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, (Counter, audit::ChainHead)>, sqlx::Error> {
     // (name, column) of every field of a `LockedRow`
-    let columns: Vec<(&str, String)> = COUNTER_COLUMNS
-        .split(", ")
-        .map(|c| (c, format!("c.{c}")))
-        .chain([("head_hash", "a.head_hash".to_string()), ("length", "a.length".to_string())])
-        .collect();
-    let from = format!("FROM counters c JOIN audit_chains a ON a.chain_key = {}", dialect.counter_chain_key("c.id"));
+    let columns: Vec<(&str, &str)> =
+        COUNTER_COLUMNS.split(", ").map(|c| (c, c)).chain([("head_hash", "chain_hash"), ("length", "chain_length")]).collect();
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let chunk: Vec<i64> = padded(chunk).copied().collect();
         let chunk = &chunk[..];
-        let within = format!("WHERE c.id IN ({})", vec!["?"; chunk.len()].join(", "));
+        let within = format!("FROM counters WHERE id IN ({})", vec!["?"; chunk.len()].join(", "));
         let read: Vec<LockedRow> = match dialect {
             // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
             // row over from its SQLite thread on its own, a wake-up of this task each, and this read took 0.6 ms for a
@@ -177,13 +181,13 @@ pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64
             // together.
             Dialect::Sqlite => {
                 let fields: Vec<String> = columns.iter().map(|(name, column)| format!("'{name}', {column}")).collect();
-                let sql = format!("SELECT json_group_array(json_object({})) {from} {within}", fields.join(", "));
+                let sql = format!("SELECT json_group_array(json_object({})) {within}", fields.join(", "));
                 let text = bind_ids(sqlx::query_scalar::<_, String>(&sql), chunk).fetch_one(&mut *tx).await?;
                 serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(e.into()))?
             }
             Dialect::MySql => {
-                let select: Vec<&str> = columns.iter().map(|(_, column)| column.as_str()).collect();
-                let sql = format!("SELECT {} {from} {within}{}", select.join(", "), dialect.for_update());
+                let select: Vec<String> = columns.iter().map(|(name, column)| format!("{column} AS {name}")).collect();
+                let sql = format!("SELECT {} {within}{}", select.join(", "), dialect.for_update());
                 bind_ids(sqlx::query_as::<_, LockedRow>(&sql), chunk).fetch_all(&mut *tx).await?
             }
         };
@@ -213,124 +217,73 @@ fn bind_ids<'q, Q: BindValue<'q>>(mut q: Q, ids: &[i64]) -> Q {
     q
 }
 
-/// A counter's move in a group: to `last_number` from the version it was read at.
+/// A counter's move in a group: to `last_number` from the version it was read at, its audit chain's head with it.
 pub struct CounterMove<'a> {
     pub counter: &'a CounterRow,
     pub last_number: i64,
     /// None keeps the recorded maximum (see `advance_counter`).
     pub max_number: Option<i64>,
+    /// The chain's rows placed after its head as read (none: the head stays, and is still fenced).
+    pub chain: &'a audit::Placed<'a>,
 }
 
-/// [`advance_counter`] for several counters in one statement, each fenced by its own version: false unless
-/// every one of them moved.
-pub async fn advance_counters(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
+/// [`advance_counter_and_chain`] for several counters in one statement, each row fenced by its own version and chain
+/// length: false unless every one of them moved.
+pub async fn advance_counters_and_chains(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
     if moves.is_empty() {
         return Ok(true);
     }
+    // written for `padded_len` counters, the last one repeated (see `padded`): rows_affected counts each row once
     let written: Vec<&CounterMove<'_>> = padded(moves).collect();
     let cases = vec!["WHEN ? THEN ?"; written.len()].join(" ");
     let max_cases = vec!["WHEN ? THEN COALESCE(?, max_number)"; written.len()].join(" ");
     let sql = format!(
-        "UPDATE counters SET last_number = CASE id {cases} END, max_number = CASE id {max_cases} END, version = version + 1, updated_at = ? \
-         WHERE id IN ({}) AND version = CASE id {cases} END",
+        "UPDATE counters SET last_number = CASE id {cases} END, max_number = CASE id {max_cases} END, version = version + 1, updated_at = ?, \
+             chain_hash = CASE id {cases} END, chain_length = CASE id {cases} END \
+         WHERE id IN ({}) AND version = CASE id {cases} END AND chain_length = CASE id {cases} END",
         vec!["?"; written.len()].join(", ")
     );
-    let q = bind_counter_fences(bind_counter_set(sqlx::query(&sql), &written, now_ms), &written);
+    let mut q = sqlx::query(&sql);
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.last_number);
+    }
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.max_number);
+    }
+    q = q.bind(now_ms);
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.chain.head.hash.clone());
+    }
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.chain.head.length);
+    }
+    for m in &written {
+        q = q.bind(m.counter.id);
+    }
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.counter.version);
+    }
+    for m in &written {
+        q = q.bind(m.counter.id).bind(m.chain.start.length);
+    }
     Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
 }
 
-type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
-
-/// Binds the `SET` of a group's counter moves: each new last number, each maximum (`CASE id WHEN ? THEN ?`), the time.
-fn bind_counter_set<'q>(mut q: AnyQuery<'q>, moves: &[&CounterMove<'_>], now_ms: i64) -> AnyQuery<'q> {
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.last_number);
-    }
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.max_number);
-    }
-    q.bind(now_ms)
-}
-
-/// Binds the `WHERE` of a group's counter moves: the ids, then each version fence.
-fn bind_counter_fences<'q>(mut q: AnyQuery<'q>, moves: &[&CounterMove<'_>]) -> AnyQuery<'q> {
-    for m in moves {
-        q = q.bind(m.counter.id);
-    }
-    for m in moves {
-        q = q.bind(m.counter.id).bind(m.counter.version);
-    }
-    q
-}
-
-/// [`advance_counters`] together with their chain heads' moves (`placed`, one per move, in the same order): on
-/// MariaDB one multi-table `UPDATE` when every chain moves (each row fenced by its version or length; 2 rows per
-/// counter must change), else one statement for the counters and one for the heads. False when any fence refused.
-pub async fn advance_counters_and_chains(
-    tx: &mut Conn,
-    dialect: Dialect,
-    moves: &[CounterMove<'_>],
-    placed: &[&audit::Placed<'_>],
-    now_ms: i64,
-) -> Result<bool, sqlx::Error> {
-    let every_chain_moves = placed.len() == moves.len() && placed.iter().all(|p| !p.is_empty());
-    if !dialect.has_multi_table_update() || !every_chain_moves || moves.is_empty() {
-        let moved: Vec<&audit::Placed<'_>> = placed.iter().copied().filter(|p| !p.is_empty()).collect();
-        return Ok(advance_counters(tx, moves, now_ms).await? && audit::try_move_heads(tx, &moved).await?);
-    }
-    // written for `padded_len` counters, the last one repeated (see `padded`): rows_affected counts each row once
-    let pairs: Vec<(&CounterMove<'_>, &audit::Placed<'_>)> = moves.iter().zip(placed.iter().copied()).collect();
-    let (written, heads): (Vec<&CounterMove<'_>>, Vec<&audit::Placed<'_>>) = padded(&pairs).copied().unzip();
-    let cases = vec!["WHEN ? THEN ?"; written.len()].join(" ");
-    let max_cases = vec!["WHEN ? THEN COALESCE(?, c.max_number)"; written.len()].join(" ");
-    let sql = format!(
-        "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = {} \
-         SET c.last_number = CASE c.id {cases} END, c.max_number = CASE c.id {max_cases} END, c.version = c.version + 1, \
-             c.updated_at = ?, a.head_hash = CASE c.id {cases} END, a.length = CASE c.id {cases} END \
-         WHERE c.id IN ({}) AND c.version = CASE c.id {cases} END AND a.length = CASE c.id {cases} END",
-        dialect.counter_chain_key("c.id"),
-        vec!["?"; written.len()].join(", ")
-    );
-    let mut q = bind_counter_set(sqlx::query(&sql), &written, now_ms);
-    for (m, p) in written.iter().zip(&heads) {
-        q = q.bind(m.counter.id).bind(p.head.hash.clone());
-    }
-    for (m, p) in written.iter().zip(&heads) {
-        q = q.bind(m.counter.id).bind(p.head.length);
-    }
-    q = bind_counter_fences(q, &written);
-    for (m, p) in written.iter().zip(&heads) {
-        q = q.bind(m.counter.id).bind(p.start.length);
-    }
-    Ok(q.execute(&mut *tx).await?.rows_affected() == 2 * moves.len() as u64)
-}
-
-/// `advance_counter` together with the audit chain's head move, both fenced (version, length): false
-/// when either fence fails. On MariaDB they are one multi-table UPDATE, one round trip less per batch,
-/// which is most of what a single caller waits for; STRAIGHT_JOIN locks the counter row before the chain
-/// row, the order every other writer uses, and both rows must change, so anything but 2 means a race.
+/// `advance_counter` together with the audit chain's head move, both in the counter's row and both fenced (version,
+/// chain length): one statement, false when either fence fails.
 pub async fn advance_counter_and_chain(
     tx: &mut Conn,
-    dialect: Dialect,
     counter: &CounterRow,
     last_number: i64,
     max_number: Option<i64>,
     now_ms: i64,
     chain: &audit::Placed<'_>,
 ) -> Result<bool, sqlx::Error> {
-    if chain.is_empty() {
-        return advance_counter(tx, counter, last_number, max_number, now_ms).await;
-    }
-    if !dialect.has_multi_table_update() {
-        return Ok(advance_counter(tx, counter, last_number, max_number, now_ms).await? && audit::try_move_head(tx, chain).await?);
-    }
     let r = sqlx::query(
-        "UPDATE counters c STRAIGHT_JOIN audit_chains a ON a.chain_key = ? \
-         SET c.last_number = ?, c.max_number = COALESCE(?, c.max_number), c.version = c.version + 1, c.updated_at = ?, \
-             a.head_hash = ?, a.length = ? \
-         WHERE c.id = ? AND c.version = ? AND a.length = ?",
+        "UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ?, \
+             chain_hash = ?, chain_length = ? \
+         WHERE id = ? AND version = ? AND chain_length = ?",
     )
-    .bind(chain.chain_key)
     .bind(last_number)
     .bind(max_number)
     .bind(now_ms)
@@ -341,7 +294,7 @@ pub async fn advance_counter_and_chain(
     .bind(chain.start.length)
     .execute(&mut *tx)
     .await?;
-    Ok(r.rows_affected() == 2)
+    Ok(r.rows_affected() == 1)
 }
 
 /// A number handed out, as it is inserted.

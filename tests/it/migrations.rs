@@ -1,0 +1,115 @@
+//! A database of an earlier schema, migrated: what it holds reads back the same (a real SQLite file or MariaDB
+//! database, the migrations run in two steps).
+
+use docnum::server::audit::{self, AuditEntry, ChainHead, ADMIN_CHAIN, GENESIS};
+use docnum::server::db::Db;
+use sqlx::migrate::Migrator;
+
+use crate::common::{use_mysql, MySqlTestDb};
+
+/// The first migration of the counter's chain head in its own row.
+const CHAIN_HEAD_IN_COUNTER: i64 = 20261127000008;
+
+/// The migrations before `version`, run on `db`.
+async fn migrate_before(db: &Db, version: i64) {
+    let mut migrator: Migrator = if use_mysql() { sqlx::migrate!("./migrations/mysql") } else { sqlx::migrate!("./migrations/sqlite") };
+    migrator.migrations = migrator.migrations.iter().filter(|m| m.version < version).cloned().collect::<Vec<_>>().into();
+    let pool = if use_mysql() { &db.pool } else { &db.writer };
+    migrator.run(pool).await.unwrap();
+}
+
+fn entry(operation: &str, counter_id: Option<i64>, sequence: Option<i64>) -> AuditEntry {
+    AuditEntry {
+        operation: operation.into(),
+        status: "SUCCESS".into(),
+        counter_id,
+        sequence,
+        fallback_used: "NONE".into(),
+        created_at: 1_750_000_000_000,
+        ..Default::default()
+    }
+}
+
+/// Rows appended to a chain whose head (in `audit_chains`, as the earlier schema kept every head) was `start`.
+async fn append_old_style(db: &Db, chain_key: &str, start: &ChainHead, entries: &[AuditEntry]) -> ChainHead {
+    let mut conn = db.pool.acquire().await.unwrap();
+    let placed = audit::place(chain_key, start, entries);
+    audit::insert_placed(&mut conn, &placed).await.unwrap();
+    sqlx::query("DELETE FROM audit_chains WHERE chain_key = ?").bind(chain_key).execute(&mut *conn).await.unwrap();
+    sqlx::query("INSERT INTO audit_chains (chain_key, head_hash, length) VALUES (?, ?, ?)")
+        .bind(chain_key)
+        .bind(placed.head.hash.clone())
+        .bind(placed.head.length)
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    placed.head
+}
+
+#[tokio::test]
+async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
+    let url = match &mysql {
+        Some(m) => m.url.clone(),
+        None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
+    };
+    let db = Db::connect(&url).await.unwrap();
+    migrate_before(&db, CHAIN_HEAD_IN_COUNTER).await;
+
+    // the earlier schema: two counters with chains (heads in audit_chains), one counter never audited, the admin chain
+    let pool = &db.pool;
+    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('P1', 'Project', 0)").execute(pool).await.unwrap();
+    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('LET', 'Letter', 0)").execute(pool).await.unwrap();
+    for (period, last) in [("YEAR_2568", 3), ("YEAR_2569", 1), ("YEAR_2570", 0)] {
+        sqlx::query(
+            "INSERT INTO counters (project_id, corr_type_id, period, last_number, max_number, version, created_at, updated_at) \
+             SELECT p.id, t.id, ?, ?, 9999, ?, 0, 0 FROM projects p, correspondence_types t",
+        )
+        .bind(period)
+        .bind(last)
+        .bind(last)
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM counters ORDER BY period").fetch_all(pool).await.unwrap();
+    let genesis = ChainHead { hash: GENESIS.into(), length: 0 };
+    let first: Vec<AuditEntry> = (1..=3).map(|s| entry("RESERVE", Some(ids[0]), Some(s))).collect();
+    let first_head = append_old_style(&db, &audit::counter_chain(ids[0]), &genesis, &first).await;
+    let second_head = append_old_style(&db, &audit::counter_chain(ids[1]), &genesis, &[entry("RESERVE", Some(ids[1]), Some(1))]).await;
+    let admin_head = append_old_style(&db, ADMIN_CHAIN, &genesis, &[entry("USER_CREATED", None, None)]).await;
+    let heads_before: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit_chains").fetch_one(pool).await.unwrap();
+    assert_eq!(heads_before, 3);
+
+    db.migrate().await.unwrap();
+
+    let heads: Vec<(i64, String, i64)> =
+        sqlx::query_as("SELECT id, chain_hash, chain_length FROM counters ORDER BY period").fetch_all(pool).await.unwrap();
+    assert_eq!(heads, vec![(ids[0], first_head.hash.clone(), 3), (ids[1], second_head.hash.clone(), 1), (ids[2], GENESIS.to_string(), 0),]);
+    let left: Vec<(String, String, i64)> =
+        sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(pool).await.unwrap();
+    assert_eq!(left, vec![(ADMIN_CHAIN.to_string(), admin_head.hash.clone(), 1)], "only the admin chain keeps its head there");
+    let after = audit::verify(&db).await.unwrap();
+    assert!(after.ok, "{:?}", after.problems);
+    // every counter is a chain now, the one never audited as an empty one
+    assert_eq!((after.chains, after.rows), (4, 5));
+
+    // appending goes on from the head in the counter's row, fenced by its length
+    let mut tx = db.begin_write().await.unwrap();
+    audit::append(&mut tx, db.dialect, &audit::counter_chain(ids[0]), &[entry("CONFIRM", Some(ids[0]), Some(3))]).await.unwrap();
+    tx.commit().await.unwrap();
+    let length: i64 = sqlx::query_scalar("SELECT chain_length FROM counters WHERE id = ?").bind(ids[0]).fetch_one(pool).await.unwrap();
+    assert_eq!(length, 4);
+    let chain_key = audit::counter_chain(ids[0]);
+    let stale = audit::place(&chain_key, &first_head, &[]);
+    let mut conn = db.pool.acquire().await.unwrap();
+    let moved = audit::try_move_head(&mut conn, &stale).await.unwrap();
+    assert!(!moved, "a head read before the append is refused");
+    drop(conn);
+    let last = audit::verify(&db).await.unwrap();
+    assert!(last.ok, "{:?}", last.problems);
+    assert_eq!(last.rows, 6);
+    drop(db);
+    drop(mysql);
+}
