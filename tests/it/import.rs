@@ -449,3 +449,30 @@ async fn ten_thousand_rows_in_one_import() {
     assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-5001-2568");
     assert_all_accounted_for(&app).await;
 }
+
+/// Every request in flight finds an aged reference snapshot at once: one of them reloads it, the others wait for that
+/// reload and answer from its snapshot.
+#[tokio::test]
+async fn an_aged_reference_snapshot_is_reloaded_once_for_all_who_find_it_aged() {
+    use docnum::server::reference::ReferenceCache;
+    let app = TestApp::spawn().await;
+    let cache = std::sync::Arc::new(ReferenceCache::load(app.state.db.clone(), std::time::Duration::from_secs(1)).await.unwrap());
+    let first = cache.get().await.unwrap();
+    assert_eq!(cache.reloads(), 0, "a fresh snapshot is served as it is");
+    tokio::time::sleep(std::time::Duration::from_millis(1050)).await;
+    let gets: Vec<_> = (0..32)
+        .map(|_| {
+            tokio::spawn({
+                let cache = cache.clone();
+                async move { cache.get().await.unwrap() }
+            })
+        })
+        .collect();
+    let mut snapshots = Vec::new();
+    for g in gets {
+        snapshots.push(g.await.unwrap());
+    }
+    assert_eq!(cache.reloads(), 1, "32 callers on an aged snapshot, one reload");
+    assert!(snapshots.iter().all(|s| std::sync::Arc::ptr_eq(s, &snapshots[0])), "all answer from the reloaded snapshot");
+    assert!(!std::sync::Arc::ptr_eq(&snapshots[0], &first), "the aged one is not served");
+}

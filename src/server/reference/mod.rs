@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::RwLock;
+use tokio::sync::{Mutex, RwLock};
 
 use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
@@ -192,6 +192,9 @@ pub struct ReferenceCache {
     /// Reloads are numbered as they start (see `Loaded::keep_newer`).
     started: AtomicU64,
     max_age: Duration,
+    /// Held by the one `get` that reloads an aged snapshot: under load every request in flight found it aged at
+    /// once, and each read all the reference data again (64 reloads every 2 s at 64 callers; BENCHMARKS.md, session 19).
+    aging: Mutex<()>,
 }
 
 /// A snapshot with when it was loaded and the number of the reload that read it.
@@ -217,17 +220,29 @@ impl ReferenceCache {
     pub async fn load(db: Db, max_age: Duration) -> Result<ReferenceCache, AppError> {
         let snapshot = Arc::new(store::load_snapshot(&db).await?);
         let current = RwLock::new(Loaded { snapshot, at: Instant::now(), ticket: 0 });
-        Ok(ReferenceCache { db, current, started: AtomicU64::new(0), max_age })
+        Ok(ReferenceCache { db, current, started: AtomicU64::new(0), max_age, aging: Mutex::new(()) })
     }
 
     pub async fn get(&self) -> Result<Arc<Snapshot>, AppError> {
-        {
-            let current = self.current.read().await;
-            if current.at.elapsed() < self.max_age {
-                return Ok(current.snapshot.clone());
-            }
+        if let Some(snapshot) = self.fresh().await {
+            return Ok(snapshot);
+        }
+        // one reload for all who found it aged: the others wait for it and take its snapshot
+        let _aging = self.aging.lock().await;
+        if let Some(snapshot) = self.fresh().await {
+            return Ok(snapshot);
         }
         self.reload().await
+    }
+
+    async fn fresh(&self) -> Option<Arc<Snapshot>> {
+        let current = self.current.read().await;
+        (current.at.elapsed() < self.max_age).then(|| current.snapshot.clone())
+    }
+
+    /// How many reloads have started since the cache was made.
+    pub fn reloads(&self) -> u64 {
+        self.started.load(Ordering::SeqCst)
     }
 
     /// Reads the reference data again; after a change, the snapshot returned has it.
