@@ -9,7 +9,8 @@
 #   BIN=/other/release N=9000 K=1 C=64 ENVS="COMMITTERS=3" scripts/profile-case.sh
 # BIN: a directory with docnum and loadgen (default: this checkout's release build, not rebuilt here).
 # ENVS: VAR=value words for the server; URL_PARAMS: sqlx options on the MariaDB URL; SQLITE_PAGE_SIZE: the SQLite
-# file made with that page size; PERF=1: the server's hottest symbols by thread (perf, flat).
+# file made with that page size; PERF=1: the server's hottest symbols by thread (perf, flat); STATEMENTS=1: each kind of
+# statement's count and mean time during the measured run, from sqlx's statement log (which slows the run itself).
 # Keep WARM + N under 9,999 on one counter (K=1): the demo template runs out there.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
@@ -33,8 +34,8 @@ else
 fi
 # ENVS: extra VAR=value words for the server (an experiment's switch)
 # shellcheck disable=SC2086
-env DATABASE_URL="$url" REDIS_URLS="$REDIS" BOOTSTRAP_ADMIN_PASSWORD=profile-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG=error \
-  ${ENVS:-} "$BIN/docnum" serve --addr "127.0.0.1:$port" > "$W/server.log" 2>&1 &
+env DATABASE_URL="$url" REDIS_URLS="$REDIS" BOOTSTRAP_ADMIN_PASSWORD=profile-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 \
+  RUST_LOG="error${STATEMENTS:+,sqlx::query=debug}" ${ENVS:-} "$BIN/docnum" serve --addr "127.0.0.1:$port" > "$W/server.log" 2>&1 &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true
@@ -77,6 +78,7 @@ PY
 }
 
 snapshot "$W/before"
+logged="$(wc -l < "$W/server.log")"
 # PERF=1: perf samples of the server during the measured load (flat: a release build has no frame pointers)
 if [ -n "${PERF:-}" ]; then perf record -q -F 1999 -p "$server" -o "$W/perf.data" 2> /dev/null & perf_pid=$!; fi
 /usr/bin/time -f '%U %S' -o "$W/loadgen.time" "$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$C" --counters "$K" \
@@ -138,4 +140,18 @@ if db == "mysql":
     sb, sa = rd(f"{w}/before.stmts"), rd(f"{w}/after.stmts")
     print("server status per number: " + "  ".join(f"{k.removeprefix('Com_')} {(int(sa[k]) - int(sb[k])) / n:.2f}" for k in sorted(sa)))
 PY
+if [ -n "${STATEMENTS:-}" ]; then
+  # sqlx logs each statement with its time (on SQLite measured in its worker thread, on MariaDB from send to answer)
+  tail -n +"$((logged + 1))" "$W/server.log" | python3 -c '
+import collections, re, sys
+kinds = collections.defaultdict(lambda: [0, 0.0, 0])
+for line in sys.stdin:
+    m = re.search(r"summary=\"([^\"]*)\".*rows_affected=(\d+).*elapsed_secs=([0-9.e-]+)", re.sub(r"\x1b\[[0-9;]*m", "", line))
+    if m:
+        k = kinds["json_group_array (group read)" if "json_group_array" in m.group(1) else " ".join(m.group(1).split()[:3])]
+        k[0] += 1; k[1] += float(m.group(3)); k[2] += int(m.group(2))
+print("%-40s %7s %8s %8s %9s" % ("statement", "count", "mean ms", "total s", "rows each"))
+for name, (n, t, rows) in sorted(kinds.items(), key=lambda kv: -kv[1][1])[:15]:
+    print(f"{name[:40]:<40} {n:>7} {1e3 * t / n:>8.3f} {t:>8.2f} {rows / n:>9.1f}")'
+fi
 echo "server log and raw files: $W" >&2
