@@ -29,17 +29,30 @@ ensure_lint_tools() {
   fi
 }
 
-# Formatting and lints, for both builds (the server with every target, the browser bundle's library: the
-# dev-dependencies do not build for wasm32, and the pure modules' tests are linted in the server build).
+# Formatting, and clippy with -D warnings riding along with the suite's own builds: clippy-driver compiles this
+# crate in place of rustc (RUSTC_WORKSPACE_WRAPPER; dependencies still go to rustc), so `cargo test` lints the
+# server with every target it builds (lib, bins, their tests, tests/it) and build_site's wasm-release build lints
+# the browser bundle's library. A separate `cargo clippy` checked every dependency a second and third time: 12.7
+# of a cold CI run's 38.7 minutes (BENCHMARKS "CI time"). CLIPPY_ARGS is how cargo-clippy hands clippy-driver the
+# arguments after `--`; the self-check below fails the run if this toolchain's driver no longer reads them.
+# Exported, so every cargo command of the calling script builds this crate the same way (no rebuilds between them).
 lint() {
   ensure_lint_tools
   ensure_wasm_tools
   log "cargo fmt --check"
   (cd "$ROOT" && cargo fmt --check)
-  log "cargo clippy (ssr, all targets)"
-  (cd "$ROOT" && cargo clippy --all-targets --features ssr -- -D warnings)
-  log "cargo clippy (hydrate, the browser bundle)"
-  (cd "$ROOT" && cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -- -D warnings)
+  RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)"
+  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+  export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+  local probe; probe="$(mktemp -d)"
+  printf 'fn main() { let v = vec![1]; println!("{}", v.len() == 0); }\n' > "$probe/probe.rs"
+  local said; said="$("$RUSTC_WORKSPACE_WRAPPER" --edition 2021 --crate-type bin -o "$probe/probe" "$probe/probe.rs" 2>&1 || true)"
+  rm -rf "$probe"
+  if ! grep -q 'clippy::.*implied by `-D warnings`' <<<"$said" || grep -q '^warning: ' <<<"$said"; then
+    echo "clippy-driver did not deny a clippy warning: CLIPPY_ARGS is not read as expected. It said:" >&2
+    echo "$said" >&2; return 1
+  fi
+  log "clippy with -D warnings runs inside the builds that follow (server: cargo test; browser bundle: build_site)"
 }
 
 # Schemathesis 4 (API fuzzing, scripts/fuzz-api.sh) in a virtualenv of its own; sets $SCHEMATHESIS.
@@ -92,13 +105,17 @@ ensure_wasm_opt() {
 #                         .br and .gz files beside each; a debug server (quick to build)
 #   build_site --release  the same bundle and a release server
 #   build_site --dev      the quick loop: debug WASM as wasm-bindgen names it, no wasm-opt, no hashes, no compression
+#   build_site --as-tested the debug server with the test targets' features (dev-dependencies unify features, so a
+#                         plain `cargo build` after `cargo test` rebuilt ten crates and the server: 2 minutes cold);
+#                         scripts/test.sh uses it, after `cargo test` built exactly this
 build_site() {
-  local mode="prod" server_flag="" server_dir="debug"
+  local mode="prod" server_flag="" server_dir="debug" tests_flag=""
   for arg in "$@"; do
     case "$arg" in
       --dev) mode="dev" ;;
       --release) server_flag="--release"; server_dir="release" ;;
-      *) echo "build_site: unknown option $arg (--dev, --release)" >&2; return 2 ;;
+      --as-tested) tests_flag="--tests" ;;
+      *) echo "build_site: unknown option $arg (--dev, --release, --as-tested)" >&2; return 2 ;;
     esac
   done
   ensure_wasm_tools
@@ -142,7 +159,7 @@ build_site() {
   log "browser bundle ready in $((SECONDS - started)) s; building the server ($server_dir)"
   # no LEPTOS_OUTPUT_NAME here: leptos_config reads it with option_env!, so setting it would rebuild leptos
   # whenever `cargo test` and this script alternate; the server reads output-name from Leptos.toml instead.
-  (cd "$ROOT" && cargo build --features ssr --bins $server_flag)
+  (cd "$ROOT" && cargo build --features ssr --bins $server_flag $tests_flag)
   export SERVER_BIN="$CARGO_TARGET_DIR/$server_dir/docnum"
   export LOADGEN_BIN="$CARGO_TARGET_DIR/$server_dir/loadgen"
 }

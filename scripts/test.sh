@@ -32,7 +32,7 @@ if ensure_mariadb; then
     login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer:: check:: migrations::
 fi
 
-build_site
+build_site --as-tested
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
 log "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie"
