@@ -282,7 +282,8 @@ pub async fn apply_batch(tx: &mut Conn, start: &Start, plan: Plan, max_number: i
     let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
     let placed = audit::place(&chain_key, &start.chain, &entries);
     let max_number = (max_number > 0).then_some(max_number);
-    if !store::advance_counter_and_chain(tx, &start.counter, last_number, max_number, now, &placed).await? {
+    let moved = store::CounterMove { counter: &start.counter, last_number, max_number, chain: &placed };
+    if !store::advance_counters_and_chains(tx, std::slice::from_ref(&moved), now).await? {
         return Err(TxError::Conflict);
     }
     let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();

@@ -227,11 +227,14 @@ pub struct CounterMove<'a> {
     pub chain: &'a audit::Placed<'a>,
 }
 
-/// [`advance_counter_and_chain`] for several counters in one statement, each row fenced by its own version and chain
-/// length: false unless every one of them moved.
+/// Moves counters on with their audit chains' heads, in the counters' own rows and in one statement, each row fenced
+/// by its own version and chain length: false unless every one of them moved.
 pub async fn advance_counters_and_chains(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
-    if moves.is_empty() {
-        return Ok(true);
+    match moves {
+        [] => return Ok(true),
+        // a hot counter's batch: the plain statement, without a CASE per column
+        [one] => return advance_counter_and_chain(tx, one, now_ms).await,
+        _ => {}
     }
     // written for `padded_len` counters, the last one repeated (see `padded`): rows_affected counts each row once
     let written: Vec<&CounterMove<'_>> = padded(moves).collect();
@@ -269,16 +272,8 @@ pub async fn advance_counters_and_chains(tx: &mut Conn, moves: &[CounterMove<'_>
     Ok(q.execute(&mut *tx).await?.rows_affected() == moves.len() as u64)
 }
 
-/// `advance_counter` together with the audit chain's head move, both in the counter's row and both fenced (version,
-/// chain length): one statement, false when either fence fails.
-pub async fn advance_counter_and_chain(
-    tx: &mut Conn,
-    counter: &CounterRow,
-    last_number: i64,
-    max_number: Option<i64>,
-    now_ms: i64,
-    chain: &audit::Placed<'_>,
-) -> Result<bool, sqlx::Error> {
+async fn advance_counter_and_chain(tx: &mut Conn, one: &CounterMove<'_>, now_ms: i64) -> Result<bool, sqlx::Error> {
+    let CounterMove { counter, last_number, max_number, chain } = *one;
     let r = sqlx::query(
         "UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ?, \
              chain_hash = ?, chain_length = ? \
