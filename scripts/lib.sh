@@ -38,7 +38,6 @@ ensure_lint_tools() {
 # Exported, so every cargo command of the calling script builds this crate the same way (no rebuilds between them).
 lint() {
   ensure_lint_tools
-  ensure_wasm_tools
   log "cargo fmt --check"
   (cd "$ROOT" && cargo fmt --check)
   RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)"
@@ -48,7 +47,7 @@ lint() {
   printf 'fn main() { let v = vec![1]; println!("{}", v.len() == 0); }\n' > "$probe/probe.rs"
   local said; said="$("$RUSTC_WORKSPACE_WRAPPER" --edition 2021 --crate-type bin -o "$probe/probe" "$probe/probe.rs" 2>&1 || true)"
   rm -rf "$probe"
-  if ! grep -q 'clippy::.*implied by `-D warnings`' <<<"$said" || grep -q '^warning: ' <<<"$said"; then
+  if ! grep -q 'clippy::.*implied by `-D warnings`' <<<"$said"; then
     echo "clippy-driver did not deny a clippy warning: CLIPPY_ARGS is not read as expected. It said:" >&2
     echo "$said" >&2; return 1
   fi

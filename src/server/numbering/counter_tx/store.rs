@@ -217,7 +217,7 @@ fn bind_ids<'q, Q: BindValue<'q>>(mut q: Q, ids: &[i64]) -> Q {
     q
 }
 
-/// A counter's move in a group: to `last_number` from the version it was read at, its audit chain's head with it.
+/// A counter's move, in a batch or a group: to `last_number` from the version it was read at, its audit chain's head with it.
 pub struct CounterMove<'a> {
     pub counter: &'a CounterRow,
     pub last_number: i64,
