@@ -51,6 +51,7 @@ pub const DB_POOL_MAX: &str = "docnum_db_pool_max_connections";
 pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
 pub const ERRORS: &str = "docnum_errors_total";
 pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
+pub const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, utilization needs a counter in the current period).
@@ -133,6 +134,7 @@ struct Recorded {
     issued: IntCounterVec,
     errors: IntCounterVec,
     forwarded: IntCounterVec,
+    login_throttled: IntCounter,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -212,6 +214,11 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             )
             .unwrap(),
         ),
+        login_throttled: register(
+            &r,
+            IntCounter::new(LOGIN_THROTTLED, "Logins refused during a throttle wait (429), whether or not the login record kept a row for them.")
+                .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -259,6 +266,11 @@ pub fn lock_failed(reason: &str) {
 /// `jobs` counter jobs forwarded (or received) with this outcome, one of [`FORWARD_OUTCOMES`].
 pub fn forwarded(outcome: &'static str, jobs: usize) {
     RECORDED.forwarded.with_label_values(&[outcome]).inc_by(jobs as u64);
+}
+
+/// A login was refused during a throttle wait.
+pub fn login_throttled() {
+    RECORDED.login_throttled.inc();
 }
 
 /// One transaction committed the batches of `batches` counters.

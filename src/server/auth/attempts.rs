@@ -1,7 +1,8 @@
 //! The record of logins (SPEC §8: failed and successful logins are recorded): one `login_attempts` row per
 //! attempt — when (service clock), the username as typed (at most [`MAX_USERNAME_CHARS`] characters), the user when
 //! the name is known, the client address, the user agent (at most 300 characters, see `auth::client_of`) and the
-//! outcome. Super admins read it (`GET /api/v1/admin/login-attempts`, the `/logins` page).
+//! outcome. Super admins read it (`GET /api/v1/admin/login-attempts`, the `/logins` page). Attempts refused during
+//! a throttle wait are not checked at all; of those, the first of each wait is a row (`throttle::Refusal`).
 
 use crate::contract::{LoginAttemptPage, LoginAttemptQuery, LOGIN_OUTCOMES};
 use crate::server::auth::{store, Caller, ClientInfo};

@@ -202,7 +202,8 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientInfo {
 ///    while this attempt queued count too, so parallel guesses cannot all slip past a threshold;
 /// 4. failures are counted; a success clears the username's count.
 ///
-/// Every attempt, refused or not, is a row of `login_attempts` (`attempts`).
+/// Every attempt, refused or not, is a row of `login_attempts` (`attempts`), except repeats during one wait: of
+/// those only the first (in each instance) is, so knocking on during a wait does not grow the record.
 pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
     use attempts::Outcome;
     let name = username.trim();
@@ -212,14 +213,12 @@ pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, use
     let found = if name.chars().count() > attempts::MAX_USERNAME_CHARS { None } else { store::login_credentials(&state.db, name).await? };
     let user_id = found.as_ref().map(|f| f.0);
     if let Err(refusal) = state.login_throttle.check(&keys, state.clock.now_ms()).await {
-        attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, Outcome::Throttled).await;
-        return Err(refusal);
+        return Err(throttled(state, client, username, user_id, refusal).await);
     }
     let permit = password::permit().await;
     if let Err(refusal) = state.login_throttle.check(&keys, state.clock.now_ms()).await {
         drop(permit);
-        attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, Outcome::Throttled).await;
-        return Err(refusal);
+        return Err(throttled(state, client, username, user_id, refusal).await);
     }
     let hash = found.as_ref().map(|f| f.1.clone()).unwrap_or_else(|| password::DUMMY_HASH.to_string());
     let verified = if impossible {
@@ -252,6 +251,14 @@ pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, use
     session.cycle_id().await.map_err(|e| AppError::internal_from("session store", e))?;
     session.insert(SESSION_USER_KEY, user.id).await.map_err(|e| AppError::internal_from("session store", e))?;
     Ok(user)
+}
+
+/// A refusal by the throttle: recorded if it is the first of its wait, answered 429.
+async fn throttled(state: &AppState, client: &ClientInfo, username: &str, user_id: Option<i64>, refusal: throttle::Refusal) -> AppError {
+    if refusal.first_of_its_wait {
+        attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, attempts::Outcome::Throttled).await;
+    }
+    refusal.error
 }
 
 pub async fn logout(session: &Session) -> Result<(), AppError> {

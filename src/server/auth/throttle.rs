@@ -2,6 +2,8 @@
 //! edge resolved behind trusted proxies). Once a key has `threshold` consecutive failures, the next attempt must
 //! wait: `first_wait` after the threshold-th failure, doubling with every further failure, at most `max_wait`.
 //! An attempt inside the wait answers 429 with `Retry-After` and runs no Argon2; it does not count as a failure.
+//! The refusal says whether it is the first this instance has seen of its wait: only that one is worth a row of the
+//! login record, so a client that keeps knocking during a wait cannot grow the record (or the disk) without bound.
 //! A successful login clears its username's count (not its address's: one good account must not wipe out the
 //! failures an address made against others). A key's failures are forgotten `max_wait` after its wait ended.
 //!
@@ -89,6 +91,16 @@ pub struct LoginThrottle {
     config: LoginThrottleConfig,
     local: Mutex<HashMap<String, Record>>,
     shared: Option<Shared>,
+    /// Per key, the wait (its record's last failure) whose first refusal this instance has seen already.
+    refused_waits: Mutex<HashMap<String, i64>>,
+}
+
+/// An attempt refused during a wait: the 429 to answer, and whether it is the first refusal of that wait in this
+/// instance (the one the login record keeps; the others are only counted in `/metrics`).
+#[derive(Debug)]
+pub struct Refusal {
+    pub error: AppError,
+    pub first_of_its_wait: bool,
 }
 
 /// At most this many keys in memory.
@@ -137,7 +149,7 @@ return n
 
 impl LoginThrottle {
     pub fn new(config: &LoginThrottleConfig) -> LoginThrottle {
-        LoginThrottle { config: config.clone(), local: Mutex::new(HashMap::new()), shared: None }
+        LoginThrottle { config: config.clone(), local: Mutex::new(HashMap::new()), shared: None, refused_waits: Mutex::new(HashMap::new()) }
     }
 
     /// Shares the counts through this Redis server.
@@ -182,7 +194,7 @@ impl LoginThrottle {
     }
 
     /// Refuses (429 with `Retry-After`) while any of the keys is waiting.
-    pub async fn check(&self, keys: &Keys, now_ms: i64) -> Result<(), AppError> {
+    pub async fn check(&self, keys: &Keys, now_ms: i64) -> Result<(), Refusal> {
         if keys.0.is_empty() {
             return Ok(());
         }
@@ -193,12 +205,30 @@ impl LoginThrottle {
                 keys.0.iter().map(|(_, key, _)| local.get(key).copied().unwrap_or_default()).collect()
             }
         };
-        for ((scope, _, threshold), record) in keys.0.iter().zip(records) {
+        for ((scope, key, threshold), record) in keys.0.iter().zip(records) {
             if let Some(secs) = self.wait_left(*threshold, record, now_ms) {
-                return Err(AppError::RateLimited { scope, retry_after_secs: secs });
+                crate::server::metrics::login_throttled();
+                return Err(Refusal {
+                    error: AppError::RateLimited { scope, retry_after_secs: secs },
+                    first_of_its_wait: self.first_refusal_of(key, record.last_ms),
+                });
             }
         }
         Ok(())
+    }
+
+    /// True the first time this instance refuses an attempt during the wait that began with the failure at `last_ms`.
+    fn first_refusal_of(&self, key: &str, last_ms: i64) -> bool {
+        let mut refused = self.refused_waits.lock().unwrap();
+        if refused.get(key) == Some(&last_ms) {
+            return false;
+        }
+        if refused.len() >= MAX_LOCAL_KEYS {
+            // a wait lasts at most `max_wait`; forgetting which were refused only costs a row each
+            refused.clear();
+        }
+        refused.insert(key.to_string(), last_ms);
+        true
     }
 
     /// Counts a failed attempt on every key.
@@ -310,13 +340,21 @@ mod tests {
             t.failed(&no_address, 10_000).await;
         }
         match t.check(&somchai, 10_500).await {
-            Err(AppError::RateLimited { scope, retry_after_secs }) => assert_eq!((scope, retry_after_secs), (USER_SCOPE, 1)),
+            Err(Refusal { error: AppError::RateLimited { scope, retry_after_secs }, first_of_its_wait }) => {
+                assert_eq!((scope, retry_after_secs, first_of_its_wait), (USER_SCOPE, 1, true))
+            }
+            other => panic!("{other:?}"),
+        }
+        match t.check(&somchai, 10_900).await {
+            Err(Refusal { first_of_its_wait, .. }) => assert!(!first_of_its_wait, "the same wait was refused already"),
             other => panic!("{other:?}"),
         }
         assert!(t.check(&somchai, 11_000).await.is_ok(), "the 1 s wait is over");
         t.failed(&somchai, 11_000).await;
         match t.check(&t.keys("SOMCHAI", None), 11_001).await {
-            Err(AppError::RateLimited { retry_after_secs, .. }) => assert_eq!(retry_after_secs, 2),
+            Err(Refusal { error: AppError::RateLimited { retry_after_secs, .. }, first_of_its_wait }) => {
+                assert_eq!((retry_after_secs, first_of_its_wait), (2, true), "a new failure, a new wait")
+            }
             other => panic!("{other:?}"),
         }
         t.succeeded(&somchai).await;
@@ -325,7 +363,7 @@ mod tests {
         t.failed(&t.keys("a", Some("192.0.2.1")), 20_000).await;
         t.failed(&t.keys("b", Some("192.0.2.1")), 20_000).await;
         match t.check(&t.keys("c", Some("192.0.2.1")), 20_000).await {
-            Err(AppError::RateLimited { scope, .. }) => assert_eq!(scope, ADDRESS_SCOPE),
+            Err(Refusal { error: AppError::RateLimited { scope, .. }, .. }) => assert_eq!(scope, ADDRESS_SCOPE),
             other => panic!("{other:?}"),
         }
         // forgotten 15 minutes after the wait ended: the count starts again
