@@ -282,8 +282,8 @@ async fn a_group_reads_each_counter_and_chain_head_as_stored() {
     assert_eq!(read.len(), 2, "the unknown id is left out");
     for (id, last_number) in [(c_id, 2), (x_id, 1)] {
         let (counter, head) = &read[&id];
-        let alone = store::lock_counter(&mut tx, db.dialect, id).await.unwrap().unwrap();
-        assert_eq!(counter.row, alone.row);
+        let (alone, alone_head) = store::lock_counter(&mut tx, db.dialect, id).await.unwrap().unwrap();
+        assert_eq!((&counter.row, head), (&alone.row, &alone_head));
         assert_eq!(counter.row.last_number, last_number);
         assert_eq!((&counter.key, counter.max_number, counter.updated_at), (&alone.key, alone.max_number, alone.updated_at));
         assert_eq!(counter.key.period, "YEAR_2025", "a text column read back");

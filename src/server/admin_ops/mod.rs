@@ -20,7 +20,7 @@ use crate::numbering::{
     next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS,
     MAX_NUMBER_LEN,
 };
-use crate::server::audit::{self, counter_chain, AuditEntry};
+use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
@@ -187,7 +187,7 @@ async fn request_reset_unlogged(
     let public_id = retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+        let (counter, head) = counter_tx::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
         let last = counter.row.last_number;
         if new_value > last {
             return Err(AppError::validation(
@@ -212,7 +212,7 @@ async fn request_reset_unlogged(
             metadata: Some(json!({ "requestId": request_id, "instancePublicId": instance.public_id, "reason": reason }).to_string()),
             ..reset_base(caller, &counter, last, new_value, now)
         };
-        audit::append(&mut tx, s.db.dialect, &counter_chain(counter_id), &[entry]).await?;
+        audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter_id), Some(&head), &[entry]).await?;
         tx.commit().await.map_err(sql)?;
         Ok(instance.public_id)
     })
@@ -243,7 +243,7 @@ async fn act_on_reset_unlogged(
         match t.action.as_str() {
             "APPROVE" => execute_reset(s, &mut tx, caller, &request, comment.as_deref(), now).await?,
             "REJECT" => {
-                let counter = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id)
+                let (counter, head) = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id)
                     .await?
                     .ok_or_else(|| counter_not_found(request.counter_id))?;
                 let entry = AuditEntry {
@@ -252,7 +252,7 @@ async fn act_on_reset_unlogged(
                     metadata: Some(json!({ "requestId": request.id, "instancePublicId": public_id, "comment": comment }).to_string()),
                     ..reset_base(caller, &counter, counter.row.last_number, request.new_value, now)
                 };
-                audit::append(&mut tx, s.db.dialect, &counter_chain(counter.row.id), &[entry]).await?;
+                audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[entry]).await?;
             }
             _ => {}
         }
@@ -264,7 +264,8 @@ async fn act_on_reset_unlogged(
 
 /// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
 async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
-    let counter = counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
+    let (counter, head) =
+        counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
     let (last, new_value) = (counter.row.last_number, request.new_value);
     check_floor(tx, counter.row.id, new_value).await?;
     if new_value > last {
@@ -300,7 +301,7 @@ async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: 
         metadata: Some(json!({ "requestId": request.id, "released": released.len() }).to_string()),
         ..base
     });
-    audit::append(tx, s.db.dialect, &counter_chain(counter.row.id), &entries).await
+    audit::append_after(tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &entries).await.map(drop)
 }
 
 /// A counter may not restart below a number that was confirmed: it would issue that number twice.
@@ -383,7 +384,7 @@ async fn revise_unlogged(s: &AppState, caller: &Caller, number: &NumberRef, docu
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (counter, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let (counter, head, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
         require_confirmed(&original)?;
         let template = stored_template(&original)?;
         if !template.segments().iter().any(|seg| matches!(seg, Segment::Token(Token::Rev))) {
@@ -415,7 +416,7 @@ async fn revise_unlogged(s: &AppState, caller: &Caller, number: &NumberRef, docu
             metadata: Some(json!({ "revisedFrom": original.number, "revision": revision }).to_string()),
             ..number_base(caller, &counter, now)
         };
-        audit::append(&mut tx, s.db.dialect, &counter_chain(counter.row.id), &[entry]).await?;
+        audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[entry]).await?;
         tx.commit().await.map_err(sql)?;
         Ok(IssuedNumber {
             document_number: number,
@@ -463,11 +464,11 @@ async fn void_and_replace_unlogged(
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (old_counter, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let (old_counter, old_head, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
         require_confirmed(&original)?;
         // The replacement's counter (today's period; often the same row, already held by this transaction).
         let max = resolved.template.max_seq() as i64;
-        let row = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
+        let (row, head) = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
         let counter = Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
         let sequence = counter.row.last_number + 1;
         if sequence > max {
@@ -506,10 +507,10 @@ async fn void_and_replace_unlogged(
             ..number_base(caller, &counter, now)
         };
         if same_counter {
-            audit::append(&mut tx, s.db.dialect, &counter_chain(counter.row.id), &[voided, generated]).await?;
+            audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[voided, generated]).await?;
         } else {
-            audit::append(&mut tx, s.db.dialect, &counter_chain(old_counter.row.id), &[voided]).await?;
-            audit::append(&mut tx, s.db.dialect, &counter_chain(counter.row.id), &[generated]).await?;
+            audit::append_after(&mut tx, s.db.dialect, &counter_chain(old_counter.row.id), Some(&old_head), &[voided]).await?;
+            audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[generated]).await?;
         }
         tx.commit().await.map_err(sql)?;
         Ok(VoidResult {
@@ -601,7 +602,7 @@ pub async fn apply_override(
     now: i64,
 ) -> Result<OverrideResult, AppError> {
     let (legacy, set_to) = (&prepared.legacy, prepared.set_to);
-    let counter = counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let (counter, head) = counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     let last = counter.row.last_number;
     let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
     let (new_last, mut entries, registered) = match legacy {
@@ -677,7 +678,7 @@ pub async fn apply_override(
     let skipped_count = skipped.len() as i64;
     entries.splice(0..0, skipped);
     counter_tx::fence(tx, &counter.row, new_last, None, now).await?;
-    audit::append(tx, s.db.dialect, &counter_chain(counter_id), &entries).await?;
+    audit::append_after(tx, s.db.dialect, &counter_chain(counter_id), Some(&head), &entries).await?;
     Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
 }
 
@@ -835,12 +836,19 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 
 // ---- shared helpers ----
 
-/// The number and its counter, the counter locked; the number is read again under the lock.
-async fn lock_number(tx: &mut Tx<'_>, s: &AppState, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Counter, StoredNumber), AppError> {
+/// The number and its counter (with the counter's audit chain head), the counter locked; the number is read again
+/// under the lock.
+async fn lock_number(
+    tx: &mut Tx<'_>,
+    s: &AppState,
+    project_id: i64,
+    corr_type_id: i64,
+    text: &str,
+) -> Result<(Counter, ChainHead, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    let counter = counter_tx::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
+    let (counter, head) = counter_tx::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    Ok((counter, found))
+    Ok((counter, head, found))
 }
 
 fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {

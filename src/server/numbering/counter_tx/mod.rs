@@ -128,14 +128,20 @@ pub async fn fence(tx: &mut Conn, counter: &CounterRow, last: i64, max_number: O
     }
 }
 
-/// The counter by id, locked the way the batch holds it.
-pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Counter>, AppError> {
+/// The counter by id, locked the way the batch holds it, with its audit chain's head (for `audit::append_after`).
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<(Counter, audit::ChainHead)>, AppError> {
     store::lock_counter(tx, dialect, id).await.map_err(sql)
 }
 
-/// The counter of `key`, locked, created at 0 on first use.
-pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<CounterRow, AppError> {
-    Ok(store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)?.0)
+/// The counter of `key`, locked, created at 0 on first use, with its audit chain's head.
+pub async fn load_or_create_counter(
+    tx: &mut Conn,
+    dialect: Dialect,
+    key: &CounterKey,
+    max_number: i64,
+    now: i64,
+) -> Result<(CounterRow, audit::ChainHead), AppError> {
+    store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)
 }
 
 // ---- number writes of the administrative operations ----

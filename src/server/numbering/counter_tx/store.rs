@@ -138,9 +138,10 @@ struct CounterAndHead {
 
 /// The counter row by id, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction
 /// is already exclusive), so administrative operations and the per-counter batches take turns on the row.
-pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Counter>, sqlx::Error> {
-    let sql = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?{}", dialect.for_update());
-    Ok(sqlx::query_as::<_, CounterRecord>(&sql).bind(id).fetch_optional(&mut *tx).await?.map(Counter::from))
+/// With it comes its audit chain's head, so the operation appends to the chain without reading the row again.
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<(Counter, audit::ChainHead)>, sqlx::Error> {
+    let sql = format!("SELECT {COUNTER_COLUMNS}, chain_hash AS head_hash, chain_length AS length FROM counters WHERE id = ?{}", dialect.for_update());
+    Ok(sqlx::query_as::<_, LockedRow>(&sql).bind(id).fetch_optional(&mut *tx).await?.map(LockedRow::split))
 }
 
 /// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
@@ -192,8 +193,8 @@ pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64
             }
         };
         rows.extend(read.into_iter().map(|r| {
-            let counter = Counter::from(r.counter);
-            (counter.row.id, (counter, audit::ChainHead { hash: r.head_hash, length: r.length }))
+            let (counter, head) = r.split();
+            (counter.row.id, (counter, head))
         }));
     }
     Ok(rows)
@@ -207,6 +208,12 @@ struct LockedRow {
     counter: CounterRecord,
     head_hash: String,
     length: i64,
+}
+
+impl LockedRow {
+    fn split(self) -> (Counter, audit::ChainHead) {
+        (Counter::from(self.counter), audit::ChainHead { hash: self.head_hash, length: self.length })
+    }
 }
 
 /// Binds ids to the `IN (…)` of a query, in order.
