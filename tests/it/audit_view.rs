@@ -4,6 +4,8 @@
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use docnum::server::db::Dialect;
+
 use crate::common::{letter, TestApp, ADMIN_PASSWORD};
 
 #[tokio::test]
@@ -65,4 +67,54 @@ async fn the_audit_search_and_its_csv_carry_lock_wait_retries_and_the_rest() {
 
 fn urlencode(text: &str) -> String {
     text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-._~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
+/// The number filter is a prefix match that ignores letter case, on SQLite and on MariaDB alike (it once ignored it
+/// on SQLite only), and takes LIKE's wildcards literally.
+#[tokio::test]
+async fn the_number_filter_matches_a_prefix_in_any_letter_case_on_every_database() {
+    let app = TestApp::spawn().await;
+    let rfa = serde_json::json!({ "projectCode": "LCBP3-C2", "correspondenceTypeCode": "RFA", "originatorCode": "ผรม.1", "disciplineCode": "TER", "rfaTypeCode": "RPT" });
+    let (s, reserved) = app.reserve(&rfa).await;
+    assert_eq!(s, StatusCode::OK, "{reserved}");
+    let number = reserved["documentNumber"].as_str().unwrap().to_string();
+    assert!(number.starts_with("LCBP3-C2-RFA-TER-RPT-"), "{number}");
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let found = |prefix: String| {
+        let admin = admin.clone();
+        let url = app.url(&format!("/api/v1/document-numbering/logs/audit?operation=RESERVE&number={}", urlencode(&prefix)));
+        async move {
+            let page: Value = admin.get(url).send().await.unwrap().json().await.unwrap();
+            page["rows"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{page}"))
+                .iter()
+                .map(|r| r["documentNumber"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(found(number.clone()).await, vec![number.clone()]);
+    assert_eq!(found("lcbp3-c2-rfa".into()).await, vec![number.clone()], "lower case");
+    assert_eq!(found("Lcbp3-C2-Rfa-Ter".into()).await, vec![number.clone()], "mixed case");
+    assert_eq!(found("LCBP3_C2".into()).await, Vec::<String>::new(), "_ is not a wildcard");
+    assert_eq!(found("LCBP3%".into()).await, Vec::<String>::new(), "% is not a wildcard");
+    assert_eq!(found("LCBP3-C1".into()).await, Vec::<String>::new());
+
+    // and the number's index can serve that match on either database (not a read of the whole log)
+    use sqlx::Row;
+    let filter = "FROM audit_log WHERE document_number LIKE 'lcbp3-c2%' ESCAPE '!'";
+    let plan: String = match app.state.db.dialect {
+        Dialect::Sqlite => sqlx::query(&format!("EXPLAIN QUERY PLAN SELECT id {filter}"))
+            .fetch_all(&app.state.db.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get::<String, _>("detail"))
+            .collect(),
+        Dialect::MySql => {
+            let row = sqlx::query(&format!("EXPLAIN SELECT id {filter}")).fetch_one(&app.state.db.pool).await.unwrap();
+            row.try_get::<Option<String>, _>("possible_keys").unwrap().unwrap_or_default()
+        }
+    };
+    assert!(plan.contains("idx_audit_number"), "{plan}");
 }
