@@ -6,7 +6,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, choice_named, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, IdSelect, Pager, TableHead};
+use super::widgets::{
+    bangkok_time, choice_named, client_fetch, search_state, AdminContext, AdminPage, Choice, IdSelect, NothingFound, Pager, ResultsHead, TableHead,
+};
 use crate::contract::*;
 
 /// The operations of SPEC §5, the template changes and the permission changes, as the audit log names them.
@@ -274,24 +276,14 @@ fn AuditFilters(form: AuditForm, project_choices: Signal<Vec<Choice>>, applied: 
 /// How many entries the search found, and their table (or why there is none).
 #[component]
 fn AuditResults(result: AuditAnswer, page_data: Memo<Option<AuditPage>>, loading: Signal<bool>) -> impl IntoView {
-    let i18n = use_i18n();
     view! {
-        {move || match result.get() {
-            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
-            Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
-            Some((_, Ok(_))) => ().into_any(),
-        }}
+        {move || result.with(|r| search_state(r.as_ref()))}
         {move || page_data.get().map(|p| {
             let total = p.total;
             view! {
-                <div class="results-head">
-                    <p data-testid="audit-total" data-total=total.to_string() data-loading=move || loading.get().to_string()>
-                        {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
-                    </p>
-                    <span class="small muted">{move || i18n.t("common.time_note")}</span>
-                </div>
+                <ResultsHead prefix="audit" total loading/>
                 {if p.rows.is_empty() {
-                    view! { <p class="muted" data-testid="audit-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
+                    view! { <NothingFound prefix="audit"/> }.into_any()
                 } else {
                     view! { <AuditTable rows=p.rows/> }.into_any()
                 }}

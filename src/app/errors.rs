@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, Pager};
+use super::widgets::{bangkok_time, client_fetch, search_state, AdminContext, AdminPage, ErrorSlot, NothingFound, Pager, ResultsHead};
 use crate::contract::*;
 
 /// The error types of SPEC §7.
@@ -100,22 +100,13 @@ fn ErrorLog() -> impl IntoView {
         </div>
         <ErrorSlot error=action_error/>
 
-        {move || match result.get() {
-            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
-            Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
-            Some((_, Ok(_))) => ().into_any(),
-        }}
+        {move || result.with(|r| search_state(r.as_ref()))}
         {move || page_data.get().map(|p| {
             let total = p.total;
             view! {
-                <div class="results-head">
-                    <p data-testid="error-total" data-total=total.to_string()>
-                        {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
-                    </p>
-                    <span class="small muted">{move || i18n.t("common.time_note")}</span>
-                </div>
+                <ResultsHead prefix="error" total/>
                 {if p.rows.is_empty() {
-                    view! { <p class="muted" data-testid="error-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
+                    view! { <NothingFound prefix="error"/> }.into_any()
                 } else {
                     view! { <ErrorTable rows=p.rows resolve action_error/> }.into_any()
                 }}

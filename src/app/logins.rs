@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, Pager};
+use super::widgets::{bangkok_time, client_fetch, search_state, AdminContext, AdminPage, NothingFound, Pager, ResultsHead};
 use crate::contract::*;
 
 const PAGE_SIZE: u32 = 50;
@@ -88,22 +88,13 @@ fn Attempts() -> impl IntoView {
             <button type="submit" class="secondary" data-testid="logins-search">{move || i18n.t("logins.search")}</button>
         </form>
 
-        {move || match result.get() {
-            None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
-            Some((_, Err(m))) => view! { <ErrorBox message=m/> }.into_any(),
-            Some((_, Ok(_))) => ().into_any(),
-        }}
+        {move || result.with(|r| search_state(r.as_ref()))}
         {move || page_data.get().map(|p| {
             let total = p.total;
             view! {
-                <div class="results-head">
-                    <p data-testid="logins-total" data-total=total.to_string()>
-                        {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
-                    </p>
-                    <span class="small muted">{move || i18n.t("common.time_note")}</span>
-                </div>
+                <ResultsHead prefix="logins" total/>
                 {if p.rows.is_empty() {
-                    view! { <p class="muted" data-testid="logins-empty">{move || i18n.t("common.nothing")}</p> }.into_any()
+                    view! { <NothingFound prefix="logins"/> }.into_any()
                 } else {
                     view! { <AttemptTable rows=p.rows/> }.into_any()
                 }}

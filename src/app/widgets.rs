@@ -66,6 +66,39 @@ pub fn TableHead(columns: Vec<&'static str>) -> impl IntoView {
     view! { <thead><tr>{cells}</tr></thead> }
 }
 
+/// A paged search's state above its results: "loading" until the first answer, the error of a failed one. The results
+/// themselves come from the last good page, so paging does not blank the table.
+pub fn search_state<Q, P>(answer: Option<&(Q, Result<P, String>)>) -> AnyView {
+    let i18n = use_i18n();
+    match answer {
+        None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
+        Some((_, Err(m))) => view! { <ErrorBox message=m.clone()/> }.into_any(),
+        Some((_, Ok(_))) => ().into_any(),
+    }
+}
+
+/// The head of a search's results: how many entries it found (`{prefix}-total`, its `data-total`, and while another
+/// page loads, `data-loading` when given) and that times are Thailand's.
+#[component]
+pub fn ResultsHead(prefix: &'static str, total: i64, #[prop(optional, into)] loading: Option<Signal<bool>>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="results-head">
+            <p data-testid=format!("{prefix}-total") data-total=total.to_string() data-loading=move || loading.map(|l| l.get().to_string())>
+                {move || format!("{} {} {}", i18n.t("common.found"), total, i18n.t("common.items"))}
+            </p>
+            <span class="small muted">{move || i18n.t("common.time_note")}</span>
+        </div>
+    }
+}
+
+/// "Nothing found" for a search's empty page (`{prefix}-empty`).
+#[component]
+pub fn NothingFound(prefix: &'static str) -> impl IntoView {
+    let i18n = use_i18n();
+    view! { <p class="muted" data-testid=format!("{prefix}-empty")>{move || i18n.t("common.nothing")}</p> }
+}
+
 #[component]
 pub fn ErrorBox(#[prop(into)] message: String) -> impl IntoView {
     view! { <p class="error" role="alert" data-testid="error">{message}</p> }
