@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::widgets::{
-    bangkok_time, choice_named, client_fetch, search_state, AdminContext, AdminPage, Choice, IdSelect, NothingFound, Pager, ResultsHead, TableHead,
+    bangkok_time, choice_named, paged_search, search_pager, search_state, AdminContext, AdminPage, Choice, IdSelect, NothingFound, PagedSearch,
+    ResultsHead, TableHead,
 };
 use crate::contract::*;
 
@@ -154,9 +155,6 @@ impl AuditForm {
     }
 }
 
-/// The audit search answer: (the query it answers, the page or the error).
-type AuditAnswer = ReadSignal<Option<(AuditQuery, Result<AuditPage, String>)>>;
-
 #[component]
 fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
     let form = AuditForm::new();
@@ -167,30 +165,14 @@ fn AuditSearch(projects: Vec<ProjectItem>) -> impl IntoView {
 
     // ---- the search that was asked for, and its answer ----
     let applied = RwSignal::new(AuditQuery { page: Some(1), page_size: Some(DEFAULT_PAGE_SIZE), ..Default::default() });
-    let result = client_fetch(move || {
-        let q = applied.get();
-        async move {
-            let answer = api::search_audit(q.clone()).await.map_err(|e| error_text(&e));
-            (q, answer)
-        }
-    });
-    let loading = Signal::derive(move || result.with(|r| r.as_ref().map(|(q, _)| q != &applied.get()).unwrap_or(true)));
-    let page_data = Memo::new(move |_| match result.get() {
-        Some((_, Ok(p))) => Some(p),
-        _ => None,
-    });
+    let search = paged_search(applied.into(), |q| async move { api::search_audit(q).await.map_err(|e| error_text(&e)) });
     let go = Callback::new(move |page: u32| applied.update(|q| q.page = Some(page.max(1))));
 
     view! {
         <AuditFilters form project_choices applied/>
 
-        <AuditResults result page_data loading/>
-        <Pager prefix="audit"
-            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
-            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(DEFAULT_PAGE_SIZE)))
-            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
-            busy=loading
-            go/>
+        <AuditResults search/>
+        {search_pager("audit", search, DEFAULT_PAGE_SIZE, go)}
     }
 }
 
@@ -275,10 +257,11 @@ fn AuditFilters(form: AuditForm, project_choices: Signal<Vec<Choice>>, applied: 
 
 /// How many entries the search found, and their table (or why there is none).
 #[component]
-fn AuditResults(result: AuditAnswer, page_data: Memo<Option<AuditPage>>, loading: Signal<bool>) -> impl IntoView {
+fn AuditResults(search: PagedSearch<AuditQuery, AuditPage>) -> impl IntoView {
+    let loading = search.loading;
     view! {
-        {move || result.with(|r| search_state(r.as_ref()))}
-        {move || page_data.get().map(|p| {
+        {move || search.answer.with(|a| search_state(a.as_ref()))}
+        {move || search.page.get().map(|p| {
             let total = p.total;
             view! {
                 <ResultsHead prefix="audit" total loading/>

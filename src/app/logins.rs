@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, search_state, AdminContext, AdminPage, NothingFound, Pager, ResultsHead};
+use super::widgets::{bangkok_time, paged_search, search_pager, search_state, AdminContext, AdminPage, NothingFound, ResultsHead};
 use crate::contract::*;
 
 const PAGE_SIZE: u32 = 50;
@@ -44,18 +44,9 @@ fn Attempts() -> impl IntoView {
         page: Some(page.get()),
         page_size: Some(PAGE_SIZE),
     });
-    let result = client_fetch(move || {
-        let q = query.get();
+    let search = paged_search(query.into(), move |q| {
         reload.track();
-        async move {
-            let answer = api::list_login_attempts(q.clone()).await.map_err(|e| error_text(&e));
-            (q, answer)
-        }
-    });
-    let loading = Signal::derive(move || result.with(|r| r.as_ref().map(|(q, _)| q != &query.get()).unwrap_or(true)));
-    let page_data = Memo::new(move |_| match result.get() {
-        Some((_, Ok(p))) => Some(p),
-        _ => None,
+        async move { api::list_login_attempts(q).await.map_err(|e| error_text(&e)) }
     });
     let go = Callback::new(move |p: u32| page.set(p.max(1)));
 
@@ -88,8 +79,8 @@ fn Attempts() -> impl IntoView {
             <button type="submit" class="secondary" data-testid="logins-search">{move || i18n.t("logins.search")}</button>
         </form>
 
-        {move || result.with(|r| search_state(r.as_ref()))}
-        {move || page_data.get().map(|p| {
+        {move || search.answer.with(|a| search_state(a.as_ref()))}
+        {move || search.page.get().map(|p| {
             let total = p.total;
             view! {
                 <ResultsHead prefix="logins" total/>
@@ -100,12 +91,7 @@ fn Attempts() -> impl IntoView {
                 }}
             }
         })}
-        <Pager prefix="logins"
-            page=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page).unwrap_or(1)))
-            page_size=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.page_size).unwrap_or(PAGE_SIZE)))
-            total=Signal::derive(move || page_data.with(|p| p.as_ref().map(|p| p.total).unwrap_or(0)))
-            busy=loading
-            go/>
+        {search_pager("logins", search, PAGE_SIZE, go)}
     }
 }
 

@@ -66,6 +66,74 @@ pub fn TableHead(columns: Vec<&'static str>) -> impl IntoView {
     view! { <thead><tr>{cells}</tr></thead> }
 }
 
+/// What a pager needs of a page of search results.
+pub trait ResultPage {
+    fn page(&self) -> u32;
+    fn page_size(&self) -> u32;
+    fn total(&self) -> i64;
+}
+
+macro_rules! result_pages {
+    ($($page:ty),*) => {$(
+        impl ResultPage for $page {
+            fn page(&self) -> u32 { self.page }
+            fn page_size(&self) -> u32 { self.page_size }
+            fn total(&self) -> i64 { self.total }
+        }
+    )*};
+}
+result_pages!(crate::contract::AuditPage, crate::contract::ErrorPage, crate::contract::users::LoginAttemptPage);
+
+/// A paged search run in the browser (`client_fetch`): the answer to the last query sent, with that query; whether a
+/// newer query is still on its way; and the page of the last good answer.
+pub struct PagedSearch<Q: Send + Sync + 'static, P: Send + Sync + 'static> {
+    pub answer: ReadSignal<Option<(Q, Result<P, String>)>>,
+    pub loading: Signal<bool>,
+    pub page: Memo<Option<P>>,
+}
+
+impl<Q: Send + Sync + 'static, P: Send + Sync + 'static> Clone for PagedSearch<Q, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Q: Send + Sync + 'static, P: Send + Sync + 'static> Copy for PagedSearch<Q, P> {}
+
+/// Runs `fetch(query)` whenever the query changes, or a signal `fetch` reads before its future starts (a reload).
+pub fn paged_search<Q, P, Fut>(query: Signal<Q>, fetch: impl Fn(Q) -> Fut + 'static) -> PagedSearch<Q, P>
+where
+    Q: Clone + PartialEq + Send + Sync + 'static,
+    P: Clone + PartialEq + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<P, String>> + 'static,
+{
+    let answer = client_fetch(move || {
+        let q = query.get();
+        let answer = fetch(q.clone());
+        async move { (q, answer.await) }
+    });
+    let loading = Signal::derive(move || answer.with(|a| a.as_ref().map(|(q, _)| q != &query.get()).unwrap_or(true)));
+    let page = Memo::new(move |_| answer.with(|a| a.as_ref().and_then(|(_, r)| r.as_ref().ok().cloned())));
+    PagedSearch { answer, loading, page }
+}
+
+/// The pager under a paged search's results (`{prefix}-prev`, `-page`, `-next`); `page_size` until the first page.
+pub fn search_pager<Q, P>(prefix: &'static str, search: PagedSearch<Q, P>, page_size: u32, go: Callback<u32>) -> impl IntoView
+where
+    Q: Send + Sync + 'static,
+    P: ResultPage + Clone + PartialEq + Send + Sync + 'static,
+{
+    let page = search.page;
+    view! {
+        <Pager prefix
+            page=Signal::derive(move || page.with(|p| p.as_ref().map_or(1, ResultPage::page)))
+            page_size=Signal::derive(move || page.with(|p| p.as_ref().map_or(page_size, ResultPage::page_size)))
+            total=Signal::derive(move || page.with(|p| p.as_ref().map_or(0, ResultPage::total)))
+            busy=search.loading
+            go/>
+    }
+}
+
 /// A paged search's state above its results: "loading" until the first answer, the error of a failed one. The results
 /// themselves come from the last good page, so paging does not blank the table.
 pub fn search_state<Q, P>(answer: Option<&(Q, Result<P, String>)>) -> AnyView {
