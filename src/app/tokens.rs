@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead};
 use crate::contract::*;
 
 #[component]
@@ -169,7 +169,7 @@ fn TokenTable(
                                 (Some(s), false) => s.clone(),
                                 (None, false) => i18n.t("tokens.all_projects").to_string(),
                             }}</td>
-                            <td>{t.created_at.format("%Y-%m-%d %H:%M").to_string()}" · "{t.created_by.clone()}</td>
+                            <td data-testid="token-created">{bangkok_time(&t.created_at)}" · "{t.created_by.clone()}</td>
                             <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
                             <td>
                                 {(!revoked).then(|| view! {
