@@ -110,7 +110,7 @@ test('API tokens: create shows the secret once, revoke marks it revoked', async 
   await expect(row).toHaveCount(1);
   await expect(row).toContainText('LCBP3');
   // created in Thailand time, Buddhist Era, as every other time on the pages (the service clock starts at 10:00 there)
-  await expect(row.getByTestId('token-created')).toHaveText(/^15\/06\/2568 1\d:\d\d:\d\d · admin$/);
+  await expect(row.getByTestId('token-created-at')).toHaveText(/^15\/06\/2568 1\d:\d\d:\d\d · admin$/);
   await row.getByTestId('token-revoke').click();
   await expect(row.getByTestId('token-state')).toHaveText('ถูกเพิกถอน');
   await expect(row.getByTestId('token-revoke')).toHaveCount(0);

@@ -169,7 +169,7 @@ fn TokenTable(
                                 (Some(s), false) => s.clone(),
                                 (None, false) => i18n.t("tokens.all_projects").to_string(),
                             }}</td>
-                            <td data-testid="token-created">{bangkok_time(&t.created_at)}" · "{t.created_by.clone()}</td>
+                            <td data-testid="token-created-at">{bangkok_time(&t.created_at)}" · "{t.created_by.clone()}</td>
                             <td data-testid="token-state">{move || if revoked { i18n.t("tokens.revoked") } else { i18n.t("tokens.active") }}</td>
                             <td>
                                 {(!revoked).then(|| view! {
