@@ -17,12 +17,12 @@ async fn check_reads_one_moment_of_a_live_database() {
     let stop = Arc::new(AtomicBool::new(false));
     let issued = Arc::new(AtomicUsize::new(0));
     let mut writers = Vec::new();
-    for w in 0..4 {
+    for (w, recipient) in RECIPIENTS.into_iter().enumerate() {
         let (app, stop, issued) = (app.clone(), stop.clone(), issued.clone());
         writers.push(tokio::spawn(async move {
             let mut n = 0usize;
             while !stop.load(Ordering::Relaxed) {
-                let (s, r) = app.reserve(&letter()).await;
+                let (s, r) = app.reserve(&letter_to(recipient)).await;
                 assert_eq!(s, StatusCode::OK, "{r}");
                 n += 1;
                 // every third is cancelled: a gap the audit log must explain, as an expiry sweep's would be

@@ -18,6 +18,9 @@ use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
 
 pub const ADMIN_PASSWORD: &str = "admin-password-1";
+/// No request of a test takes this long on any machine: a request that does fails its test, naming its URL, instead of
+/// holding the suite until CI's limit.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const STAFF_PASSWORD: &str = "staff-password-1";
 
 pub struct TestApp {
@@ -119,7 +122,7 @@ impl TestApp {
         let (_, token) = auth::store::create_token(&state.db, "tests", &[], admin_id, 0).await.unwrap();
         TestApp {
             base: format!("http://{addr}"),
-            client: Client::builder().pool_max_idle_per_host(256).build().unwrap(),
+            client: Client::builder().pool_max_idle_per_host(256).timeout(REQUEST_TIMEOUT).build().unwrap(),
             state,
             clock,
             token,
@@ -160,7 +163,7 @@ impl TestApp {
     pub fn browser(&self) -> Client {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert(reqwest::header::ORIGIN, self.base.parse().unwrap());
-        Client::builder().cookie_store(true).default_headers(headers).build().unwrap()
+        Client::builder().cookie_store(true).default_headers(headers).timeout(REQUEST_TIMEOUT).build().unwrap()
     }
 
     pub async fn login(&self, username: &str, password: &str) -> Client {
@@ -290,7 +293,16 @@ impl Drop for MySqlTestDb {
 }
 
 pub fn letter() -> Value {
-    json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3" })
+    letter_to("สคฉ.3")
+}
+
+/// The recipients of the demo data a letter from คคง. can go to: each is a counter of its own.
+pub const RECIPIENTS: [&str; 4] = ["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"];
+
+/// A letter of LCBP3 from คคง. to `recipient`. Tests that load for a while, not for a count, spread their load over
+/// [`RECIPIENTS`]: a fast machine fills one counter's 9,999 numbers in a few seconds.
+pub fn letter_to(recipient: &str) -> Value {
+    json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": recipient })
 }
 
 /// Asserts the error body of SPEC §6 and returns it.

@@ -176,12 +176,12 @@ async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
     let app = std::sync::Arc::new(TestApp::spawn_with(Options { redis_urls: vec![redis.url()], ..Options::default() }).await);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let load: Vec<_> = (0..8)
-        .map(|_| {
+        .map(|i| {
             let (app, stop) = (app.clone(), stop.clone());
             tokio::spawn(async move {
                 let mut taken = 0;
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    let (s, b) = app.reserve(&letter()).await;
+                    let (s, b) = app.reserve(&letter_to(RECIPIENTS[i % RECIPIENTS.len()])).await;
                     assert_eq!(s, StatusCode::OK, "{b}");
                     taken += 1;
                 }
