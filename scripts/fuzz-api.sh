@@ -4,7 +4,8 @@
 # once with an API token of the super admin, once with the super admin's session cookie (and the service's own
 # Origin, which the CSRF rule asks of cookie-bearing changes). Every phase (examples, coverage, fuzzing,
 # stateful); the checks: no 5xx, and every answer matches the document. Fails on any 5xx, dropped connection
-# or answer that does not match the document.
+# or answer that does not match the document. Operations whose path names an id get a real one (schemathesis.toml,
+# written below), so they are fuzzed past the 404 of an unknown id.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 if [ -z "${SERVER_BIN:-}" ]; then build_site; fi
 ensure_schemathesis
@@ -29,6 +30,53 @@ token="$("$SERVER_BIN" create-token --name schemathesis)"
 session="$(curl -fsS -c - -o /dev/null -H 'Content-Type: application/json' -H "Origin: $base" \
   --data "{\"username\":\"admin\",\"password\":\"$admin_password\"}" "$base/api/v1/auth/login" | awk '$6 == "docnum_session" { print $7 }')"
 [ -n "$token" ] && [ -n "$session" ] || { echo "could not get a token and a session" >&2; exit 1; }
+
+# Real ids for the operations that name one in their path, so that the fuzzer gets past 404 there too: the counter of
+# one reserved number and its open reset request, a staff user, a template configuration, an error-log row and a
+# token of its own to revoke. Schemathesis reads them from schemathesis.toml in its working directory.
+as_admin() { curl -fsS -H 'Content-Type: application/json' -H "Origin: $base" -H "Cookie: docnum_session=$session" "$@"; }
+json_field() { python3 -c 'import json, sys; v = json.load(sys.stdin)
+for k in sys.argv[1:]: v = v[int(k) if k.isdigit() else k]
+print(v)' "$@"; }
+letter='{"projectCode":"LCBP3","correspondenceTypeCode":"LETTER","originatorCode":"คคง.","recipientCode":"สคฉ.3"'
+curl -fsS -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data "$letter}" "$base/api/v1/document-numbering/reserve"
+# a back-dated request: refused, and a VALIDATION_ERROR row in the error log
+curl -sS -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data "$letter,\"year\":1999}" "$base/api/v1/document-numbering/reserve"
+counter_id="$(as_admin "$base/api/v1/document-numbering/counters" | json_field 0 id)"
+public_id="$(as_admin --data '{"newValue":0,"reason":"a reset request for the fuzzer to act on"}' \
+  "$base/api/v1/document-numbering/counters/$counter_id/reset-requests" | json_field workflow instancePublicId)"
+staff_id="$(as_admin --data '{"username":"fuzz-staff","password":"fuzz-staff-pass-1","role":"STAFF"}' "$base/api/v1/admin/users" | json_field id)"
+config_id="$(as_admin "$base/api/v1/document-numbering/configs" | json_field 0 id)"
+error_id="$(as_admin "$base/api/v1/document-numbering/logs/errors" | json_field rows 0 id)"
+"$SERVER_BIN" create-token --name schemathesis-revocable > /dev/null
+revocable_id="$(as_admin "$base/api/v1/admin/api-tokens" | python3 -c 'import json, sys
+print(next(t["id"] for t in json.load(sys.stdin) if t["name"] == "schemathesis-revocable"))')"
+cat > "$work/schemathesis.toml" <<TOML
+[[operations]]
+include-path-regex = "^/api/v1/document-numbering/counters/\\\\{id\\\\}/"
+parameters = { "path.id" = $counter_id }
+
+[[operations]]
+include-path-regex = "^/api/v1/workflow/\\\\{publicId\\\\}"
+parameters = { "path.publicId" = "$public_id" }
+
+[[operations]]
+include-path-regex = "^/api/v1/admin/users/\\\\{id\\\\}"
+parameters = { "path.id" = $staff_id }
+
+[[operations]]
+include-path-regex = "^/api/v1/document-numbering/configs/\\\\{id\\\\}"
+parameters = { "path.id" = $config_id }
+
+[[operations]]
+include-path = "/api/v1/document-numbering/logs/errors/{id}/resolve"
+parameters = { "path.id" = $error_id }
+
+[[operations]]
+include-path = "/api/v1/admin/api-tokens/{id}"
+parameters = { "path.id" = $revocable_id }
+TOML
+log "fixed ids for the fuzzer: counter $counter_id, reset request $public_id, user $staff_id, configuration $config_id, error $error_id, token $revocable_id"
 
 fuzz() {
   local name="$1"; shift
