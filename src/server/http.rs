@@ -1,6 +1,8 @@
 //! The HTTP surface: REST API under `/api/v1`, server functions under `/sfn`, `/health`, the OpenAPI
 //! document, and the Leptos pages. Handlers live with their feature; this file only wires them.
 
+use std::sync::OnceLock;
+
 use axum::extract::{DefaultBodyLimit, State};
 use axum::handler::Handler;
 use axum::http::StatusCode;
@@ -8,7 +10,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
 use leptos::prelude::provide_context;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -184,9 +186,19 @@ async fn revalidate_unless_said(req: axum::extract::Request, next: axum::middlew
     response
 }
 
+/// The pages' routes, generated once per process. Generating them raises a process-wide flag
+/// (leptos_server's `SuppressResourceLoad`): a resource first polled by any page render meanwhile never loads, and
+/// its page never ends (leptos-rs/leptos#4773). A process serves one app, but the tests start many in one process,
+/// and a second generation while another test rendered a page hung that page (`edge::every_page…`, about one run in
+/// three at four test threads). Once generated, no render can overlap a generation again.
+fn route_list() -> Vec<AxumRouteListing> {
+    static ROUTES: OnceLock<Vec<AxumRouteListing>> = OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// The whole application: API, server functions, pages, static files, sessions.
 pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
-    let routes = generate_route_list(App);
+    let routes = route_list();
     let options = state.leptos_options.clone();
     let sessions = SessionManagerLayer::new(session_store)
         .with_name(SESSION_COOKIE)
