@@ -72,6 +72,7 @@ pub const FAMILIES: &[&str] = &[
     SEQUENCE_UTILIZATION,
     ERRORS,
     FORWARDED,
+    LOGIN_THROTTLED,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
