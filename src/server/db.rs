@@ -11,6 +11,8 @@ use sqlx::any::{AnyArguments, AnyPoolOptions};
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 
+mod wal_writes;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
     Sqlite,
@@ -111,6 +113,8 @@ impl Db {
                                 // WAL lets readers run beside the writer; FULL makes every commit durable.
                                 conn.execute("PRAGMA journal_mode = WAL").await?;
                                 conn.execute("PRAGMA synchronous = FULL").await?;
+                                // what makes the WAL writes held by `wal_writes` safe: no frame outside a commit
+                                conn.execute("PRAGMA cache_spill = OFF").await?;
                                 // A statement that changes many rows inside a transaction keeps the pages it changes
                                 // in a statement journal, to undo itself alone. Past 64 KiB SQLite spilled that to a temp
                                 // file: a group's multi-row INSERTs made some 37 % of the server's pwrites there.
@@ -122,8 +126,10 @@ impl Db {
                             })
                         })
                 };
-                let writer = options(1).connect(&url).await?;
-                let pool = options(8).connect(&url).await?;
+                wal_writes::register().map_err(|e| sqlx::Error::Configuration(e.into()))?;
+                let opened = with_vfs(&url, wal_writes::VFS_NAME);
+                let writer = options(1).connect(&opened).await?;
+                let pool = options(8).connect(&opened).await?;
                 Ok(Db { pool, counters: writer.clone(), writer, dialect, url })
             }
             Dialect::MySql => {
@@ -364,6 +370,17 @@ fn ensure_sqlite_create(url: &str) -> String {
         format!("{url}&mode=rwc")
     } else {
         format!("{url}?mode=rwc")
+    }
+}
+
+/// The SQLite URL opened with the named VFS. An in-memory database has no files for a VFS to write.
+fn with_vfs(url: &str, vfs: &str) -> String {
+    if url.contains(":memory:") || url.contains("vfs=") {
+        url.to_string()
+    } else if url.contains('?') {
+        format!("{url}&vfs={vfs}")
+    } else {
+        format!("{url}?vfs={vfs}")
     }
 }
 
@@ -627,14 +644,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn sqlite_connections_keep_statement_journals_in_memory() {
+    async fn sqlite_connections_write_wal_frames_only_in_a_commit_and_keep_statement_journals_in_memory() {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::connect(&format!("sqlite://{}", dir.path().join("t.db").display())).await.unwrap();
         for pool in [&db.writer, &db.pool] {
             let mut conn = pool.acquire().await.unwrap();
+            // `wal_writes` holds a commit's frames: a spilled page would be held past a rollback
+            let spill: i64 = sqlx::query_scalar("PRAGMA cache_spill").fetch_one(&mut *conn).await.unwrap();
+            assert_eq!(spill, 0);
             let temp_store: i64 = sqlx::query_scalar("PRAGMA temp_store").fetch_one(&mut *conn).await.unwrap();
             assert_eq!(temp_store, 2, "MEMORY");
         }
+        assert!(!db.url.contains("vfs="), "the session store's connections keep the plain VFS: {}", db.url);
     }
 
     #[test]
