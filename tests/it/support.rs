@@ -98,6 +98,12 @@ impl DocnumServer {
         self.child.id()
     }
 
+    /// `kill -9`: the process dies mid-work, as in a crash, and is reaped.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Sends SIGTERM (what a service manager sends) and waits up to 10 s for the process to end.
     pub async fn terminate(&mut self) -> std::process::ExitStatus {
         let pid = self.child.id().to_string();
