@@ -9,7 +9,8 @@
 #   BIN=/other/release N=9000 K=1 C=64 ENVS="COMMITTERS=3" scripts/profile-case.sh
 # BIN: a directory with docnum and loadgen (default: this checkout's release build, not rebuilt here).
 # ENVS: VAR=value words for the server; URL_PARAMS: sqlx options on the MariaDB URL; SQLITE_PAGE_SIZE: the SQLite
-# file made with that page size; PERF=1: the server's hottest symbols by thread (perf, flat); STATEMENTS=1: each kind of
+# file made with that page size; PERF=1: the server's hottest symbols by thread (perf, flat); SYSCALLS=1: its reads,
+# writes and syncs per number by file (strace; the run is slowed, its rate meaningless); STATEMENTS=1: each kind of
 # statement's count and mean time during the measured run, from sqlx's statement log (which slows the run itself).
 # Keep WARM + N under 9,999 on one counter (K=1): the demo template runs out there.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -81,9 +82,50 @@ snapshot "$W/before"
 logged="$(wc -l < "$W/server.log")"
 # PERF=1: perf samples of the server during the measured load (flat: a release build has no frame pointers)
 if [ -n "${PERF:-}" ]; then perf record -q -F 1999 -p "$server" -o "$W/perf.data" 2> /dev/null & perf_pid=$!; fi
+# SYSCALLS=1: the server's reads, writes and syncs by file during the measured load (strace: slows the run a lot, so
+# its rate and CPU figures say nothing then; what it is for is where the calls go, per number)
+if [ -n "${SYSCALLS:-}" ]; then
+  strace -f -qq -e trace=openat,pread64,pwrite64,read,write,writev,fsync,fdatasync -p "$server" -o "$W/strace.txt" & strace_pid=$!
+  sleep 0.5
+  # a second into the load the HTTP connections are open; after it they are gone
+  (sleep 1; for fd in /proc/"$server"/fd/*; do echo "${fd##*/} $(readlink "$fd")"; done > "$W/fds.txt") &
+fi
 /usr/bin/time -f '%U %S' -o "$W/loadgen.time" "$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$C" --counters "$K" \
   -n "$N" --json | tail -n1 > "$W/result.json"
 snapshot "$W/after"
+if [ -n "${SYSCALLS:-}" ]; then
+  for fd in /proc/"$server"/fd/*; do echo "${fd##*/} $(readlink "$fd")"; done >> "$W/fds.txt"
+  kill -INT "$strace_pid"; wait "$strace_pid" 2> /dev/null || true
+  python3 - "$W" <<'PY'
+import collections, json, re, sys
+w = sys.argv[1]
+n = json.load(open(f"{w}/result.json"))["ok"] or 1
+names = {}
+for line in open(f"{w}/fds.txt"):
+    if " " in line:
+        fd, path = line.rstrip("\n").split(" ", 1)
+        names.setdefault(fd, path)
+def kind(path):
+    path = re.sub(r"/tmp/docnum-profile\.\w+/", "", path)
+    path = re.sub(r"^socket:\[\d+\]$", "sockets (HTTP, Redis, MariaDB)", path)
+    return re.sub(r"etilqs_\w+", "etilqs_* (SQLite temp file)", re.sub(r":\[\d+\]", "", path))
+opened, calls = {}, collections.Counter()
+for line in open(f"{w}/strace.txt"):
+    m = re.match(r"\d+\s+(\w+)\((\d+|AT_FDCWD)(?:, \"([^\"]*)\")?", line)
+    if not m:
+        continue
+    call, fd, path = m.groups()
+    if call == "openat":
+        r = re.search(r"= (\d+)$", line.strip())
+        if r and path:
+            opened[r.group(1)] = path
+        continue
+    calls[(call, kind(opened.get(fd) or names.get(fd, f"fd {fd}")))] += 1
+print(f"system calls per number, by file (strace; {n} numbers):")
+for (call, target), c in calls.most_common(15):
+    print(f"  {call:<10} {c / n:>6.2f}  {target}")
+PY
+fi
 if [ -n "${PERF:-}" ]; then
   kill -INT "$perf_pid"; wait "$perf_pid" 2> /dev/null || true
   perf report -i "$W/perf.data" --sort comm,sym --stdio 2> /dev/null | grep -v '^#' | grep . | head -n "${PERF_LINES:-40}"
