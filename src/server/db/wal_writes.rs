@@ -353,6 +353,25 @@ mod tests {
     }
 
     #[test]
+    fn a_commit_larger_than_what_is_held_at_once_is_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        {
+            let conn = Conn::open(&path, VFS_NAME_C);
+            // some 14 MiB of pages in one commit: the run held is written out on the way, past `MOST_HELD`
+            conn.exec(&format!(
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); BEGIN; WITH {} INSERT INTO t (v) SELECT printf('%.3000c', 'x') FROM s; COMMIT;",
+                series(1, 4000)
+            ));
+            let wal = std::fs::metadata(dir.path().join("t.db-wal")).unwrap().len();
+            assert!(wal > MOST_HELD as u64, "the WAL holds {wal} bytes");
+        }
+        let reader = Conn::open(&path, c"unix");
+        assert_eq!(reader.text("PRAGMA integrity_check"), "ok");
+        assert_eq!(reader.text("SELECT count(*) || ' ' || sum(length(v)) FROM t"), "4000 12000000");
+    }
+
+    #[test]
     /// The case that `PRAGMA cache_spill = OFF` rules out. With spilling on (as this test once ran, to see it fail), A
     /// held the spilled frames of its rolled-back transaction, wrote them out over B's later commit at its next write,
     /// and got SQLITE_CORRUPT.
