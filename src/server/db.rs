@@ -47,6 +47,15 @@ impl Dialect {
         }
     }
 
+    /// Appended to a multi-row INSERT: a row whose unique key is taken already is left out, and no other failure is
+    /// (not `INSERT OR IGNORE` / `INSERT IGNORE`, which would also swallow a failed check or foreign key).
+    pub fn on_duplicate_key_do_nothing(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "ON CONFLICT DO NOTHING",
+            Dialect::MySql => "ON DUPLICATE KEY UPDATE id = id",
+        }
+    }
+
     /// Adds a project's member organization (binds: project id, organization id) unless it is one already.
     pub fn insert_project_member_if_absent(self) -> &'static str {
         match self {

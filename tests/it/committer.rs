@@ -495,3 +495,52 @@ fn rows_template(counter_id: i64) -> store::NewNumber {
         confirmed_at: None,
     }
 }
+
+/// Counters a group meets for the first time are found or created together (`store::lock_or_create_counters`, one
+/// INSERT and one read for all of them): one that exists keeps its row and state, new ones start at 0 with their
+/// chain at GENESIS, a key asked for twice is one row, and asking again creates nothing.
+#[tokio::test]
+async fn counters_first_met_in_a_group_are_found_or_created_together() {
+    let app = TestApp::spawn().await;
+    let existing = letter_to(&app, "สคฉ.3").await;
+    let (status, body) = app.reserve(&crate::common::letter_to("สคฉ.3")).await;
+    assert!(status.is_success(), "{body}");
+    let mut keys = vec![existing.key.clone()];
+    for period in ["YEAR_2031", "YEAR_2032", "YEAR_2033"] {
+        keys.push(docnum::numbering::CounterKey { period: period.into(), ..existing.key.clone() });
+    }
+    let wanted: Vec<(&docnum::numbering::CounterKey, i64)> = keys.iter().chain([&keys[3]]).map(|k| (k, 9_999)).collect();
+    let dialect = app.state.db.dialect;
+    let now = app.clock.now().timestamp_millis();
+
+    let mut tx = app.state.db.begin_write().await.unwrap();
+    let found = store::lock_or_create_counters(&mut tx, dialect, &wanted, now).await.unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(found.len(), 4);
+    let (old, head) = &found[&keys[0]];
+    assert_eq!(old.row.last_number, 1, "the existing counter keeps its state");
+    assert!(head.length >= 1 && head.hash != audit::GENESIS, "{head:?}");
+    for key in &keys[1..] {
+        let (counter, head) = &found[key];
+        assert_eq!((counter.row.last_number, counter.row.version, counter.max_number), (0, 0, 9_999), "{key:?}");
+        assert_eq!((head.hash.as_str(), head.length), (audit::GENESIS, 0), "{key:?}");
+    }
+
+    let mut tx = app.state.db.begin_write().await.unwrap();
+    let again = store::lock_or_create_counters(&mut tx, dialect, &wanted, now).await.unwrap();
+    tx.commit().await.unwrap();
+    for key in &keys {
+        assert_eq!(again[key].0.row.id, found[key].0.row.id, "{key:?}");
+    }
+    let k = &existing.key;
+    let rows: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM counters WHERE project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ?")
+            .bind(k.project_id)
+            .bind(k.corr_type_id)
+            .bind(k.originator_id)
+            .bind(k.recipient_id)
+            .fetch_one(&app.state.db.pool)
+            .await
+            .unwrap();
+    assert_eq!(rows, 4);
+}

@@ -11,6 +11,7 @@
 pub mod plan;
 pub mod store;
 
+use std::collections::HashMap;
 use std::future::Future;
 
 use crate::contract::NumberStatus;
@@ -318,11 +319,17 @@ pub struct GroupBatch<'a> {
 pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'_>], now: i64) -> Result<Vec<Result<Start, TxError>>, TxError> {
     let ids: Vec<i64> = batches.iter().filter_map(|b| b.id).collect();
     let mut read = store::lock_counters_and_heads(tx, dialect, &ids).await?;
+    // a remembered id is trusted only for the key it was remembered for (a database restored under a running
+    // server may give it to another counter)
+    let mut by_id: Vec<Option<(Counter, audit::ChainHead)>> =
+        batches.iter().map(|b| b.id.and_then(|id| read.remove(&id)).filter(|(c, _)| c.key == *b.key)).collect();
+    // the others (first seen by this process, a new key, a new year): found or created together
+    let unknown: Vec<(&CounterKey, i64)> =
+        batches.iter().zip(&by_id).filter(|(_, found)| found.is_none()).map(|(b, _)| (b.key, plan::max_number(b.jobs))).collect();
+    let mut by_key = if unknown.is_empty() { HashMap::new() } else { store::lock_or_create_counters(tx, dialect, &unknown, now).await? };
     let mut starts = Vec::with_capacity(batches.len());
-    for b in batches {
-        // a remembered id is trusted only for the key it was remembered for (a database restored under a running
-        // server may give it to another counter)
-        let start = match b.id.and_then(|id| read.remove(&id)).filter(|(c, _)| c.key == *b.key) {
+    for (b, found) in batches.iter().zip(by_id.iter_mut()) {
+        let start = match found.take().or_else(|| by_key.remove(b.key)) {
             Some((c, chain)) => Start { rows: read_rows(tx, b.key, c.row.id, b.jobs).await?, counter: c.row, chain },
             None => read_batch(tx, dialect, b.key, b.jobs, None, now).await?,
         };

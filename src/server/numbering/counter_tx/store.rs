@@ -167,37 +167,89 @@ pub async fn advance_counter(
 /// Several counters by id with their audit chain heads (kept in the counter's row), in one statement, locked as
 /// [`lock_counter`] locks them (a group of batches); ids without a counter row are missing from the answer.
 pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, (Counter, audit::ChainHead)>, sqlx::Error> {
+    let mut rows = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let chunk: Vec<SqlValue> = padded(chunk).map(|id| SqlValue::Int(*id)).collect();
+        let read = read_locked(tx, dialect, &format!("id IN ({})", vec!["?"; chunk.len()].join(", ")), &chunk).await?;
+        rows.extend(read.into_iter().map(|(counter, head)| (counter.row.id, (counter, head))));
+    }
+    Ok(rows)
+}
+
+/// Counters by key with their audit chain heads, locked as [`lock_counters_and_heads`] locks them, each created at 0
+/// (its chain at GENESIS) where it has no row yet (a new key, a new year): one INSERT and one read for all of them,
+/// where [`load_or_create_counter`] takes two statements a key. On MariaDB the keys are written and read in one order
+/// (sorted), so two groups take the rows' locks in the same order.
+pub async fn lock_or_create_counters(
+    tx: &mut Conn,
+    dialect: Dialect,
+    keys: &[(&CounterKey, i64)],
+    now_ms: i64,
+) -> Result<HashMap<CounterKey, (Counter, audit::ChainHead)>, sqlx::Error> {
+    let mut sorted: Vec<(&CounterKey, i64)> = keys.to_vec();
+    sorted.sort();
+    let mut rows = HashMap::with_capacity(keys.len());
+    for chunk in sorted.chunks(100) {
+        // written for `padded_len` keys, the last one repeated: its second row is a duplicate key, which inserts nothing
+        let written: Vec<&(&CounterKey, i64)> = padded(chunk).collect();
+        let insert = format!(
+            "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, period, \
+             last_number, max_number, version, created_at, updated_at) VALUES {} {}",
+            vec!["(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)"; written.len()].join(", "),
+            dialect.on_duplicate_key_do_nothing()
+        );
+        let mut q = sqlx::query(&insert);
+        for (key, max_number) in &written {
+            q = bind_key!(q, key).bind(*max_number).bind(now_ms).bind(now_ms);
+        }
+        q.execute(&mut *tx).await?;
+        let values: Vec<SqlValue> = written.iter().flat_map(|(key, _)| key_values(key)).collect();
+        let within = vec![format!("({KEY_WHERE})"); written.len()].join(" OR ");
+        for (counter, head) in read_locked(tx, dialect, &within, &values).await? {
+            rows.insert(counter.key.clone(), (counter, head));
+        }
+    }
+    Ok(rows)
+}
+
+/// The values [`bind_key!`] binds, in its order.
+fn key_values(key: &CounterKey) -> [SqlValue; 8] {
+    [
+        SqlValue::Int(key.project_id),
+        SqlValue::Int(key.corr_type_id),
+        SqlValue::Int(key.originator_id),
+        SqlValue::Int(key.recipient_id),
+        SqlValue::Int(key.sub_type_id),
+        SqlValue::Int(key.rfa_type_id),
+        SqlValue::Int(key.discipline_id),
+        SqlValue::Text(key.period.clone()),
+    ]
+}
+
+/// The counters `WHERE {condition}` with their chain heads, locked (`FOR UPDATE` on MariaDB).
+async fn read_locked(tx: &mut Conn, dialect: Dialect, condition: &str, values: &[SqlValue]) -> Result<Vec<(Counter, audit::ChainHead)>, sqlx::Error> {
     // (name, column) of every field of a `LockedRow`
     let columns: Vec<(&str, &str)> =
         COUNTER_COLUMNS.split(", ").map(|c| (c, c)).chain([("head_hash", "chain_hash"), ("length", "chain_length")]).collect();
-    let mut rows = HashMap::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let chunk: Vec<i64> = padded(chunk).copied().collect();
-        let chunk = &chunk[..];
-        let within = format!("FROM counters WHERE id IN ({})", vec!["?"; chunk.len()].join(", "));
-        let read: Vec<LockedRow> = match dialect {
-            // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
-            // row over from its SQLite thread on its own, a wake-up of this task each, and this read took 0.6 ms for a
-            // group of 30 counters (0.2 ms as one row; BENCHMARKS.md, session 17). MariaDB's rows come off the socket
-            // together.
-            Dialect::Sqlite => {
-                let fields: Vec<String> = columns.iter().map(|(name, column)| format!("'{name}', {column}")).collect();
-                let sql = format!("SELECT json_group_array(json_object({})) {within}", fields.join(", "));
-                let text = bind_ids(sqlx::query_scalar::<_, String>(&sql), chunk).fetch_one(&mut *tx).await?;
-                serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(e.into()))?
-            }
-            Dialect::MySql => {
-                let select: Vec<String> = columns.iter().map(|(name, column)| format!("{column} AS {name}")).collect();
-                let sql = format!("SELECT {} {within}{}", select.join(", "), dialect.for_update());
-                bind_ids(sqlx::query_as::<_, LockedRow>(&sql), chunk).fetch_all(&mut *tx).await?
-            }
-        };
-        rows.extend(read.into_iter().map(|r| {
-            let (counter, head) = r.split();
-            (counter.row.id, (counter, head))
-        }));
-    }
-    Ok(rows)
+    let within = format!("FROM counters WHERE {condition}");
+    let read: Vec<LockedRow> = match dialect {
+        // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
+        // row over from its SQLite thread on its own, a wake-up of this task each, and this read took 0.6 ms for a
+        // group of 30 counters (0.2 ms as one row; BENCHMARKS.md, session 17). MariaDB's rows come off the socket
+        // together.
+        Dialect::Sqlite => {
+            let fields: Vec<String> = columns.iter().map(|(name, column)| format!("'{name}', {column}")).collect();
+            let sql = format!("SELECT json_group_array(json_object({})) {within}", fields.join(", "));
+            let text = bind_values(sqlx::query_scalar::<_, String>(&sql), values).fetch_one(&mut *tx).await?;
+            serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(e.into()))?
+        }
+        Dialect::MySql => {
+            let select: Vec<String> = columns.iter().map(|(name, column)| format!("{column} AS {name}")).collect();
+            let sql = format!("SELECT {} {within}{}", select.join(", "), dialect.for_update());
+            bind_values(sqlx::query_as::<_, LockedRow>(&sql), values).fetch_all(&mut *tx).await?
+        }
+    };
+    Ok(read.into_iter().map(LockedRow::split).collect())
 }
 
 /// A row of [`lock_counters_and_heads`]: by column name from MariaDB, by the same names from SQLite's JSON objects.
@@ -217,9 +269,9 @@ impl LockedRow {
 }
 
 /// Binds ids to the `IN (…)` of a query, in order.
-fn bind_ids<'q, Q: BindValue<'q>>(mut q: Q, ids: &[i64]) -> Q {
-    for id in ids {
-        q = q.bind_value(&SqlValue::Int(*id));
+fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
+    for v in values {
+        q = q.bind_value(v);
     }
     q
 }
