@@ -88,13 +88,15 @@ if [ -n "${SYSCALLS:-}" ]; then
   strace -f -qq -e trace=openat,pread64,pwrite64,read,write,writev,fsync,fdatasync -p "$server" -o "$W/strace.txt" & strace_pid=$!
   sleep 0.5
   # a second into the load the HTTP connections are open; after it they are gone
-  (sleep 1; for fd in /proc/"$server"/fd/*; do echo "${fd##*/} $(readlink "$fd")"; done > "$W/fds.txt") &
+  # the server's open files as "<fd> <target>" lines
+  open_files() { for fd in /proc/"$server"/fd/*; do echo "${fd##*/} $(readlink "$fd")"; done; }
+  (sleep 1; open_files > "$W/fds.txt") &
 fi
 /usr/bin/time -f '%U %S' -o "$W/loadgen.time" "$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$C" --counters "$K" \
   -n "$N" --json | tail -n1 > "$W/result.json"
 snapshot "$W/after"
 if [ -n "${SYSCALLS:-}" ]; then
-  for fd in /proc/"$server"/fd/*; do echo "${fd##*/} $(readlink "$fd")"; done >> "$W/fds.txt"
+  open_files >> "$W/fds.txt"
   kill -INT "$strace_pid"; wait "$strace_pid" 2> /dev/null || true
   python3 - "$W" <<'PY'
 import collections, json, re, sys

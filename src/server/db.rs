@@ -136,7 +136,7 @@ impl Db {
                         })
                 };
                 let opened = match wal_writes::register() {
-                    Ok(()) => with_vfs(&url, wal_writes::VFS_NAME),
+                    Ok(()) => with_sqlite_param(&url, "vfs", wal_writes::VFS_NAME),
                     // no `unix` VFS to wrap (another platform): SQLite's default, with two writes per WAL frame
                     Err(e) => {
                         tracing::warn!(error = %e, "SQLite's WAL is written frame by frame");
@@ -379,23 +379,18 @@ fn mysql_pool_options(max_connections: u32, autocommit: Autocommit) -> AnyPoolOp
 }
 
 fn ensure_sqlite_create(url: &str) -> String {
-    if url.contains("mode=") || url.contains(":memory:") {
-        url.to_string()
-    } else if url.contains('?') {
-        format!("{url}&mode=rwc")
-    } else {
-        format!("{url}?mode=rwc")
-    }
+    with_sqlite_param(url, "mode", "rwc")
 }
 
-/// The SQLite URL opened with the named VFS. An in-memory database has no files for a VFS to write.
-fn with_vfs(url: &str, vfs: &str) -> String {
-    if url.contains(":memory:") || url.contains("vfs=") {
+/// The SQLite URL with `name=value` added, unless it names `name` already; an in-memory database is left as it is (it
+/// has no file to create, and no files for a VFS to write).
+fn with_sqlite_param(url: &str, name: &str, value: &str) -> String {
+    if url.contains(":memory:") || url.contains(&format!("{name}=")) {
         url.to_string()
     } else if url.contains('?') {
-        format!("{url}&vfs={vfs}")
+        format!("{url}&{name}={value}")
     } else {
-        format!("{url}?vfs={vfs}")
+        format!("{url}?{name}={value}")
     }
 }
 

@@ -12,6 +12,11 @@ use docnum::server::db::Db;
 use serde_json::{json, Value};
 use sqlx::Row;
 
+/// A reserve on `base` with `token`, its answer as JSON.
+async fn reserve(client: &reqwest::Client, base: &str, token: &str, body: &Value) -> Result<Value, reqwest::Error> {
+    client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(token).json(body).send().await?.json().await
+}
+
 async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db, [DocnumServer; 2]) {
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("shared.db").display());
@@ -32,16 +37,7 @@ async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db, [Docnum
         let base = if i % 2 == 0 { a.base.clone() } else { b.base.clone() };
         let (client, token, body) = (client.clone(), token.clone(), body.clone());
         tokio::spawn(async move {
-            let r: Value = client
-                .post(format!("{base}/api/v1/document-numbering/reserve"))
-                .bearer_auth(&token)
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let r = reserve(&client, &base, &token, &body).await.unwrap();
             if i % 10 == 0 {
                 let c = client
                     .post(format!("{base}/api/v1/document-numbering/cancel"))
@@ -126,9 +122,7 @@ async fn a_sqlite_server_killed_under_load_has_every_number_it_answered_on_recor
             let body = crate::common::letter_to(crate::common::RECIPIENTS[i % 4]);
             tokio::spawn(async move {
                 loop {
-                    let sent = client.post(format!("{base}/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&body).send().await;
-                    let Ok(response) = sent else { return };
-                    let Ok(r) = response.json::<Value>().await else { return };
+                    let Ok(r) = reserve(&client, &base, &token, &body).await else { return };
                     let Some(number) = r["documentNumber"].as_str() else { return };
                     answered.lock().unwrap().push(number.to_string());
                 }
@@ -159,16 +153,7 @@ async fn a_sqlite_server_killed_under_load_has_every_number_it_answered_on_recor
 
     let again = DocnumServer::start(&db_url, &[]);
     again.wait_healthy(&client).await;
-    let r: Value = client
-        .post(format!("{}/api/v1/document-numbering/reserve", again.base))
-        .bearer_auth(&token)
-        .json(&crate::common::letter_to(crate::common::RECIPIENTS[0]))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let r = reserve(&client, &again.base, &token, &crate::common::letter_to(crate::common::RECIPIENTS[0])).await.unwrap();
     let number = r["documentNumber"].as_str().expect("a number from the restarted server");
     assert!(!answered.iter().any(|a| a == number), "{number} was answered before the kill");
 }

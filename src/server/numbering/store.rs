@@ -10,7 +10,7 @@ use crate::server::error::AppError;
 
 pub async fn last_number(db: &Db, key: &CounterKey) -> Result<i64, AppError> {
     let sql = format!("SELECT last_number FROM counters WHERE {KEY_WHERE}");
-    Ok(bind_key!(sqlx::query_scalar::<_, i64>(&sql), key).fetch_optional(&db.pool).await?.unwrap_or(0))
+    Ok(bind_key(sqlx::query_scalar::<_, i64>(&sql), key).fetch_optional(&db.pool).await?.unwrap_or(0))
 }
 
 /// The counter a reservation token belongs to, so the request can join that counter's queue.

@@ -10,25 +10,19 @@ use crate::numbering::CounterKey;
 use crate::server::audit;
 use crate::server::db::{padded, BindValue, Conn, Db, Dialect, SqlValue};
 
-/// `WHERE` of a counter looked up by its key; bind the key with [`bind_key!`].
+/// `WHERE` of a counter looked up by its key; bind the key with [`bind_key`].
 pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
     AND sub_type_id = ? AND rfa_type_id = ? AND discipline_id = ? AND period = ?";
 
 /// Binds a counter key to the placeholders of [`KEY_WHERE`] (or of the key columns of an INSERT), in order.
-macro_rules! bind_key {
-    ($q:expr, $key:expr) => {{
-        let k: &$crate::numbering::CounterKey = $key;
-        $q.bind(k.project_id)
-            .bind(k.corr_type_id)
-            .bind(k.originator_id)
-            .bind(k.recipient_id)
-            .bind(k.sub_type_id)
-            .bind(k.rfa_type_id)
-            .bind(k.discipline_id)
-            .bind(k.period.clone())
-    }};
+pub fn bind_key<'q, Q: BindValue<'q>>(q: Q, key: &CounterKey) -> Q {
+    bind_values(q, &key_values(key))
 }
-pub(crate) use bind_key;
+
+/// A new counter's row (bind its key, then `max_number` and the time twice): at 0, its chain at the column defaults.
+const NEW_COUNTER_INSERT: &str = "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, \
+    rfa_type_id, discipline_id, period, last_number, max_number, version, created_at, updated_at) VALUES";
+const NEW_COUNTER_ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)";
 
 /// The key columns of a counter, the one place they are read (flattened into the rows that carry them).
 #[derive(Clone, Debug, sqlx::FromRow, serde::Deserialize)]
@@ -110,21 +104,11 @@ pub async fn load_or_create_counter(
     now_ms: i64,
 ) -> Result<(CounterRow, audit::ChainHead), sqlx::Error> {
     let sql = format!("SELECT id, last_number, version, chain_hash, chain_length FROM counters WHERE {KEY_WHERE}{}", dialect.for_update());
-    if let Some(row) = bind_key!(sqlx::query_as::<_, CounterAndHead>(&sql), key).fetch_optional(&mut *tx).await? {
+    if let Some(row) = bind_key(sqlx::query_as::<_, CounterAndHead>(&sql), key).fetch_optional(&mut *tx).await? {
         return Ok((row.row, audit::ChainHead { hash: row.chain_hash, length: row.chain_length }));
     }
-    let id = bind_key!(
-        sqlx::query_scalar::<_, i64>(
-            "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, period, \
-             last_number, max_number, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?) RETURNING id",
-        ),
-        key
-    )
-    .bind(max_number)
-    .bind(now_ms)
-    .bind(now_ms)
-    .fetch_one(&mut *tx)
-    .await?;
+    let sql = format!("{NEW_COUNTER_INSERT} {NEW_COUNTER_ROW} RETURNING id");
+    let id = bind_key(sqlx::query_scalar::<_, i64>(&sql), key).bind(max_number).bind(now_ms).bind(now_ms).fetch_one(&mut *tx).await?;
     Ok((CounterRow { id, last_number: 0, version: 0 }, audit::ChainHead { hash: audit::GENESIS.to_string(), length: 0 }))
 }
 
@@ -192,15 +176,10 @@ pub async fn lock_or_create_counters(
     for chunk in sorted.chunks(100) {
         // written for `padded_len` keys, the last one repeated: its second row is a duplicate key, which inserts nothing
         let written: Vec<&(&CounterKey, i64)> = padded(chunk).collect();
-        let insert = format!(
-            "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, period, \
-             last_number, max_number, version, created_at, updated_at) VALUES {} {}",
-            vec!["(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)"; written.len()].join(", "),
-            dialect.on_duplicate_key_do_nothing()
-        );
+        let insert = format!("{NEW_COUNTER_INSERT} {} {}", vec![NEW_COUNTER_ROW; written.len()].join(", "), dialect.on_duplicate_key_do_nothing());
         let mut q = sqlx::query(&insert);
         for (key, max_number) in &written {
-            q = bind_key!(q, key).bind(*max_number).bind(now_ms).bind(now_ms);
+            q = bind_key(q, key).bind(*max_number).bind(now_ms).bind(now_ms);
         }
         q.execute(&mut *tx).await?;
         let values: Vec<SqlValue> = written.iter().flat_map(|(key, _)| key_values(key)).collect();
@@ -212,7 +191,7 @@ pub async fn lock_or_create_counters(
     Ok(rows)
 }
 
-/// The values [`bind_key!`] binds, in its order.
+/// A counter key's values in the order of [`KEY_WHERE`].
 fn key_values(key: &CounterKey) -> [SqlValue; 8] {
     [
         SqlValue::Int(key.project_id),
@@ -252,7 +231,7 @@ async fn read_locked(tx: &mut Conn, dialect: Dialect, condition: &str, values: &
     Ok(read.into_iter().map(LockedRow::split).collect())
 }
 
-/// A row of [`lock_counters_and_heads`]: by column name from MariaDB, by the same names from SQLite's JSON objects.
+/// A row of [`read_locked`]: by column name from MariaDB, by the same names from SQLite's JSON objects.
 #[derive(sqlx::FromRow, serde::Deserialize)]
 struct LockedRow {
     #[sqlx(flatten)]
@@ -268,7 +247,7 @@ impl LockedRow {
     }
 }
 
-/// Binds ids to the `IN (…)` of a query, in order.
+/// Binds values to a query's placeholders, in order.
 fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
     for v in values {
         q = q.bind_value(v);
