@@ -261,3 +261,27 @@ async fn a_stalled_server_is_left_out_while_the_others_are_a_majority_of_all() {
     lock.release(held).await;
     assert_eq!(redis.left_out(), None);
 }
+
+#[tokio::test]
+async fn with_the_first_server_dead_a_waiting_instance_still_finds_the_lock_holder() {
+    use docnum::server::numbering::lock::{Acquired, CounterLock, Held, LockConfig, RedisLock};
+    let mut servers = [RedisServer::start().await, RedisServer::start().await, RedisServer::start().await];
+    let urls: Vec<String> = servers.iter().map(RedisServer::url).collect();
+    // a waiter that does not find the holder gives up quickly instead of waiting out the holder's TTL
+    let config = LockConfig { max_wait: std::time::Duration::from_millis(300), ..LockConfig::default() };
+    let instance = |me: &str| CounterLock::Redis(std::sync::Arc::new(RedisLock::new(&urls, config.clone()).unwrap().forwarding_as(me.into())));
+    let (a, b) = (instance("http://a.test"), instance("http://b.test"));
+    // the first server held the markers (holders, wait markers) alone: its death sent every waiter to the lock
+    servers[0].kill();
+    for k in 0..5 {
+        let name = format!("first-server-dead-{k}");
+        let Ok(Acquired::Lock(held)) = a.acquire_or_find(&name, true).await else { panic!("{name}: nobody holds it yet") };
+        assert!(matches!(held, Held::Redis { .. }), "two of three answer: the Redis lock, not the fallback");
+        match b.acquire_or_find(&name, true).await {
+            Ok(Acquired::HeldBy(at)) => assert_eq!(at, "http://a.test"),
+            Ok(Acquired::Lock(_)) => panic!("{name}: taken while another instance holds it"),
+            Err(e) => panic!("{name}: the holder was not found, the lock waited for: {e}"),
+        }
+        a.release(held).await;
+    }
+}

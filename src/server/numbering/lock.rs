@@ -82,6 +82,8 @@ pub enum Acquired {
 /// half its TTL has passed.
 pub const HOLD_SLICE: Duration = Duration::from_millis(10);
 const PROBE_EVERY: Duration = Duration::from_millis(100);
+/// How long a marker server whose command failed is passed over before it is tried again.
+const MARKER_PAUSE: Duration = Duration::from_secs(1);
 
 pub enum CounterLock {
     InProcess,
@@ -180,15 +182,17 @@ pub struct RedisLock {
     down_since_ms: AtomicU64,
     started: Instant,
     pub fallbacks: AtomicU64,
-    /// For the advisory wait markers (first server only).
-    markers: KeptRedis,
+    /// For the advisory markers (a lock's holder, its wait markers): a connection to each server. They go to the
+    /// first server that has not failed in the last second, so one dead server does not stop forwarding; instances
+    /// that see the same failure move to the same next server.
+    markers: Vec<KeptRedis>,
     /// Where an outage is recorded (once per outage, SPEC §7).
     errors: Option<ErrorLog>,
     /// This instance's address for forwarded batches, advertised beside each lock it holds (`forward`).
     advertise_as: Option<String>,
-    /// When a marker command last failed: lookups of a lock's holder pause for a second after it (the marker
-    /// server stalled or went away), so that batches do not each wait out the probe timeout.
-    markers_failed: std::sync::Mutex<Option<Instant>>,
+    /// When a marker command last failed on each server: that server is passed over for a second after it (it
+    /// stalled or went away), so that batches do not each wait out the probe timeout.
+    markers_failed: std::sync::Mutex<Vec<Option<Instant>>>,
 }
 
 impl RedisLock {
@@ -198,7 +202,9 @@ impl RedisLock {
             .map(|u| redis::Client::open(u.as_str()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
-        let first = probes.first().cloned().ok_or_else(|| AppError::internal("REDIS_URLS names no server"))?;
+        if probes.is_empty() {
+            return Err(AppError::internal("REDIS_URLS names no server"));
+        }
         let manager = |urls: Vec<String>| {
             let mut manager = rslock::LockManager::new(urls);
             manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
@@ -212,8 +218,10 @@ impl RedisLock {
                 (urls.len() >= 3 && rest.len() / 2 + 1 == quorum).then(|| manager(rest))
             })
             .collect();
+        let markers = probes.iter().cloned().map(KeptRedis::new).collect();
         Ok(RedisLock {
             manager: manager(urls.to_vec()),
+            markers,
             without,
             skipped: std::sync::Mutex::new(None),
             quorum,
@@ -223,10 +231,9 @@ impl RedisLock {
             down_since_ms: AtomicU64::new(0),
             started: Instant::now(),
             fallbacks: AtomicU64::new(0),
-            markers: KeptRedis::new(first),
             errors: None,
             advertise_as: None,
-            markers_failed: std::sync::Mutex::new(None),
+            markers_failed: std::sync::Mutex::new(vec![None; urls.len()]),
         })
     }
 
@@ -258,13 +265,10 @@ impl RedisLock {
         }
     }
 
-    /// The address another instance advertises for `name`; None if none does, if it is ours, or while the marker
-    /// server is known not to answer.
+    /// The address another instance advertises for `name`; None if none does, if it is ours, or while no marker
+    /// server answers.
     async fn holder(&self, name: &str) -> Option<String> {
         let me = self.advertise_as.as_deref()?;
-        if self.markers_failed.lock().unwrap().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
-            return None;
-        }
         let at = self.marker_command::<Option<String>>(redis::cmd("GET").arg(Self::holder_name(name)).to_owned()).await??;
         (at != me).then_some(at)
     }
@@ -298,25 +302,33 @@ impl RedisLock {
         false
     }
 
-    /// Runs one command on the first server for the wait markers. They are advice, not safety; an error drops
-    /// the connection so the next call reconnects.
+    /// Runs one command for the markers on the first server not passed over, and on the next one if it fails
+    /// (a server that went away fails at once). Markers are advice, not safety: a lost or stale one costs a lock
+    /// attempt, never a number. An error drops that server's connection so its next use reconnects.
     async fn marker_command<T: redis::FromRedisValue>(&self, cmd: redis::Cmd) -> Option<T> {
-        let run = async { cmd.query_async::<T>(&mut self.markers.get().await?).await };
-        match tokio::time::timeout(self.config.probe_timeout, run).await {
-            Ok(Ok(v)) => Some(v),
-            _ => {
-                *self.markers_failed.lock().unwrap() = Some(Instant::now());
-                self.markers.reset().await;
-                None
+        while let Some(i) = self.marker_server() {
+            let run = async { cmd.query_async::<T>(&mut self.markers[i].get().await?).await };
+            match tokio::time::timeout(self.config.probe_timeout, run).await {
+                Ok(Ok(v)) => return Some(v),
+                _ => {
+                    self.markers_failed.lock().unwrap()[i] = Some(Instant::now());
+                    self.markers[i].reset().await;
+                }
             }
         }
+        None
+    }
+
+    /// The server the markers go to now: the first one whose last failure is a second old or more.
+    fn marker_server(&self) -> Option<usize> {
+        self.markers_failed.lock().unwrap().iter().position(|failed| failed.is_none_or(|t| t.elapsed() >= MARKER_PAUSE))
     }
 
     fn marker_name(name: &str) -> String {
         format!("{name}:wanted")
     }
 
-    /// Whether another instance recently failed to take this lock; None when the first server does not answer.
+    /// Whether another instance recently failed to take this lock; None when no marker server answers.
     async fn wanted(&self, name: &str) -> Option<bool> {
         self.marker_command::<i64>(redis::cmd("EXISTS").arg(Self::marker_name(name)).to_owned()).await.map(|n| n > 0)
     }
