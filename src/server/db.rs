@@ -564,12 +564,17 @@ impl Conditions {
     }
 
     /// Binds the values to a `query`, `query_as` or `query_scalar` of this clause.
-    pub fn bind<'q, Q: BindValue<'q>>(&self, mut q: Q) -> Q {
-        for v in &self.values {
-            q = q.bind_value(v);
-        }
-        q
+    pub fn bind<'q, Q: BindValue<'q>>(&self, q: Q) -> Q {
+        bind_values(q, &self.values)
     }
+}
+
+/// Binds values to a query's placeholders, in order.
+pub fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
+    for v in values {
+        q = q.bind_value(v);
+    }
+    q
 }
 
 /// A query a [`Conditions`] value can be bound to.

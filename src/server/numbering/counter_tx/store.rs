@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::contract::NumberStatus;
 use crate::numbering::CounterKey;
 use crate::server::audit;
-use crate::server::db::{padded, BindValue, Conn, Db, Dialect, SqlValue};
+use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
 
 /// `WHERE` of a counter looked up by its key; bind the key with [`bind_key`].
 pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
@@ -245,14 +245,6 @@ impl LockedRow {
     fn split(self) -> (Counter, audit::ChainHead) {
         (Counter::from(self.counter), audit::ChainHead { hash: self.head_hash, length: self.length })
     }
-}
-
-/// Binds values to a query's placeholders, in order.
-fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
-    for v in values {
-        q = q.bind_value(v);
-    }
-    q
 }
 
 /// A counter's move, in a batch or a group: to `last_number` from the version it was read at, its audit chain's head with it.
