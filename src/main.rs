@@ -10,6 +10,7 @@ use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::clock::Clock;
 use docnum::server::config::{parse_trusted_proxy, Config};
 use docnum::server::db::Db;
+use docnum::server::retention::{self, RetentionConfig};
 use docnum::server::{audit, auth, run};
 
 #[derive(Parser)]
@@ -75,6 +76,15 @@ enum Command {
         #[arg(long)]
         received: Option<std::path::PathBuf>,
     },
+    /// Delete what has aged out (SPEC §7): login attempts, resolved error-log rows, expired sessions; never the audit
+    /// log, numbers, templates or workflows. Prints the counts as JSON; audited as `cli`.
+    Prune {
+        /// Only count what would go: delete nothing, audit nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        retention: RetentionArgs,
+    },
 }
 
 #[derive(clap::Args, Default)]
@@ -91,6 +101,11 @@ struct ServeArgs {
     reservation_ttl_secs: u64,
     #[arg(long, env = "EXPIRY_SWEEP_SECS", default_value_t = 10)]
     expiry_sweep_secs: u64,
+    #[command(flatten)]
+    retention: RetentionArgs,
+    /// How often the prune runs (one instance of those sharing the database runs it).
+    #[arg(long, env = "RETENTION_INTERVAL_SECS", default_value_t = 86_400)]
+    retention_interval_secs: u64,
     /// Start the service clock at this instant (RFC 3339) and let it run from there — for demos and tests.
     #[arg(long, env = "CLOCK_START")]
     clock_start: Option<String>,
@@ -150,6 +165,10 @@ struct ServeArgs {
     /// Argon2 computations (19 MiB each) at once; 0 = the machine's available parallelism.
     #[arg(long, env = "ARGON2_CONCURRENCY", default_value_t = 0)]
     argon2_concurrency: usize,
+    /// After SIGTERM or Ctrl-C, seconds the requests in flight get to finish; then the process logs what is left,
+    /// releases its counter locks and exits with status 1.
+    #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = docnum::server::config::DEFAULT_SHUTDOWN_GRACE.as_secs_f64())]
+    shutdown_grace_secs: f64,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc here (BENCHMARKS.md).
@@ -184,6 +203,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 bootstrap_admin_password: args.bootstrap_admin_password,
                 reservation_ttl: Duration::from_secs(args.reservation_ttl_secs),
                 sweep_interval: Duration::from_secs(args.expiry_sweep_secs.max(1)),
+                retention: args.retention.config(Duration::from_secs(args.retention_interval_secs.max(1))),
                 rate_limits: RateLimits {
                     per_user_per_min: args.rate_limit_user,
                     per_ip_per_min: args.rate_limit_ip,
@@ -208,6 +228,8 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     ..Default::default()
                 },
                 argon2_concurrency: args.argon2_concurrency,
+                shutdown_grace: Duration::try_from_secs_f64(args.shutdown_grace_secs)
+                    .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)
                 cluster_secret: None,
@@ -294,8 +316,41 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 std::process::exit(2);
             }
         }
+        Command::Prune { dry_run, retention: limits } => {
+            let db = open(&cli.database_url).await?;
+            let (config, now_ms) = (limits.config(Duration::ZERO), Clock::system().now_ms());
+            let report = if dry_run { retention::count(&db, now_ms, &config).await? } else { retention::prune(&db, now_ms, &config, "cli").await? };
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
     }
     Ok(())
+}
+
+/// The limits of `serve` and `prune` (SPEC §7); sessions always go once expired.
+#[derive(clap::Args)]
+struct RetentionArgs {
+    /// Days a login attempt is kept.
+    #[arg(long, env = "RETENTION_LOGIN_ATTEMPTS_DAYS", default_value_t = RetentionConfig::default().login_attempts_days,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    login_attempts_days: u32,
+    /// Days an error-log row is kept once resolved (unresolved rows are kept).
+    #[arg(long, env = "RETENTION_RESOLVED_ERRORS_DAYS", default_value_t = RetentionConfig::default().resolved_errors_days,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    resolved_errors_days: u32,
+}
+
+impl Default for RetentionArgs {
+    fn default() -> Self {
+        let defaults = RetentionConfig::default();
+        RetentionArgs { login_attempts_days: defaults.login_attempts_days, resolved_errors_days: defaults.resolved_errors_days }
+    }
+}
+
+impl RetentionArgs {
+    /// The settings, with the daily job's `interval` (unused by `docnum prune`).
+    fn config(&self, interval: Duration) -> RetentionConfig {
+        RetentionConfig { login_attempts_days: self.login_attempts_days, resolved_errors_days: self.resolved_errors_days, interval }
+    }
 }
 
 impl ServeArgs {

@@ -37,6 +37,8 @@ pub const OPERATIONS: &[&str] = &[
     "PASSWORD_SET",
     "TOKEN_CREATED",
     "TOKEN_REVOKED",
+    // retention: each run of `docnum prune` or the daily job, with its counts (chain `admin`)
+    "PRUNE",
 ];
 
 const PAGE_SIZES: &[u32] = &[10, 25, 50, 100];

@@ -66,6 +66,10 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The pages anyone may open. Every other page needs a session: the server answers it with a `303` to `/login` for a
+/// visitor without one before anything renders (`server::http::pages_need_a_session`).
+pub const PAGES_WITHOUT_LOGIN: &[&str] = &["/login"];
+
 /// The logged-in user (None = not logged in), loaded on the server and sent to the browser.
 #[derive(Clone, Copy)]
 pub struct CurrentUser {

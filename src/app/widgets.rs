@@ -9,8 +9,9 @@ use super::use_current_user;
 use crate::contract::import::ImportReport;
 use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
 
-/// Renders `content(user)` for a logged-in user; sends everyone else to `/login`
-/// (a 302 when the server can still set it, else a client-side navigation after hydration).
+/// Renders `content(user)` for a logged-in user; sends everyone else to `/login`. On a page load without a session
+/// the server has answered `303` already (`server::http::pages_need_a_session`); what is left here is a session that
+/// ended since (a client-side navigation after hydration).
 #[component]
 pub fn RequireUser<F, IV>(content: F) -> impl IntoView
 where
@@ -35,25 +36,18 @@ where
     }
 }
 
-/// Goes to the login page.
+/// Goes to the login page, in the browser once hydrated. Never a `<Redirect>` in a server render: reached inside a
+/// `Suspense` while the client hangs up, it could block a runtime worker for good (Leptos 0.8's owner cleanup,
+/// leptos-rs/leptos#4673); the server sends visitors without a session away before rendering instead.
 #[component]
 pub fn ToLogin() -> impl IntoView {
     let i18n = use_i18n();
-    // on the server: a 302 if the response has not started yet
-    #[cfg(feature = "ssr")]
-    let server_redirect = view! { <leptos_router::components::Redirect path="/login"/> };
-    #[cfg(not(feature = "ssr"))]
-    let server_redirect = ();
-    // in the browser: navigate once hydrated
     #[cfg(not(feature = "ssr"))]
     {
         let navigate = leptos_router::hooks::use_navigate();
         Effect::new(move |_| navigate("/login", Default::default()));
     }
-    view! {
-        {server_redirect}
-        <p class="muted">{move || i18n.t("common.redirecting")}</p>
-    }
+    view! { <p class="muted">{move || i18n.t("common.redirecting")}</p> }
 }
 
 /// A server's (Thai) error message.

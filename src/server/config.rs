@@ -5,6 +5,11 @@ use std::time::Duration;
 use crate::server::auth::rate_limit::RateLimits;
 use crate::server::auth::throttle::LoginThrottleConfig;
 use crate::server::numbering::lock::LockConfig;
+use crate::server::retention::RetentionConfig;
+
+/// `SHUTDOWN_GRACE_SECS` when unset: longer than any request of the service takes, shorter than a service manager's
+/// patience (systemd waits 90 s before its SIGKILL).
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -40,6 +45,11 @@ pub struct Config {
     pub login_throttle: LoginThrottleConfig,
     /// Argon2 computations at once (`ARGON2_CONCURRENCY`); 0 = the machine's available parallelism.
     pub argon2_concurrency: usize,
+    /// What ages out and when (`RETENTION_*`), and how often the daily prune runs (`retention`).
+    pub retention: RetentionConfig,
+    /// After SIGTERM / Ctrl-C, how long the requests in flight get (`SHUTDOWN_GRACE_SECS`); then the process logs
+    /// what is left, lets its counter locks go and exits non-zero (SPEC §11: a stop ends).
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Config {
@@ -62,6 +72,8 @@ impl Default for Config {
             counter_thread: false,
             login_throttle: LoginThrottleConfig::default(),
             argon2_concurrency: 0,
+            retention: RetentionConfig::default(),
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 }

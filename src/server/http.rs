@@ -1,23 +1,24 @@
 //! The HTTP surface: REST API under `/api/v1`, server functions under `/sfn`, `/health`, the OpenAPI
 //! document, and the Leptos pages. Handlers live with their feature; this file only wires them.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::handler::Handler;
-use axum::http::StatusCode;
+use axum::http::{header, Method, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
-use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
+use tower_sessions::{Expiry, Session, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::app::{shell, App, StylesheetHref};
+use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::AppError;
-use crate::server::{admin_ops, audit, auth, bundle, edge, import, numbering, reference, seed_paths, templates, workflow, AppState};
+use crate::server::{admin_ops, audit, auth, bundle, edge, import, inflight, numbering, reference, seed_paths, templates, workflow, AppState};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -196,6 +197,28 @@ fn route_list() -> Vec<AxumRouteListing> {
     ROUTES.get_or_init(|| generate_route_list(App)).clone()
 }
 
+/// The pages that need a session: every route of the app but [`PAGES_WITHOUT_LOGIN`].
+fn pages_needing_a_session() -> &'static HashSet<String> {
+    static PAGES: OnceLock<HashSet<String>> = OnceLock::new();
+    PAGES.get_or_init(|| route_list().iter().map(|r| r.path().to_string()).filter(|p| !PAGES_WITHOUT_LOGIN.contains(&p.as_str())).collect())
+}
+
+/// A page that needs a session, loaded without one, is answered `303 See Other` to `/login` here, before Leptos renders
+/// anything: so no `<Redirect>` runs in a server render, where a client hanging up could wedge a worker
+/// (`app::widgets::ToLogin`). A session store that fails lets the page render, and show the error.
+async fn pages_need_a_session(
+    State(state): State<AppState>,
+    session: Session,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let page_load = matches!(*req.method(), Method::GET | Method::HEAD) && pages_needing_a_session().contains(req.uri().path());
+    if page_load && matches!(auth::user_from_session(&state, &session).await, Ok(None)) {
+        return (StatusCode::SEE_OTHER, [(header::LOCATION, "/login"), (header::CACHE_CONTROL, bundle::NO_CACHE)]).into_response();
+    }
+    next.run(req).await
+}
+
 /// The whole application: API, server functions, pages, static files, sessions.
 pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
     let routes = route_list();
@@ -244,10 +267,13 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
                 .layer(axum::middleware::from_fn(revalidate_unless_said)),
         )
         .layer(axum::middleware::from_fn(bound_server_fn_bodies))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), pages_need_a_session))
         // what the server functions may read (the API's routes set their own, smaller limit)
         .layer(DefaultBodyLimit::max(MAX_SERVER_FN_BODY_BYTES))
         .layer(sessions)
         // outermost: the client address, CSRF, JSON-only server functions, the security headers (SPEC §8)
         .layer(axum::middleware::from_fn_with_state(state.clone(), edge::guard))
+        // per route, so its pattern is known: counted until its answer is sent or dropped (the watchdog, the stop)
+        .layer(axum::middleware::from_fn_with_state(state.inflight.clone(), inflight::track))
         .with_state(state)
 }

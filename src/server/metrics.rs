@@ -52,6 +52,8 @@ pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
 pub const ERRORS: &str = "docnum_errors_total";
 pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
 pub const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
+pub const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
+pub const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, utilization needs a counter in the current period).
@@ -73,6 +75,8 @@ pub const FAMILIES: &[&str] = &[
     ERRORS,
     FORWARDED,
     LOGIN_THROTTLED,
+    REQUESTS_IN_FLIGHT,
+    OLDEST_REQUEST_AGE,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
@@ -426,6 +430,18 @@ async fn scrape_time(state: &AppState) -> Registry {
         connections.with_label_values(&[name, "in_use"]).set((size - idle).max(0));
         max.with_label_values(&[name]).set(i64::from(pool.options().get_max_connections()));
     }
+
+    // The watchdog: requests in flight, and per route the age of the oldest (a request that never ends shows here,
+    // and alerts past a minute). The scrape itself is one of them.
+    let in_flight = register(&r, IntGauge::new(REQUESTS_IN_FLIGHT, "Requests routed and not yet answered in full (or dropped).").unwrap());
+    let oldest =
+        register(&r, GaugeVec::new(Opts::new(OLDEST_REQUEST_AGE, "Age of the oldest request in flight, by route pattern."), &["route"]).unwrap());
+    let mut total = 0;
+    for (route, age, n) in state.inflight.oldest_by_route() {
+        oldest.with_label_values(&[&*route]).set(age.as_secs_f64());
+        total += n;
+    }
+    in_flight.set(total as i64);
 
     // Sequence utilization: per type, the fullest counter of the current period.
     let utilization = register(

@@ -19,6 +19,8 @@ pub mod kept_redis;
 pub mod metrics;
 pub mod numbering;
 pub mod reference;
+// what ages out (SPEC §7): the daily prune, one instance at a time, and `docnum prune`
+pub mod retention;
 pub mod run;
 pub mod seed_paths;
 pub mod sfn;
@@ -26,6 +28,8 @@ pub mod templates;
 pub mod workflow;
 // bulk import of counters and legacy numbers
 pub mod import;
+// the requests in flight: the watchdog's gauge, and what a stop past its deadline reports
+pub mod inflight;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -74,6 +78,8 @@ pub struct Services {
     /// The bundle's file names (hashed in a production build) and how `/pkg` serves them.
     pub bundle: Arc<bundle::Bundle>,
     pub config: Arc<Config>,
+    /// The requests in flight (`inflight`): their routes and ages.
+    pub inflight: Arc<inflight::InFlight>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -155,12 +161,14 @@ impl AppState {
             leptos_options,
             bundle,
             config: Arc::new(config),
+            inflight: Arc::default(),
         })))
     }
 
-    /// Background work: the reservation expiry sweep, and on SQLite the WAL checkpoints.
+    /// Background work: the reservation expiry sweep, the daily prune (`retention`), and on SQLite the WAL checkpoints.
     pub fn spawn_background(&self) {
         self.db.checkpoint_in_background();
+        retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
         let engine = self.engine.clone();
         let every = self.config.sweep_interval;
         tokio::spawn(async move {

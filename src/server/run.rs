@@ -1,8 +1,10 @@
 //! Building and serving the whole application; shared by `main` and the integration tests.
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use leptos::config::LeptosOptions;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
@@ -14,6 +16,7 @@ use crate::server::clock::Clock;
 use crate::server::config::Config;
 use crate::server::db::Dialect;
 use crate::server::error::AppError;
+use crate::server::inflight::InFlight;
 use crate::server::{http, AppState};
 
 /// Leptos settings from `Leptos.toml` when present (environment variables override it), else defaults.
@@ -81,14 +84,67 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(stop_signal())
-        .await
-        .map_err(|e| AppError::internal_from("server", e))?;
+    let grace = state.config.shutdown_grace;
+    let (stopping, stop_began) = tokio::sync::oneshot::channel::<()>();
+    let inflight_at_stop = state.inflight.clone();
+    let server = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(async move {
+            stop_signal().await;
+            tracing::info!(grace_secs = grace.as_secs_f64(), in_flight = inflight_at_stop.len(), "stopping: finishing the requests in flight");
+            let _ = stopping.send(());
+        })
+        .into_future();
+    let deadline = async {
+        if stop_began.await.is_err() {
+            return std::future::pending().await; // the server ended by itself
+        }
+        backstop(state.inflight.clone(), grace + BACKSTOP_AFTER_GRACE);
+        tokio::time::sleep(grace).await;
+    };
+    tokio::select! {
+        served = server => served.map_err(|e| AppError::internal_from("server", e))?,
+        () = deadline => {
+            let left = report_in_flight(&state.inflight, "the grace time is over");
+            // the counter locks this instance keeps go now, or the other instances wait out their TTL
+            let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine.stop()).await;
+            return Err(AppError::internal(format!(
+                "stopped {} s after the stop signal with {left} request(s) still in flight (SHUTDOWN_GRACE_SECS)",
+                grace.as_secs_f64()
+            )));
+        }
+    }
     // requests drained: release the counter locks, or the other instances wait out their TTL
     state.engine.stop().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// At the grace deadline, how long the counter workers get to let their Redis locks go.
+const LOCK_RELEASE_PATIENCE: Duration = Duration::from_secs(1);
+/// After the grace time, how long the process may take to end before a thread of its own ends it: the runtime's
+/// workers may all be busy or blocked, and a runtime waits for every worker as it shuts down.
+const BACKSTOP_AFTER_GRACE: Duration = Duration::from_millis(1500);
+
+/// Ends the process (exit status 1) if it is still there `after` from now, whatever its runtime is doing.
+fn backstop(inflight: Arc<InFlight>, after: Duration) {
+    let spawned = std::thread::Builder::new().name("stop-backstop".into()).spawn(move || {
+        std::thread::sleep(after);
+        report_in_flight(&inflight, "the process did not end after its grace time");
+        tracing::error!("stopped by the backstop: the runtime did not finish in time");
+        std::process::exit(1);
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no backstop thread for the stop");
+    }
+}
+
+/// Logs each request still in flight (route, age), oldest first; returns how many there are.
+fn report_in_flight(inflight: &InFlight, why: &str) -> usize {
+    let left = inflight.snapshot();
+    for (route, age) in &left {
+        tracing::error!(route = &**route, age_secs = age.as_secs_f64(), "{why}: request still in flight");
+    }
+    left.len()
 }
 
 /// Ctrl-C, or SIGTERM (what service managers and `kill` send): stop accepting, finish what is in flight.

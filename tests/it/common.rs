@@ -95,6 +95,7 @@ impl TestApp {
             bootstrap_admin_password: Some(ADMIN_PASSWORD.into()),
             reservation_ttl: options.ttl,
             sweep_interval: Duration::from_secs(3600),
+            retention: Default::default(),
             rate_limits: options.limits,
             secure_cookies: options.secure_cookies,
             trusted_proxies: options.trusted_proxies.clone(),
@@ -109,6 +110,7 @@ impl TestApp {
             counter_thread: false,
             login_throttle: options.login_throttle.clone(),
             argon2_concurrency: 0,
+            shutdown_grace: docnum::server::config::DEFAULT_SHUTDOWN_GRACE,
         };
         let mut leptos_options = run::leptos_options();
         leptos_options.site_addr = listener.local_addr().unwrap();

@@ -5,6 +5,8 @@
 mod common;
 mod support;
 
+// page loads abandoned mid-answer never wedge the server; pages send visitors without a session to /login
+mod abandoned;
 mod admin_ops;
 mod api;
 // the whole-database check reads one snapshot of a live database
@@ -31,6 +33,8 @@ mod openapi;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// what ages out: the prune, its dry run, its audit row, one run a day across instances
+mod retention;
 // the seeds' paths answer like their twins
 mod seed_paths;
 // the SQLite file: WAL checkpoints in the background

@@ -78,15 +78,23 @@ pub struct DocnumServer {
 
 impl DocnumServer {
     pub fn start(db_url: &str, extra_env: &[(&str, String)]) -> DocnumServer {
+        DocnumServer::start_logging(db_url, extra_env, Stdio::inherit())
+    }
+
+    /// As `start`, its log (stderr) going to `log`.
+    pub fn start_logging(db_url: &str, extra_env: &[(&str, String)], log: impl Into<Stdio>) -> DocnumServer {
         let port = free_port();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_docnum"));
+        // DOCNUM_TEST_SERVER_BIN: another build of the server (an older commit's, to see a test fail there)
+        let bin = std::env::var("DOCNUM_TEST_SERVER_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_docnum").to_string());
+        let mut cmd = Command::new(bin);
         cmd.args(["serve", "--addr", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", db_url)
             .env("BOOTSTRAP_ADMIN_PASSWORD", "test-admin-password")
             .env("CLOCK_START", "2025-06-15T03:00:00Z")
             .env("RATE_LIMIT_TOKEN_PER_MIN", "0")
             .env("RUST_LOG", "warn")
-            .stdout(Stdio::null());
+            .stdout(Stdio::null())
+            .stderr(log);
         for (k, v) in extra_env {
             cmd.env(k, v);
         }
@@ -106,15 +114,21 @@ impl DocnumServer {
 
     /// Sends SIGTERM (what a service manager sends) and waits up to 10 s for the process to end.
     pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        self.terminate_within(Duration::from_secs(10)).await.0
+    }
+
+    /// Sends SIGTERM and waits up to `patience` for the process to end: its exit status, and how long it took.
+    pub async fn terminate_within(&mut self, patience: Duration) -> (std::process::ExitStatus, Duration) {
         let pid = self.child.id().to_string();
+        let sent = std::time::Instant::now();
         assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-        for _ in 0..1000 {
+        while sent.elapsed() < patience {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
+                return (status, sent.elapsed());
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        panic!("docnum did not stop within 10 s of SIGTERM");
+        panic!("docnum did not stop within {patience:?} of SIGTERM");
     }
 
     /// Its `docnum_forwarded_jobs_total{outcome=…}` (jobs sent to a counter's lock holder, or received as one).

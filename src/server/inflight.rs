@@ -1,0 +1,87 @@
+//! The requests in flight: which route, since when. A request counts from the moment it is routed until its answer's
+//! body has been sent or dropped (a client that hangs up ends it too), so a streamed page counts while it streams.
+//!
+//! Two readers: `/metrics` (the age of the oldest request per route — the watchdog's gauge, alerted on past a minute),
+//! and the stop (`run::serve`): past its deadline it logs what was still in flight before exiting.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http_body_util::BodyExt;
+
+/// The route label of a request that matched no route (the 404 page, a file of the site root).
+pub const UNMATCHED: &str = "other";
+
+#[derive(Default)]
+pub struct InFlight {
+    next_id: AtomicU64,
+    requests: Mutex<HashMap<u64, (Arc<str>, Instant)>>,
+}
+
+/// One request in flight, as long as it is alive.
+pub struct Tracked {
+    registry: Arc<InFlight>,
+    id: u64,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.registry.requests.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+    }
+}
+
+impl InFlight {
+    pub fn begin(self: &Arc<Self>, route: Arc<str>) -> Tracked {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).insert(id, (route, Instant::now()));
+        Tracked { registry: self.clone(), id }
+    }
+
+    /// Every request in flight with its age, oldest first.
+    pub fn snapshot(&self) -> Vec<(Arc<str>, Duration)> {
+        let now = Instant::now();
+        let mut all: Vec<_> =
+            self.requests.lock().unwrap_or_else(|e| e.into_inner()).values().map(|(route, since)| (route.clone(), now - *since)).collect();
+        all.sort_by_key(|(_, age)| std::cmp::Reverse(*age));
+        all
+    }
+
+    /// Per route: the age of its oldest request in flight and how many there are.
+    pub fn oldest_by_route(&self) -> Vec<(Arc<str>, Duration, usize)> {
+        let mut by_route: HashMap<Arc<str>, (Duration, usize)> = HashMap::new();
+        for (route, age) in self.snapshot() {
+            let entry = by_route.entry(route).or_default();
+            entry.0 = entry.0.max(age);
+            entry.1 += 1;
+        }
+        by_route.into_iter().map(|(route, (age, n))| (route, age, n)).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Middleware (per route, so the route's pattern is known): counts the request until its answer is sent or dropped.
+pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Next) -> Response {
+    let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
+    let tracked = registry.begin(route);
+    let response = next.run(req).await;
+    // the body keeps the request counted until its last frame has gone, or it is dropped (the client hung up)
+    response.map(|body| {
+        Body::new(body.map_frame(move |frame| {
+            let _still_in_flight = &tracked;
+            frame
+        }))
+    })
+}

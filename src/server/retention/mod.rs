@@ -1,0 +1,260 @@
+//! Retention (SPEC §7): what the service keeps for a while only goes once it has aged out — login attempts after
+//! [`RetentionConfig::login_attempts_days`], resolved error-log rows after [`RetentionConfig::resolved_errors_days`]
+//! (unresolved ones stay), sessions as soon as they expire. A daily job (one instance at a time: [`spawn_job`]) and
+//! `docnum prune [--dry-run]` run the same [`prune`]; each real run appends one `PRUNE` row with its counts to the
+//! `admin` audit chain, a dry run ([`count`]) only counts.
+//!
+//! Never pruned, and named nowhere here: the audit log (kept at least 7 years; its triggers refuse DELETE anyway),
+//! issued numbers, templates and their versions, workflow instances and their events. Idempotency keys (24 h) and
+//! delivered notifications (30 days) have no tables yet: they join this module, a limit and an [`store::Aged`] each,
+//! when those tables land.
+//!
+//! The service takes the database, the service clock's now and plain settings, no `AppState`, so the CLI and the
+//! job call it alike and tests set its time.
+
+pub mod store;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
+use crate::server::auth::users::system_actor;
+use crate::server::clock::Clock;
+use crate::server::db::{ms_to_datetime, Db};
+use crate::server::error::AppError;
+use store::Aged;
+
+const DAY_MS: i64 = 86_400_000;
+/// The operation of a prune's audit row.
+pub const PRUNE: &str = "PRUNE";
+/// The prune's row in `job_runs`.
+pub const PRUNE_JOB: &str = "prune";
+/// Who the daily job's audit rows name (the CLI's say `cli`).
+pub const JOB_ACTOR: &str = "system";
+/// However long the interval, an instance looks at least this often whether the run is due: an instance that
+/// starts, or outlives the one that ran it last, takes it over within this time.
+const MAX_POLL: Duration = Duration::from_secs(3600);
+
+/// The limits, plain values: `RETENTION_*` of `docnum serve` and `docnum prune`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// `RETENTION_LOGIN_ATTEMPTS_DAYS`: login attempts older than this go.
+    pub login_attempts_days: u32,
+    /// `RETENTION_RESOLVED_ERRORS_DAYS`: error-log rows resolved longer ago than this go.
+    pub resolved_errors_days: u32,
+    /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
+    pub interval: Duration,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, interval: Duration::from_secs(86_400) }
+    }
+}
+
+/// A run's cutoffs, computed once: a row older than its cutoff goes (named as [`PruneCounts`] names the rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    #[serde(rename = "loginAttempts")]
+    pub login_attempts_before: DateTime<Utc>,
+    #[serde(rename = "resolvedErrors")]
+    pub resolved_errors_before: DateTime<Utc>,
+    #[serde(rename = "expiredSessions")]
+    pub sessions_expired_before: DateTime<Utc>,
+}
+
+impl Plan {
+    /// The cutoffs at `now_ms` (service clock). A session lives for the session layer until its expiry by the
+    /// system clock (`system_now_ms`), so its cutoff is the earlier of the two: a service clock set ahead
+    /// (`CLOCK_START`) never logs anyone out.
+    pub fn at(now_ms: i64, system_now_ms: i64, config: &RetentionConfig) -> Plan {
+        let days_before = |days: u32| ms_to_datetime(now_ms.saturating_sub(i64::from(days).saturating_mul(DAY_MS)));
+        Plan {
+            login_attempts_before: days_before(config.login_attempts_days),
+            resolved_errors_before: days_before(config.resolved_errors_days),
+            sessions_expired_before: ms_to_datetime(now_ms.min(system_now_ms)),
+        }
+    }
+
+    /// Each kind of row with its cutoff (epoch ms), in the order a run takes them.
+    fn kinds(&self, db: &Db) -> [(Aged, i64); 3] {
+        [
+            (store::LOGIN_ATTEMPTS, self.login_attempts_before.timestamp_millis()),
+            (store::RESOLVED_ERRORS, self.resolved_errors_before.timestamp_millis()),
+            (store::expired_sessions(db.dialect), self.sessions_expired_before.timestamp_millis()),
+        ]
+    }
+}
+
+/// Rows removed by a run (or, in a dry run, that it would remove), per kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneCounts {
+    pub login_attempts: u64,
+    pub resolved_errors: u64,
+    pub expired_sessions: u64,
+}
+
+impl PruneCounts {
+    /// The counts in the order of [`Plan::kinds`].
+    fn of_kinds([login_attempts, resolved_errors, expired_sessions]: [u64; 3]) -> PruneCounts {
+        PruneCounts { login_attempts, resolved_errors, expired_sessions }
+    }
+}
+
+/// What `docnum prune` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneReport {
+    pub dry_run: bool,
+    #[serde(flatten)]
+    pub counts: PruneCounts,
+    pub before: Plan,
+}
+
+/// Counts, exactly, what [`prune`] at `now_ms` would remove; changes nothing and writes no audit row.
+pub async fn count(db: &Db, now_ms: i64, config: &RetentionConfig) -> Result<PruneReport, AppError> {
+    let plan = Plan::at(now_ms, crate::server::db::now_ms(), config);
+    let mut counted = [0; 3];
+    for ((aged, before_ms), n) in plan.kinds(db).iter().zip(&mut counted) {
+        if store::table_exists(db, aged.table).await? {
+            *n = store::count(db, aged, *before_ms).await?;
+        }
+    }
+    Ok(PruneReport { dry_run: true, counts: PruneCounts::of_kinds(counted), before: plan })
+}
+
+/// Deletes what has aged out at `now_ms`, [`store::CHUNK`] rows per statement, then appends one `PRUNE` row to the
+/// `admin` chain naming `actor`, with the counts (`new_value`), the limits and cutoffs (`metadata`). A run that fails
+/// part-way still records what it removed (status `FAILED`, the error in `metadata`) before answering the error.
+pub async fn prune(db: &Db, now_ms: i64, config: &RetentionConfig, actor: &str) -> Result<PruneReport, AppError> {
+    let started = Instant::now();
+    let plan = Plan::at(now_ms, crate::server::db::now_ms(), config);
+    let mut removed = [0; 3];
+    let mut outcome = Ok(());
+    for ((aged, before_ms), deleted) in plan.kinds(db).iter().zip(&mut removed) {
+        outcome = delete_aged(db, aged, *before_ms, deleted).await;
+        if outcome.is_err() {
+            break;
+        }
+    }
+    let counts = PruneCounts::of_kinds(removed);
+    let entry = AuditEntry {
+        operation: PRUNE.into(),
+        status: if outcome.is_ok() { "SUCCESS" } else { "FAILED" }.into(),
+        new_value: Some(json!(counts).to_string()),
+        metadata: Some(
+            json!({
+                "limits": { "loginAttemptsDays": config.login_attempts_days, "resolvedErrorsDays": config.resolved_errors_days },
+                "before": plan,
+                "error": outcome.as_ref().err().map(AppError::report),
+            })
+            .to_string(),
+        ),
+        total_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        ..system_actor(actor, now_ms)
+    };
+    append_admin(db, entry).await?;
+    outcome.map(|()| PruneReport { dry_run: false, counts, before: plan })
+}
+
+/// Deletes the rows of `aged` older than `before_ms` a chunk at a time, adding each chunk to `deleted` as it goes
+/// (so a failure still knows what went). Nothing when the table does not exist (the sessions' before a first start).
+async fn delete_aged(db: &Db, aged: &Aged, before_ms: i64, deleted: &mut u64) -> Result<(), AppError> {
+    if !store::table_exists(db, aged.table).await? {
+        return Ok(());
+    }
+    loop {
+        let n = store::delete_chunk(db, aged, before_ms).await?;
+        *deleted += n;
+        if n < store::CHUNK {
+            return Ok(());
+        }
+    }
+}
+
+/// Appends `entry` to the `admin` chain in a transaction of its own; a lost race for the chain's head (another
+/// administrative change at the same moment) is tried again.
+async fn append_admin(db: &Db, entry: AuditEntry) -> Result<(), AppError> {
+    let mut attempts = 0;
+    loop {
+        let mut tx = db.begin_write().await?;
+        match audit::append(&mut tx, db.dialect, ADMIN_CHAIN, std::slice::from_ref(&entry)).await {
+            Ok(()) => return Ok(tx.commit().await?),
+            Err(AppError::VersionConflict(_)) if attempts < 3 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The daily job's step on one instance: when the prune is due at `now_ms` and this instance's claim moves its next
+/// run an interval on, runs it (audited as [`JOB_ACTOR`]). None when it was not due, or another instance claimed it.
+pub async fn run_if_due(db: &Db, now_ms: i64, config: &RetentionConfig, instance: &str) -> Result<Option<PruneReport>, AppError> {
+    let interval_ms = i64::try_from(config.interval.as_millis()).unwrap_or(i64::MAX);
+    if !store::claim(db, PRUNE_JOB, instance, now_ms, now_ms.saturating_add(interval_ms)).await? {
+        return Ok(None);
+    }
+    prune(db, now_ms, config, JOB_ACTOR).await.map(Some)
+}
+
+/// Starts the daily job on this instance: every interval (at most [`MAX_POLL`]) it tries [`run_if_due`] on the
+/// service clock. The instances sharing the database run each day's prune once between them; a failure is logged
+/// and the next day's run goes on.
+pub fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
+    let instance = instance_name();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(config.interval.clamp(Duration::from_secs(1), MAX_POLL));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            match run_if_due(&db, clock.now_ms(), &config, &instance).await {
+                Ok(None) => {}
+                Ok(Some(r)) => tracing::info!(
+                    login_attempts = r.counts.login_attempts,
+                    resolved_errors = r.counts.resolved_errors,
+                    expired_sessions = r.counts.expired_sessions,
+                    "retention: aged rows pruned"
+                ),
+                Err(e) => tracing::warn!(error = %e.report(), "retention: the daily prune failed"),
+            }
+        }
+    });
+}
+
+/// Who claims a run in `job_runs` (for an operator reading it): the host and the process.
+fn instance_name() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".into());
+    format!("{host}:{}", std::process::id()).chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_750_000_000_000;
+
+    #[test]
+    fn the_cutoffs_are_the_limits_before_now() {
+        let config = RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, ..Default::default() };
+        let plan = Plan::at(NOW, NOW + 1, &config);
+        assert_eq!(plan.login_attempts_before.timestamp_millis(), NOW - 180 * DAY_MS);
+        assert_eq!(plan.resolved_errors_before.timestamp_millis(), NOW - 365 * DAY_MS);
+        assert_eq!(plan.sessions_expired_before.timestamp_millis(), NOW);
+    }
+
+    #[test]
+    fn a_service_clock_set_ahead_prunes_no_session_still_alive() {
+        let plan = Plan::at(NOW + 30 * DAY_MS, NOW, &RetentionConfig::default());
+        assert_eq!(plan.sessions_expired_before.timestamp_millis(), NOW);
+        assert_eq!(plan.login_attempts_before.timestamp_millis(), NOW - 150 * DAY_MS);
+    }
+}
