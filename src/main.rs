@@ -171,7 +171,7 @@ struct ServeArgs {
     shutdown_grace_secs: f64,
 }
 
-// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc here (BENCHMARKS.md).
+// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

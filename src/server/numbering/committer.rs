@@ -35,8 +35,8 @@ const MAX_CONNECTION_RETRIES: u32 = 3;
 const MAX_GROUP: usize = 64;
 /// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
 /// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
-/// fifth off the database's CPU per number (BENCHMARKS.md, session 14). Two to one took another quarter, and gave
-/// 12–25 % more on the spread row; rows of one counter use one committer anyway (session 18). A larger database
+/// fifth off the database's CPU per number (BENCHMARKS.md, "MariaDB"). Two to one took another quarter, and gave
+/// 12–25 % more on the spread row; rows of one counter use one committer anyway (the same heading). A larger database
 /// server may want more.
 pub const DEFAULT_COMMITTERS: usize = 1;
 
@@ -314,7 +314,7 @@ impl Committers {
     /// Whether a committer keeps its connection for its next group. MariaDB: only while the pool has idle ones
     /// (each connection prepares each statement once, and the batch INSERTs differ by batch size). SQLite:
     /// the single writer is kept while groups follow each other, for at most `HOLD_WRITER_AT_MOST`, rather than
-    /// given back to the pool and drawn again between two groups (BENCHMARKS.md, session 14).
+    /// given back to the pool and drawn again between two groups (BENCHMARKS.md, "Spread load: commits shared across counters").
     fn may_keep(&self, held_since: Instant) -> bool {
         match self.db.dialect {
             Dialect::MySql => self.db.counters.num_idle() > 0,
@@ -441,7 +441,7 @@ impl Committers {
     }
 
     /// The group served together: every counter read, moved and written with one statement per kind for all of
-    /// them, instead of some seven per counter behind savepoints (BENCHMARKS.md, session 12). A batch whose
+    /// them, instead of some seven per counter behind savepoints (BENCHMARKS.md, "Spread load: commits shared across counters"). A batch whose
     /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
     /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
     /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
