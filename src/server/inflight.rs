@@ -5,15 +5,17 @@
 //! and the stop (`run::serve`): past its deadline it logs what was still in flight before exiting.
 
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use http_body_util::BodyExt;
+use http_body::{Frame, SizeHint};
 
 /// The route label of a request that matched no route (the 404 page, a file of the site root).
 pub const UNMATCHED: &str = "other";
@@ -77,11 +79,29 @@ pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Ne
     let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
     let tracked = registry.begin(route);
     let response = next.run(req).await;
-    // the body keeps the request counted until its last frame has gone, or it is dropped (the client hung up)
-    response.map(|body| {
-        Body::new(body.map_frame(move |frame| {
-            let _still_in_flight = &tracked;
-            frame
-        }))
-    })
+    response.map(|body| Body::new(TrackedBody { body, _tracked: tracked }))
+}
+
+/// An answer's body that keeps its request counted until its last frame has gone, or it is dropped (the client hung
+/// up). Its size hint is the body's own: without it hyper would send every answer chunked, without Content-Length.
+struct TrackedBody {
+    body: Body,
+    _tracked: Tracked,
+}
+
+impl http_body::Body for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }

@@ -193,3 +193,18 @@ async fn a_stop_with_a_request_stuck_past_its_grace_time_ends_and_says_what_was_
     assert!(line.contains("/api/v1/auth/login") && line.contains("age_secs"), "{line}");
     drop(stuck);
 }
+
+/// Counting a request in flight until its body has gone must not change the answer: a JSON answer keeps its
+/// `Content-Length` (the in-flight wrapper once dropped the body's size hint, and hyper sent every answer chunked —
+/// which the load generator's lean client could not read: every reserve of the cluster harness "failed").
+#[tokio::test]
+async fn answers_keep_their_content_length_while_counted_in_flight() {
+    let app = crate::common::TestApp::spawn().await;
+    for path in ["/health", "/api/v1/openapi.json"] {
+        let r = app.client.get(app.url(path)).send().await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        assert!(r.headers().get(reqwest::header::TRANSFER_ENCODING).is_none(), "{path} answered chunked");
+        let length: usize = r.headers()[reqwest::header::CONTENT_LENGTH].to_str().unwrap().parse().unwrap();
+        assert_eq!(length, r.bytes().await.unwrap().len(), "{path}");
+    }
+}
