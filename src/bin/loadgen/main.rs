@@ -4,6 +4,11 @@
 //!
 //!   loadgen --embedded --concurrency 64 --requests 20000           # starts the service in-process on a temp SQLite file
 //!   loadgen --url http://127.0.0.1:3000 --token dnt_… -c 64 -n 20000  # against a running service
+//!
+//! With `--rate` it runs the open model instead (open.rs): a fixed arrival rate of the seeds' mix for `--duration`
+//! seconds, a line per minute (the soak, scripts/soak.sh):
+//!
+//!   loadgen --url http://127.0.0.1:3000,http://127.0.0.1:3001 --token dnt_… --login admin:… --rate 500 --duration 1800
 // the Leptos view types are deep; release builds monomorphize them in the binary too
 #![recursion_limit = "512"]
 
@@ -18,6 +23,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 mod http1;
+mod open;
 
 const RESERVE: &str = "/api/v1/document-numbering/reserve";
 
@@ -78,6 +84,39 @@ struct Args {
     /// checked. The ceiling that the reserve rows are compared with.
     #[arg(long)]
     ceiling: bool,
+
+    // --- the open model (open.rs); the closed model's --concurrency, --requests, --counters, --first-counter,
+    // --max-seconds and --ceiling do not apply to it; --confirm-ratio, --cancel-ratio, --record, --allow-errors do
+    /// Open model: this many arrivals per second, each sent when due whatever the answers before it.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Open model: how long arrivals come, in seconds.
+    #[arg(long, default_value_t = 60)]
+    duration: u64,
+    /// Open model: seconds per printed line (and report row).
+    #[arg(long, default_value_t = 60)]
+    interval: u64,
+    /// Open model: most requests out at once; an arrival past it is dropped and counted as an error.
+    #[arg(long, default_value_t = 4096)]
+    max_in_flight: usize,
+    /// Open model: a request unanswered after this many seconds counts as an error (`timeout`).
+    #[arg(long, default_value_t = 30)]
+    timeout_secs: u64,
+    /// Open model: share of arrivals that are previews (the rest, after pages, are reserves).
+    #[arg(long, default_value_t = 0.10)]
+    preview_share: f64,
+    /// Open model: share of arrivals that load a page (`/`, `/templates`, `/counters`) with the session of --login.
+    #[arg(long, default_value_t = 0.06)]
+    page_share: f64,
+    /// Open model: share of arrivals that start a page load and hang up mid-answer (half of them with the session).
+    #[arg(long, default_value_t = 0.04)]
+    abandon_share: f64,
+    /// Open model: `USER:PASSWORD` to log in with on each instance, for the page loads' session cookie.
+    #[arg(long, env = "LOADGEN_LOGIN")]
+    login: Option<String>,
+    /// Open model: write the per-interval table and totals here, as JSON (or Markdown if the name ends in `.md`).
+    #[arg(long)]
+    report: Option<std::path::PathBuf>,
 }
 
 const ORGS: [&str; 5] = ["กทท.", "สคฉ.3", "คคง.", "ผรม.1", "ผรม.2"];
@@ -144,6 +183,15 @@ async fn main() {
 
     let bases: Arc<Vec<String>> =
         Arc::new(if args.url.is_empty() { vec![base] } else { args.url.iter().map(|u| u.trim_end_matches('/').to_string()).collect() });
+    if let Some(rate) = args.rate {
+        // the embedded service's admin logs in with the password it was started with
+        let login = args.login.clone().or_else(|| args.embedded.then(|| format!("admin:{EMBEDDED_ADMIN_PASSWORD}")));
+        let login = login.map(|l| match l.split_once(':') {
+            Some((user, password)) => (user.to_string(), password.to_string()),
+            None => (l, String::new()),
+        });
+        std::process::exit(open::run(&args, rate, bases.to_vec(), token, login).await);
+    }
     let next = Arc::new(AtomicUsize::new(0));
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
     let bodies: Arc<Vec<Vec<u8>>> =
@@ -300,6 +348,8 @@ fn bodies_key(counter: usize) -> (String, String) {
     (b["projectCode"].as_str().unwrap().to_string(), b["correspondenceTypeCode"].as_str().unwrap().to_string())
 }
 
+const EMBEDDED_ADMIN_PASSWORD: &str = "loadgen-admin";
+
 fn tempfile_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("docnum-loadgen-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -314,7 +364,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     let _ = std::fs::remove_file(dir.join("bench.db"));
     let config = Config {
         database_url: format!("sqlite://{}", dir.join("bench.db").display()),
-        bootstrap_admin_password: Some("loadgen-admin".into()),
+        bootstrap_admin_password: Some(EMBEDDED_ADMIN_PASSWORD.into()),
         rate_limits: RateLimits::off(),
         counter_thread: true,
         ..Config::default()
