@@ -99,7 +99,7 @@ struct ServeArgs {
     bootstrap_admin_password: Option<String>,
     #[arg(long, env = "RESERVATION_TTL_SECS", default_value_t = 300)]
     reservation_ttl_secs: u64,
-    #[arg(long, env = "EXPIRY_SWEEP_SECS", default_value_t = 10)]
+    #[arg(long, env = "EXPIRY_SWEEP_SECS", default_value_t = 1)]
     expiry_sweep_secs: u64,
     #[command(flatten)]
     retention: RetentionArgs,

@@ -59,7 +59,7 @@ impl Default for Config {
             demo_data: true,
             bootstrap_admin_password: None,
             reservation_ttl: Duration::from_secs(300),
-            sweep_interval: Duration::from_secs(10),
+            sweep_interval: Duration::from_secs(1),
             rate_limits: RateLimits::default(),
             secure_cookies: false,
             trusted_proxies: Vec::new(),

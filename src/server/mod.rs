@@ -88,6 +88,12 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
+/// The expiry sweep's row in `job_runs`.
+const EXPIRY_JOB: &str = "expiry";
+/// A claim runs out this much before the next tick, so the claiming instance's own next tick finds it due again
+/// (ticks drift by a few ms) and a sweep is not skipped for a whole interval.
+const EXPIRY_CLAIM_SLACK_MS: i64 = 50;
+
 impl AppState {
     /// Connects, migrates, seeds (first run), and builds the engine.
     pub async fn start(config: Config, mut leptos_options: LeptosOptions, clock: Arc<Clock>) -> Result<AppState, AppError> {
@@ -165,16 +171,33 @@ impl AppState {
         })))
     }
 
-    /// Background work: the reservation expiry sweep, the daily prune (`retention`), and on SQLite the WAL checkpoints.
+    /// Background work: the reservation expiry sweep (one instance an interval, claimed in `job_runs`), the daily prune
+    /// (`retention`), and on SQLite the WAL checkpoints.
     pub fn spawn_background(&self) {
         self.db.checkpoint_in_background();
         retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
         let engine = self.engine.clone();
+        let (db, clock) = (self.db.clone(), self.clock.clone());
         let every = self.config.sweep_interval;
+        let every_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
+        let instance = retention::instance_name();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
+                // one instance sweeps each interval (the others would cancel the same reservations again)
+                let now = clock.now_ms();
+                match retention::store::claim(&db, EXPIRY_JOB, &instance, now, now.saturating_add(every_ms).saturating_sub(EXPIRY_CLAIM_SLACK_MS))
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => continue,
+                    Err(e) => {
+                        tracing::warn!(error = %e.report(), "expiry sweep: claiming the run failed");
+                        continue;
+                    }
+                }
                 match engine.expire_due().await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(expired = n, "expired reservations cancelled"),

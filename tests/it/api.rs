@@ -165,6 +165,22 @@ async fn the_expiry_sweep_cancels_overdue_reservations() {
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await, 0);
 }
 
+/// A backlog larger than a chunk, and than the 1,000 a sweep once took at most, goes in one sweep (the old sweep fell behind a sustained load:
+/// 160 expiries a second in the soak), a chunk at a time.
+#[tokio::test]
+async fn one_sweep_cancels_a_backlog_larger_than_a_chunk() {
+    let app = TestApp::spawn().await;
+    let body = letter();
+    let reserves = (0..1_100).map(|_| app.reserve(&body));
+    for (s, _) in futures::future::join_all(reserves).await {
+        assert_eq!(s, 200);
+    }
+    app.clock.advance(Duration::seconds(301));
+    assert_eq!(app.state.engine.expire_due().await.unwrap(), 1_100);
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await, 0);
+    assert_eq!(app.state.engine.expire_due().await.unwrap(), 0);
+}
+
 #[tokio::test]
 async fn a_request_at_new_year_utc_is_numbered_in_the_bangkok_year() {
     let app = TestApp::spawn_with(Options { start: "2025-12-31T17:30:00Z".parse().unwrap(), ..Options::default() }).await;

@@ -670,17 +670,7 @@ fn summarize(args: &Args, rate: f64, run: &Run, still_out: usize) -> i32 {
     println!("| interval | sent | ok | errors | p50 ms | p95 ms | p99 ms | max ms |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (idx, row) in rows.iter().enumerate() {
-        println!(
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.1} |",
-            label(run, idx),
-            row["sent"],
-            row["ok"],
-            row["errors"],
-            row["p50Ms"].as_f64().unwrap_or(0.0),
-            row["p95Ms"].as_f64().unwrap_or(0.0),
-            row["p99Ms"].as_f64().unwrap_or(0.0),
-            row["maxMs"].as_f64().unwrap_or(0.0)
-        );
+        println!("{}", markdown_row(label(run, idx), row));
     }
     println!(
         "open model: {sent} sent, {ok} ok, {failed} failed in {}s at {rate}/s; latency ms p50 {:.2} p95 {:.2} p99 {:.2} max {:.1}{}",
@@ -751,6 +741,21 @@ fn op_stats<'a>(ops: impl Iterator<Item = (&'a Op, &'a Vec<u64>)>) -> Value {
     Value::Object(out)
 }
 
+/// One interval of the report as a Markdown table row: label, sent, ok, errors, p50, p95, p99, max.
+fn markdown_row(label: impl std::fmt::Display, row: &Value) -> String {
+    let ms = |key: &str| row[key].as_f64().unwrap_or(0.0);
+    format!(
+        "| {label} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.1} |",
+        row["sent"],
+        row["ok"],
+        row["errors"],
+        ms("p50Ms"),
+        ms("p95Ms"),
+        ms("p99Ms"),
+        ms("maxMs")
+    )
+}
+
 /// The report as a Markdown table (a `.md` `--report` file).
 fn markdown(report: &Value) -> String {
     let mut out = format!(
@@ -770,17 +775,8 @@ fn markdown(report: &Value) -> String {
         report["duplicates"],
     );
     for row in report["intervals"].as_array().into_iter().flatten() {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
-            row["endSecs"],
-            row["sent"],
-            row["ok"],
-            row["errors"],
-            row["p50Ms"].as_f64().unwrap_or(0.0),
-            row["p95Ms"].as_f64().unwrap_or(0.0),
-            row["p99Ms"].as_f64().unwrap_or(0.0),
-            row["maxMs"].as_f64().unwrap_or(0.0)
-        ));
+        out.push_str(&markdown_row(&row["endSecs"], row));
+        out.push('\n');
     }
     if let Some(errors) = report["errorsByKind"].as_object().filter(|e| !e.is_empty()) {
         out.push_str("\nErrors by kind:\n\n");

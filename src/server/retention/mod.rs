@@ -226,7 +226,7 @@ pub fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
 }
 
 /// Who claims a run in `job_runs` (for an operator reading it): the host and the process.
-fn instance_name() -> String {
+pub fn instance_name() -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
