@@ -13,6 +13,7 @@ pub mod lock;
 pub mod queue;
 pub mod store;
 
+use futures::StreamExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -202,6 +203,8 @@ const MAX_REASON_CHARS: usize = 500;
 /// Reservations an expiry sweep cancels at once, and how many such chunks one sweep takes at most.
 const EXPIRY_CHUNK: i64 = 250;
 const EXPIRY_MAX_CHUNKS: usize = 40;
+/// Expiry cancels a sweep has on their way at once.
+const EXPIRY_IN_FLIGHT: usize = 16;
 
 impl Engine {
     pub fn new(
@@ -425,7 +428,10 @@ impl Engine {
                 let system = system.clone();
                 async move { self.queues.submit(key, JobKind::Cancel { token, reason: Some("expired".into()), expiry: true }, system).await }
             });
-            let changed = futures::future::join_all(jobs).await.iter().filter(|r| matches!(r, Ok(Outcome::Status { changed: true, .. }))).count();
+            // a few at a time, so they ride along in the commit groups of the live traffic instead of forming one large
+            // group that every reserve behind it waits for (the soak: p99 5–7 → 30 ms with the whole chunk at once)
+            let outcomes: Vec<_> = futures::stream::iter(jobs).buffer_unordered(EXPIRY_IN_FLIGHT).collect().await;
+            let changed = outcomes.iter().filter(|r| matches!(r, Ok(Outcome::Status { changed: true, .. }))).count();
             expired += changed;
             if taken < EXPIRY_CHUNK as usize || changed == 0 {
                 break;
