@@ -41,6 +41,16 @@ async fn abandon(addr: &str, path: &str, cookie: Option<&str>, read_bytes: usize
     drop(tcp);
 }
 
+/// `POST /api/v1/auth/login` as the bootstrap admin (`DocnumServer` sets its password).
+async fn log_in(client: &reqwest::Client, base: &str) -> reqwest::Response {
+    client
+        .post(format!("{base}/api/v1/auth/login"))
+        .json(&serde_json::json!({ "username": "admin", "password": "test-admin-password" }))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The last `lines` lines of `text`.
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
@@ -68,12 +78,7 @@ async fn thousands_of_abandoned_page_loads_leave_the_server_answering_and_stoppa
     let mut server = DocnumServer::start_logging(&db_url, &[("SHUTDOWN_GRACE_SECS", "30".into())], std::fs::File::create(&log_path).unwrap());
     server.wait_healthy(&client).await;
 
-    let login = client
-        .post(format!("{}/api/v1/auth/login", server.base))
-        .json(&serde_json::json!({ "username": "admin", "password": "test-admin-password" }))
-        .send()
-        .await
-        .unwrap();
+    let login = log_in(&client, &server.base).await;
     assert!(login.status().is_success(), "login: {}", login.status());
     let cookie = login
         .headers()
@@ -151,12 +156,7 @@ async fn pages_that_need_a_session_send_a_visitor_without_one_to_login() {
     assert_eq!(r.status(), 404);
 
     let with_session = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let login = with_session
-        .post(format!("{}/api/v1/auth/login", server.base))
-        .json(&serde_json::json!({ "username": "admin", "password": "test-admin-password" }))
-        .send()
-        .await
-        .unwrap();
+    let login = log_in(&with_session, &server.base).await;
     assert!(login.status().is_success());
     let r = with_session.get(format!("{}/counters", server.base)).send().await.unwrap();
     assert_eq!(r.status(), 200);
