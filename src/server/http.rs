@@ -18,7 +18,9 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::AppError;
-use crate::server::{admin_ops, audit, auth, bundle, edge, import, inflight, numbering, reference, seed_paths, templates, workflow, AppState};
+use crate::server::{
+    admin_ops, audit, auth, bundle, edge, import, inflight, numbering, page_owner, reference, seed_paths, templates, workflow, AppState,
+};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -234,18 +236,10 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
     let page_context = move || {
         provide_context(stylesheet.clone());
         edge::provide_nonce();
+        page_owner::remember();
     };
-    Router::new()
-        .merge(api_router())
-        .route("/health", get(health))
-        .route("/health/live", get(live))
-        .route("/health/ready", get(ready))
-        // a counter's batches from the other instances, while this one holds its lock (CLUSTER_SECRET; not in the API)
-        .route(numbering::forward::PATH, axum::routing::post(numbering::forward::receive))
-        // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
-        .merge(crate::server::metrics::routes())
-        // the browser bundle: precompressed, hashed names cached for a year
-        .nest_service(&bundle::route(&options), bundle::service(&options, state.bundle.clone()))
+    // the pages (and the 404 page): each render's reactive tree cleaned up when its body goes, finished or not
+    let pages = Router::new()
         .leptos_routes_with_context(
             &state,
             routes,
@@ -266,6 +260,19 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(page_context, shell)
                 .layer(axum::middleware::from_fn(revalidate_unless_said)),
         )
+        .layer(axum::middleware::from_fn(page_owner::layer));
+    Router::new()
+        .merge(api_router())
+        .route("/health", get(health))
+        .route("/health/live", get(live))
+        .route("/health/ready", get(ready))
+        // a counter's batches from the other instances, while this one holds its lock (CLUSTER_SECRET; not in the API)
+        .route(numbering::forward::PATH, axum::routing::post(numbering::forward::receive))
+        // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
+        .merge(crate::server::metrics::routes())
+        // the browser bundle: precompressed, hashed names cached for a year
+        .nest_service(&bundle::route(&options), bundle::service(&options, state.bundle.clone()))
+        .merge(pages)
         .layer(axum::middleware::from_fn(bound_server_fn_bodies))
         .layer(axum::middleware::from_fn_with_state(state.clone(), pages_need_a_session))
         // what the server functions may read (the API's routes set their own, smaller limit)

@@ -54,6 +54,7 @@ pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
 pub const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
 pub const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
 pub const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
+pub const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, utilization needs a counter in the current period).
@@ -77,6 +78,7 @@ pub const FAMILIES: &[&str] = &[
     LOGIN_THROTTLED,
     REQUESTS_IN_FLIGHT,
     OLDEST_REQUEST_AGE,
+    RUNTIME_TASKS,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
@@ -442,6 +444,12 @@ async fn scrape_time(state: &AppState) -> Registry {
         total += n;
     }
     in_flight.set(total as i64);
+
+    // Tasks alive in the runtime: flat under any load once warm. A task left waiting forever by a request that
+    // ended (the page renders of clients that hung up did, before page_owner.rs) shows here as steady growth.
+    let tasks =
+        register(&r, IntGauge::new(RUNTIME_TASKS, "Tasks alive in the async runtime (server-side renders, background jobs, connections).").unwrap());
+    tasks.set(tokio::runtime::Handle::current().metrics().num_alive_tasks() as i64);
 
     // Sequence utilization: per type, the fullest counter of the current period.
     let utilization = register(

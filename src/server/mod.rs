@@ -30,6 +30,8 @@ pub mod workflow;
 pub mod import;
 // the requests in flight: the watchdog's gauge, and what a stop past its deadline reports
 pub mod inflight;
+// a page render's reactive tree, cleaned up when its client hangs up
+pub mod page_owner;
 
 use std::sync::Arc;
 use std::time::Duration;
