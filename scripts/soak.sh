@@ -84,7 +84,7 @@ log "soak: 3 instances (${APP_PORTS[*]}, pids ${APP_PIDS[*]}), Redis $REDIS_PORT
 # owns that port is found from its own sockets: the inodes behind /proc/PID/fd, looked up in /proc/PID/net/tcp
 # (local port, remote port). `db_sockets` is the instance's own count of sockets to MariaDB, as a cross-check.
 SAMPLES="$W/samples.csv"
-echo "minute,elapsed_s,instance,pid,rss_kb,fds,db_conns,db_sockets,in_flight,oldest_request_s" > "$SAMPLES"
+echo "minute,elapsed_s,instance,pid,rss_kb,fds,db_conns,db_sockets,in_flight,oldest_request_s,runtime_tasks" > "$SAMPLES"
 cat > "$W/sample.py" <<'PY'
 import os, re, sys, urllib.request
 minute, elapsed, db_port, mariadb_pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -130,16 +130,17 @@ def metrics(port):
     try:
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=3).read().decode()
     except Exception:
-        return "", ""
+        return "", "", ""
     in_flight = next((l.split()[-1] for l in text.splitlines() if l.startswith("docnum_requests_in_flight ")), "")
     ages = [float(l.split()[-1]) for l in text.splitlines() if l.startswith("docnum_oldest_request_age_seconds")]
-    return in_flight, (f"{max(ages):.1f}" if ages else "")
+    tasks = next((l.split()[-1] for l in text.splitlines() if l.startswith("docnum_runtime_alive_tasks ")), "")
+    return in_flight, (f"{max(ages):.1f}" if ages else ""), tasks
 
 for port, pid in instances:
     ports = db_local_ports(pid)
-    in_flight, oldest = metrics(port)
-    print(f"{minute},{elapsed},{port},{pid},{rss_kb(pid)},{len(fds(pid))},{sum(1 for p in host_ports if p in ports)},{len(ports)},{in_flight},{oldest}")
-print(f"{minute},{elapsed},mariadb,{mariadb_pid},{rss_kb(mariadb_pid)},{len(fds(mariadb_pid))},{len(hosts)},,,")
+    in_flight, oldest, tasks = metrics(port)
+    print(f"{minute},{elapsed},{port},{pid},{rss_kb(pid)},{len(fds(pid))},{sum(1 for p in host_ports if p in ports)},{len(ports)},{in_flight},{oldest},{tasks}")
+print(f"{minute},{elapsed},mariadb,{mariadb_pid},{rss_kb(mariadb_pid)},{len(fds(mariadb_pid))},{len(hosts)},,,,")
 PY
 sample() {
   local instances=() i
@@ -198,8 +199,8 @@ def at(minute):
     return {s["instance"]: s for s in samples if int(s["minute"]) == minute}
 start, end = at(warmup), at(minutes)
 print(f"\n## Soak: each instance after the {warmup}-minute warm-up and at the end (minute {minutes})\n")
-print("| instance | RSS MB start → end | growth | fds start → end | DB connections start → end | in flight at end |")
-print("| --- | --- | --- | --- | --- | --- |")
+print("| instance | RSS MB start → end | growth | fds start → end | DB connections start → end | runtime tasks start → end | in flight at end |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 growths = {}
 for name in sorted(start):
     s, e = start[name], end.get(name, {})
@@ -211,7 +212,7 @@ for name in sorted(start):
         if name != "mariadb":
             growths[name] = g
     print(f"| {name} (pid {s['pid']}) | {mb(s.get('rss_kb'))} → {mb(e.get('rss_kb'))} | {growth} | {s.get('fds')} → {e.get('fds', '?')} | "
-          f"{s.get('db_conns')} → {e.get('db_conns', '?')} | {e.get('in_flight') or '-'} |")
+          f"{s.get('db_conns')} → {e.get('db_conns', '?')} | {s.get('runtime_tasks') or '-'} → {e.get('runtime_tasks') or '-'} | {e.get('in_flight') or '-'} |")
 print(f"\n(every minute's sample: {w}/samples.csv; mariadb's DB connections are every connection it has)")
 
 check = json.load(open(f"{w}/check.json"))
