@@ -1,0 +1,133 @@
+//! The audit log and the error log for admins: who may see what (a project admin their projects' rows, a super
+//! admin every row and the chains' verification), then the storage; and their REST routes. The logs' pages call the
+//! same services through their server functions.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::contract::{AuditPage, AuditQuery, ErrorPage, ErrorQuery};
+use crate::server::audit::{self, VerifyReport};
+use crate::server::clock::Clock;
+use crate::server::db::Db;
+use crate::server::auth::Caller;
+use crate::server::error::{ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::{errors_log, AppState};
+
+// ---- the services (REST and the server functions) ----
+
+/// Recomputes every audit chain: super admins only (it reads every project's chains).
+pub async fn verify_chains(db: &Db, caller: &Caller) -> Result<VerifyReport, AppError> {
+    caller.require_super_admin()?;
+    audit::verify(db).await
+}
+
+/// The projects whose audit rows this caller may read (None: every row, the `admin` chain's too): admins only, and a
+/// project filter outside a project admin's projects is 403.
+fn audit_scope<'c>(caller: &'c Caller, q: &AuditQuery) -> Result<Option<&'c [i64]>, AppError> {
+    let scope = caller.admin_scope()?;
+    if let Some(p) = q.project_id {
+        caller.require_project_admin(p)?;
+    }
+    Ok(scope)
+}
+
+/// One page of the audit rows this caller may read.
+pub async fn audit_page(db: &Db, caller: &Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
+    audit::search(db, audit_scope(caller, q)?, q).await
+}
+
+/// The audit rows this caller may read, as CSV.
+pub async fn audit_csv(db: &Db, caller: &Caller, q: &AuditQuery) -> Result<String, AppError> {
+    audit::export_csv(db, audit_scope(caller, q)?, q).await
+}
+
+/// One page of the error log as this caller may read it (admins; a project admin their projects' rows).
+pub async fn error_page(db: &Db, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+    errors_log::search(db, caller.admin_scope()?, q).await
+}
+
+/// Marks an error resolved, if the caller may read it (404 otherwise, as for no such unresolved error).
+pub async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: i64) -> Result<(), AppError> {
+    errors_log::resolve(db, clock.now_ms(), caller.admin_scope()?, id).await
+}
+
+// ---- REST ----
+
+/// The audit and error-log routes (under `/api/v1`).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(verify)).routes(routes!(search)).routes(routes!(errors)).routes(routes!(resolve_error))
+}
+
+#[utoipa::path(get, path = "/document-numbering/logs/audit/verify",
+    responses((status = 200, body = VerifyReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
+pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
+    Ok(Json(verify_chains(&s.db, &caller).await?))
+}
+
+/// `GET /logs/audit?from&to&user&operation&number&projectId&page&pageSize[&format=csv]` (admins).
+#[utoipa::path(get, path = "/document-numbering/logs/audit", params(AuditQuery, Format),
+    responses(
+        (status = 200, description = "a page of audit rows, or (format=csv) the matching rows as CSV",
+            content((AuditPage = "application/json"), (String = "text/csv"))),
+        (status = 400, body = ErrorBody, description = "a malformed filter"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+    ),
+    tag = "audit")]
+pub async fn search(
+    State(s): State<AppState>,
+    caller: Caller,
+    ApiQuery(query): ApiQuery<AuditQuery>,
+    ApiQuery(format): ApiQuery<Format>,
+) -> Result<Response, AppError> {
+    if format.format.as_deref() == Some("csv") {
+        let body = audit_csv(&s.db, &caller, &query).await?;
+        let headers = [
+            (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (axum::http::header::CONTENT_DISPOSITION, "attachment; filename=\"audit-log.csv\""),
+        ];
+        return Ok((headers, body).into_response());
+    }
+    Ok(Json(audit_page(&s.db, &caller, &query).await?).into_response())
+}
+
+/// `format=csv` beside the filters (a separate extractor: serde's flatten would read numbers as strings).
+#[derive(serde::Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Format {
+    /// `csv` for a CSV export (the same filters, every matching row)
+    pub format: Option<String>,
+}
+
+/// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
+#[utoipa::path(get, path = "/document-numbering/logs/errors", params(ErrorQuery),
+    responses((status = 200, body = ErrorPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
+pub async fn errors(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
+    Ok(Json(error_page(&s.db, &caller, &q).await?))
+}
+
+/// `POST /logs/errors/{id}/resolve` (admins).
+#[utoipa::path(post, path = "/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)),
+    responses(
+        (status = 200, body = Resolved, description = "marked resolved"),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    ),
+    tag = "audit")]
+pub async fn resolve_error(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
+    resolve(&s.db, &s.clock, &caller, id).await?;
+    Ok(Json(Resolved { resolved: id }))
+}
+
+/// `{"resolved": id}`
+#[derive(Serialize, ToSchema)]
+pub struct Resolved {
+    pub resolved: i64,
+}
