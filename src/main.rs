@@ -260,7 +260,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::CreateUser { username, password, role, display_name, admin_of } => {
             let db = open(&cli.database_url).await?;
             let new = auth::users::Validated::new(&username, display_name.as_deref(), &password, &role)?;
-            let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
+            let snapshot = docnum::server::reference::load_snapshot(&db).await?;
             let projects = admin_of.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
             auth::users::create_user_as(&db, &cli_actor(), &new, &projects).await?;
             println!("user {} created ({})", new.username, new.role.as_str());
@@ -285,7 +285,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
         Command::CreateToken { name, projects } => {
             let db = open(&cli.database_url).await?;
-            let snapshot = docnum::server::reference::store::load_snapshot(&db).await?;
+            let snapshot = docnum::server::reference::load_snapshot(&db).await?;
             let ids = projects.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
             let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
             let (_, token) = auth::tokens::create_as(&db, &cli_actor(), &name, &ids, admin.0).await?;

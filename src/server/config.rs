@@ -2,11 +2,6 @@
 
 use std::time::Duration;
 
-use crate::server::auth::rate_limit::RateLimits;
-use crate::server::auth::throttle::LoginThrottleConfig;
-use crate::server::numbering::lock::LockConfig;
-use crate::server::retention::RetentionConfig;
-
 /// `SHUTDOWN_GRACE_SECS` when unset: longer than any request of the service takes, shorter than a service manager's
 /// patience (systemd waits 90 s before its SIGKILL).
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
@@ -68,13 +63,132 @@ impl Default for Config {
             advertise_url: None,
             lock: LockConfig::default(),
             max_batch: 256,
-            committers: crate::server::numbering::committer::DEFAULT_COMMITTERS,
+            committers: DEFAULT_COMMITTERS,
             counter_thread: false,
             login_throttle: LoginThrottleConfig::default(),
             argon2_concurrency: 0,
             retention: RetentionConfig::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
+    }
+}
+
+// ---- each feature's settings: plain values, read here, used there ----
+
+/// The counter lock's timings (`numbering::lock`).
+#[derive(Clone, Debug)]
+pub struct LockConfig {
+    pub ttl: Duration,
+    pub max_wait: Duration,
+    pub retry_base: Duration,
+    /// How long a PING may take before that server counts as unreachable.
+    pub probe_timeout: Duration,
+}
+
+impl Default for LockConfig {
+    fn default() -> Self {
+        LockConfig {
+            ttl: Duration::from_secs(5),
+            max_wait: Duration::from_secs(5),
+            // a holder keeps a batch's lock for a few milliseconds: poll at that pace, not at Redlock's 200 ms
+            retry_base: Duration::from_millis(2),
+            probe_timeout: Duration::from_millis(250),
+        }
+    }
+}
+
+/// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
+/// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
+/// fifth off the database's CPU per number (BENCHMARKS.md, "MariaDB"). Two to one took another quarter, and gave
+/// 12–25 % more on the spread row; rows of one counter use one committer anyway (the same heading). A larger database
+/// server may want more.
+pub const DEFAULT_COMMITTERS: usize = 1;
+
+/// The numbering rate limits (`auth::rate_limit`), per minute; 0 = off.
+#[derive(Clone, Debug)]
+pub struct RateLimits {
+    pub per_user_per_min: u32,
+    pub per_ip_per_min: u32,
+    pub global_per_min: u32,
+    pub per_token_per_min: u32,
+    /// The limits of preview, confirm and cancel are these limits times this factor (0 = no limit on them).
+    pub light_factor: u32,
+}
+
+pub const DEFAULT_LIGHT_FACTOR: u32 = 10;
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits { per_user_per_min: 10, per_ip_per_min: 50, global_per_min: 5000, per_token_per_min: 6000, light_factor: DEFAULT_LIGHT_FACTOR }
+    }
+}
+
+impl RateLimits {
+    /// Every limit off (tests, benchmarks).
+    pub fn off() -> RateLimits {
+        RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0, light_factor: DEFAULT_LIGHT_FACTOR }
+    }
+
+    /// The limits of the requests that take no new number (preview, confirm, cancel): each number limit times
+    /// `light_factor`, saturating; 0 stays 0 (off).
+    pub fn light(&self) -> RateLimits {
+        let times = |limit: u32| limit.saturating_mul(self.light_factor);
+        RateLimits {
+            per_user_per_min: times(self.per_user_per_min),
+            per_ip_per_min: times(self.per_ip_per_min),
+            global_per_min: times(self.global_per_min),
+            per_token_per_min: times(self.per_token_per_min),
+            light_factor: self.light_factor,
+        }
+    }
+}
+
+/// Login throttling (`auth::throttle`): failures before the waits begin, and the waits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoginThrottleConfig {
+    /// Consecutive failures of one username before its waits begin (`LOGIN_FAILURES_PER_USER`; 0 = off).
+    pub per_user_failures: u32,
+    /// Failures from one client address, whatever the usernames, before its waits begin
+    /// (`LOGIN_FAILURES_PER_ADDRESS`; 0 = off). Higher than the per-user one: an office behind one NAT shares it.
+    pub per_address_failures: u32,
+    /// The wait after the threshold-th failure; it doubles with each further one.
+    pub first_wait: Duration,
+    /// The longest wait (`LOGIN_MAX_WAIT_SECS`); failures are also forgotten this long after their wait ended.
+    pub max_wait: Duration,
+}
+
+impl Default for LoginThrottleConfig {
+    fn default() -> Self {
+        LoginThrottleConfig {
+            per_user_failures: 5,
+            per_address_failures: 20,
+            first_wait: Duration::from_secs(1),
+            max_wait: Duration::from_secs(15 * 60),
+        }
+    }
+}
+
+impl LoginThrottleConfig {
+    /// Nothing is throttled (benchmarks).
+    pub fn off() -> LoginThrottleConfig {
+        LoginThrottleConfig { per_user_failures: 0, per_address_failures: 0, ..LoginThrottleConfig::default() }
+    }
+}
+
+/// The limits, plain values: `RETENTION_*` of `docnum serve` and `docnum prune`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// `RETENTION_LOGIN_ATTEMPTS_DAYS`: login attempts older than this go.
+    pub login_attempts_days: u32,
+    /// `RETENTION_RESOLVED_ERRORS_DAYS`: error-log rows resolved longer ago than this go.
+    pub resolved_errors_days: u32,
+    /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
+    pub interval: Duration,
+}
+
+impl Default for RetentionConfig {
+    fn default() -> Self {
+        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, interval: Duration::from_secs(86_400) }
     }
 }
 

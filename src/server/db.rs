@@ -4,14 +4,18 @@
 use std::str::FromStr;
 
 use crate::server::error::AppError;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
 
+pub mod failure;
 mod wal_writes;
+
+pub use failure::{
+    classify, is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, suspecting_connections, DbFailure,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -304,15 +308,6 @@ enum Autocommit {
     Off,
 }
 
-/// Until when (ms) pooled connections are pinged before use: set by `suspect_connections`.
-static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
-
-/// Called on a connection error: for the next 10 s every pooled connection is pinged before use, so dead
-/// ones are replaced instead of failing the retry.
-pub fn suspect_connections() {
-    SUSPECT_UNTIL_MS.store(now_ms() + 10_000, Ordering::Relaxed);
-}
-
 /// The URL of the committers' MariaDB connections: prepared-statement caches of `COUNTER_STATEMENT_CACHE` instead
 /// of sqlx's 100 (unless the URL sets one). A group writes its numbers and audit rows with one INSERT each, whose text
 /// differs with the row count; with 100 places these pushed each other out, and about one statement in six was
@@ -344,7 +339,7 @@ fn mysql_pool_options(max_connections: u32, autocommit: Autocommit) -> AnyPoolOp
         .test_before_acquire(false)
         .before_acquire(|conn, meta| {
             Box::pin(async move {
-                if meta.idle_for > Duration::from_secs(1) || now_ms() < SUSPECT_UNTIL_MS.load(Ordering::Relaxed) {
+                if meta.idle_for > Duration::from_secs(1) || suspecting_connections() {
                     conn.ping().await?;
                 }
                 Ok(true)
@@ -416,83 +411,6 @@ pub fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size:
 
 pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
-}
-
-/// The MariaDB/MySQL error number (e.g. 1062), when `e` came from that server. Through the `Any` driver the
-/// backend's own error arrives unchanged, so it downcasts; `code()` is the SQLSTATE there, not the number.
-fn mysql_error_number(e: &sqlx::Error) -> Option<u16> {
-    match e {
-        sqlx::Error::Database(db) => db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|m| m.number()),
-        _ => None,
-    }
-}
-
-/// What a failed statement means to the code that ran it: the one classification of `sqlx` errors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DbFailure {
-    /// The database refused a duplicate (unique constraint).
-    /// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
-    /// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
-    UniqueViolation,
-    /// The database aborted a statement or transaction because another transaction held or changed the rows it
-    /// needed — a lost race, worth retrying the whole transaction at once, like a version conflict: MariaDB 1213
-    /// ER_LOCK_DEADLOCK (InnoDB rolled the transaction back), 1205 ER_LOCK_WAIT_TIMEOUT, 1020 ER_CHECKREAD
-    /// ("record has changed since last read": MariaDB ≥ 11.6 with `innodb_snapshot_isolation=ON`, the default
-    /// from 11.8, raises it instead of letting a REPEATABLE READ transaction update a row committed after its
-    /// snapshot), and SQLSTATE 40001 (serialization failure) from any backend.
-    /// SQLite's "database is locked" is a `Connection` failure (retried with backoff).
-    RetryableConflict,
-    /// The database could not be reached (worth a retry), as opposed to a refused statement. MariaDB reports a
-    /// connection killed or a server shutting down as a database error (SQLSTATE class 08, 1053
-    /// ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
-    Connection,
-    /// Anything else: a failure to report, not to retry.
-    Other,
-}
-
-/// Classifies a `sqlx` error (see [`DbFailure`]). A retryable conflict is checked before a unique violation.
-pub fn classify(e: &sqlx::Error) -> DbFailure {
-    if is_retryable_conflict(e) {
-        DbFailure::RetryableConflict
-    } else if is_unique_violation(e) {
-        DbFailure::UniqueViolation
-    } else if is_connection_error(e) {
-        DbFailure::Connection
-    } else {
-        DbFailure::Other
-    }
-}
-
-/// `classify(e) == DbFailure::UniqueViolation`.
-pub fn is_unique_violation(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(db) => {
-            db.is_unique_violation()
-                || db.code().is_some_and(|c| c == "2067" || c == "1555")
-                || mysql_error_number(e).is_some_and(|n| matches!(n, 1022 | 1062 | 1169 | 1557 | 1586))
-                || db.message().contains("UNIQUE constraint failed")
-                || db.message().contains("Duplicate entry")
-        }
-        _ => false,
-    }
-}
-
-/// Whether `e` is a [`DbFailure::RetryableConflict`].
-pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(db) => {
-            mysql_error_number(e).is_some_and(|n| matches!(n, 1020 | 1205 | 1213)) || db.code().is_some_and(|c| c == "40001")
-        }
-        _ => false,
-    }
-}
-
-/// Whether `e` is a [`DbFailure::Connection`].
-pub fn is_connection_error(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_))
-        || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
-        || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1927 | 2006 | 2013))
-        || (mysql_error_number(e).is_some() && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
 }
 
 /// A value bound to a `?` of a [`Conditions`] clause.
@@ -647,15 +565,6 @@ mod tests {
         assert_eq!(classify(&not_null), DbFailure::Other);
         assert_eq!(classify(&sqlx::Error::PoolClosed), DbFailure::Connection);
         assert_eq!(classify(&sqlx::Error::RowNotFound), DbFailure::Other);
-    }
-
-    #[tokio::test]
-    async fn the_counter_chain_key_in_sql_is_the_one_the_audit_log_writes() {
-        let db = Db::connect("sqlite::memory:").await.unwrap();
-        let sql = format!("SELECT {}", Dialect::Sqlite.counter_chain_key("?"));
-        let key: String = sqlx::query_scalar(&sql).bind(42_i64).fetch_one(&db.pool).await.unwrap();
-        assert_eq!(key, crate::server::audit::counter_chain(42));
-        assert_eq!(Dialect::MySql.counter_chain_key("c.id"), "CONCAT('counter:', c.id)");
     }
 
     #[tokio::test]

@@ -32,12 +32,15 @@ use ipnet::IpNet;
 use leptos::nonce::Nonce;
 
 use crate::server::error::AppError;
-use crate::server::http::{SERVER_FN_PATH, SESSION_COOKIE};
 use crate::server::AppState;
 
-/// The client's address as the edge resolved it (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientAddr(pub IpAddr);
+pub use crate::server::auth::ClientAddr;
+
+/// Where the server functions live (the `prefix` of every `#[server]`).
+pub const SERVER_FN_PATH: &str = "/sfn/";
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "docnum_session";
 
 /// How a request reached the service, as far as the service can tell.
 #[derive(Clone, Debug, PartialEq, Eq)]

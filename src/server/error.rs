@@ -272,8 +272,8 @@ impl IntoResponse for AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
-        if crate::server::db::classify(&e) == crate::server::db::DbFailure::Connection {
-            crate::server::db::suspect_connections();
+        if crate::server::db::failure::classify(&e) == crate::server::db::failure::DbFailure::Connection {
+            crate::server::db::failure::suspect_connections();
         }
         AppError::database(Arc::new(e))
     }
@@ -282,8 +282,8 @@ impl From<sqlx::Error> for AppError {
 /// A database error inside a transaction that the operation retries: a lost race (MariaDB deadlock, lock wait
 /// timeout) becomes a version conflict; anything else is a database error.
 pub fn lost_race_as_conflict(e: sqlx::Error) -> AppError {
-    match crate::server::db::classify(&e) {
-        crate::server::db::DbFailure::RetryableConflict => AppError::VersionConflict("a transaction that lost a race to another".into()),
+    match crate::server::db::failure::classify(&e) {
+        crate::server::db::failure::DbFailure::RetryableConflict => AppError::VersionConflict("a transaction that lost a race to another".into()),
         _ => e.into(),
     }
 }
@@ -382,6 +382,39 @@ where
             .map(|axum::extract::Query(v)| ApiQuery(v))
             .map_err(|e| AppError::validation("พารามิเตอร์ในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
     }
+}
+
+// ---- uploads: a body read as text, an import's report as the answer (the bulk import, the reference data) ----
+
+/// An import that was refused: the §6 error body, with the per-row report when the rows could be read
+/// (`code` = `IMPORT_REJECTED`; nothing was changed).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ImportRejected {
+    #[serde(flatten)]
+    pub error: ErrorBody,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<crate::contract::import::ImportReport>,
+}
+
+/// The body as text, at most `limit` bytes (413 with the §6 body beyond), valid UTF-8 (else 400).
+pub async fn body_text(request: axum::extract::Request, limit: usize) -> Result<String, AppError> {
+    let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| AppError::PayloadTooLarge)?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| AppError::validation("ข้อมูลที่ส่งมาต้องเป็นข้อความ UTF-8", "the body is not UTF-8 text"))
+}
+
+/// 200 with the report, or — when an import to apply had refused rows — 400 with the §6 body and the report.
+pub fn report_response(report: crate::contract::import::ImportReport) -> Response {
+    if report.dry_run || report.applied {
+        return axum::Json(report).into_response();
+    }
+    let err = AppError::validation(
+        format!("นำเข้าไม่สำเร็จ: มีข้อมูลไม่ถูกต้อง {} แถว จึงไม่ได้บันทึกข้อมูลใดเลย", report.error_rows),
+        format!("import refused: {} of {} rows are invalid; nothing was changed", report.error_rows, report.total),
+    );
+    let mut error = err.body();
+    error.code = "IMPORT_REJECTED".into();
+    error.error = "IMPORT_REJECTED".into();
+    (StatusCode::BAD_REQUEST, axum::Json(ImportRejected { error, report: Some(report) })).into_response()
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use crate::server::auth::Caller;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -18,6 +17,16 @@ const MAX_CONTEXT_DEPTH: usize = 4;
 pub const MAX_CONTEXT_CHARS: usize = 4000;
 /// Most distinct errors remembered for the repeat window (then the expired ones are dropped, or all).
 const MAX_RECENT: usize = 10_000;
+
+/// Who a failing request came from, as the log keeps it (`auth::Caller::who` makes one).
+pub struct Who {
+    /// The name shown: a username, or `token:<name>` for an API token.
+    pub name: String,
+    /// The user's id, when a person.
+    pub user_id: Option<i64>,
+    /// The client address.
+    pub ip: Option<String>,
+}
 
 #[derive(Clone)]
 pub struct ErrorLog {
@@ -66,22 +75,22 @@ impl ErrorLog {
     }
 
     /// [`ErrorLog::record_in`] for an error of no known project (super admins see it).
-    pub fn record(&self, error: &AppError, caller: &Caller, context: serde_json::Value) {
-        self.record_in(error, caller, None, context)
+    pub fn record(&self, error: &AppError, who: &Who, context: serde_json::Value) {
+        self.record_in(error, who, None, context)
     }
 
     /// Writes the error (when it is of a kind the log keeps, see `AppError::log_type`) with the project of the
     /// failing request when known, off the request path. The context's texts are clipped; an error without a
     /// reference id repeated by the same caller within [`REPEAT_WINDOW_MS`] is written once, the next row after
     /// the window saying how many repeats were skipped.
-    pub fn record_in(&self, error: &AppError, caller: &Caller, project_id: Option<i64>, context: serde_json::Value) {
+    pub fn record_in(&self, error: &AppError, who: &Who, project_id: Option<i64>, context: serde_json::Value) {
         let Some(error_type) = error.log_type() else { return };
         crate::server::metrics::error_seen(error_type);
         let code = error.code().code();
         let message: String = error.report().chars().take(2000).collect();
         let ref_id = error.reference().map(str::to_string);
         let at = self.clock.now_ms(); // the service clock, like every other timestamp
-        let caller_name: String = caller.display_name().chars().take(MAX_CONTEXT_TEXT_CHARS).collect();
+        let caller_name: String = who.name.chars().take(MAX_CONTEXT_TEXT_CHARS).collect();
         let mut context = serde_json::json!({ "caller": caller_name, "context": clipped(context, 0) });
         if ref_id.is_none() {
             match self.repeats.admit(repeat_key(&caller_name, error_type, code, &message, project_id), at) {
@@ -95,8 +104,8 @@ impl ErrorLog {
             context = serde_json::json!({ "clipped": context.chars().take(MAX_CONTEXT_CHARS).collect::<String>() }).to_string();
         }
         let db = self.db.clone();
-        let user_id = caller.user_id();
-        let ip = caller.ip.as_deref().map(|ip| ip.chars().take(64).collect::<String>());
+        let user_id = who.user_id;
+        let ip = who.ip.as_deref().map(|ip| ip.chars().take(64).collect::<String>());
         if error_type == "DB_ERROR" {
             tracing::error!(%message, ref_id = ?ref_id, "database error");
         }
@@ -237,13 +246,12 @@ impl From<StoredError> for ErrorRow {
     }
 }
 
-/// The error log, newest first, filtered by type and (optionally) unresolved only (admins).
-pub async fn search(s: &crate::server::AppState, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
-    let scope = caller.admin_scope()?;
-    let db = &s.db;
+/// The error log, newest first, filtered by type and (optionally) unresolved only; kept to the rows of `projects`
+/// (None: every row).
+pub async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let mut filter = Conditions::default();
-    if let Some(projects) = scope {
+    if let Some(projects) = projects {
         filter.and_in("project_id IN ({})", projects);
     }
     filter.and_if("error_type = ?", q.error_type.clone());
@@ -268,14 +276,12 @@ pub async fn search(s: &crate::server::AppState, caller: &Caller, q: &ErrorQuery
     Ok(ErrorPage { rows, total, page, page_size: size })
 }
 
-/// Marks an error as dealt with (admins: a project admin only their projects' rows); 404 when there is no such
-/// unresolved error the caller may see.
-pub async fn resolve(s: &crate::server::AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
-    let scope = caller.admin_scope()?;
-    let (db, now_ms) = (&s.db, s.clock.now_ms());
+/// Marks an error as dealt with at `now_ms`, if it is one of `projects`' rows (None: any); 404 when there is no such
+/// unresolved error.
+pub async fn resolve(db: &Db, now_ms: i64, projects: Option<&[i64]>, id: i64) -> Result<(), AppError> {
     let mut filter = Conditions::default();
     filter.and("id = ?", [id.into()]).and("resolved_at IS NULL", []);
-    if let Some(projects) = scope {
+    if let Some(projects) = projects {
         filter.and_in("project_id IN ({})", projects);
     }
     let sql = format!("UPDATE error_log SET resolved_at = ?{}", filter.sql());

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::handler::Handler;
-use axum::http::{header, Method, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -18,9 +18,7 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::AppError;
-use crate::server::{
-    admin_ops, audit, auth, bundle, edge, import, inflight, numbering, page_owner, reference, seed_paths, templates, workflow, AppState,
-};
+use crate::server::{admin_ops, auth, bundle, edge, import, inflight, metrics, numbering, page_owner, reference, seed_paths, templates, AppState};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -66,11 +64,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// plus the other fields.
 pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES + 64 * 1024;
 
-/// Where the server functions live (the `prefix` of every `#[server]`).
-pub const SERVER_FN_PATH: &str = "/sfn/";
-
-/// The session cookie's name.
-pub const SESSION_COOKIE: &str = "docnum_session";
+pub use edge::{SERVER_FN_PATH, SESSION_COOKIE};
 
 /// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
 /// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
@@ -96,10 +90,10 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(auth::http::router())
         .merge(numbering::http::router())
         .merge(templates::http::router())
-        .merge(audit::http::router())
+        .merge(admin_ops::logs::router())
         .merge(reference::http::router())
         .merge(admin_ops::http::router())
-        .merge(workflow::http::router())
+        .merge(admin_ops::workflows::router())
         .merge(import::http::router())
         .merge(seed_paths::router())
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
@@ -117,6 +111,37 @@ pub fn api_router() -> Router<AppState> {
     let (router, doc) = api();
     let doc = std::sync::Arc::new(doc);
     router.route(&format!("{API_PREFIX}/openapi.json"), get(move || std::future::ready(Json(doc.as_ref().clone()))))
+}
+
+/// `METRICS_TOKEN`, read when the router is built: with it, `/metrics` requires `Authorization: Bearer <token>`.
+fn metrics_token() -> Option<String> {
+    std::env::var("METRICS_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
+}
+
+/// `/metrics` (SPEC §10): the recorded series and what the parts of the service report at scrape time.
+async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>) -> axum::response::Response {
+    if let Some(expected) = token {
+        if !metrics::bearer_matches(&headers, expected) {
+            return metrics::unauthorized();
+        }
+    }
+    let redis = if state.config.redis_urls.is_empty() {
+        None
+    } else {
+        Some((metrics::redis_quorum_answers(&state.config.redis_urls).await, state.engine.redis_up() == Some(false)))
+    };
+    let utilization = match tokio::time::timeout(std::time::Duration::from_secs(2), state.engine.sequence_utilization()).await {
+        Ok(Ok(rows)) => Some(rows),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "metrics: sequence utilization query failed");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("metrics: sequence utilization query took more than 2 s; skipped");
+            None
+        }
+    };
+    metrics::scrape(metrics::Snapshot { redis, db: &state.db, in_flight: state.inflight.oldest_by_route(), utilization })
 }
 
 /// `/health`: the database answers, and a preview can be computed.
@@ -215,7 +240,7 @@ async fn pages_need_a_session(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let page_load = matches!(*req.method(), Method::GET | Method::HEAD) && pages_needing_a_session().contains(req.uri().path());
-    if page_load && matches!(auth::user_from_session(&state, &session).await, Ok(None)) {
+    if page_load && matches!(auth::user_from_session(&state.db, &session).await, Ok(None)) {
         return (StatusCode::SEE_OTHER, [(header::LOCATION, "/login"), (header::CACHE_CONTROL, bundle::NO_CACHE)]).into_response();
     }
     next.run(req).await
@@ -269,7 +294,13 @@ pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store
         // a counter's batches from the other instances, while this one holds its lock (CLUSTER_SECRET; not in the API)
         .route(numbering::forward::PATH, axum::routing::post(numbering::forward::receive))
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
-        .merge(crate::server::metrics::routes())
+        .route("/metrics", {
+            let token = metrics_token();
+            get(move |State(state): State<AppState>, headers: HeaderMap| {
+                let token = token.clone();
+                async move { scrape_metrics(state, headers, token.as_deref()).await }
+            })
+        })
         // the browser bundle: precompressed, hashed names cached for a year
         .nest_service(&bundle::route(&options), bundle::service(&options, state.bundle.clone()))
         .merge(pages)

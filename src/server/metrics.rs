@@ -18,20 +18,15 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
 use prometheus::core::Collector;
 use prometheus::{
     Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
-use crate::numbering::{Period, ResetScope};
-use crate::server::db::Dialect;
+use crate::server::db::{Db, Dialect};
 use crate::server::error::AppError;
-use crate::server::AppState;
 
 // ---- names (alerts and the dashboard in deploy/ use exactly these) ----
 
@@ -345,27 +340,37 @@ pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
 
 // ---- the scrape ----
 
-/// `/metrics`, with the bearer token of `METRICS_TOKEN` required when that variable is set (read when the
-/// router is built).
-pub fn routes() -> Router<AppState> {
-    let token = std::env::var("METRICS_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
-    Router::new().route(
-        "/metrics",
-        get(move |State(state): State<AppState>, headers: HeaderMap| {
-            let token = token.clone();
-            async move {
-                if let Some(expected) = token.as_deref() {
-                    if !bearer_matches(&headers, expected) {
-                        return unauthorized();
-                    }
-                }
-                scrape(&state).await
-            }
-        }),
-    )
+/// What a scrape reports of the running service beyond the recorded series, as plain values gathered by the edge
+/// (`http::metrics`) from the parts that know them.
+pub struct Snapshot<'a> {
+    /// With `REDIS_URLS`: whether a quorum answers PING now ([`redis_quorum_answers`]), and whether numbering
+    /// currently runs on the database-lock fallback.
+    pub redis: Option<(bool, bool)>,
+    pub db: &'a Db,
+    /// Per route: the age of its oldest request in flight and how many there are.
+    pub in_flight: Vec<(std::sync::Arc<str>, Duration, usize)>,
+    /// Per correspondence type, the fullest counter of the current period (None: the query failed or took too long).
+    pub utilization: Option<Vec<(String, f64)>>,
 }
 
-fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
+/// `/metrics`' answer: the recorded series and the snapshot's gauges, in the text format.
+pub fn scrape(snapshot: Snapshot<'_>) -> Response {
+    let encoder = TextEncoder::new();
+    let mut families = RECORDED.registry.gather();
+    families.extend(scrape_time(snapshot).gather());
+    families.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut body = Vec::with_capacity(8 * 1024);
+    if let Err(e) = encoder.encode(&families, &mut body) {
+        tracing::warn!(error = %e, "metrics encoding failed");
+        return (StatusCode::INTERNAL_SERVER_ERROR, "metrics encoding failed\n").into_response();
+    }
+    let mut r = body.into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    r
+}
+
+/// Whether the request carries `Authorization: Bearer <expected>` (`METRICS_TOKEN`), compared in constant time.
+pub fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
     let Some(given) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -378,39 +383,25 @@ fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn unauthorized() -> Response {
+/// The answer to a scrape without the token `METRICS_TOKEN` asks for.
+pub fn unauthorized() -> Response {
     let mut r = (StatusCode::UNAUTHORIZED, "metrics: Authorization: Bearer <METRICS_TOKEN> required\n").into_response();
     r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     r
 }
 
-async fn scrape(state: &AppState) -> Response {
-    let encoder = TextEncoder::new();
-    let mut families = RECORDED.registry.gather();
-    families.extend(scrape_time(state).await.gather());
-    families.sort_by(|a, b| a.name().cmp(b.name()));
-    let mut body = Vec::with_capacity(8 * 1024);
-    if let Err(e) = encoder.encode(&families, &mut body) {
-        tracing::warn!(error = %e, "metrics encoding failed");
-        return (StatusCode::INTERNAL_SERVER_ERROR, "metrics encoding failed\n").into_response();
-    }
-    let mut r = body.into_response();
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
-    r
-}
-
-/// The gauges computed from the state at scrape time, in a registry of their own made for this scrape (so
-/// a type that no longer has a counter in the current period leaves no stale series).
-async fn scrape_time(state: &AppState) -> Registry {
+/// The gauges of a snapshot, in a registry of their own made for this scrape (so a type that no longer has a
+/// counter in the current period leaves no stale series).
+fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
     let r = Registry::new();
 
     // Redis: reachability now (PING quorum), and whether numbering currently runs on the fallback.
-    if !state.config.redis_urls.is_empty() {
+    if let Some((quorum, on_fallback)) = snapshot.redis {
         let up = register(&r, IntGauge::new(REDIS_UP, "1 when a quorum of the REDIS_URLS servers answers PING at scrape time.").unwrap());
-        up.set(i64::from(redis_quorum_answers(&state.config.redis_urls).await));
+        up.set(i64::from(quorum));
         let fallback =
             register(&r, IntGauge::new(LOCK_FALLBACK_ACTIVE, "1 while counter batches use the database-lock fallback instead of Redis.").unwrap());
-        fallback.set(i64::from(state.engine.redis_up() == Some(false)));
+        fallback.set(i64::from(on_fallback));
     }
 
     // Database pools: on SQLite a read pool and a one-connection writer (the counters' too); on MariaDB the main
@@ -420,10 +411,11 @@ async fn scrape_time(state: &AppState) -> Registry {
         IntGaugeVec::new(Opts::new(DB_POOL_CONNECTIONS, "Open database connections by pool and state (idle / in_use)."), &["pool", "state"]).unwrap(),
     );
     let max = register(&r, IntGaugeVec::new(Opts::new(DB_POOL_MAX, "Largest number of connections of the pool."), &["pool"]).unwrap());
-    let mut pools = vec![("main", &state.db.pool)];
-    match state.db.dialect {
-        Dialect::Sqlite => pools.push(("writer", &state.db.writer)),
-        Dialect::MySql => pools.push(("counters", &state.db.counters)),
+    let db = snapshot.db;
+    let mut pools = vec![("main", &db.pool)];
+    match db.dialect {
+        Dialect::Sqlite => pools.push(("writer", &db.writer)),
+        Dialect::MySql => pools.push(("counters", &db.counters)),
     }
     for (name, pool) in pools {
         let size = i64::from(pool.size());
@@ -439,7 +431,7 @@ async fn scrape_time(state: &AppState) -> Registry {
     let oldest =
         register(&r, GaugeVec::new(Opts::new(OLDEST_REQUEST_AGE, "Age of the oldest request in flight, by route pattern."), &["route"]).unwrap());
     let mut total = 0;
-    for (route, age, n) in state.inflight.oldest_by_route() {
+    for (route, age, n) in snapshot.in_flight {
         oldest.with_label_values(&[&*route]).set(age.as_secs_f64());
         total += n;
     }
@@ -460,29 +452,14 @@ async fn scrape_time(state: &AppState) -> Registry {
         )
         .unwrap(),
     );
-    match tokio::time::timeout(Duration::from_secs(2), sequence_utilization(state)).await {
-        Ok(Ok(rows)) => {
-            for (type_code, ratio) in rows {
-                utilization.with_label_values(&[&type_code]).set(ratio);
-            }
-        }
-        Ok(Err(e)) => tracing::warn!(error = %e, "metrics: sequence utilization query failed"),
-        Err(_) => tracing::warn!("metrics: sequence utilization query took more than 2 s; skipped"),
+    for (type_code, ratio) in snapshot.utilization.unwrap_or_default() {
+        utilization.with_label_values(&[&type_code]).set(ratio);
     }
     r
 }
 
-/// Per correspondence type, the highest `last_number / max_number` over counters of the current period
-/// (this year's yearly counters, this month's monthly counters, and never-resetting counters), as a ratio
-/// 0..1. One grouped query; rows = number of types.
-pub async fn sequence_utilization(state: &AppState) -> Result<Vec<(String, f64)>, sqlx::Error> {
-    let now = state.clock.now();
-    let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
-    crate::server::numbering::store::max_utilization_by_type(&state.db, &periods).await
-}
-
 /// Whether a quorum of `urls` answers PING within 250 ms (fresh connections: this runs once per scrape).
-async fn redis_quorum_answers(urls: &[String]) -> bool {
+pub async fn redis_quorum_answers(urls: &[String]) -> bool {
     let pings = urls.iter().map(|url| async move {
         let ping = async {
             let client = redis::Client::open(url.as_str())?;

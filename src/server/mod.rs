@@ -41,7 +41,7 @@ use leptos::config::LeptosOptions;
 
 use auth::rate_limit::NumberRateLimiter;
 use auth::throttle::LoginThrottle;
-use auth::AuthCache;
+use auth::{Access, AuthCache};
 use clock::Clock;
 use config::Config;
 use db::Db;
@@ -49,8 +49,8 @@ use error::AppError;
 use errors_log::ErrorLog;
 use numbering::lock::{CounterLock, RedisLock};
 use numbering::queue::CounterThreads;
-use numbering::{Engine, EngineConfig};
-use reference::ReferenceCache;
+use numbering::{Engine, EngineConfig, Numbering};
+use reference::{Catalog, ReferenceCache};
 
 /// Everything a request handler may need. One `Arc` clone per extraction: axum clones the state for every
 /// handler and middleware of a request, and cloning the parts one by one was about a tenth of the HTTP threads' time.
@@ -70,12 +70,12 @@ pub struct Services {
     pub clock: Arc<Clock>,
     pub engine: Arc<Engine>,
     pub reference: Arc<ReferenceCache>,
-    pub auth: Arc<AuthCache>,
-    pub limits: Arc<NumberRateLimiter>,
-    /// The limits of preview, confirm and cancel (a bucket of their own, see `rate_limit`).
-    pub light_limits: Arc<NumberRateLimiter>,
-    /// Failed logins per username and per client address (`auth::throttle`).
-    pub login_throttle: Arc<LoginThrottle>,
+    /// Callers, tokens, logins (`auth`): the database, the clock, the token cache, the login throttle.
+    pub access: Arc<Access>,
+    /// The numbering requests' handles (`numbering::Numbering`): the engine, the rate limits, the cluster secret.
+    pub numbering: Arc<Numbering>,
+    /// Reference data, templates, workflows (`reference::Catalog`).
+    pub catalog: Arc<Catalog>,
     pub leptos_options: LeptosOptions,
     /// The bundle's file names (hashed in a production build) and how `/pkg` serves them.
     pub bundle: Arc<bundle::Bundle>,
@@ -87,6 +87,30 @@ pub struct Services {
 impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
         state.leptos_options.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Access> {
+    fn from_ref(state: &AppState) -> Self {
+        state.access.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Engine> {
+    fn from_ref(state: &AppState) -> Self {
+        state.engine.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Numbering> {
+    fn from_ref(state: &AppState) -> Self {
+        state.numbering.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Catalog> {
+    fn from_ref(state: &AppState) -> Self {
+        state.catalog.clone()
     }
 }
 
@@ -148,12 +172,17 @@ impl AppState {
             lock,
             counter_thread,
         )?;
-        Ok(AppState(Arc::new(Services {
-            db,
-            clock,
-            engine,
-            reference,
-            auth: Arc::new(AuthCache::default()),
+        let access = Arc::new(Access {
+            db: db.clone(),
+            clock: clock.clone(),
+            tokens: Arc::new(AuthCache::default()),
+            login_throttle: Arc::new(match config.redis_urls.first() {
+                Some(url) => LoginThrottle::new(&config.login_throttle).shared_through(url)?,
+                None => LoginThrottle::new(&config.login_throttle),
+            }),
+        });
+        let numbering = Arc::new(Numbering {
+            engine: engine.clone(),
             limits: Arc::new(match config.redis_urls.first() {
                 Some(url) => NumberRateLimiter::new(&config.rate_limits).shared_through(url)?,
                 None => NumberRateLimiter::new(&config.rate_limits),
@@ -162,10 +191,17 @@ impl AppState {
                 Some(url) => NumberRateLimiter::light(&config.rate_limits).shared_through(url)?,
                 None => NumberRateLimiter::light(&config.rate_limits),
             }),
-            login_throttle: Arc::new(match config.redis_urls.first() {
-                Some(url) => LoginThrottle::new(&config.login_throttle).shared_through(url)?,
-                None => LoginThrottle::new(&config.login_throttle),
-            }),
+            cluster_secret: config.cluster_secret.clone(),
+        });
+        let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone() });
+        Ok(AppState(Arc::new(Services {
+            db,
+            clock,
+            engine,
+            reference,
+            access,
+            numbering,
+            catalog,
             leptos_options,
             bundle,
             config: Arc::new(config),

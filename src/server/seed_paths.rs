@@ -15,13 +15,19 @@ use crate::contract::{CounterView, MetricsSummary};
 use crate::server::admin_ops::http::{self as counters, CountersQuery};
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
+use crate::server::error::ImportRejected;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
-use crate::server::import::http::{self as import, ImportBody, ImportQuery, ImportRejected};
+use crate::server::import::http::{self as import, ImportBody, ImportQuery};
+use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
-use crate::server::AppState;
 
 /// The seeds' paths (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Engine>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(sequences)).routes(routes!(bulk_import)).routes(routes!(reset_counter)).routes(routes!(metrics_summary))
 }
 
@@ -32,7 +38,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
     ),
     tag = "seed paths")]
-pub async fn sequences(s: State<AppState>, caller: Caller, q: ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
+pub async fn sequences(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
     counters::list_counters(s, caller, q).await
 }
 
@@ -45,7 +51,7 @@ pub async fn sequences(s: State<AppState>, caller: Caller, q: ApiQuery<CountersQ
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 413, body = ErrorBody),
     ),
     tag = "seed paths")]
-pub async fn bulk_import(s: State<AppState>, caller: Caller, q: ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+pub async fn bulk_import(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
     import::import(s, caller, q, request).await
 }
 
@@ -75,7 +81,7 @@ pub struct ResetCounterBody {
     ),
     tag = "seed paths")]
 pub async fn reset_counter(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(config_id): ApiPath<i64>,
     ApiJson(b): ApiJson<ResetCounterBody>,
@@ -91,6 +97,6 @@ pub async fn reset_counter(
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
     ),
     tag = "seed paths")]
-pub async fn metrics_summary(State(s): State<AppState>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
+pub async fn metrics_summary(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
     Ok(Json(admin_ops::summary::summary(&s, &caller).await?))
 }

@@ -55,6 +55,6 @@ pub async fn caller() -> Result<(AppState, Caller), ApiError> {
     let parts = parts()?;
     let (ip, user_agent) = client_of(&parts);
     let session = session(&state).await?;
-    let user = auth::user_from_session(&state, &session).await.map_err(error)?.ok_or_else(|| error(AppError::Unauthenticated))?;
+    let user = auth::user_from_session(&state.db, &session).await.map_err(error)?.ok_or_else(|| error(AppError::Unauthenticated))?;
     Ok((state, Caller { principal: Principal::User(user), ip, user_agent }))
 }

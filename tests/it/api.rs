@@ -485,7 +485,7 @@ async fn reference_data_and_openapi_are_served() {
 async fn a_token_scoped_to_one_project_cannot_number_another() {
     let app = TestApp::spawn().await;
     let p = app.project_id("LCBP3-C1").await;
-    let (_, token) = docnum::server::auth::store::create_token(&app.state.db, "c1 only", &[p], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[p], 1, 0).await.unwrap();
     let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&letter()).send().await.unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");

@@ -121,7 +121,7 @@ impl TestApp {
             axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
         });
         let admin_id = auth::store::credentials_by_username(&state.db, "admin").await.unwrap().unwrap().0;
-        let (_, token) = auth::store::create_token(&state.db, "tests", &[], admin_id, 0).await.unwrap();
+        let (_, token) = auth::system::create_token(&state.db, "tests", &[], admin_id, 0).await.unwrap();
         TestApp {
             base: format!("http://{addr}"),
             client: Client::builder().pool_max_idle_per_host(256).timeout(REQUEST_TIMEOUT).build().unwrap(),
@@ -153,9 +153,9 @@ impl TestApp {
 
     /// A user with a role, and a cookie-holding client logged in as that user.
     pub async fn user_client(&self, username: &str, role: Role, admin_of: &[i64]) -> Client {
-        let id = auth::store::create_user(&self.state.db, username, username, STAFF_PASSWORD, role).await.unwrap();
+        let id = auth::system::create_user(&self.state.db, username, username, STAFF_PASSWORD, role).await.unwrap();
         for p in admin_of {
-            auth::store::add_project_admin(&self.state.db, id, *p).await.unwrap();
+            auth::system::add_project_admin(&self.state.db, id, *p).await.unwrap();
         }
         self.login(username, STAFF_PASSWORD).await
     }

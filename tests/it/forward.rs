@@ -110,8 +110,8 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     let b = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("CLUSTER_SECRET", "another-clusters-secret".into())]);
     b.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::store::create_token(&db, "t", &[], 1, 0).await.unwrap();
-    let snapshot = docnum::server::reference::store::load_snapshot(&db).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], 1, 0).await.unwrap();
+    let snapshot = docnum::server::reference::load_snapshot(&db).await.unwrap();
     let req: NumberRequest = serde_json::from_value(letter()).unwrap();
     let key = docnum::server::numbering::resolve(&snapshot, &req, "2025-06-15T03:00:00Z".parse().unwrap()).unwrap().key;
     let holder = format!("{}:holder", key.lock_name());

@@ -64,7 +64,7 @@ fn outcomes(page: &Value) -> Vec<String> {
 #[tokio::test]
 async fn forty_wrong_passwords_are_throttled_and_the_right_one_works_after_the_wait() {
     let app = TestApp::spawn().await;
-    let somying = docnum::server::auth::store::create_user(&app.state.db, "somying", "สมหญิง", STAFF_PASSWORD, Role::Staff).await.unwrap();
+    let somying = docnum::server::auth::system::create_user(&app.state.db, "somying", "สมหญิง", STAFF_PASSWORD, Role::Staff).await.unwrap();
     let client = client_from(None);
 
     let mut answers = Vec::new();
@@ -298,7 +298,7 @@ async fn two_instances_share_the_counts_through_redis() {
     let redis = RedisServer::start().await;
     let options = || Options { redis_urls: vec![redis.url()], ..Options::default() };
     let (a, b) = (TestApp::spawn_with(options()).await, TestApp::spawn_with(options()).await);
-    docnum::server::auth::store::create_user(&b.state.db, "pim", "pim", STAFF_PASSWORD, Role::Staff).await.unwrap();
+    docnum::server::auth::system::create_user(&b.state.db, "pim", "pim", STAFF_PASSWORD, Role::Staff).await.unwrap();
     let client = client_from(None);
     // five failures on instance a (no such user there) ...
     for _ in 0..5 {

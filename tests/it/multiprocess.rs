@@ -29,7 +29,7 @@ async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db, [Docnum
 
     let db = Db::connect(&db_url).await.unwrap();
     let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
-    let (_, token) = docnum::server::auth::store::create_token(&db, "hammer", &[], admin, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "hammer", &[], admin, 0).await.unwrap();
     let body = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3" });
 
     let per_process = 300;
@@ -112,7 +112,7 @@ async fn a_sqlite_server_killed_under_load_has_every_number_it_answered_on_recor
     server.wait_healthy(&client).await;
     let db = Db::connect(&db_url).await.unwrap();
     let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
-    let (_, token) = docnum::server::auth::store::create_token(&db, "killed", &[], admin, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "killed", &[], admin, 0).await.unwrap();
 
     // 16 callers on four counters, until the server is gone
     let answered = Arc::new(Mutex::new(Vec::<String>::new()));

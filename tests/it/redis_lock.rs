@@ -76,10 +76,10 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
     let client = reqwest::Client::new();
     server.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::store::create_token(&db, "t", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], 1, 0).await.unwrap();
 
     // another instance holds the LETTER คคง.→สคฉ.3 counter of LCBP3 (ids from the demo data order)
-    let snapshot = docnum::server::reference::store::load_snapshot(&db).await.unwrap();
+    let snapshot = docnum::server::reference::load_snapshot(&db).await.unwrap();
     let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
     let t = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
     let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
@@ -118,7 +118,7 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
     let b = DocnumServer::start(&db_url, &env);
     b.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::store::create_token(&db, "limited", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "limited", &[], 1, 0).await.unwrap();
     // the shared counts live in one-minute windows: start well inside one
     let into_minute = chrono::Utc::now().timestamp_millis() % 60_000;
     if into_minute > 55_000 {
@@ -156,7 +156,7 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
     for round in 0..3 {
         let mut server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url())]);
         server.wait_healthy(&client).await;
-        let (_, token) = docnum::server::auth::store::create_token(&db, &format!("stop-{round}"), &[], 1, 0).await.unwrap();
+        let (_, token) = docnum::server::auth::system::create_token(&db, &format!("stop-{round}"), &[], 1, 0).await.unwrap();
         let r = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
         // at once, while the worker still keeps the counter's lock for a next request

@@ -120,7 +120,7 @@ async fn a_token_whose_stored_scope_cannot_be_read_grants_nothing() {
     let c1 = app.project_id("LCBP3-C1").await;
     let mut secrets = Vec::new();
     for (i, garbage) in ["not json", "{\"projects\":[1]}", "[1,\"x\"]", "null", "\"\""].iter().enumerate() {
-        let (_, secret) = docnum::server::auth::store::create_token(&app.state.db, &format!("garbled-{i}"), &[c1], 1, 0).await.unwrap();
+        let (_, secret) = docnum::server::auth::system::create_token(&app.state.db, &format!("garbled-{i}"), &[c1], 1, 0).await.unwrap();
         let hash = docnum::server::auth::store::hash_token(&secret);
         sqlx::query("UPDATE api_tokens SET project_ids = ? WHERE token_hash = ?")
             .bind(*garbage)

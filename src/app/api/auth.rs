@@ -12,7 +12,7 @@ use crate::server::{auth, auth::attempts, auth::tokens, auth::users, sfn};
 pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
     let state = sfn::state()?;
     let session = sfn::session(&state).await?;
-    auth::user_from_session(&state, &session).await.map_err(sfn::error)
+    auth::user_from_session(&state.db, &session).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
@@ -20,7 +20,7 @@ pub async fn login(username: String, password: String) -> Result<UserInfo, ApiEr
     let state = sfn::state()?;
     let session = sfn::session(&state).await?;
     let client = sfn::client()?;
-    auth::login(&state, &session, &client, &username, &password).await.map_err(sfn::error)
+    auth::login(&state.access, &session, &client, &username, &password).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
@@ -33,60 +33,60 @@ pub async fn logout() -> Result<(), ApiError> {
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    tokens::list(&state, &caller).await.map_err(sfn::error)
+    tokens::list(&state.access, &caller).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    tokens::create(&state, &caller, &name, &project_ids).await.map_err(sfn::error)
+    tokens::create(&state.access, &caller, &name, &project_ids).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn revoke_api_token(id: i64) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
-    tokens::revoke(&state, &caller, id).await.map_err(sfn::error)
+    tokens::revoke(&state.access, &caller, id).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn change_password(current_password: String, new_password: String) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::change_own_password(&state, &caller, &current_password, &new_password).await.map_err(sfn::error)
+    users::change_own_password(&state.access, &caller, &current_password, &new_password).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_users() -> Result<Vec<UserAdminInfo>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::list(&state, &caller).await.map_err(sfn::error)
+    users::list(&state.access, &caller).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn create_user(new: NewUser) -> Result<UserInfo, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::create_user(&state, &caller, &new).await.map_err(sfn::error)
+    users::create_user(&state.access, &caller, &new).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn update_user(id: i64, change: UserUpdate) -> Result<UserAdminInfo, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::update(&state, &caller, id, &change).await.map_err(sfn::error)
+    users::update(&state.access, &caller, id, &change).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn set_user_active(id: i64, active: bool) -> Result<UserAdminInfo, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::set_active(&state, &caller, id, active).await.map_err(sfn::error)
+    users::set_active(&state.access, &caller, id, active).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
 pub async fn set_user_password(id: i64, password: String) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
-    users::set_password(&state, &caller, id, &password).await.map_err(sfn::error)
+    users::set_password(&state.access, &caller, id, &password).await.map_err(sfn::error)
 }
 
 /// The login attempts (super admins: `auth::attempts` checks).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_login_attempts(query: LoginAttemptQuery) -> Result<LoginAttemptPage, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    attempts::search(&state, &caller, &query).await.map_err(sfn::error)
+    attempts::search(&state.db, &caller, &query).await.map_err(sfn::error)
 }

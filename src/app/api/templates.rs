@@ -12,14 +12,14 @@ use crate::server::{sfn, templates};
 #[server(prefix = "/sfn", endpoint = "resolve_template", input = Json)]
 pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    templates::resolved_for(&state, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
+    templates::resolved_for(&state.catalog, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
 
 /// Current templates of a project (one per type, plus the project default).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    templates::list(&state, &caller, Some(project_id)).await.map_err(sfn::error)
+    templates::list(&state.db, &caller, Some(project_id)).await.map_err(sfn::error)
 }
 
 /// Saves a new version of the template for (project, type); `correspondence_type_id = None` is the project default.
@@ -34,14 +34,14 @@ pub async fn save_template(
 ) -> Result<TemplateConfig, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let options = templates::SaveOptions { acknowledge_key_change, ..Default::default() };
-    templates::save(&state, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason, options).await.map_err(sfn::error)
+    templates::save(&state.catalog, &caller, project_id, correspondence_type_id, &template, reset_scope, &reason, options).await.map_err(sfn::error)
 }
 
 /// The history of the template of (project, type or default), newest first.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    templates::versions(&state, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
+    templates::versions(&state.db, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
 
 /// Restores an older version as a new version.
@@ -54,5 +54,7 @@ pub async fn rollback_template(
     acknowledge_key_change: bool,
 ) -> Result<TemplateConfig, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    templates::rollback(&state, &caller, project_id, correspondence_type_id, version, &reason, acknowledge_key_change).await.map_err(sfn::error)
+    templates::rollback(&state.catalog, &caller, project_id, correspondence_type_id, version, &reason, acknowledge_key_change)
+        .await
+        .map_err(sfn::error)
 }

@@ -400,6 +400,6 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     }
     state.reference.reload().await.unwrap();
     let admin = auth::store::credentials_by_username(&state.db, "admin").await.unwrap().unwrap().0;
-    let (_, token) = auth::store::create_token(&state.db, "loadgen", &[], admin, 0).await.unwrap();
+    let (_, token) = auth::system::create_token(&state.db, "loadgen", &[], admin, 0).await.unwrap();
     (format!("http://{addr}"), token)
 }

@@ -11,11 +11,16 @@ use utoipa_axum::routes;
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
-use crate::server::AppState;
 
 /// The counter browser, reset-request and super-admin operation routes (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Engine>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(list_counters))
         .routes(routes!(counter_numbers))
@@ -44,7 +49,7 @@ pub struct CountersQuery {
     ),
     tag = "counters")]
 pub async fn list_counters(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<CountersQuery>,
 ) -> Result<Json<Vec<CounterView>>, AppError> {
@@ -67,7 +72,7 @@ pub struct NumbersQuery {
     ),
     tag = "counters")]
 pub async fn counter_numbers(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<NumbersQuery>,
@@ -94,7 +99,7 @@ pub struct ResetBody {
     ),
     tag = "counters")]
 pub async fn request_reset(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(b): ApiJson<ResetBody>,
@@ -118,7 +123,7 @@ pub struct ResetListQuery {
     ),
     tag = "workflow")]
 pub async fn list_reset_requests(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ResetListQuery>,
 ) -> Result<Json<Vec<Envelope<ResetRequestView>>>, AppError> {
@@ -165,7 +170,11 @@ impl NumberBody {
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn revise(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<IssuedNumber>, AppError> {
+pub async fn revise(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiJson(b): ApiJson<NumberBody>,
+) -> Result<Json<IssuedNumber>, AppError> {
     Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref()).await?))
 }
 
@@ -182,7 +191,11 @@ pub async fn revise(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn void_and_replace(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<NumberBody>) -> Result<Json<VoidResult>, AppError> {
+pub async fn void_and_replace(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiJson(b): ApiJson<NumberBody>,
+) -> Result<Json<VoidResult>, AppError> {
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or(""), b.document_id.as_deref()).await?))
 }
 
@@ -211,7 +224,11 @@ pub struct OverrideBody {
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn manual_override(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<OverrideBody>) -> Result<Json<OverrideResult>, AppError> {
+pub async fn manual_override(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiJson(b): ApiJson<OverrideBody>,
+) -> Result<Json<OverrideResult>, AppError> {
     let what = match (b.document_number, b.value) {
         (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },
         (None, Some(value)) => Override::SetValue(value),

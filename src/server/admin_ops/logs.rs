@@ -12,11 +12,12 @@ use utoipa_axum::routes;
 
 use crate::contract::{AuditPage, AuditQuery, ErrorPage, ErrorQuery};
 use crate::server::audit::{self, VerifyReport};
+use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::Db;
-use crate::server::auth::Caller;
 use crate::server::error::{ApiPath, ApiQuery, AppError, ErrorBody};
-use crate::server::{errors_log, AppState};
+use crate::server::errors_log;
+use crate::server::numbering::Engine;
 
 // ---- the services (REST and the server functions) ----
 
@@ -59,13 +60,18 @@ pub async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: i64) -> Result
 // ---- REST ----
 
 /// The audit and error-log routes (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Engine>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(verify)).routes(routes!(search)).routes(routes!(errors)).routes(routes!(resolve_error))
 }
 
 #[utoipa::path(get, path = "/document-numbering/logs/audit/verify",
     responses((status = 200, body = VerifyReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
-pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
+pub async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
     Ok(Json(verify_chains(&s.db, &caller).await?))
 }
 
@@ -80,7 +86,7 @@ pub async fn verify(State(s): State<AppState>, caller: Caller) -> Result<Json<Ve
     ),
     tag = "audit")]
 pub async fn search(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(query): ApiQuery<AuditQuery>,
     ApiQuery(format): ApiQuery<Format>,
@@ -107,7 +113,7 @@ pub struct Format {
 /// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
 #[utoipa::path(get, path = "/document-numbering/logs/errors", params(ErrorQuery),
     responses((status = 200, body = ErrorPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
-pub async fn errors(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
+pub async fn errors(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
     Ok(Json(error_page(&s.db, &caller, &q).await?))
 }
 
@@ -121,7 +127,7 @@ pub async fn errors(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQ
         (status = 404, body = ErrorBody),
     ),
     tag = "audit")]
-pub async fn resolve_error(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
+pub async fn resolve_error(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
     resolve(&s.db, &s.clock, &caller, id).await?;
     Ok(Json(Resolved { resolved: id }))
 }

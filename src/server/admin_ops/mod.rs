@@ -7,8 +7,10 @@
 //! policy as the batch (`counter_tx::retrying`).
 
 pub mod http;
+pub mod logs;
 pub mod store;
 pub mod summary;
+pub mod workflows;
 
 use std::collections::{HashMap, HashSet};
 
@@ -25,10 +27,10 @@ use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::counter_tx::{self, new_confirmed, retrying};
+use crate::server::numbering::Engine;
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
-use crate::server::AppState;
 use store::{sql, Counter, StoredNumber};
 
 pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
@@ -81,9 +83,9 @@ pub enum Override {
 
 /// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
 /// result back.
-fn logged<T>(s: &AppState, caller: &Caller, operation: &str, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
+fn logged<T>(s: &Engine, caller: &Caller, operation: &str, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
     if let Err(e) = &result {
-        s.engine.errors.record(e, caller, json!({ "operation": operation, "request": context }));
+        s.errors.record(e, &caller.who(), json!({ "operation": operation, "request": context }));
     }
     result
 }
@@ -95,7 +97,7 @@ fn number_context(number: &NumberRef) -> serde_json::Value {
 
 /// See [`request_reset_unlogged`].
 pub async fn request_reset(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     counter_id: i64,
     new_value: Option<i64>,
@@ -108,7 +110,7 @@ pub async fn request_reset(
 /// The seeds' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
 /// `config_id` — of its project and, unless it is the project default, of its type. Then as [`request_reset`].
 pub async fn request_reset_of_config(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     config_id: i64,
     counter_id: i64,
@@ -116,7 +118,7 @@ pub async fn request_reset_of_config(
     reason: &str,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
     caller.require_admin()?;
-    let config = crate::server::templates::current(s, caller, config_id).await?;
+    let config = crate::server::templates::current(&s.db, caller, config_id).await?;
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     let same_type = config.corr_type_id.is_none_or(|t| t == counter.key.corr_type_id);
     if counter.key.project_id != config.project_id || !same_type {
@@ -130,7 +132,7 @@ pub async fn request_reset_of_config(
 
 /// See [`act_on_reset_unlogged`].
 pub async fn act_on_reset(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     public_id: &str,
     action: &str,
@@ -141,14 +143,14 @@ pub async fn act_on_reset(
 }
 
 /// See [`revise_unlogged`].
-pub async fn revise(s: &AppState, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
+pub async fn revise(s: &Engine, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
     let result = revise_unlogged(s, caller, number, document_id).await;
     logged(s, caller, "REVISE", json!({ "number": number_context(number), "documentId": document_id }), result)
 }
 
 /// See [`void_and_replace_unlogged`].
 pub async fn void_and_replace(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     number: &NumberRef,
     reason: &str,
@@ -159,7 +161,7 @@ pub async fn void_and_replace(
 }
 
 /// See [`manual_override_unlogged`].
-pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+pub async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
     let described = match &what {
         Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
         Override::SetValue(value) => json!({ "value": value }),
@@ -172,7 +174,7 @@ pub async fn manual_override(s: &AppState, caller: &Caller, counter_id: i64, wha
 
 /// `POST /counters/{id}/reset-requests`: a super admin asks for a counter to restart at `new_value`.
 async fn request_reset_unlogged(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     counter_id: i64,
     new_value: Option<i64>,
@@ -223,7 +225,7 @@ async fn request_reset_unlogged(
 /// `POST /workflow/{publicId}/actions/{APPROVE|REJECT}` on a reset request. The engine checks the state, the
 /// role and the four-eyes rule; on APPROVE the reset is executed in the same transaction as the transition.
 async fn act_on_reset_unlogged(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     public_id: &str,
     action: &str,
@@ -263,7 +265,7 @@ async fn act_on_reset_unlogged(
 }
 
 /// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
-async fn execute_reset(s: &AppState, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
+async fn execute_reset(s: &Engine, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
     let (counter, head) =
         counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
     let (last, new_value) = (counter.row.last_number, request.new_value);
@@ -328,7 +330,7 @@ fn reset_base(caller: &Caller, counter: &Counter, old: i64, new: i64, now: i64) 
 }
 
 /// One reset request with its envelope (super admins only).
-pub async fn reset_request(s: &AppState, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
+pub async fn reset_request(s: &Engine, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
     caller.require_super_admin()?;
     let rows = store::reset_requests(&s.db, Some(public_id), None, None, 1).await?;
     envelopes(s, caller, rows).await?.pop().ok_or_else(|| workflow::not_found(public_id))
@@ -336,7 +338,7 @@ pub async fn reset_request(s: &AppState, caller: &Caller, public_id: &str) -> Re
 
 /// `GET /workflow/reset-requests`: newest first, optionally by state and counter.
 pub async fn reset_requests(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     state: Option<&str>,
     counter_id: Option<i64>,
@@ -347,7 +349,7 @@ pub async fn reset_requests(
     envelopes(s, caller, rows).await
 }
 
-async fn envelopes(s: &AppState, caller: &Caller, rows: Vec<ResetRow>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
+async fn envelopes(s: &Engine, caller: &Caller, rows: Vec<ResetRow>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
     let machine = Machine::load(&s.db.pool, RESET_WORKFLOW).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.instance.id).collect();
     let mut history: HashMap<i64, Vec<EventView>> = HashMap::new();
@@ -376,7 +378,7 @@ async fn envelopes(s: &AppState, caller: &Caller, rows: Vec<ResetRow>) -> Result
 
 /// The next revision of a confirmed number: same sequence, next `{REV}`, no counter consumed (audit GENERATE).
 /// Open to whoever may take numbers in the project, like generate.
-async fn revise_unlogged(s: &AppState, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
+async fn revise_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     caller.require_numbering(project.id)?;
@@ -436,7 +438,7 @@ async fn revise_unlogged(s: &AppState, caller: &Caller, number: &NumberRef, docu
 /// Voids a confirmed number (with a reason) and issues its replacement for the same parts — read back from
 /// the voided number — under today's template and period, linked both ways in the audit rows. One transaction.
 async fn void_and_replace_unlogged(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     number: &NumberRef,
     reason: &str,
@@ -535,7 +537,7 @@ async fn void_and_replace_unlogged(
 // ---- manual override ----
 
 /// A super admin registers a legacy number for a counter, or moves the counter forward (NB007 for anyone else).
-async fn manual_override_unlogged(s: &AppState, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+async fn manual_override_unlogged(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
     if caller.require_super_admin().is_err() {
         return Err(AppError::ManualOverrideNotAllowed);
     }
@@ -593,7 +595,7 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
 /// appends the MANUAL_OVERRIDE audit rows (one per sequence passed over) to the counter's chain.
 /// `reason` must already be checked (`check_reason`). Used per row by the bulk import, all rows in one transaction.
 pub async fn apply_override(
-    s: &AppState,
+    s: &Engine,
     tx: &mut Tx<'_>,
     caller: &Caller,
     counter_id: i64,
@@ -746,7 +748,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
 
 /// `GET /counters`: admins; a project admin sees the counters of their projects.
 pub async fn counters(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     project_id: Option<i64>,
     corr_type_id: Option<i64>,
@@ -767,7 +769,7 @@ pub async fn counters(
 /// `GET /counters/{id}/numbers`: every number in a window of sequences, and for each missing sequence the audit
 /// row that explains it.
 pub async fn counter_numbers(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     counter_id: i64,
     after: Option<i64>,
@@ -840,7 +842,7 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 /// under the lock.
 async fn lock_number(
     tx: &mut Tx<'_>,
-    s: &AppState,
+    s: &Engine,
     project_id: i64,
     corr_type_id: i64,
     text: &str,

@@ -8,7 +8,7 @@ use crate::contract::{IssuedToday, MetricsSummary, RequestTimings};
 use crate::server::auth::Caller;
 use crate::server::db::Conditions;
 use crate::server::error::AppError;
-use crate::server::AppState;
+use crate::server::numbering::Engine;
 
 /// How many of the fullest counters the summary lists.
 pub const FULLEST_COUNTERS: usize = 10;
@@ -21,7 +21,7 @@ fn bangkok_day(now: chrono::DateTime<chrono::Utc>) -> (NaiveDate, i64) {
     (day, midnight.map_or(now.timestamp_millis(), |t| t.timestamp_millis()))
 }
 
-pub async fn summary(s: &AppState, caller: &Caller) -> Result<MetricsSummary, AppError> {
+pub async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummary, AppError> {
     let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
     let now = s.clock.now();
     let (day, since) = bangkok_day(now);
@@ -72,7 +72,7 @@ pub async fn summary(s: &AppState, caller: &Caller) -> Result<MetricsSummary, Ap
             retries,
             fallbacks,
         },
-        redis: match s.engine.redis_up() {
+        redis: match s.redis_up() {
             None => "not configured".into(),
             Some(true) => "up".into(),
             Some(false) => "down".into(),

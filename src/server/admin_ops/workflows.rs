@@ -1,5 +1,6 @@
-//! REST: the generic workflow endpoints. The engine is generic; the data of an instance and the side effects
-//! of its transitions belong to the feature that owns the workflow, so these handlers route by workflow code.
+//! REST: the generic workflow endpoints. The workflow engine (`workflow`) is generic; the data of an instance and the
+//! side effects of its transitions belong to the operation that owns the workflow (here: counter resets), so these
+//! handlers route by workflow code.
 
 use axum::extract::State;
 use axum::Json;
@@ -8,15 +9,19 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::not_found;
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
-use crate::server::workflow::Envelope;
-use crate::server::AppState;
+use crate::server::numbering::Engine;
+use crate::server::workflow::{not_found, workflow_of, Envelope};
 
 /// The generic workflow routes (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Engine>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(get)).routes(routes!(act))
 }
 
@@ -34,11 +39,11 @@ pub struct ActionBody {
     ),
     tag = "workflow")]
 pub async fn get(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(public_id): ApiPath<String>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
-    match super::workflow_of(&s.db, &public_id).await?.as_str() {
+    match workflow_of(&s.db, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
         _ => Err(not_found(&public_id)),
     }
@@ -59,12 +64,12 @@ pub async fn get(
     ),
     tag = "workflow")]
 pub async fn act(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath((public_id, action)): ApiPath<(String, String)>,
     ApiJson(body): ApiJson<ActionBody>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
-    match super::workflow_of(&s.db, &public_id).await?.as_str() {
+    match workflow_of(&s.db, &public_id).await?.as_str() {
         admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::act_on_reset(&s, &caller, &public_id, &action, body.comment.as_deref()).await?)),
         _ => Err(not_found(&public_id)),
     }

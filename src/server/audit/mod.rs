@@ -4,8 +4,6 @@
 //! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
 //! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
-pub mod http;
-
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 use serde::Serialize;
@@ -259,12 +257,6 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-/// [`verify`] for a caller: super admins only (it reads every project's chains).
-pub async fn verify_for(s: &crate::server::AppState, caller: &crate::server::auth::Caller) -> Result<VerifyReport, AppError> {
-    caller.require_super_admin()?;
-    verify(&s.db).await
-}
-
 /// Recomputes every chain: each row's hash, its link to the previous row, gap-free sequence numbers,
 /// and that the recorded head matches the last row (so a deleted tail is noticed too).
 pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
@@ -373,19 +365,14 @@ fn mark_seen(seen: &mut [bool], sequences: Vec<i64>) {
 
 use crate::contract::{AuditPage, AuditQuery, AuditRow};
 
-/// The filters of an audit query for this caller (shared by the page and the CSV export): admins only; a
-/// project admin's query is kept to the counters of their projects (a project filter outside them is 403), and
-/// rows of no counter (the `admin` chain) are for super admins only.
-fn scoped_filter(caller: &crate::server::auth::Caller, q: &AuditQuery, dialect: Dialect) -> Result<Conditions, AppError> {
-    let scope = caller.admin_scope()?;
-    if let Some(p) = q.project_id {
-        caller.require_project_admin(p)?;
-    }
+/// The filters of an audit query kept to `projects` (None: every row; shared by the page and the CSV export): the
+/// rows on the chains of those projects' counters, so rows of no counter (the `admin` chain) only when None.
+fn scoped_filter(projects: Option<&[i64]>, q: &AuditQuery, dialect: Dialect) -> Conditions {
     let mut filter = audit_filter(q, dialect);
-    if let Some(projects) = scope {
+    if let Some(projects) = projects {
         filter.and_in(&project_chains(dialect, "IN ({})"), projects);
     }
-    Ok(filter)
+    filter
 }
 
 /// The rows on the chains of the counters whose `project_id` meets `projects` (`= ?`, `IN ({})`): a project's audit
@@ -471,10 +458,9 @@ pub const MAX_PAGE_SIZE: u32 = 500;
 /// The CSV export stops here; narrow the filters for more.
 pub const MAX_EXPORT_ROWS: i64 = 100_000;
 
-/// One page of audit rows matching the filters, newest first, with the total count.
-pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
-    let filter = scoped_filter(caller, q, s.db.dialect)?;
-    let db = &s.db;
+/// One page of audit rows matching the filters, newest first, with the total count; kept to `projects` (None: all).
+pub async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<AuditPage, AppError> {
+    let filter = scoped_filter(projects, q, db.dialect);
     let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE)?;
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
     let total: i64 = filter.bind(sqlx::query_scalar(&count_sql)).fetch_one(&db.pool).await?;
@@ -491,10 +477,9 @@ pub async fn search(s: &crate::server::AppState, caller: &crate::server::auth::C
     Ok(AuditPage { rows, total, page, page_size: size })
 }
 
-/// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line.
-pub async fn export_csv(s: &crate::server::AppState, caller: &crate::server::auth::Caller, q: &AuditQuery) -> Result<String, AppError> {
-    let filter = scoped_filter(caller, q, s.db.dialect)?;
-    let db = &s.db;
+/// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line; kept to `projects` (None: all).
+pub async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<String, AppError> {
+    let filter = scoped_filter(projects, q, db.dialect);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -570,6 +555,15 @@ pub fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::csv_cell;
+
+    #[tokio::test]
+    async fn the_counter_chain_key_in_sql_is_the_one_the_audit_log_writes() {
+        let db = crate::server::db::Db::connect("sqlite::memory:").await.unwrap();
+        let sql = format!("SELECT {}", crate::server::db::Dialect::Sqlite.counter_chain_key("?"));
+        let key: String = sqlx::query_scalar(&sql).bind(42_i64).fetch_one(&db.pool).await.unwrap();
+        assert_eq!(key, super::counter_chain(42));
+        assert_eq!(crate::server::db::Dialect::MySql.counter_chain_key("c.id"), "CONCAT('counter:', c.id)");
+    }
 
     #[test]
     fn csv_cells_that_a_spreadsheet_would_evaluate_are_prefixed() {

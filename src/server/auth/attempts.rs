@@ -8,7 +8,6 @@ use crate::contract::{LoginAttemptPage, LoginAttemptQuery, LOGIN_OUTCOMES};
 use crate::server::auth::{store, Caller, ClientInfo};
 use crate::server::db::{paging, Db};
 use crate::server::error::AppError;
-use crate::server::AppState;
 
 /// The longest username kept in a row (longer ones are cut).
 pub const MAX_USERNAME_CHARS: usize = 100;
@@ -60,7 +59,7 @@ pub async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: 
 }
 
 /// The login attempts, newest first, optionally of one username (as typed) and one outcome (super admins).
-pub async fn search(s: &AppState, caller: &Caller, q: &LoginAttemptQuery) -> Result<LoginAttemptPage, AppError> {
+pub async fn search(db: &Db, caller: &Caller, q: &LoginAttemptQuery) -> Result<LoginAttemptPage, AppError> {
     caller.require_super_admin()?;
     let outcome = q.outcome.as_deref().map(str::trim).filter(|o| !o.is_empty());
     if let Some(o) = outcome {
@@ -76,6 +75,6 @@ pub async fn search(s: &AppState, caller: &Caller, q: &LoginAttemptQuery) -> Res
         return Err(AppError::validation("ชื่อผู้ใช้ยาวเกิน 100 ตัวอักษร", "username longer than 100 characters"));
     }
     let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
-    let (total, rows) = store::login_attempts(&s.db, username, outcome, size, offset).await?;
+    let (total, rows) = store::login_attempts(db, username, outcome, size, offset).await?;
     Ok(LoginAttemptPage { rows, total, page, page_size: size })
 }

@@ -1,7 +1,9 @@
 //! REST: login / logout / me, the caller's own password, API tokens and users (administration). Thin: the
 //! services in `auth`, `auth::tokens` and `auth::users` check the caller.
 
-use axum::extract::State;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use tower_sessions::Session;
@@ -12,12 +14,15 @@ use utoipa_axum::routes;
 use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
 };
-use crate::server::auth::{self, attempts, tokens, users, Caller, ClientInfo};
+use crate::server::auth::{self, attempts, tokens, users, Access, Caller, ClientInfo};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
-use crate::server::AppState;
 
 /// The login, token and user routes (under `/api/v1`); the OpenAPI document comes from the same calls.
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Access>: FromRef<S>,
+{
     OpenApiRouter::new()
         .routes(routes!(login))
         .routes(routes!(logout))
@@ -53,7 +58,7 @@ pub struct LoginBody {
     ),
     tag = "auth")]
 pub async fn login(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     session: Session,
     client: ClientInfo,
     ApiJson(body): ApiJson<LoginBody>,
@@ -70,11 +75,11 @@ pub async fn login(
     ),
     tag = "users")]
 pub async fn login_attempts(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<LoginAttemptQuery>,
 ) -> Result<Json<LoginAttemptPage>, AppError> {
-    Ok(Json(attempts::search(&s, &caller, &q).await?))
+    Ok(Json(attempts::search(&s.db, &caller, &q).await?))
 }
 
 /// `{"ok": true}`
@@ -134,7 +139,7 @@ pub struct CreateTokenBody {
     ),
     tag = "auth")]
 pub async fn create_token(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     caller: Caller,
     ApiJson(body): ApiJson<CreateTokenBody>,
 ) -> Result<Json<CreatedApiToken>, AppError> {
@@ -144,7 +149,7 @@ pub async fn create_token(
 /// `GET /admin/api-tokens` (admins): the tokens the caller administers.
 #[utoipa::path(get, path = "/admin/api-tokens",
     responses((status = 200, body = [ApiTokenInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "auth")]
-pub async fn list_tokens(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
+pub async fn list_tokens(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
     Ok(Json(tokens::list(&s, &caller).await?))
 }
 
@@ -164,7 +169,7 @@ pub struct Revoked {
         (status = 404, body = ErrorBody),
     ),
     tag = "auth")]
-pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
+pub async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
     tokens::revoke(&s, &caller, id).await?;
     Ok(Json(Revoked { revoked: id }))
 }
@@ -181,14 +186,14 @@ pub async fn revoke_token(State(s): State<AppState>, caller: Caller, ApiPath(id)
         (status = 413, body = ErrorBody),
     ),
     tag = "users")]
-pub async fn create_user(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
+pub async fn create_user(State(s): State<Arc<Access>>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
     Ok(Json(users::create_user(&s, &caller, &body).await?))
 }
 
 /// `GET /admin/users`: every user with role, projects administered and state (super admins).
 #[utoipa::path(get, path = "/admin/users",
     responses((status = 200, body = [UserAdminInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "users")]
-pub async fn list_users(State(s): State<AppState>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
+pub async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
     Ok(Json(users::list(&s, &caller).await?))
 }
 
@@ -205,7 +210,7 @@ pub async fn list_users(State(s): State<AppState>, caller: Caller) -> Result<Jso
     ),
     tag = "users")]
 pub async fn update_user(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<UserUpdate>,
@@ -224,7 +229,7 @@ pub async fn update_user(
         (status = 409, body = ErrorBody),
     ),
     tag = "users")]
-pub async fn deactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+pub async fn deactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, false).await?))
 }
 
@@ -239,7 +244,7 @@ pub async fn deactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(
         (status = 409, body = ErrorBody),
     ),
     tag = "users")]
-pub async fn reactivate_user(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+pub async fn reactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, true).await?))
 }
 
@@ -262,7 +267,7 @@ pub struct PasswordSetResult {
     ),
     tag = "users")]
 pub async fn set_user_password(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<PasswordSet>,
@@ -289,7 +294,7 @@ pub struct PasswordChanged {
     ),
     tag = "auth")]
 pub async fn change_password(
-    State(s): State<AppState>,
+    State(s): State<Arc<Access>>,
     caller: Caller,
     ApiJson(body): ApiJson<PasswordChange>,
 ) -> Result<Json<PasswordChanged>, AppError> {

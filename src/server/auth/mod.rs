@@ -6,21 +6,24 @@ pub mod http;
 pub mod password;
 pub mod rate_limit;
 pub mod store;
+pub mod system;
 pub mod throttle;
 pub mod tokens;
 pub mod users;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
 use crate::contract::{Role, UserInfo};
 use crate::server::audit::AuditEntry;
+use crate::server::clock::Clock;
+use crate::server::db::Db;
 use crate::server::error::AppError;
-use crate::server::AppState;
 
 pub const SESSION_USER_KEY: &str = "user_id";
 
@@ -55,6 +58,11 @@ impl Caller {
         }
     }
     /// The name shown in audit rows: the username, or `token:<name>` for a machine client.
+    /// This caller as the error log keeps it.
+    pub fn who(&self) -> crate::server::errors_log::Who {
+        crate::server::errors_log::Who { name: self.display_name(), user_id: self.user_id(), ip: self.ip.clone() }
+    }
+
     pub fn display_name(&self) -> String {
         match &self.principal {
             Principal::User(u) => u.username.clone(),
@@ -125,12 +133,17 @@ impl Caller {
     }
 }
 
+/// The client's address as the edge resolved it (`edge::guard`: the TCP peer, or the client a trusted proxy
+/// forwarded for), put into the request's extensions for the callers and audit rows read here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::IpAddr);
+
 /// Client address and user agent of a request. The address is the one `edge::guard` resolved (the TCP peer, or
 /// the client a trusted proxy forwarded for); the TCP peer when the request did not pass the edge.
 pub fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
     let ip = parts
         .extensions
-        .get::<crate::server::edge::ClientAddr>()
+        .get::<ClientAddr>()
         .map(|c| c.0)
         .or_else(|| parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip().to_canonical()))
         .map(|ip| ip.to_string());
@@ -146,25 +159,40 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
-impl FromRequestParts<AppState> for Caller {
+/// What the access services use: the database, the clock, the token cache and the login throttle. A sub-state of
+/// the application's (`FromRef`), one `Arc` to clone per request.
+pub struct Access {
+    pub db: Db,
+    pub clock: Arc<Clock>,
+    pub tokens: Arc<AuthCache>,
+    /// Failed logins per username and per client address (`throttle`).
+    pub login_throttle: Arc<throttle::LoginThrottle>,
+}
+
+impl<S> FromRequestParts<S> for Caller
+where
+    S: Send + Sync,
+    Arc<Access>: FromRef<S>,
+{
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let (ip, user_agent) = client_of(parts);
+        let access = Arc::<Access>::from_ref(state);
         if let Some(token) = bearer_token(&parts.headers) {
-            let principal = state.auth.principal_for_token(&state.db, token).await?.ok_or(AppError::Unauthenticated)?;
+            let principal = access.tokens.principal_for_token(&access.db, token).await?.ok_or(AppError::Unauthenticated)?;
             return Ok(Caller { principal, ip, user_agent });
         }
         let session = Session::from_request_parts(parts, state).await.map_err(|_| AppError::Unauthenticated)?;
-        let user = user_from_session(state, &session).await?.ok_or(AppError::Unauthenticated)?;
+        let user = user_from_session(&access.db, &session).await?.ok_or(AppError::Unauthenticated)?;
         Ok(Caller { principal: Principal::User(user), ip, user_agent })
     }
 }
 
-pub async fn user_from_session(state: &AppState, session: &Session) -> Result<Option<UserInfo>, AppError> {
+pub async fn user_from_session(db: &Db, session: &Session) -> Result<Option<UserInfo>, AppError> {
     let user_id: Option<i64> = session.get(SESSION_USER_KEY).await.map_err(|e| AppError::internal_from("session store", e))?;
     match user_id {
-        Some(id) => store::user_by_id(&state.db, id).await,
+        Some(id) => store::user_by_id(db, id).await,
         None => Ok(None),
     }
 }
@@ -204,7 +232,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientInfo {
 ///
 /// Every attempt, refused or not, is a row of `login_attempts` (`attempts`), except repeats during one wait: of
 /// those only the first (in each instance) is, so knocking on during a wait does not grow the record.
-pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
+pub async fn login(state: &Access, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
     use attempts::Outcome;
     let name = username.trim();
     let keys = state.login_throttle.keys(name, client.ip.as_deref());
@@ -254,7 +282,7 @@ pub async fn login(state: &AppState, session: &Session, client: &ClientInfo, use
 }
 
 /// A refusal by the throttle: recorded if it is the first of its wait, answered 429.
-async fn throttled(state: &AppState, client: &ClientInfo, username: &str, user_id: Option<i64>, refusal: throttle::Refusal) -> AppError {
+async fn throttled(state: &Access, client: &ClientInfo, username: &str, user_id: Option<i64>, refusal: throttle::Refusal) -> AppError {
     if refusal.first_of_its_wait {
         attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, attempts::Outcome::Throttled).await;
     }

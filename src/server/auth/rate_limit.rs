@@ -18,46 +18,9 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::{Caller, Principal};
+pub use crate::server::config::{RateLimits, DEFAULT_LIGHT_FACTOR};
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;
-
-#[derive(Clone, Debug)]
-pub struct RateLimits {
-    pub per_user_per_min: u32,
-    pub per_ip_per_min: u32,
-    pub global_per_min: u32,
-    pub per_token_per_min: u32,
-    /// The limits of preview, confirm and cancel are these limits times this factor (0 = no limit on them).
-    pub light_factor: u32,
-}
-
-pub const DEFAULT_LIGHT_FACTOR: u32 = 10;
-
-impl Default for RateLimits {
-    fn default() -> Self {
-        RateLimits { per_user_per_min: 10, per_ip_per_min: 50, global_per_min: 5000, per_token_per_min: 6000, light_factor: DEFAULT_LIGHT_FACTOR }
-    }
-}
-
-impl RateLimits {
-    /// Every limit off (tests, benchmarks).
-    pub fn off() -> RateLimits {
-        RateLimits { per_user_per_min: 0, per_ip_per_min: 0, global_per_min: 0, per_token_per_min: 0, light_factor: DEFAULT_LIGHT_FACTOR }
-    }
-
-    /// The limits of the requests that take no new number (preview, confirm, cancel): each number limit times
-    /// `light_factor`, saturating; 0 stays 0 (off).
-    pub fn light(&self) -> RateLimits {
-        let times = |limit: u32| limit.saturating_mul(self.light_factor);
-        RateLimits {
-            per_user_per_min: times(self.per_user_per_min),
-            per_ip_per_min: times(self.per_ip_per_min),
-            global_per_min: times(self.global_per_min),
-            per_token_per_min: times(self.per_token_per_min),
-            light_factor: self.light_factor,
-        }
-    }
-}
 
 pub struct NumberRateLimiter {
     limits: RateLimits,

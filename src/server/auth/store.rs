@@ -51,18 +51,6 @@ pub async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<i64>,
     Ok(sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username.trim()).fetch_optional(&db.pool).await?)
 }
 
-/// Creates a user without a caller's check, writing its `USER_CREATED` (and `PROJECT_ADMIN_GRANTED`) audit rows
-/// as the system: for tools and tests. The service is `auth::users::create_user`.
-pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_password: &str, role: Role) -> Result<i64, AppError> {
-    let new = super::users::Validated::new(username, Some(display_name), plain_password, role.as_str())?;
-    super::users::create_user_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), &new, &[]).await
-}
-
-/// Grants project-admin rights without a caller's check, audited as the system: for tools and tests.
-pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result<(), AppError> {
-    super::users::grant_project_admin_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), user_id, project_id).await
-}
-
 /// A user's row as it stands inside a transaction (locked on MariaDB until the transaction ends).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct UserState {
@@ -218,12 +206,6 @@ pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Princip
     }))
 }
 
-/// Creates a token without a caller's check, writing its `TOKEN_CREATED` audit row as the system: for tools
-/// and tests. The service is `auth::tokens::create`.
-pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {
-    super::tokens::create_as(db, &super::users::system_actor("system", now_ms), name, project_ids, created_by).await
-}
-
 pub async fn insert_token(tx: &mut Conn, name: &str, token: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<i64, AppError> {
     let prefix: String = token.chars().take(12).collect();
     Ok(sqlx::query_scalar(
@@ -360,4 +342,18 @@ pub async fn login_attempts(
             })
             .collect(),
     ))
+}
+
+/// Which of these project ids exist (a token's scope names projects; the reference snapshot is the catalog's, above).
+pub async fn existing_projects(db: &Db, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = vec!["?"; ids.len()].join(", ");
+    let sql = format!("SELECT id FROM projects WHERE id IN ({placeholders})");
+    let mut q = sqlx::query_scalar(&sql);
+    for id in ids {
+        q = q.bind(*id);
+    }
+    Ok(q.fetch_all(&db.pool).await?)
 }

@@ -23,39 +23,11 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
+pub use crate::server::config::LoginThrottleConfig;
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoginThrottleConfig {
-    /// Consecutive failures of one username before its waits begin (`LOGIN_FAILURES_PER_USER`; 0 = off).
-    pub per_user_failures: u32,
-    /// Failures from one client address, whatever the usernames, before its waits begin
-    /// (`LOGIN_FAILURES_PER_ADDRESS`; 0 = off). Higher than the per-user one: an office behind one NAT shares it.
-    pub per_address_failures: u32,
-    /// The wait after the threshold-th failure; it doubles with each further one.
-    pub first_wait: Duration,
-    /// The longest wait (`LOGIN_MAX_WAIT_SECS`); failures are also forgotten this long after their wait ended.
-    pub max_wait: Duration,
-}
-
-impl Default for LoginThrottleConfig {
-    fn default() -> Self {
-        LoginThrottleConfig {
-            per_user_failures: 5,
-            per_address_failures: 20,
-            first_wait: Duration::from_secs(1),
-            max_wait: Duration::from_secs(15 * 60),
-        }
-    }
-}
-
 impl LoginThrottleConfig {
-    /// Nothing is throttled (benchmarks).
-    pub fn off() -> LoginThrottleConfig {
-        LoginThrottleConfig { per_user_failures: 0, per_address_failures: 0, ..LoginThrottleConfig::default() }
-    }
-
     /// The wait (ms) after `failures` consecutive failures of a key whose threshold is `threshold`.
     pub fn wait_ms(&self, threshold: u32, failures: u64) -> i64 {
         if threshold == 0 || failures < u64::from(threshold) {

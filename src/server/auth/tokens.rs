@@ -7,18 +7,19 @@ use serde_json::json;
 
 use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
-use crate::server::auth::{store, Caller};
+use crate::server::auth::{store, Access, Caller};
 use crate::server::db::Db;
 use crate::server::error::AppError;
-use crate::server::AppState;
 
 /// A new API token (admins): a project admin only for projects they administer, a super admin for any
 /// (no project = every project, super admins only). The secret is shown once, here.
-pub async fn create(s: &AppState, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
+pub async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
     let admin = caller.require_admin()?;
-    let snapshot = s.reference.get().await?;
+    let known = store::existing_projects(&s.db, project_ids).await?;
     for p in project_ids {
-        snapshot.project(Some(*p), None)?;
+        if !known.contains(p) {
+            return Err(AppError::validation(format!("ไม่พบโครงการ '{p}'"), format!("unknown projectId or projectCode: '{p}'")));
+        }
         if admin.role != Role::SuperAdmin {
             caller.require_project_admin(*p)?;
         }
@@ -73,13 +74,13 @@ pub fn administers(user: &UserInfo, token: &ApiTokenInfo) -> bool {
 }
 
 /// The tokens the caller administers, newest first (admins).
-pub async fn list(s: &AppState, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
+pub async fn list(s: &Access, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
     let admin = caller.require_admin()?;
     Ok(store::list_tokens(&s.db).await?.into_iter().filter(|t| administers(admin, t)).collect())
 }
 
 /// Revokes an active token the caller administers (403 for another's; 404 when there is no active token of that id).
-pub async fn revoke(s: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub async fn revoke(s: &Access, caller: &Caller, id: i64) -> Result<(), AppError> {
     let admin = caller.require_admin()?;
     let gone = || AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}"));
     let actor = caller.audit_base(s.clock.now_ms());
@@ -93,6 +94,6 @@ pub async fn revoke(s: &AppState, caller: &Caller, id: i64) -> Result<(), AppErr
     }
     audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[token_entry(&actor, "TOKEN_REVOKED", &token, Some("ACTIVE"), Some("REVOKED"))]).await?;
     tx.commit().await?;
-    s.auth.forget_all();
+    s.tokens.forget_all();
     Ok(())
 }

@@ -11,10 +11,9 @@ use serde_json::json;
 use crate::contract::users::{MAX_PASSWORD_BYTES, MIN_PASSWORD_CHARS};
 use crate::contract::{NewUser, Role, UserAdminInfo, UserInfo, UserUpdate};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
-use crate::server::auth::{password, store, Caller};
+use crate::server::auth::{password, store, Access, Caller};
 use crate::server::db::{Conn, Db};
 use crate::server::error::AppError;
-use crate::server::AppState;
 
 /// Who made a change when no caller did: the CLI (`cli`) or the service itself (`system`).
 pub fn system_actor(name: &str, now_ms: i64) -> AuditEntry {
@@ -134,7 +133,7 @@ pub async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, p
 }
 
 /// `POST /admin/users`: creates a user with the projects they administer (super admins).
-pub async fn create_user(s: &AppState, caller: &Caller, new: &NewUser) -> Result<UserInfo, AppError> {
+pub async fn create_user(s: &Access, caller: &Caller, new: &NewUser) -> Result<UserInfo, AppError> {
     caller.require_super_admin()?;
     let validated = Validated::new(&new.username, new.display_name.as_deref(), &new.password, &new.role)?;
     let id = create_user_as(&s.db, &caller.audit_base(s.clock.now_ms()), &validated, &new.admin_project_ids).await?;
@@ -142,7 +141,7 @@ pub async fn create_user(s: &AppState, caller: &Caller, new: &NewUser) -> Result
 }
 
 /// `GET /admin/users`: every user, active or not (super admins).
-pub async fn list(s: &AppState, caller: &Caller) -> Result<Vec<UserAdminInfo>, AppError> {
+pub async fn list(s: &Access, caller: &Caller) -> Result<Vec<UserAdminInfo>, AppError> {
     caller.require_super_admin()?;
     store::list_users(&s.db).await
 }
@@ -161,7 +160,7 @@ fn last_super_admin(username: &str) -> AppError {
 /// `PUT /admin/users/{id}`: sets a user's role and the projects they administer (super admins). Each change is its
 /// own audit row: `ROLE_CHANGED`, `PROJECT_ADMIN_GRANTED`, `PROJECT_ADMIN_REMOVED`. A super admin keeps their own
 /// role; the last active super admin cannot lose it.
-pub async fn update(s: &AppState, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
+pub async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     let role = parse_role(&change.role)?;
     if me.id == id && role != Role::SuperAdmin {
@@ -221,7 +220,7 @@ pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: i64, active: bool) -
 
 /// `POST /admin/users/{id}/deactivate|reactivate` (super admins; not themself). A deactivated user cannot log in,
 /// and the sessions they have stop working at once (a session is read back through `store::user_by_id`).
-pub async fn set_active(s: &AppState, caller: &Caller, id: i64, active: bool) -> Result<UserAdminInfo, AppError> {
+pub async fn set_active(s: &Access, caller: &Caller, id: i64, active: bool) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     if me.id == id && !active {
         return Err(AppError::validation("ปิดการใช้งานบัญชีของตนเองไม่ได้", "a super admin cannot deactivate themself"));
@@ -249,13 +248,13 @@ pub async fn set_password_as(db: &Db, actor: &AuditEntry, id: i64, plain: &str) 
 }
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
-pub async fn set_password(s: &AppState, caller: &Caller, id: i64, plain: &str) -> Result<(), AppError> {
+pub async fn set_password(s: &Access, caller: &Caller, id: i64, plain: &str) -> Result<(), AppError> {
     caller.require_super_admin()?;
     set_password_as(&s.db, &caller.audit_base(s.clock.now_ms()), id, plain).await
 }
 
 /// `POST /auth/password`: a logged-in user changes their own password, giving the current one.
-pub async fn change_own_password(s: &AppState, caller: &Caller, current: &str, new: &str) -> Result<(), AppError> {
+pub async fn change_own_password(s: &Access, caller: &Caller, current: &str, new: &str) -> Result<(), AppError> {
     let user = caller.user().ok_or_else(|| AppError::forbidden(format!("{} is an API token: it has no password", caller.display_name())))?;
     check_password(new)?;
     let stored = store::credentials_by_username(&s.db, &user.username).await?.ok_or(AppError::Unauthenticated)?;

@@ -2,10 +2,9 @@
 //! body or as `text/csv`. Thin: read the body (own size limit), call the engine, answer.
 
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde::{Deserialize, Serialize};
+use axum::http::header;
+use axum::response::Response;
+use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -13,11 +12,16 @@ use utoipa_axum::routes;
 use super::{RowInput, MAX_BYTES};
 use crate::contract::import::{ImportFormat, ImportReport};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiQuery, AppError, ErrorBody};
-use crate::server::AppState;
+use crate::server::error::{body_text, report_response, ApiQuery, AppError, ErrorBody, ImportRejected};
+use crate::server::numbering::Engine;
 
 /// The bulk import route (under `/api/v1`); it reads its body with its own, larger limit.
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Engine>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(import))
 }
 
@@ -36,16 +40,6 @@ pub enum ImportBody {
     },
 }
 
-/// An import that was refused: the §6 error body, with the per-row report when the rows could be read
-/// (`code` = `IMPORT_REJECTED`; nothing was changed).
-#[derive(Serialize, ToSchema)]
-pub struct ImportRejected {
-    #[serde(flatten)]
-    pub error: ErrorBody,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub report: Option<ImportReport>,
-}
-
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
@@ -57,12 +51,6 @@ pub struct ImportQuery {
     pub format: Option<ImportFormat>,
     /// The reason recorded in every audit row (JSON bodies may carry `reason` too).
     pub reason: Option<String>,
-}
-
-/// The body as text, at most `limit` bytes (413 with the §6 body beyond), valid UTF-8 (else 400).
-pub async fn body_text(request: Request, limit: usize) -> Result<String, AppError> {
-    let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| AppError::PayloadTooLarge)?;
-    String::from_utf8(bytes.to_vec()).map_err(|_| AppError::validation("ข้อมูลที่ส่งมาต้องเป็นข้อความ UTF-8", "the body is not UTF-8 text"))
 }
 
 /// `POST /document-numbering/import` — bulk import of counters and legacy numbers (super admins).
@@ -80,7 +68,12 @@ pub async fn body_text(request: Request, limit: usize) -> Result<String, AppErro
         (status = 413, body = ErrorBody),
     ),
     tag = "numbering")]
-pub async fn import(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+pub async fn import(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ImportQuery>,
+    request: Request,
+) -> Result<Response, AppError> {
     // refuse before reading a large body
     if caller.require_super_admin().is_err() {
         return Err(AppError::ManualOverrideNotAllowed);
@@ -95,19 +88,4 @@ pub async fn import(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQ
     let dry_run = q.dry_run.unwrap_or(false);
     let report = super::bulk_import(&s, &caller, &text, format, q.reason.as_deref(), dry_run).await?;
     Ok(report_response(report))
-}
-
-/// 200 with the report, or — when an import to apply had refused rows — 400 with the §6 body and the report.
-pub fn report_response(report: ImportReport) -> Response {
-    if report.dry_run || report.applied {
-        return Json(report).into_response();
-    }
-    let err = AppError::validation(
-        format!("นำเข้าไม่สำเร็จ: มีข้อมูลไม่ถูกต้อง {} แถว จึงไม่ได้บันทึกข้อมูลใดเลย", report.error_rows),
-        format!("import refused: {} of {} rows are invalid; nothing was changed", report.error_rows, report.total),
-    );
-    let mut error = err.body();
-    error.code = "IMPORT_REJECTED".into();
-    error.error = "IMPORT_REJECTED".into();
-    (StatusCode::BAD_REQUEST, Json(ImportRejected { error, report: Some(report) })).into_response()
 }

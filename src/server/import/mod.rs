@@ -23,10 +23,10 @@ use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::Tx;
 use crate::server::error::AppError;
+use crate::server::numbering::Engine;
 use crate::server::numbering::{counter_tx, resolve};
 use crate::server::reference::Snapshot;
 use crate::server::templates;
-use crate::server::AppState;
 
 /// Most rows one import takes.
 pub const MAX_ROWS: usize = 10_000;
@@ -213,7 +213,7 @@ struct Planned {
 
 /// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (SPEC §7).
 pub async fn bulk_import(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     text: &str,
     format: ImportFormat,
@@ -223,7 +223,7 @@ pub async fn bulk_import(
     let result = bulk_import_unlogged(s, caller, text, format, reason, dry_run).await;
     if let Err(e) = &result {
         let context = json!({ "operation": "IMPORT", "format": format!("{format:?}"), "dryRun": dry_run, "bytes": text.len(), "reason": reason });
-        s.engine.errors.record(e, caller, context);
+        s.errors.record(e, &caller.who(), context);
     }
     result
 }
@@ -232,7 +232,7 @@ pub async fn bulk_import(
 /// row is ok and `dry_run` is false. Bad input as a whole (malformed text, too large, no rows, not a super admin)
 /// is an error; a refused row is reported in its row.
 async fn bulk_import_unlogged(
-    s: &AppState,
+    s: &Engine,
     caller: &Caller,
     text: &str,
     format: ImportFormat,
@@ -413,7 +413,7 @@ fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> 
 
 /// One row inside the import's transaction: its counter (created when missing), then the manual override.
 async fn apply_row(
-    s: &AppState,
+    s: &Engine,
     tx: &mut Tx<'_>,
     caller: &Caller,
     snapshot: &Snapshot,

@@ -33,12 +33,7 @@ const MAX_CONNECTION_RETRIES: u32 = 3;
 /// Most counters' batches one transaction serves: past a few dozen the savepoints and the longer hold of the
 /// rows cost more than the shared commit saves.
 const MAX_GROUP: usize = 64;
-/// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
-/// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
-/// fifth off the database's CPU per number (BENCHMARKS.md, "MariaDB"). Two to one took another quarter, and gave
-/// 12–25 % more on the spread row; rows of one counter use one committer anyway (the same heading). A larger database
-/// server may want more.
-pub const DEFAULT_COMMITTERS: usize = 1;
+pub use crate::server::config::DEFAULT_COMMITTERS;
 
 /// One request of a counter batch: what it asks, who asks, since when.
 pub struct Work {

@@ -17,11 +17,11 @@ use axum::Json;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::queue::{JobKind, Outcome};
+use super::counter_tx::{JobKind, Outcome};
+use super::Numbering;
 use crate::numbering::CounterKey;
 use crate::server::auth::Caller;
 use crate::server::error::{AppError, RemoteError};
-use crate::server::AppState;
 
 /// Where a holder receives forwarded batches.
 pub const PATH: &str = "/internal/forward";
@@ -131,8 +131,8 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
 /// `POST /internal/forward`: another instance's batch for a counter this instance holds (or will hold: the jobs
 /// join this instance's queue for the key, whatever its worker holds by then). The body is read only once the
 /// secret has passed.
-pub async fn receive(State(state): State<AppState>, request: Request) -> Response {
-    let Some(secret) = state.config.cluster_secret.as_deref() else {
+pub async fn receive(State(state): State<std::sync::Arc<Numbering>>, request: Request) -> Response {
+    let Some(secret) = state.cluster_secret.as_deref() else {
         return AppError::not_found("ที่อยู่นี้", "forwarding is off (no CLUSTER_SECRET)").into_response();
     };
     let given = request.headers().get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();

@@ -6,15 +6,21 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::Numbering;
 use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
-use crate::server::AppState;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// The numbering routes (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Numbering>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(preview)).routes(routes!(reserve)).routes(routes!(confirm)).routes(routes!(cancel)).routes(routes!(generate))
 }
 
@@ -52,7 +58,11 @@ pub struct GenerateResult {
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<PreviewResult>, AppError> {
+pub async fn preview(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    ApiJson(req): ApiJson<NumberRequest>,
+) -> Result<Json<PreviewResult>, AppError> {
     Ok(Json(super::preview(&s, &caller, &req).await?))
 }
 
@@ -69,7 +79,11 @@ pub async fn preview(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): ApiJson<NumberRequest>) -> Result<Json<ReservationResult>, AppError> {
+pub async fn reserve(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    ApiJson(req): ApiJson<NumberRequest>,
+) -> Result<Json<ReservationResult>, AppError> {
     Ok(Json(super::reserve(&s, &caller, &req).await?))
 }
 
@@ -87,7 +101,11 @@ pub async fn reserve(State(s): State<AppState>, caller: Caller, ApiJson(req): Ap
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn confirm(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<ConfirmBody>) -> Result<Json<StatusResult>, AppError> {
+pub async fn confirm(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    ApiJson(body): ApiJson<ConfirmBody>,
+) -> Result<Json<StatusResult>, AppError> {
     Ok(Json(super::confirm(&s, &caller, &body.token, &body.document_id).await?))
 }
 
@@ -105,7 +123,11 @@ pub async fn confirm(State(s): State<AppState>, caller: Caller, ApiJson(body): A
         (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
     ),
     tag = "numbering")]
-pub async fn cancel(State(s): State<AppState>, caller: Caller, ApiJson(body): ApiJson<CancelBody>) -> Result<Json<StatusResult>, AppError> {
+pub async fn cancel(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CancelBody>,
+) -> Result<Json<StatusResult>, AppError> {
     Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref()).await?))
 }
 
@@ -124,7 +146,7 @@ pub async fn cancel(State(s): State<AppState>, caller: Caller, ApiJson(body): Ap
     ),
     tag = "numbering")]
 pub async fn generate(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     ApiPath(document_id): ApiPath<String>,
     ApiJson(req): ApiJson<NumberRequest>,

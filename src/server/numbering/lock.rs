@@ -20,30 +20,10 @@ use std::time::{Duration, Instant};
 
 use rand::Rng;
 
+pub use crate::server::config::LockConfig;
 use crate::server::error::AppError;
 use crate::server::errors_log::ErrorLog;
 use crate::server::kept_redis::KeptRedis;
-
-#[derive(Clone, Debug)]
-pub struct LockConfig {
-    pub ttl: Duration,
-    pub max_wait: Duration,
-    pub retry_base: Duration,
-    /// How long a PING may take before that server counts as unreachable.
-    pub probe_timeout: Duration,
-}
-
-impl Default for LockConfig {
-    fn default() -> Self {
-        LockConfig {
-            ttl: Duration::from_secs(5),
-            max_wait: Duration::from_secs(5),
-            // a holder keeps a batch's lock for a few milliseconds: poll at that pace, not at Redlock's 200 ms
-            retry_base: Duration::from_millis(2),
-            probe_timeout: Duration::from_millis(250),
-        }
-    }
-}
 
 /// What a batch holds while it runs; `fallback` is recorded in its audit rows.
 pub enum Held {

@@ -23,14 +23,15 @@ use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusRes
 use crate::numbering::{
     bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
 };
+use crate::server::auth::rate_limit::NumberRateLimiter;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{ms_to_datetime, Db};
 use crate::server::error::AppError;
 use crate::server::errors_log::ErrorLog;
+use crate::server::metrics;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
-use crate::server::{metrics, AppState};
 
 use queue::{JobKind, Outcome, Queues};
 
@@ -240,6 +241,15 @@ impl Engine {
         self.queues.lock.redis_up()
     }
 
+    /// Per correspondence type, the highest `last_number / max_number` over the counters of the current period (this
+    /// year's yearly counters, this month's monthly ones, and counters that never reset), as a ratio 0..1: the
+    /// `/metrics` gauge. One grouped query; rows = number of types.
+    pub async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
+        let now = self.clock.now();
+        let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
+        store::max_utilization_by_type(&self.db, &periods).await
+    }
+
     /// Lets every counter lock go before the process exits (see `Queues::close`).
     pub async fn stop(&self) {
         self.queues.close(Duration::from_secs(2)).await;
@@ -262,7 +272,7 @@ impl Engine {
         result: Result<T, AppError>,
     ) -> Result<T, AppError> {
         if let Err(e) = &result {
-            self.errors.record_in(e, caller, project_id, context());
+            self.errors.record_in(e, &caller.who(), project_id, context());
         }
         result
     }
@@ -454,9 +464,20 @@ impl Engine {
 
 // ---- the service path of the entry points (REST and the form): rate limit, engine, generation histogram ----
 
+/// What the numbering requests use: the engine, the rate limits of new numbers and of the light requests (preview,
+/// confirm, cancel), and the secret of batches forwarded by the other instances. A sub-state of the application's
+/// (`FromRef`).
+pub struct Numbering {
+    pub engine: Arc<Engine>,
+    pub limits: Arc<NumberRateLimiter>,
+    pub light_limits: Arc<NumberRateLimiter>,
+    /// `CLUSTER_SECRET`: None = forwarded batches are refused (`forward::receive`).
+    pub cluster_secret: Option<String>,
+}
+
 /// Reserve as every entry point calls it: the caller's rate limit, the engine, then the generation histogram
 /// (latency and outcome, labelled by the request's type), so the form and REST count alike.
-pub async fn reserve(state: &AppState, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
+pub async fn reserve(state: &Numbering, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
     let result = state.engine.reserve(caller, req).await;
@@ -466,25 +487,25 @@ pub async fn reserve(state: &AppState, caller: &Caller, req: &NumberRequest) -> 
 
 /// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,
 /// more generous bucket: `RateLimits::light_factor`), then the engine.
-pub async fn preview(state: &AppState, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+pub async fn preview(state: &Numbering, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
     state.light_limits.check(caller).await?;
     state.engine.preview(caller, req).await
 }
 
 /// Confirm as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn confirm(state: &AppState, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+pub async fn confirm(state: &Numbering, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
     state.light_limits.check(caller).await?;
     state.engine.confirm(caller, token, document_id).await
 }
 
 /// Cancel as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn cancel(state: &AppState, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+pub async fn cancel(state: &Numbering, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
     state.light_limits.check(caller).await?;
     state.engine.cancel(caller, token, reason).await
 }
 
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
-pub async fn generate(state: &AppState, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
+pub async fn generate(state: &Numbering, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
     let result = state.engine.generate(caller, document_id, req).await;
@@ -492,15 +513,15 @@ pub async fn generate(state: &AppState, caller: &Caller, document_id: &str, req:
     result
 }
 
-async fn record_generation<T>(state: &AppState, req: &NumberRequest, result: &Result<T, AppError>, started: Instant) {
+async fn record_generation<T>(state: &Numbering, req: &NumberRequest, result: &Result<T, AppError>, started: Instant) {
     let type_code = type_label(state, req).await;
     metrics::generation(&type_code, metrics::status_of(result), started.elapsed());
 }
 
 /// The correspondence type of a request as a metrics label: its code in the reference data, or `unknown`
 /// (never the raw input, so the label's values stay bounded).
-async fn type_label(s: &AppState, req: &NumberRequest) -> String {
-    match s.reference.get().await {
+async fn type_label(s: &Numbering, req: &NumberRequest) -> String {
+    match s.engine.reference.get().await {
         Ok(snapshot) => snapshot
             .corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
             .map(|t| t.code.clone())

@@ -15,7 +15,7 @@ use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::AppState;
+use crate::server::reference::Catalog;
 
 /// Most items one reference document may hold.
 pub const MAX_ITEMS: usize = 10_000;
@@ -23,56 +23,7 @@ pub const MAX_ITEMS: usize = 10_000;
 pub const MAX_BYTES: usize = 1024 * 1024;
 const MAX_NAME_CHARS: usize = super::store::MAX_NAME_CHARS;
 
-/// The kinds of `/api/v1/reference/{kind}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Projects,
-    Organizations,
-    CorrespondenceTypes,
-    SubTypes,
-    RfaTypes,
-    Disciplines,
-}
-
-impl Kind {
-    pub fn parse(s: &str) -> Result<Kind, AppError> {
-        Ok(match s {
-            "projects" => Kind::Projects,
-            "organizations" => Kind::Organizations,
-            "correspondence-types" => Kind::CorrespondenceTypes,
-            "sub-types" => Kind::SubTypes,
-            "rfa-types" => Kind::RfaTypes,
-            "disciplines" => Kind::Disciplines,
-            other => {
-                return Err(AppError::not_found(
-                    format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
-                    format!("reference kind '{}'", other.chars().take(40).collect::<String>()),
-                ))
-            }
-        })
-    }
-    /// The section name in a reference document (and in reports).
-    pub fn section(self) -> &'static str {
-        match self {
-            Kind::Projects => "projects",
-            Kind::Organizations => "organizations",
-            Kind::CorrespondenceTypes => "correspondenceTypes",
-            Kind::SubTypes => "subTypes",
-            Kind::RfaTypes => "rfaTypes",
-            Kind::Disciplines => "disciplines",
-        }
-    }
-    fn th(self) -> &'static str {
-        match self {
-            Kind::Projects => "โครงการ",
-            Kind::Organizations => "หน่วยงาน",
-            Kind::CorrespondenceTypes => "ประเภทเอกสาร",
-            Kind::SubTypes => "ประเภทย่อย",
-            Kind::RfaTypes => "ประเภท RFA",
-            Kind::Disciplines => "สาขางาน",
-        }
-    }
-}
+pub use super::store::Kind;
 
 /// One item of any kind, as given.
 #[derive(Clone, Debug)]
@@ -136,7 +87,7 @@ struct Change {
 }
 
 /// `POST /reference/{kind}` and `PUT /reference/{kind}/{id}`: one item. Returns the item's id and what was done.
-pub async fn save_item(s: &AppState, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
+pub async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
     caller.require_super_admin()?;
     let now = s.clock.now_ms();
     let mut tx = s.db.begin_write().await?;
@@ -150,7 +101,7 @@ pub async fn save_item(s: &AppState, caller: &Caller, item: Item, mode: Mode) ->
 }
 
 /// One item of `kind` from its JSON (super admins, checked before the body is read): created (`id` None) or edited.
-pub async fn save_json(s: &AppState, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
+pub async fn save_json(s: &Catalog, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
     caller.require_super_admin()?;
     let item = Item::from_json(Kind::parse(kind)?, body)?;
     let mode = match id {
@@ -161,7 +112,7 @@ pub async fn save_json(s: &AppState, caller: &Caller, kind: &str, id: Option<i64
 }
 
 /// A reference document as JSON text (super admins; at most [`MAX_BYTES`]), parsed and imported.
-pub async fn import_text(s: &AppState, caller: &Caller, text: &str, dry_run: bool) -> Result<ImportReport, AppError> {
+pub async fn import_text(s: &Catalog, caller: &Caller, text: &str, dry_run: bool) -> Result<ImportReport, AppError> {
     caller.require_super_admin()?;
     if text.len() > MAX_BYTES {
         return Err(AppError::PayloadTooLarge);
@@ -182,7 +133,7 @@ pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
 
 /// `POST /reference/import`: a whole document, every item created or updated by its code, in one transaction;
 /// committed only when every item is ok and it is not a dry run.
-pub async fn import_document(s: &AppState, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
+pub async fn import_document(s: &Catalog, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
     caller.require_super_admin()?;
     if doc.is_empty() {
         return Err(AppError::validation("เอกสารไม่มีรายการข้อมูลอ้างอิงให้นำเข้า", "the document holds no items"));

@@ -10,12 +10,18 @@ use utoipa_axum::routes;
 
 use crate::contract::import::{CodeNameInput, OrganizationInput, ProjectInput, SubTypeInput};
 use crate::contract::{OrgItem, ProjectItem, RefItem, SubTypeItem};
+use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{ApiPath, AppError, ErrorBody};
-use crate::server::AppState;
+use crate::server::reference::Catalog;
 
 /// The reference-data routes (under `/api/v1`). The import reads its body with its own, larger limit.
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Catalog>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(import)).routes(routes!(update))
 }
 
@@ -85,7 +91,11 @@ pub struct KindParam {
         (status = 404, body = ErrorBody, description = "no such kind"),
     ),
     tag = "reference")]
-pub async fn list(State(s): State<AppState>, caller: Caller, ApiPath(kind): ApiPath<String>) -> Result<Json<serde_json::Value>, AppError> {
+pub async fn list(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiPath(kind): ApiPath<String>,
+) -> Result<Json<serde_json::Value>, AppError> {
     Ok(Json(super::list_for(&s, &caller, &kind).await?))
 }
 
@@ -121,7 +131,7 @@ pub struct SavedItem {
     ),
     tag = "reference")]
 pub async fn create(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(kind): ApiPath<String>,
     ApiJson(body): ApiJson<serde_json::Value>,
@@ -144,7 +154,7 @@ pub async fn create(
     ),
     tag = "reference")]
 pub async fn update(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath((kind, id)): ApiPath<(String, i64)>,
     ApiJson(body): ApiJson<serde_json::Value>,
@@ -166,16 +176,21 @@ pub struct ImportQuery {
     request_body(content = ReferenceDocument, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (each optional); at most 10,000 items and 1 MiB"),
     responses(
         (status = 200, body = ImportReport, description = "the per-item report; applied = true when written"),
-        (status = 400, body = crate::server::import::http::ImportRejected, description = "malformed document, or (when applying) an item is refused: the §6 body plus `report`; nothing was changed"),
+        (status = 400, body = crate::server::error::ImportRejected, description = "malformed document, or (when applying) an item is refused: the §6 body plus `report`; nothing was changed"),
         (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody),
         (status = 413, body = ErrorBody),
     ),
     tag = "reference")]
-pub async fn import(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+pub async fn import(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ImportQuery>,
+    request: Request,
+) -> Result<Response, AppError> {
     // refuse before reading a large body (the service checks again)
     caller.require_super_admin()?;
-    let text = crate::server::import::http::body_text(request, admin::MAX_BYTES).await?;
+    let text = crate::server::error::body_text(request, admin::MAX_BYTES).await?;
     let report = admin::import_text(&s, &caller, &text, q.dry_run.unwrap_or(false)).await?;
-    Ok(crate::server::import::http::report_response(report))
+    Ok(crate::server::error::report_response(report))
 }

@@ -14,18 +14,34 @@ use tokio::sync::{Mutex, RwLock};
 
 use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
+use crate::server::clock::Clock;
 use crate::server::db::Db;
 use crate::server::error::AppError;
-use crate::server::templates::StoredTemplate;
+use crate::server::templates::store::StoredTemplate;
+
+/// The reference data and the current templates, read from the database as one snapshot.
+pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
+    let data = store::load_reference_data(db).await?;
+    let templates = crate::server::templates::store::load_current(db).await?;
+    Ok(Snapshot::build(data, templates))
+}
+
+/// What the catalog's services use (reference data, templates, workflow machines): the database, the clock and the
+/// reference snapshot. A sub-state of the application's (`FromRef`).
+pub struct Catalog {
+    pub db: Db,
+    pub clock: Arc<Clock>,
+    pub reference: Arc<ReferenceCache>,
+}
 
 /// Every reference list, as the pages read them (any logged-in caller).
-pub async fn data_for(state: &crate::server::AppState, _caller: &crate::server::auth::Caller) -> Result<ReferenceData, AppError> {
+pub async fn data_for(state: &Catalog, _caller: &crate::server::auth::Caller) -> Result<ReferenceData, AppError> {
     Ok(state.reference.get().await?.data.clone())
 }
 
 /// One reference list by its name in the API (`projects`, `organizations`, `correspondence-types`, `sub-types`,
 /// `rfa-types`, `disciplines`), as JSON (any logged-in caller).
-pub async fn list_for(state: &crate::server::AppState, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
+pub async fn list_for(state: &Catalog, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
     let snapshot = state.reference.get().await?;
     let d = &snapshot.data;
     let value = match kind {
@@ -218,7 +234,7 @@ impl Loaded {
 
 impl ReferenceCache {
     pub async fn load(db: Db, max_age: Duration) -> Result<ReferenceCache, AppError> {
-        let snapshot = Arc::new(store::load_snapshot(&db).await?);
+        let snapshot = Arc::new(load_snapshot(&db).await?);
         let current = RwLock::new(Loaded { snapshot, at: Instant::now(), ticket: 0 });
         Ok(ReferenceCache { db, current, started: AtomicU64::new(0), max_age, aging: Mutex::new(()) })
     }
@@ -248,7 +264,7 @@ impl ReferenceCache {
     /// Reads the reference data again; after a change, the snapshot returned has it.
     pub async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
         let ticket = self.started.fetch_add(1, Ordering::SeqCst) + 1;
-        let snapshot = Arc::new(store::load_snapshot(&self.db).await?);
+        let snapshot = Arc::new(load_snapshot(&self.db).await?);
         Ok(self.current.write().await.keep_newer(ticket, snapshot))
     }
 }

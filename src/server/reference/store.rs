@@ -1,17 +1,60 @@
 //! SQL for reference data.
 
-use super::admin::Kind;
-use super::Snapshot;
 use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind};
 use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::templates;
 
-pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
-    let data = load_reference_data(db).await?;
-    let templates = templates::store::load_current(db).await?;
-    Ok(Snapshot::build(data, templates))
+/// The kinds of `/api/v1/reference/{kind}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Projects,
+    Organizations,
+    CorrespondenceTypes,
+    SubTypes,
+    RfaTypes,
+    Disciplines,
+}
+
+impl Kind {
+    pub fn parse(s: &str) -> Result<Kind, AppError> {
+        Ok(match s {
+            "projects" => Kind::Projects,
+            "organizations" => Kind::Organizations,
+            "correspondence-types" => Kind::CorrespondenceTypes,
+            "sub-types" => Kind::SubTypes,
+            "rfa-types" => Kind::RfaTypes,
+            "disciplines" => Kind::Disciplines,
+            other => {
+                return Err(AppError::not_found(
+                    format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
+                    format!("reference kind '{}'", other.chars().take(40).collect::<String>()),
+                ))
+            }
+        })
+    }
+    /// The section name in a reference document (and in reports).
+    pub fn section(self) -> &'static str {
+        match self {
+            Kind::Projects => "projects",
+            Kind::Organizations => "organizations",
+            Kind::CorrespondenceTypes => "correspondenceTypes",
+            Kind::SubTypes => "subTypes",
+            Kind::RfaTypes => "rfaTypes",
+            Kind::Disciplines => "disciplines",
+        }
+    }
+    /// The kind's name in Thai (for messages).
+    pub fn th(self) -> &'static str {
+        match self {
+            Kind::Projects => "โครงการ",
+            Kind::Organizations => "หน่วยงาน",
+            Kind::CorrespondenceTypes => "ประเภทเอกสาร",
+            Kind::SubTypes => "ประเภทย่อย",
+            Kind::RfaTypes => "ประเภท RFA",
+            Kind::Disciplines => "สาขางาน",
+        }
+    }
 }
 
 pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {

@@ -24,6 +24,7 @@ use serde_json::json;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::users::system_actor;
 use crate::server::clock::Clock;
+pub use crate::server::config::RetentionConfig;
 use crate::server::db::{ms_to_datetime, Db};
 use crate::server::error::AppError;
 use store::Aged;
@@ -38,23 +39,6 @@ pub const JOB_ACTOR: &str = "system";
 /// However long the interval, an instance looks at least this often whether the run is due: an instance that
 /// starts, or outlives the one that ran it last, takes it over within this time.
 const MAX_POLL: Duration = Duration::from_secs(3600);
-
-/// The limits, plain values: `RETENTION_*` of `docnum serve` and `docnum prune`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RetentionConfig {
-    /// `RETENTION_LOGIN_ATTEMPTS_DAYS`: login attempts older than this go.
-    pub login_attempts_days: u32,
-    /// `RETENTION_RESOLVED_ERRORS_DAYS`: error-log rows resolved longer ago than this go.
-    pub resolved_errors_days: u32,
-    /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
-    pub interval: Duration,
-}
-
-impl Default for RetentionConfig {
-    fn default() -> Self {
-        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, interval: Duration::from_secs(86_400) }
-    }
-}
 
 /// A run's cutoffs, computed once: a row older than its cutoff goes (named as [`PruneCounts`] names the rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -9,13 +9,19 @@ use utoipa_axum::routes;
 
 use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
+use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::reference::Catalog;
 use crate::server::templates;
-use crate::server::AppState;
 
 /// The template ("configs") routes (under `/api/v1`).
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    std::sync::Arc<Access>: axum::extract::FromRef<S>,
+    std::sync::Arc<Catalog>: axum::extract::FromRef<S>,
+{
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(get, update)).routes(routes!(versions)).routes(routes!(rollback))
 }
 
@@ -29,15 +35,19 @@ pub struct ListQuery {
 #[utoipa::path(get, path = "/document-numbering/configs", operation_id = "list_configs", params(ListQuery),
     responses((status = 200, body = [TemplateConfig]), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
     tag = "templates")]
-pub async fn list(State(s): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ListQuery>) -> Result<Json<Vec<TemplateConfig>>, AppError> {
-    Ok(Json(templates::list(&s, &caller, q.project_id).await?))
+pub async fn list(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<Vec<TemplateConfig>>, AppError> {
+    Ok(Json(templates::list(&s.db, &caller, q.project_id).await?))
 }
 
 #[utoipa::path(get, path = "/document-numbering/configs/{id}", operation_id = "get_config", params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
     tag = "templates")]
-pub async fn get(State(s): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
-    Ok(Json(templates::current(&s, &caller, id).await?.to_config()))
+pub async fn get(State(s): State<std::sync::Arc<Catalog>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
+    Ok(Json(templates::current(&s.db, &caller, id).await?.to_config()))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -66,7 +76,11 @@ pub struct SaveBody {
         (status = 413, body = ErrorBody),
     ),
     tag = "templates")]
-pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJson<SaveBody>) -> Result<Json<TemplateConfig>, AppError> {
+pub async fn create(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiJson(b): ApiJson<SaveBody>,
+) -> Result<Json<TemplateConfig>, AppError> {
     let project_id = b.project_id.ok_or_else(|| AppError::validation("ต้องระบุโครงการ (projectId)", "projectId is required"))?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
     Ok(Json(templates::save(&s, &caller, project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
@@ -85,12 +99,12 @@ pub async fn create(State(s): State<AppState>, caller: Caller, ApiJson(b): ApiJs
     ),
     tag = "templates")]
 pub async fn update(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(b): ApiJson<SaveBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
-    let current = templates::current(&s, &caller, id).await?;
+    let current = templates::current(&s.db, &caller, id).await?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
     Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
@@ -103,12 +117,12 @@ pub async fn update(
     ),
     tag = "templates")]
 pub async fn versions(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
-    let t = templates::current(&s, &caller, id).await?;
-    Ok(Json(templates::versions(&s, &caller, t.project_id, t.corr_type_id).await?))
+    let t = templates::current(&s.db, &caller, id).await?;
+    Ok(Json(templates::versions(&s.db, &caller, t.project_id, t.corr_type_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -133,11 +147,11 @@ pub struct RollbackBody {
     ),
     tag = "templates")]
 pub async fn rollback(
-    State(s): State<AppState>,
+    State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
     ApiJson(b): ApiJson<RollbackBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
-    let t = templates::current(&s, &caller, id).await?;
+    let t = templates::current(&s.db, &caller, id).await?;
     Ok(Json(templates::rollback(&s, &caller, t.project_id, t.corr_type_id, b.version, &b.reason, b.acknowledge_key_change).await?))
 }

@@ -8,37 +8,12 @@ use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
+use crate::server::db::Db;
 use crate::server::error::{AppError, ErrorCode};
+use crate::server::reference::Catalog;
 use crate::server::reference::Snapshot;
-use crate::server::AppState;
 
-/// The current version of one stored template.
-#[derive(Clone, Debug)]
-pub struct StoredTemplate {
-    pub id: i64,
-    pub project_id: i64,
-    pub corr_type_id: Option<i64>,
-    pub template: String,
-    pub reset_scope: ResetScope,
-    pub version: i64,
-    pub updated_at: i64,
-    pub updated_by: String,
-}
-
-impl StoredTemplate {
-    pub fn to_config(&self) -> TemplateConfig {
-        TemplateConfig {
-            id: self.id,
-            project_id: self.project_id,
-            correspondence_type_id: self.corr_type_id,
-            template: self.template.clone(),
-            reset_scope: self.reset_scope,
-            version: self.version,
-            updated_at: crate::server::db::ms_to_datetime(self.updated_at),
-            updated_by: self.updated_by.clone(),
-        }
-    }
-}
+pub use store::StoredTemplate;
 
 /// The template of a (project, type) request (SPEC §3, `numbering::resolution`): the (project, type) template;
 /// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
@@ -68,7 +43,7 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
 // ---- reads: any logged-in person; an API token only in the projects of its scope (`Caller::require_project_read`) ----
 
 /// The template a (project, type) request would use today, and from which step of the resolution.
-pub async fn resolved_for(state: &AppState, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
+pub async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
     caller.require_project_read(project_id)?;
@@ -77,29 +52,28 @@ pub async fn resolved_for(state: &AppState, caller: &Caller, project_id: i64, co
 }
 
 /// The current templates of one project, or of every project the caller may read.
-pub async fn list(state: &AppState, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
+pub async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
     let all = match project_id {
         Some(p) => {
             caller.require_project_read(p)?;
-            store::list_for_project(&state.db, p).await?
+            store::list_for_project(db, p).await?
         }
-        None => store::load_current(&state.db).await?,
+        None => store::load_current(db).await?,
     };
     Ok(all.iter().filter(|t| caller.require_project_read(t.project_id).is_ok()).map(StoredTemplate::to_config).collect())
 }
 
 /// The current version of the template with this id (NB001 when there is none; 403 outside a token's scope).
-pub async fn current(state: &AppState, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
-    let found =
-        store::load_current(&state.db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
+pub async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
+    let found = store::load_current(db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
     caller.require_project_read(found.project_id)?;
     Ok(found)
 }
 
 /// The history of the template of (project, type or the project default), newest first.
-pub async fn versions(state: &AppState, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+pub async fn versions(db: &Db, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
     caller.require_project_read(project_id)?;
-    store::list_versions(&state.db, project_id, corr_type_id).await
+    store::list_versions(db, project_id, corr_type_id).await
 }
 
 pub const MAX_REASON_CHARS: usize = 500;
@@ -138,7 +112,7 @@ fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> 
 /// Saves a new version of the template of (project, type or default), after every rule of SPEC §3.
 #[allow(clippy::too_many_arguments)]
 pub async fn save(
-    state: &AppState,
+    state: &Catalog,
     caller: &Caller,
     project_id: i64,
     corr_type_id: Option<i64>,
@@ -205,7 +179,7 @@ pub async fn save(
 /// Restores an older version as a new version (which is itself audited). Numbers already issued keep
 /// their text: a template change never touches them.
 pub async fn rollback(
-    state: &AppState,
+    state: &Catalog,
     caller: &Caller,
     project_id: i64,
     corr_type_id: Option<i64>,

@@ -1,10 +1,38 @@
 //! SQL for templates and their versions.
 
-use super::StoredTemplate;
+use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
 use crate::server::error::AppError;
+
+/// The current version of one stored template.
+#[derive(Clone, Debug)]
+pub struct StoredTemplate {
+    pub id: i64,
+    pub project_id: i64,
+    pub corr_type_id: Option<i64>,
+    pub template: String,
+    pub reset_scope: ResetScope,
+    pub version: i64,
+    pub updated_at: i64,
+    pub updated_by: String,
+}
+
+impl StoredTemplate {
+    pub fn to_config(&self) -> TemplateConfig {
+        TemplateConfig {
+            id: self.id,
+            project_id: self.project_id,
+            correspondence_type_id: self.corr_type_id,
+            template: self.template.clone(),
+            reset_scope: self.reset_scope,
+            version: self.version,
+            updated_at: crate::server::db::ms_to_datetime(self.updated_at),
+            updated_by: self.updated_by.clone(),
+        }
+    }
+}
 
 const SELECT: &str = "SELECT t.id, t.project_id, t.corr_type_id, t.template, t.reset_scope, t.version, t.updated_at, \
     COALESCE(u.username, 'system') AS updated_by FROM numbering_templates t LEFT JOIN users u ON u.id = t.updated_by";

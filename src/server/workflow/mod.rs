@@ -5,7 +5,6 @@
 //! (e.g. executing a counter reset) commit or roll back with the transition. Responses carry the ADR-021
 //! envelope, whose `availableActions` are the ones the caller may take now.
 
-pub mod http;
 pub mod store;
 
 use crate::contract::Role;
