@@ -384,6 +384,48 @@ where
     }
 }
 
+// ---- the one retry loop ----
+
+/// How an operation that failed is tried again: how many more times, and the pause before each try. Lost races (a
+/// version conflict, a transaction the database rolled back) are tried again this way by the counter transaction, the
+/// template store and the retention job's audit row.
+#[derive(Clone, Copy, Debug)]
+pub struct Retry {
+    /// Tries after the first.
+    pub times: u32,
+    /// Before try `n` (from 1): a random pause of 1 to `jitter_ms × n` ms, so racers part; 0 = none.
+    pub jitter_ms: u64,
+}
+
+impl Retry {
+    /// Runs `op` until it succeeds, fails with an error that `retryable` refuses, or has been tried `times` more.
+    pub async fn run<T, F, Fut>(self, retryable: impl Fn(&AppError) -> bool, mut op: F) -> Result<T, AppError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, AppError>>,
+    {
+        let mut tries = 0;
+        loop {
+            match op().await {
+                Err(e) if tries < self.times && retryable(&e) => {
+                    tries += 1;
+                    if self.jitter_ms > 0 {
+                        use rand::Rng;
+                        let pause = rand::thread_rng().gen_range(1..=self.jitter_ms * u64::from(tries));
+                        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Whether an error is a lost race: a version conflict (the store maps the database's own to it).
+pub fn is_lost_race(e: &AppError) -> bool {
+    matches!(e, AppError::VersionConflict(_))
+}
+
 // ---- uploads: a body read as text, an import's report as the answer (the bulk import, the reference data) ----
 
 /// An import that was refused: the §6 error body, with the per-row report when the rows could be read

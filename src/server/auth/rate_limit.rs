@@ -11,7 +11,6 @@
 //! back to its own in-memory limiter (governor), so an outage never blocks numbering.
 
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
@@ -28,27 +27,10 @@ pub struct NumberRateLimiter {
     ip: Option<DefaultKeyedRateLimiter<String>>,
     global: Option<DefaultDirectRateLimiter>,
     token: Option<DefaultKeyedRateLimiter<i64>>,
-    shared: Option<Shared>,
+    /// The Redis server the counts are shared through (left alone for a second after a failure).
+    shared: Option<KeptRedis>,
     /// The prefix of this limiter's Redis keys (`docnum:rl:` for numbers, `docnum:rl:light:` for the light bucket).
     prefix: &'static str,
-}
-
-/// The Redis server the counts are shared through. After a failure it is left alone for a second, so an
-/// unreachable server does not cost every request its timeout.
-struct Shared {
-    redis: KeptRedis,
-    skip_until_ms: AtomicI64,
-}
-
-impl Shared {
-    async fn failed(&self) {
-        self.redis.reset().await;
-        self.skip_until_ms.store(chrono::Utc::now().timestamp_millis() + 1000, Ordering::Relaxed);
-    }
-
-    fn skipped(&self) -> bool {
-        chrono::Utc::now().timestamp_millis() < self.skip_until_ms.load(Ordering::Relaxed)
-    }
 }
 
 fn quota(per_min: u32) -> Option<Quota> {
@@ -79,7 +61,7 @@ impl NumberRateLimiter {
     /// Shares the counts through this Redis server.
     pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
         let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
-        self.shared = Some(Shared { redis: KeptRedis::new(client), skip_until_ms: AtomicI64::new(0) });
+        self.shared = Some(KeptRedis::new(client));
         Ok(self)
     }
 
@@ -107,7 +89,7 @@ impl NumberRateLimiter {
         if limits.is_empty() {
             return Ok(());
         }
-        if let Some(shared) = self.shared.as_ref().filter(|s| !s.skipped()) {
+        if let Some(shared) = self.shared.as_ref().filter(|s| !s.resting()) {
             match tokio::time::timeout(REDIS_TIMEOUT, check_shared(shared, self.prefix, &limits)).await {
                 Ok(Ok(result)) => return result,
                 _ => {
@@ -145,10 +127,10 @@ impl NumberRateLimiter {
 }
 
 /// One pipeline: INCR each window key (and give it a 60 s life when new); refuse on the first over its limit.
-async fn check_shared(shared: &Shared, prefix: &str, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
+async fn check_shared(shared: &KeptRedis, prefix: &str, limits: &[(&'static str, String, u32)]) -> redis::RedisResult<Result<(), AppError>> {
     let now_ms = chrono::Utc::now().timestamp_millis();
     let window = now_ms / 60_000;
-    let mut con = shared.redis.get().await?;
+    let mut con = shared.get().await?;
     let mut pipe = redis::pipe();
     for (scope, key, _) in limits {
         let name = format!("{prefix}{scope}:{key}:{window}");

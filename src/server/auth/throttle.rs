@@ -17,7 +17,6 @@
 //! grows, and it is emptied (logged) if it still holds [`MAX_LOCAL_KEYS`].
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -62,7 +61,8 @@ struct Record {
 pub struct LoginThrottle {
     config: LoginThrottleConfig,
     local: Mutex<HashMap<String, Record>>,
-    shared: Option<Shared>,
+    /// The Redis server the counts are shared through (left alone for a second after a failure).
+    shared: Option<KeptRedis>,
     /// Per key, the wait (its record's last failure) whose first refusal this instance has seen already.
     refused_waits: Mutex<HashMap<String, i64>>,
 }
@@ -80,22 +80,6 @@ pub const MAX_LOCAL_KEYS: usize = 100_000;
 
 const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 const KEY_PREFIX: &str = "docnum:login:";
-
-struct Shared {
-    redis: KeptRedis,
-    skip_until_ms: AtomicI64,
-}
-
-impl Shared {
-    async fn failed(&self) {
-        self.redis.reset().await;
-        self.skip_until_ms.store(chrono::Utc::now().timestamp_millis() + 1000, Ordering::Relaxed);
-    }
-
-    fn skipped(&self) -> bool {
-        chrono::Utc::now().timestamp_millis() < self.skip_until_ms.load(Ordering::Relaxed)
-    }
-}
 
 /// One failure of one key, atomically: a forgotten record starts again from 0. ARGV: now, threshold, first wait,
 /// max wait (ms). Returns the new count. The TTL outlives the wait and the forgetting time (Redis' own time).
@@ -127,7 +111,7 @@ impl LoginThrottle {
     /// Shares the counts through this Redis server.
     pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
         let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
-        self.shared = Some(Shared { redis: KeptRedis::new(client), skip_until_ms: AtomicI64::new(0) });
+        self.shared = Some(KeptRedis::new(client));
         Ok(self)
     }
 
@@ -208,7 +192,7 @@ impl LoginThrottle {
         if keys.0.is_empty() {
             return;
         }
-        if let Some(shared) = self.shared.as_ref().filter(|s| !s.skipped()) {
+        if let Some(shared) = self.shared.as_ref().filter(|s| !s.resting()) {
             match tokio::time::timeout(REDIS_TIMEOUT, self.failed_shared(shared, keys, now_ms)).await {
                 Ok(Ok(())) => return,
                 _ => {
@@ -239,9 +223,9 @@ impl LoginThrottle {
     pub async fn succeeded(&self, keys: &Keys) {
         let Some((_, user_key, _)) = keys.0.iter().find(|(scope, _, _)| *scope == USER_SCOPE) else { return };
         self.local.lock().unwrap().remove(user_key);
-        if let Some(shared) = self.shared.as_ref().filter(|s| !s.skipped()) {
+        if let Some(shared) = self.shared.as_ref().filter(|s| !s.resting()) {
             let del = async {
-                let mut con = shared.redis.get().await?;
+                let mut con = shared.get().await?;
                 redis::cmd("DEL").arg(user_key).query_async::<i64>(&mut con).await
             };
             if !matches!(tokio::time::timeout(REDIS_TIMEOUT, del).await, Ok(Ok(_))) {
@@ -252,9 +236,9 @@ impl LoginThrottle {
 
     /// The keys' records from Redis; None when Redis is not configured or does not answer.
     async fn shared_records(&self, keys: &Keys) -> Option<Vec<Record>> {
-        let shared = self.shared.as_ref().filter(|s| !s.skipped())?;
+        let shared = self.shared.as_ref().filter(|s| !s.resting())?;
         let read = async {
-            let mut con = shared.redis.get().await?;
+            let mut con = shared.get().await?;
             let mut pipe = redis::pipe();
             for (_, key, _) in &keys.0 {
                 pipe.cmd("HMGET").arg(key).arg("n").arg("last");
@@ -271,8 +255,8 @@ impl LoginThrottle {
         }
     }
 
-    async fn failed_shared(&self, shared: &Shared, keys: &Keys, now_ms: i64) -> redis::RedisResult<()> {
-        let mut con = shared.redis.get().await?;
+    async fn failed_shared(&self, shared: &KeptRedis, keys: &Keys, now_ms: i64) -> redis::RedisResult<()> {
+        let mut con = shared.get().await?;
         let script = redis::Script::new(FAILED_SCRIPT);
         for (_, key, threshold) in &keys.0 {
             script

@@ -26,7 +26,7 @@ use crate::server::auth::users::system_actor;
 use crate::server::clock::Clock;
 pub use crate::server::config::RetentionConfig;
 use crate::server::db::{ms_to_datetime, Db};
-use crate::server::error::AppError;
+use crate::server::error::{is_lost_race, AppError, Retry};
 use store::Aged;
 
 const DAY_MS: i64 = 86_400_000;
@@ -164,15 +164,13 @@ async fn delete_aged(db: &Db, aged: &Aged, before_ms: i64, deleted: &mut u64) ->
 /// Appends `entry` to the `admin` chain in a transaction of its own; a lost race for the chain's head (another
 /// administrative change at the same moment) is tried again.
 async fn append_admin(db: &Db, entry: AuditEntry) -> Result<(), AppError> {
-    let mut attempts = 0;
-    loop {
-        let mut tx = db.begin_write().await?;
-        match audit::append(&mut tx, db.dialect, ADMIN_CHAIN, std::slice::from_ref(&entry)).await {
-            Ok(()) => return Ok(tx.commit().await?),
-            Err(AppError::VersionConflict(_)) if attempts < 3 => attempts += 1,
-            Err(e) => return Err(e),
-        }
-    }
+    Retry { times: 3, jitter_ms: 0 }
+        .run(is_lost_race, || async {
+            let mut tx = db.begin_write().await?;
+            audit::append(&mut tx, db.dialect, ADMIN_CHAIN, std::slice::from_ref(&entry)).await?;
+            Ok(tx.commit().await?)
+        })
+        .await
 }
 
 /// The daily job's step on one instance: when the prune is due at `now_ms` and this instance's claim moves its next

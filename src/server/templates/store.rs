@@ -4,7 +4,7 @@ use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
-use crate::server::error::AppError;
+use crate::server::error::{is_lost_race, AppError, Retry};
 
 /// The current version of one stored template.
 #[derive(Clone, Debug)]
@@ -94,18 +94,10 @@ pub async fn save_version(
     now_ms: i64,
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
-    let mut attempt = 0;
-    loop {
-        match save_once(db, project_id, corr_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry).await {
-            Err(AppError::VersionConflict(_)) if attempt < 8 => {
-                attempt += 1;
-                use rand::Rng;
-                let pause = rand::thread_rng().gen_range(1..=5 * attempt);
-                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
-            }
-            other => return other,
-        }
-    }
+    // two admins saving the same template at once: the loser tries again on the new head, after a short pause
+    Retry { times: 8, jitter_ms: 5 }
+        .run(is_lost_race, || save_once(db, project_id, corr_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry))
+        .await
 }
 
 fn lost_race(e: sqlx::Error) -> AppError {

@@ -20,7 +20,7 @@ use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::auth::Caller;
 use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
 use crate::server::error::lost_race_as_conflict as sql;
-use crate::server::error::AppError;
+use crate::server::error::{AppError, Retry};
 
 pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
 pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
@@ -97,25 +97,16 @@ pub fn should_retry(lost_race: bool, retries: u32) -> bool {
     lost_race && retries < MAX_CONFLICT_RETRIES
 }
 
-/// Whether an operation's error is a lost race (see [`TxError`]; the store maps the database's own to
-/// `VersionConflict`).
-pub fn is_lost_race(e: &AppError) -> bool {
-    matches!(e, AppError::VersionConflict(_))
-}
+pub use crate::server::error::is_lost_race;
 
-/// Runs a transactional operation again when it lost a race, per [`should_retry`].
-pub async fn retrying<T, F, Fut>(mut op: F) -> Result<T, AppError>
+/// Runs a transactional operation again when it lost a race, per [`should_retry`] (at most
+/// [`MAX_CONFLICT_RETRIES`] more times, at once).
+pub async fn retrying<T, F, Fut>(op: F) -> Result<T, AppError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, AppError>>,
 {
-    let mut retries = 0;
-    loop {
-        match op().await {
-            Err(e) if should_retry(is_lost_race(&e), retries) => retries += 1,
-            other => return other,
-        }
-    }
+    Retry { times: MAX_CONFLICT_RETRIES, jitter_ms: 0 }.run(is_lost_race, op).await
 }
 
 // ---- the fence and the counter row ----
