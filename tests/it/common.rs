@@ -94,23 +94,19 @@ impl TestApp {
             demo_data: options.demo_data,
             bootstrap_admin_password: Some(ADMIN_PASSWORD.into()),
             reservation_ttl: options.ttl,
+            // tests sweep when they mean to
             sweep_interval: Duration::from_secs(3600),
-            retention: Default::default(),
             rate_limits: options.limits,
             secure_cookies: options.secure_cookies,
             trusted_proxies: options.trusted_proxies.clone(),
             redis_urls: options.redis_urls.clone(),
             cluster_secret: options.cluster_secret.clone(),
             advertise_url: Some(format!("http://{}", listener.local_addr().unwrap())),
-            lock: Default::default(),
-            max_batch: 256,
-            committers: docnum::server::numbering::committer::DEFAULT_COMMITTERS,
-            // the server binary runs workers on a thread of their own; the multi-process tests, the browser tests
-            // and the cluster harness cover that path, and a test process starting dozens of services keeps them here
-            counter_thread: false,
             login_throttle: options.login_throttle.clone(),
-            argon2_concurrency: 0,
-            shutdown_grace: docnum::server::config::DEFAULT_SHUTDOWN_GRACE,
+            // the server binary runs workers on a thread of their own (`counter_thread: true`); the multi-process tests,
+            // the browser tests and the cluster harness cover that path, and a test process starting dozens of
+            // services keeps them here: the default
+            ..Config::default()
         };
         let mut leptos_options = run::leptos_options();
         leptos_options.site_addr = listener.local_addr().unwrap();
