@@ -69,8 +69,10 @@ ADMIN_PASSWORD="soak-admin-pass-$RANDOM"
 APP_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 APP_PIDS=()
 for port in "${APP_PORTS[@]}"; do
-  # one after the other: the first one loads the demo data into the empty database
-  (cd "$ROOT" && BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${RUST_LOG:-warn}" \
+  # one after the other: the first one loads the demo data into the empty database. In the environment a service
+  # manager gives it: no RUST_BACKTRACE from the shell that runs this (each caught panic would print a symbolized
+  # backtrace; production does not)
+  (cd "$ROOT" && unset RUST_BACKTRACE && BOOTSTRAP_ADMIN_PASSWORD="$ADMIN_PASSWORD" RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG="${RUST_LOG:-warn}" \
      exec "$SERVER_BIN" serve --addr "127.0.0.1:$port") >> "$W/app-$port.log" 2>&1 &
   APP_PIDS+=($!); PIDS+=($!)
   wait_for_health "127.0.0.1:$port" 60
