@@ -79,17 +79,25 @@ pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Ne
     let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
     let tracked = registry.begin(route);
     let response = next.run(req).await;
-    response.map(|body| Body::new(TrackedBody { body, _tracked: tracked }))
+    // the request stays counted until its answer's body has gone
+    response.map(|body| BodyWith::wrap(body, tracked))
 }
 
-/// An answer's body that keeps its request counted until its last frame has gone, or it is dropped (the client hung
-/// up). Its size hint is the body's own: without it hyper would send every answer chunked, without Content-Length.
-struct TrackedBody {
+/// An answer's body with something that must last as long as it: the guard is dropped right after the body (fields drop
+/// in declaration order), whether the last frame went or the client hung up. Its size hint is the body's own: without
+/// it hyper would send every answer chunked, without Content-Length.
+pub struct BodyWith<G> {
     body: Body,
-    _tracked: Tracked,
+    _guard: G,
 }
 
-impl http_body::Body for TrackedBody {
+impl<G: Unpin + Send + 'static> BodyWith<G> {
+    pub fn wrap(body: Body, guard: G) -> Body {
+        Body::new(BodyWith { body, _guard: guard })
+    }
+}
+
+impl<G: Unpin> http_body::Body for BodyWith<G> {
     type Data = Bytes;
     type Error = axum::Error;
 

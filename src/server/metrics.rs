@@ -4,8 +4,9 @@
 //! - **recorded** as things happen, through the plain functions below ([`lock_acquired`], [`lock_failed`],
 //!   [`batch`], [`generation`], [`issued`]). They need no state: the registry is process-wide and created on
 //!   first use, so any code (the queue, the lock, a handler) can call them.
-//! - **computed when `/metrics` is scraped** from the application state: Redis reachability, the database
-//!   pools, and sequence utilization (one bounded query).
+//! - **computed when `/metrics` is scraped**, from a [`Snapshot`] of plain values the edge gathers
+//!   (`http::scrape_metrics`): Redis reachability, the database pools, the requests in flight, the runtime's tasks
+//!   and sequence utilization (one bounded query of the engine's). This module knows no feature.
 //!
 //! Names follow Prometheus conventions (`_seconds`, `_total`, `_ratio`), and every label has a bounded set of
 //! values: lock kinds, failure reasons and statuses are fixed lists; correspondence type codes come from the
@@ -13,7 +14,8 @@
 //! labels.
 //!
 //! `/metrics` needs no login and is outside the numbering rate limits; it is meant for the monitoring
-//! network only (see deploy/README.md). With `METRICS_TOKEN` set it requires `Authorization: Bearer <token>`.
+//! network only (see deploy/README.md). With `METRICS_TOKEN` set it requires `Authorization: Bearer <token>`
+//! ([`bearer_matches`]).
 
 use std::sync::LazyLock;
 use std::time::Duration;

@@ -10,17 +10,15 @@
 //! owner ([`remember`]); when the answer's body is dropped, finished or not, the owner gets the cleanup Leptos
 //! would have given it at the stream's end. A second cleanup of an owner already cleaned is a no-op.
 
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
-use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
-use http_body::{Frame, SizeHint};
 use leptos::prelude::use_context;
 use leptos::reactive::owner::Owner;
+
+use crate::server::inflight::BodyWith;
 
 /// The root owner of the page rendered for this request, once the render has started.
 #[derive(Clone, Default)]
@@ -48,10 +46,10 @@ pub async fn layer(mut req: Request, next: Next) -> Response {
     req.extensions_mut().insert(slot.clone());
     let cleanup = CleanUp(slot);
     let response = next.run(req).await;
-    response.map(|body| Body::new(CleansUpOnDrop { body, _cleanup: cleanup }))
+    response.map(|body| BodyWith::wrap(body, cleanup))
 }
 
-/// Cleans up the render's owner, if it has one, when dropped.
+/// Cleans up the render's owner, if it has one, when dropped: after the body (the stream that still holds the owner).
 struct CleanUp(RenderOwner);
 
 impl Drop for CleanUp {
@@ -62,29 +60,5 @@ impl Drop for CleanUp {
             }
             owner.unset_with_forced_cleanup();
         }
-    }
-}
-
-/// A page's body that cleans up its render when it goes. Fields drop in declaration order: the body (the stream
-/// that still holds the owner) first, then the owner.
-struct CleansUpOnDrop {
-    body: Body,
-    _cleanup: CleanUp,
-}
-
-impl http_body::Body for CleansUpOnDrop {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }

@@ -25,18 +25,6 @@ where
     OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(import)).routes(routes!(update))
 }
 
-/// The kinds of reference data: the `{kind}` of the paths.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReferenceKind {
-    Projects,
-    Organizations,
-    CorrespondenceTypes,
-    SubTypes,
-    RfaTypes,
-    Disciplines,
-}
-
 /// The list of one kind: projects, organizations, sub-types, or (the other kinds) code-and-name items.
 pub struct ReferenceList;
 
@@ -79,7 +67,7 @@ impl ToSchema for ReferenceItemInput {}
 pub struct KindParam {
     /// projects | organizations | correspondence-types | sub-types | rfa-types | disciplines
     #[param(inline)]
-    kind: ReferenceKind,
+    kind: super::store::Kind,
 }
 
 /// `GET /api/v1/reference/{kind}` for projects, organizations, correspondence-types, sub-types, rfa-types, disciplines.

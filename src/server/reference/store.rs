@@ -5,8 +5,9 @@ use crate::numbering::{validate_code, CodeKind};
 use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
 
-/// The kinds of `/api/v1/reference/{kind}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The kinds of reference data: the `{kind}` of `/api/v1/reference/{kind}` (its OpenAPI schema too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum Kind {
     Projects,
     Organizations,
