@@ -343,7 +343,7 @@ pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
 // ---- the scrape ----
 
 /// What a scrape reports of the running service beyond the recorded series, as plain values gathered by the edge
-/// (`http::metrics`) from the parts that know them.
+/// (`http::scrape_metrics`) from the parts that know them.
 pub struct Snapshot<'a> {
     /// With `REDIS_URLS`: whether a quorum answers PING now ([`redis_quorum_answers`]), and whether numbering
     /// currently runs on the database-lock fallback.

@@ -1,14 +1,16 @@
 //! The reactive tree of a page render, torn down when its client hangs up.
 //!
 //! Leptos cleans up a render's root owner only when the streamed body runs to its end
-//! (`leptos_integration_utils`: `owner.unset_with_forced_cleanup()` is the stream's last item). A body dropped
-//! early (the client navigated away, lost signal, timed out) drops the owner without cleanup; the render's
-//! resources hold it (and their arena holds them), and each resource's task waits for changes forever. Measured
-//! before this module: about 0.6 tasks and 1.3 owners (≈ 5 KB) left behind per abandoned page load, for good.
+//! (`leptos_integration_utils`: `owner.unset_with_forced_cleanup()` is the stream's last item), and only draining the
+//! stream empties the render's shared context. That context keeps a future per resource (to serialize it into the
+//! page); the future holds the resource, the resource its owner, and every owner the shared context: a cycle. A
+//! render cut off before its stream ran dry (the client navigated away, lost signal, timed out) stayed behind for
+//! good, each resource's task waiting forever — about 0.6 tasks and 1.3 owners (≈ 5 KB) per abandoned page load.
 //!
 //! [`layer`] puts an empty [`RenderOwner`] slot into the request; the page context fills it with the render's root
-//! owner ([`remember`]); when the answer's body is dropped, finished or not, the owner gets the cleanup Leptos
-//! would have given it at the stream's end. A second cleanup of an owner already cleaned is a no-op.
+//! owner ([`remember`]); when the answer's body is dropped, finished or not (or the handler, before it answered), the
+//! shared context's pending futures are dropped (`abandon_pending`, vendor/hydration_context: that breaks the cycle)
+//! and the owner gets the cleanup Leptos would have given it at the stream's end. Both are no-ops a second time.
 
 use std::sync::{Arc, Mutex};
 

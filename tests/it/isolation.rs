@@ -200,6 +200,26 @@ async fn a_project_admin_sees_and_resolves_only_their_projects_error_rows() {
     assert_error(s, &body, 403, "FORBIDDEN");
 }
 
+/// A token's scope names projects that exist (checked by `auth::store::existing_projects`): an unknown id, however
+/// large, is a 400 with the Thai message, and no token is made.
+#[tokio::test]
+async fn a_token_for_a_project_that_does_not_exist_is_refused_and_not_made() {
+    let app = TestApp::spawn().await;
+    let lcbp3 = app.project_id("LCBP3").await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let url = app.url("/api/v1/admin/api-tokens");
+    let before = admin.get(&url).send().await.unwrap().json::<Vec<Value>>().await.unwrap().len();
+    for ids in [json!([999_999]), json!([lcbp3, 999_999]), json!([i64::MAX])] {
+        let r = admin.post(&url).json(&json!({ "name": "nowhere", "projectIds": ids })).send().await.unwrap();
+        let s = r.status();
+        let body: Value = r.json().await.unwrap();
+        assert_error(s, &body, 400, "VALIDATION_ERROR");
+        assert!(body["message"].as_str().unwrap().contains("ไม่พบโครงการ"), "{body}");
+    }
+    let after = admin.get(&url).send().await.unwrap().json::<Vec<Value>>().await.unwrap().len();
+    assert_eq!(after, before, "no token was made");
+}
+
 #[tokio::test]
 async fn a_project_scoped_token_reads_only_its_projects_templates() {
     let app = TestApp::spawn().await;

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 use super::Principal;
 use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
-use crate::server::db::{classify, ms_to_datetime, Conn, Db, DbFailure, Dialect};
+use crate::server::db::{classify, ms_to_datetime, Conditions, Conn, Db, DbFailure, Dialect};
 use crate::server::error::{AppError, ErrorCode};
 
 #[derive(sqlx::FromRow)]
@@ -349,11 +349,8 @@ pub async fn existing_projects(db: &Db, ids: &[i64]) -> Result<Vec<i64>, AppErro
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = vec!["?"; ids.len()].join(", ");
-    let sql = format!("SELECT id FROM projects WHERE id IN ({placeholders})");
-    let mut q = sqlx::query_scalar(&sql);
-    for id in ids {
-        q = q.bind(*id);
-    }
-    Ok(q.fetch_all(&db.pool).await?)
+    let mut filter = Conditions::default();
+    filter.and_in("id IN ({})", ids);
+    let sql = format!("SELECT id FROM projects{}", filter.sql());
+    Ok(filter.bind(sqlx::query_scalar(&sql)).fetch_all(&db.pool).await?)
 }

@@ -99,8 +99,8 @@ pub fn should_retry(lost_race: bool, retries: u32) -> bool {
 
 pub use crate::server::error::is_lost_race;
 
-/// Runs a transactional operation again when it lost a race, per [`should_retry`] (at most
-/// [`MAX_CONFLICT_RETRIES`] more times, at once).
+/// Runs a transactional operation again when it lost a race: at most [`MAX_CONFLICT_RETRIES`] more times, at once
+/// (the policy [`should_retry`] states for the committers' batch loop).
 pub async fn retrying<T, F, Fut>(op: F) -> Result<T, AppError>
 where
     F: FnMut() -> Fut,
