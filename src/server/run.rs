@@ -105,8 +105,8 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
         served = server => served.map_err(|e| AppError::internal_from("server", e))?,
         () = deadline => {
             let left = report_in_flight(&state.inflight, "the grace time is over");
-            // the counter locks this instance keeps go now, or the other instances wait out their TTL
-            let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine.stop()).await;
+            // every counter lock this instance holds goes now, stuck batches' too, or the other instances wait out their TTL
+            let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine.stop_now()).await;
             return Err(AppError::internal(format!(
                 "stopped {} s after the stop signal with {left} request(s) still in flight (SHUTDOWN_GRACE_SECS)",
                 grace.as_secs_f64()

@@ -168,6 +168,55 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
     }
 }
 
+/// The counter locks (not the wait markers) in a Redis server.
+async fn lock_keys(con: &mut redis::aio::MultiplexedConnection) -> Vec<String> {
+    let keys: Vec<String> = redis::cmd("KEYS").arg("docnum:*").query_async(con).await.unwrap();
+    keys.into_iter().filter(|k| !k.ends_with(":wanted")).collect()
+}
+
+/// SPEC §11: a stop past its deadline lets go of every Redis lock it holds, a stuck batch's included — or the other
+/// instances wait out its TTL for that counter. Here the batch waits for SQLite's write lock (another connection
+/// holds it) while it holds its counter's Redis lock; SIGTERM with a grace time of 2 s ends the process within
+/// 4 s, and it leaves no lock behind.
+#[tokio::test]
+async fn a_stop_past_its_deadline_lets_go_of_a_stuck_batchs_lock() {
+    use sqlx::Connection;
+    let redis = RedisServer::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("stuck.db").display());
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(30)).build().unwrap();
+    let grace = std::time::Duration::from_secs(2);
+    let mut server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("SHUTDOWN_GRACE_SECS", grace.as_secs().to_string())]);
+    server.wait_healthy(&client).await;
+    let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "stuck", &[], 1, 0).await.unwrap();
+    let mut con = redis.connection().await;
+
+    let mut writer = sqlx::SqliteConnection::connect(&db_url).await.unwrap();
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut writer).await.unwrap();
+    let reserve = tokio::spawn(client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&letter()).send());
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        held = lock_keys(&mut con).await;
+        if !held.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(held.len(), 1, "the batch waits for the database holding its counter's lock: {held:?}");
+
+    let (status, took) = server.terminate_within(grace + std::time::Duration::from_secs(10)).await;
+    assert_eq!(status.code(), Some(1), "a stop past its deadline exits non-zero");
+    assert!(took <= grace + std::time::Duration::from_secs(2), "ended within the grace time plus 2 s ({took:?})");
+    let left = lock_keys(&mut con).await;
+    assert!(left.is_empty(), "locks left in Redis by the stop, to wait out their TTL: {left:?}");
+    reserve.abort();
+    sqlx::query("ROLLBACK").execute(&mut writer).await.unwrap();
+    use sqlx::Row;
+    let issued: i64 = sqlx::query("SELECT COUNT(*) FROM document_numbers").fetch_one(&db.pool).await.unwrap().get(0);
+    assert_eq!(issued, 0, "the stuck batch did not commit");
+}
+
 /// SPEC §7: a Redis outage is one REDIS_ERROR row, however many requests fall back meanwhile; its end resolves it.
 #[tokio::test]
 async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {

@@ -14,6 +14,7 @@
 //!
 //! Either way the counter's version check is the fence: a holder whose lock expired mid-batch loses.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -92,9 +93,24 @@ impl CounterLock {
     /// A lock is released (and extended) through the servers it was taken on.
     pub async fn release(&self, held: Held) {
         if let (CounterLock::Redis(r), Held::Redis { lock, .. }) = (self, held) {
+            r.held.lock().unwrap().remove(&lock.val);
             r.withdraw(&String::from_utf8_lossy(&lock.resource)).await;
             lock.lock_manager.unlock(&lock).await;
         }
+    }
+
+    /// At the stop's deadline: lets go of every Redis lock this instance holds, those under a batch that is still
+    /// running (stuck) included, so that the other instances need not wait out the TTL. Safe even if that batch
+    /// goes on: its commit is fenced by the counter's version, and the process is about to end.
+    pub async fn release_all(&self) {
+        let CounterLock::Redis(r) = self else { return };
+        let held: Vec<_> = r.held.lock().unwrap().drain().collect();
+        let releases = held.into_iter().map(|(val, (resource, lock_manager))| async move {
+            r.withdraw(&String::from_utf8_lossy(&resource)).await;
+            let lock = rslock::Lock { resource, val, validity_time: 0, lock_manager };
+            lock.lock_manager.unlock(&lock).await;
+        });
+        futures::future::join_all(releases).await;
     }
 
     /// Before serving another batch under a lock kept from the previous one: true to go on holding it.
@@ -148,6 +164,9 @@ impl CounterLock {
     }
 }
 
+/// Locks held, by value: (resource, the manager the lock was taken on).
+type HeldLocks = HashMap<Vec<u8>, (Vec<u8>, rslock::LockManager)>;
+
 pub struct RedisLock {
     manager: rslock::LockManager,
     /// For each server, a lock manager over the others, where their majority is still a majority of all.
@@ -173,6 +192,9 @@ pub struct RedisLock {
     /// When a marker command last failed on each server: that server is passed over for a second after it (it
     /// stalled or went away), so that batches do not each wait out the probe timeout.
     markers_failed: std::sync::Mutex<Vec<Option<Instant>>>,
+    /// Every lock held now, by its value: (resource, the manager it was taken on). A batch that never ends keeps
+    /// its `Held`; the stop's deadline finds its lock here (`CounterLock::release_all`).
+    held: std::sync::Mutex<HeldLocks>,
 }
 
 impl RedisLock {
@@ -214,6 +236,7 @@ impl RedisLock {
             errors: None,
             advertise_as: None,
             markers_failed: std::sync::Mutex::new(vec![None; urls.len()]),
+            held: std::sync::Mutex::new(HashMap::new()),
         })
     }
 
@@ -434,6 +457,7 @@ impl RedisLock {
                 if attempt > 0 {
                     self.want(name, false).await;
                 }
+                self.held.lock().unwrap().insert(lock.val.clone(), (lock.resource.clone(), lock.lock_manager.clone()));
                 self.advertise(name).await;
                 let now = Instant::now();
                 return Ok(Acquired::Lock(Held::Redis { lock, acquired: now, checked: now }));

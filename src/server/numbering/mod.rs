@@ -255,6 +255,14 @@ impl Engine {
         self.queues.close(Duration::from_secs(2)).await;
     }
 
+    /// At the stop's deadline, with requests still in flight: the lingering workers let their locks go as in `stop`
+    /// (for a moment only), then every Redis lock still held goes too — a batch stuck under one would otherwise
+    /// make the other instances wait out its TTL.
+    pub async fn stop_now(&self) {
+        self.queues.close(Duration::from_millis(300)).await;
+        self.queues.lock.release_all().await;
+    }
+
     async fn resolve_for(&self, caller: &Caller, req: &NumberRequest) -> Result<Resolved, AppError> {
         let snapshot = self.reference.get().await?;
         let resolved = resolve(&snapshot, req, self.clock.now())?;
