@@ -3,6 +3,8 @@
 
 use docnum::server::audit::{self, AuditEntry, ChainHead, ADMIN_CHAIN, GENESIS};
 use docnum::server::db::Db;
+use docnum::server::error::AppError;
+use docnum::server::numbering::counter_tx::{self, admin::CounterWrite, Write};
 use sqlx::migrate::Migrator;
 
 use crate::common::{use_mysql, MySqlTestDb};
@@ -95,18 +97,32 @@ async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifie
     // every counter is a chain now, the one never audited as an empty one
     assert_eq!((after.chains, after.rows), (4, 5));
 
-    // appending goes on from the head in the counter's row, fenced by its length
+    // appending goes on from the head in the counter's row, moved with the counter and fenced by its length
     let mut tx = db.begin_write().await.unwrap();
-    audit::append(&mut tx, db.dialect, &audit::counter_chain(ids[0]), &[entry("CONFIRM", Some(ids[0]), Some(3))]).await.unwrap();
+    let locked = counter_tx::lock_counter(&mut tx, db.dialect, ids[0]).await.unwrap().unwrap();
+    assert_eq!(locked.head, ChainHead { hash: first_head.hash.clone(), length: 3 });
+    let write = |head: ChainHead| Write {
+        counters: vec![CounterWrite {
+            counter: locked.counter.row.clone(),
+            chain: head,
+            last_number: locked.counter.row.last_number,
+            max_number: None,
+            audits: vec![entry("CONFIRM", Some(ids[0]), Some(3))],
+        }],
+        ..Write::default()
+    };
+    counter_tx::apply(&mut tx, &write(locked.head.clone()), 1_750_000_000_000).await.unwrap();
     tx.commit().await.unwrap();
     let length: i64 = sqlx::query_scalar("SELECT chain_length FROM counters WHERE id = ?").bind(ids[0]).fetch_one(pool).await.unwrap();
     assert_eq!(length, 4);
-    let chain_key = audit::counter_chain(ids[0]);
-    let stale = audit::place(&chain_key, &first_head, &[]);
-    let mut conn = db.pool.acquire().await.unwrap();
-    let moved = audit::try_move_head(&mut conn, &stale).await.unwrap();
-    assert!(!moved, "a head read before the append is refused");
-    drop(conn);
+    let mut tx = db.begin_write().await.unwrap();
+    let stale = counter_tx::apply(&mut tx, &write(first_head.clone()), 1_750_000_000_000).await;
+    assert!(matches!(stale, Err(AppError::VersionConflict(_))), "a head read before the append is refused: {stale:?}");
+    tx.rollback().await.unwrap();
+    // nor does a counter's chain move by the administrative path
+    let mut tx = db.begin_write().await.unwrap();
+    assert!(audit::append(&mut tx, db.dialect, &audit::counter_chain(ids[0]), &[entry("CONFIRM", Some(ids[0]), Some(3))]).await.is_err());
+    tx.rollback().await.unwrap();
     let last = audit::verify(&db).await.unwrap();
     assert!(last.ok, "{:?}", last.problems);
     assert_eq!(last.rows, 6);

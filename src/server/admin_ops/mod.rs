@@ -1,10 +1,9 @@
 //! Administrative operations on counters and issued numbers (SPEC §5): counter reset through the workflow
 //! engine (one super admin requests, a different one approves), revise, void-and-replace and manual override;
-//! and the reads of the counter browser. Every write runs in ONE transaction that holds the counter row the way
-//! the batch does (read it locked, then `UPDATE … WHERE version = ?`: `counter_tx::fence`), so it takes turns
-//! with the counter's batches on every lock path, and appends its audit rows to the counter's own hash chain.
-//! Its counter and number writes go through `numbering::counter_tx`, and a lost race is retried by the same
-//! policy as the batch (`counter_tx::retrying`).
+//! and the reads of the counter browser. Each write: authorize → locate → read under the counter's lock (in ONE
+//! transaction, holding the row the way the batch does) → the pure plan of `counter_tx::admin` → `counter_tx::apply`
+//! (the counters and their chain heads in one fenced UPDATE, then the rows) → answer. A lost race is retried by
+//! the same policy as the batch (`counter_tx::retrying`).
 
 pub mod http;
 pub mod logs;
@@ -18,15 +17,12 @@ use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
-use crate::numbering::{
-    next_rev, parse_rev, DocumentId, ParsedNumber, Period, PeriodKey, RenderValues, ResetScope, Segment, Template, Token, MAX_DOCUMENT_ID_CHARS,
-    MAX_NUMBER_LEN,
-};
-use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
+use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
-use crate::server::error::{AppError, ErrorCode};
-use crate::server::numbering::counter_tx::{self, new_confirmed, retrying};
+use crate::server::error::AppError;
+use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
+use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::Engine;
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
@@ -36,8 +32,7 @@ use store::{sql, Counter, StoredNumber};
 pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
 pub use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
-/// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
-pub const MAX_SKIP: i64 = 100_000;
+pub use admin::MAX_SKIP;
 const MAX_COUNTERS: i64 = 2000;
 /// Numbers that were confirmed: a VOID number was confirmed before it was voided, and stays on record.
 const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void];
@@ -189,32 +184,16 @@ async fn request_reset_unlogged(
     let public_id = retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (counter, head) = counter_tx::lock_counter(&mut tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-        let last = counter.row.last_number;
-        if new_value > last {
-            return Err(AppError::validation(
-                format!("ค่าใหม่ ({new_value}) ต้องไม่เกินเลขล่าสุดของตัวนับ ({last}); การเลื่อนตัวนับขึ้นใช้การกำหนดเลขเอง (manual override)"),
-                format!("newValue {new_value} is above the counter's last number {last}; raising a counter is a manual override"),
-            ));
-        }
-        check_floor(&mut tx, counter.row.id, new_value).await?;
-        if let Some(pending) = store::pending_reset(&mut tx, counter_id, RESET_WORKFLOW).await? {
-            return Err(AppError::Conflict {
-                code: ErrorCode::ResetAlreadyPending,
-                th: "ตัวนับนี้มีคำขอรีเซ็ตที่รออนุมัติอยู่แล้ว".into(),
-                en: format!("counter {counter_id} already has a pending reset request {pending}"),
-            });
-        }
+        let locked = lock_counter(&mut tx, s, counter_id).await?;
+        let floor = store::highest_sequence(&mut tx, counter_id, CONFIRMED).await?;
+        let pending = store::pending_reset(&mut tx, counter_id, RESET_WORKFLOW).await?;
+        admin::check_reset_request(&locked, floor, pending.as_deref(), new_value)?;
         let machine = Machine::load(&mut *tx, RESET_WORKFLOW).await?;
         let instance = workflow::start(&mut tx, &machine, "REQUEST", caller, Some(reason), now).await?;
+        let last = locked.counter.row.last_number;
         let request_id = store::insert_reset_request(&mut tx, instance.id, counter_id, last, new_value, reason, user_id, now).await?;
-        let entry = AuditEntry {
-            operation: "RESET_REQUEST".into(),
-            status: "PENDING".into(),
-            metadata: Some(json!({ "requestId": request_id, "instancePublicId": instance.public_id, "reason": reason }).to_string()),
-            ..reset_base(caller, &counter, last, new_value, now)
-        };
-        audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter_id), Some(&head), &[entry]).await?;
+        let ask = admin::ResetAsk { request_id, instance_public_id: &instance.public_id, new_value };
+        counter_tx::apply(&mut tx, &admin::reset_requested(caller, &locked, &ask, reason, now), now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(instance.public_id)
     })
@@ -242,91 +221,24 @@ async fn act_on_reset_unlogged(
         let request = store::reset_by_instance(&mut tx, instance.id)
             .await?
             .ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
-        match t.action.as_str() {
-            "APPROVE" => execute_reset(s, &mut tx, caller, &request, comment.as_deref(), now).await?,
-            "REJECT" => {
-                let (counter, head) = counter_tx::lock_counter(&mut tx, s.db.dialect, request.counter_id)
-                    .await?
-                    .ok_or_else(|| counter_not_found(request.counter_id))?;
-                let entry = AuditEntry {
-                    operation: "RESET_REJECT".into(),
-                    status: "REJECTED".into(),
-                    metadata: Some(json!({ "requestId": request.id, "instancePublicId": public_id, "comment": comment }).to_string()),
-                    ..reset_base(caller, &counter, counter.row.last_number, request.new_value, now)
-                };
-                audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[entry]).await?;
+        let ask = admin::ResetAsk { request_id: request.id, instance_public_id: public_id, new_value: request.new_value };
+        let write = match t.action.as_str() {
+            "APPROVE" => {
+                let locked = lock_counter(&mut tx, s, request.counter_id).await?;
+                let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
+                let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
+                Some(admin::reset_approved(caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?)
             }
-            _ => {}
+            "REJECT" => Some(admin::reset_rejected(caller, &lock_counter(&mut tx, s, request.counter_id).await?, &ask, comment.as_deref(), now)),
+            _ => None,
+        };
+        if let Some(write) = write {
+            counter_tx::apply(&mut tx, &write, now).await?;
         }
         tx.commit().await.map_err(sql)
     })
     .await?;
     reset_request(s, caller, public_id).await
-}
-
-/// The reset itself, inside the approval's transaction, with the counter row held like the batch holds it.
-async fn execute_reset(s: &Engine, tx: &mut Tx<'_>, caller: &Caller, request: &ResetRow, comment: Option<&str>, now: i64) -> Result<(), AppError> {
-    let (counter, head) =
-        counter_tx::lock_counter(tx, s.db.dialect, request.counter_id).await?.ok_or_else(|| counter_not_found(request.counter_id))?;
-    let (last, new_value) = (counter.row.last_number, request.new_value);
-    check_floor(tx, counter.row.id, new_value).await?;
-    if new_value > last {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetAboveLast,
-            th: format!("เลขล่าสุดของตัวนับ ({last}) ต่ำกว่าค่าที่ขอ ({new_value}) แล้ว การรีเซ็ตนี้จะทำให้เลขขาดช่วง"),
-            en: format!("counter {} is at {last}, below the requested {new_value}", counter.row.id),
-        });
-    }
-    // Above the new value nothing was ever confirmed (checked): release it all for reuse, each release audited.
-    let released = counter_tx::release_above(tx, counter.row.id, new_value, request.id, now).await?;
-    counter_tx::fence(tx, &counter.row, new_value, None, now).await?;
-    let base = reset_base(caller, &counter, last, new_value, now);
-    let mut entries = vec![AuditEntry {
-        operation: "RESET_APPROVE".into(),
-        status: "APPROVED".into(),
-        metadata: Some(json!({ "requestId": request.id, "instancePublicId": request.instance.public_id, "requestedBy": request.requested_by, "comment": comment }).to_string()),
-        ..base.clone()
-    }];
-    entries.extend(released.iter().map(|n| AuditEntry {
-        operation: "RESET_EXECUTE".into(),
-        status: "RELEASED".into(),
-        document_number: Some(n.number.clone()),
-        sequence: Some(n.sequence),
-        template_used: Some(n.template.clone()),
-        reservation_token: n.token.clone(),
-        metadata: Some(json!({ "requestId": request.id, "previousStatus": n.status.as_str(), "revision": n.revision }).to_string()),
-        ..base.clone()
-    }));
-    entries.push(AuditEntry {
-        operation: "RESET_EXECUTE".into(),
-        status: "SUCCESS".into(),
-        metadata: Some(json!({ "requestId": request.id, "released": released.len() }).to_string()),
-        ..base
-    });
-    audit::append_after(tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &entries).await.map(drop)
-}
-
-/// A counter may not restart below a number that was confirmed: it would issue that number twice.
-async fn check_floor(tx: &mut Tx<'_>, counter_id: i64, new_value: i64) -> Result<(), AppError> {
-    let floor = store::highest_sequence(tx, counter_id, CONFIRMED).await?;
-    if new_value < floor {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetBelowConfirmed,
-            th: format!("ค่าใหม่ ({new_value}) ต่ำกว่าเลขลำดับที่ยืนยันแล้วสูงสุด ({floor}) ของตัวนับนี้ จะทำให้ออกเลขที่ซ้ำ"),
-            en: format!("newValue {new_value} is below the highest confirmed sequence {floor} of counter {counter_id}"),
-        });
-    }
-    Ok(())
-}
-
-fn reset_base(caller: &Caller, counter: &Counter, old: i64, new: i64, now: i64) -> AuditEntry {
-    AuditEntry {
-        counter_id: Some(counter.row.id),
-        counter_key: serde_json::to_string(&counter.key).ok(),
-        old_value: Some(old.to_string()),
-        new_value: Some(new.to_string()),
-        ..caller.audit_base(now)
-    }
 }
 
 /// One reset request with its envelope (super admins only).
@@ -382,55 +294,16 @@ async fn revise_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, docume
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     caller.require_numbering(project.id)?;
-    let document_id = &document_id.map(check_document_id).transpose()?;
+    let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (counter, head, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
-        require_confirmed(&original)?;
-        let template = stored_template(&original)?;
-        if !template.segments().iter().any(|seg| matches!(seg, Segment::Token(Token::Rev))) {
-            return Err(AppError::validation(
-                format!("รูปแบบของเลขที่ {} ไม่มี {{REV}} จึงออกฉบับแก้ไขไม่ได้", original.number),
-                format!("the template of {} shows no {{REV}}: a revision could not be told apart", original.number),
-            ));
-        }
-        let parsed = read_back(&template, &original, &project.code)?;
-        let latest = store::revisions(&mut tx, counter.row.id, original.sequence).await?.into_iter().max_by_key(|r| parse_rev(r));
-        let revision = latest.as_deref().and_then(next_rev).ok_or_else(|| AppError::Conflict {
-            code: ErrorCode::RevisionExhausted,
-            th: format!("เลขที่ {} ไม่มีรหัสฉบับแก้ไขถัดไปแล้ว", original.number),
-            en: format!("no revision label after {latest:?}"),
-        })?;
-        let number = render_parsed(&template, &parsed, &project.code, &revision);
-        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
-        let row = new_confirmed(caller, &counter, original.sequence, &revision, &number, &original.template, document_id.clone(), now);
-        counter_tx::insert_number(&mut tx, &row).await?;
-        counter_tx::fence(&mut tx, &counter.row, counter.row.last_number, None, now).await?;
-        let entry = AuditEntry {
-            operation: "GENERATE".into(),
-            status: NumberStatus::Confirmed.as_str().into(),
-            document_number: Some(number.clone()),
-            sequence: Some(original.sequence),
-            template_used: Some(original.template.clone()),
-            document_id: document_id.clone(),
-            metadata: Some(json!({ "revisedFrom": original.number, "revision": revision }).to_string()),
-            ..number_base(caller, &counter, now)
-        };
-        audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[entry]).await?;
+        let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
+        let (write, issued) = admin::revise(caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
+        counter_tx::apply(&mut tx, &write, now).await?;
         tx.commit().await.map_err(sql)?;
-        Ok(IssuedNumber {
-            document_number: number,
-            counter_id: counter.row.id,
-            sequence: original.sequence,
-            revision,
-            status: NumberStatus::Confirmed,
-            document_id,
-            issued_at: ms_to_datetime(now),
-            revised_from: Some(original.number),
-            replaces: None,
-        })
+        Ok(issued)
     })
     .await
 }
@@ -446,12 +319,12 @@ async fn void_and_replace_unlogged(
 ) -> Result<VoidResult, AppError> {
     caller.require_super_admin()?;
     let reason = &text(reason, 1)?;
-    let document_id = &document_id.map(check_document_id).transpose()?;
+    let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     let original = store::number_by_text(&s.db.pool, project.id, corr_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
-    require_confirmed(&original)?;
-    let parsed = read_back(&stored_template(&original)?, &original, &project.code)?;
+    admin::require_confirmed(&original)?;
+    let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
     let request = NumberRequest {
         project_id: Some(project.id),
         correspondence_type_id: Some(corr_type.id),
@@ -466,70 +339,14 @@ async fn void_and_replace_unlogged(
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (old_counter, old_head, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
-        require_confirmed(&original)?;
-        // The replacement's counter (today's period; often the same row, already held by this transaction).
+        let (old, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        // the replacement's counter: today's period, often the same row (already held by this transaction)
         let max = resolved.template.max_seq() as i64;
-        let (row, head) = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
-        let counter = Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
-        let sequence = counter.row.last_number + 1;
-        if sequence > max {
-            return Err(AppError::SequenceExhausted { max: max as u64 });
-        }
-        let number = resolved.render(sequence as u64);
-        counter_tx::refuse_existing(&mut tx, project.id, corr_type.id, &number).await?;
-        counter_tx::void_number(&mut tx, original.id, reason, now).await?;
-        let document_id = document_id.clone().map(String::from).or_else(|| original.document_id.clone());
-        let template = resolved.template.source().to_string();
-        let row = new_confirmed(caller, &counter, sequence, &resolved.revision, &number, &template, document_id.clone(), now);
-        counter_tx::insert_number(&mut tx, &row).await?;
-        counter_tx::fence(&mut tx, &counter.row, sequence, Some(max), now).await?;
-        let same_counter = old_counter.row.id == counter.row.id;
-        if !same_counter {
-            counter_tx::fence(&mut tx, &old_counter.row, old_counter.row.last_number, None, now).await?;
-        }
-        let voided = AuditEntry {
-            operation: "VOID".into(),
-            status: NumberStatus::Void.as_str().into(),
-            document_number: Some(original.number.clone()),
-            sequence: Some(original.sequence),
-            template_used: Some(original.template.clone()),
-            document_id: original.document_id.clone(),
-            metadata: Some(json!({ "reason": reason, "replacedBy": number }).to_string()),
-            ..number_base(caller, &old_counter, now)
-        };
-        let generated = AuditEntry {
-            operation: "GENERATE".into(),
-            status: NumberStatus::Confirmed.as_str().into(),
-            document_number: Some(number.clone()),
-            sequence: Some(sequence),
-            template_used: Some(template),
-            document_id: document_id.clone(),
-            metadata: Some(json!({ "replaces": original.number, "reason": reason }).to_string()),
-            ..number_base(caller, &counter, now)
-        };
-        if same_counter {
-            audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[voided, generated]).await?;
-        } else {
-            audit::append_after(&mut tx, s.db.dialect, &counter_chain(old_counter.row.id), Some(&old_head), &[voided]).await?;
-            audit::append_after(&mut tx, s.db.dialect, &counter_chain(counter.row.id), Some(&head), &[generated]).await?;
-        }
+        let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
+        let (write, result) = admin::void_and_replace(caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
+        counter_tx::apply(&mut tx, &write, now).await?;
         tx.commit().await.map_err(sql)?;
-        Ok(VoidResult {
-            voided: original.number.clone(),
-            status: NumberStatus::Void,
-            replacement: IssuedNumber {
-                document_number: number,
-                counter_id: counter.row.id,
-                sequence,
-                revision: resolved.revision.clone(),
-                status: NumberStatus::Confirmed,
-                document_id,
-                issued_at: ms_to_datetime(now),
-                revised_from: None,
-                replaces: Some(original.number),
-            },
-        })
+        Ok(result)
     })
     .await
 }
@@ -555,23 +372,15 @@ async fn manual_override_unlogged(s: &Engine, caller: &Caller, counter_id: i64, 
     .await
 }
 
-/// A manual override checked against its counter before anything is locked (see [`prepare_override`]).
-pub struct PreparedOverride {
-    legacy: Option<Legacy>,
-    set_to: i64,
-}
-
-/// Checks what an override asks for against the counter: a value within the counter's range, or a legacy
-/// number read with the counter's template (format, parts and period must be the counter's own).
-pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<PreparedOverride, AppError> {
-    let (legacy, set_to) = match what {
-        Override::SetValue(value) if value < 0 || value > counter.max_number => {
-            return Err(AppError::validation(
-                format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number),
-                format!("value must be within 0..={}", counter.max_number),
-            ))
-        }
-        Override::SetValue(value) => (None, value),
+/// Checks what an override asks for against the counter before anything is locked: a value within the counter's
+/// range, or a legacy number read with the counter's template (format, parts and period must be the counter's own).
+pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<Prepared, AppError> {
+    match what {
+        Override::SetValue(value) if value < 0 || value > counter.max_number => Err(AppError::validation(
+            format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number),
+            format!("value must be within 0..={}", counter.max_number),
+        )),
+        Override::SetValue(value) => Ok(Prepared::SetValue(value)),
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
             let chosen = templates::resolve(snapshot, counter.key.project_id, counter.key.corr_type_id);
@@ -584,118 +393,37 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
             })?;
             belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
             let document_id = document_id.as_deref().map(check_document_id).transpose()?.map(String::from);
-            (Some(Legacy { sequence: parsed.seq as i64, revision: parsed.rev.unwrap_or_else(|| "A".into()), text, template, document_id }), 0)
+            let revision = parsed.rev.unwrap_or_else(|| "A".into());
+            Ok(Prepared::Register(Legacy { sequence: parsed.seq as i64, revision, text, template, document_id }))
         }
-    };
-    Ok(PreparedOverride { legacy, set_to })
+    }
 }
 
 /// Applies a prepared override inside the caller's write transaction (which it does not commit): locks the
-/// counter, checks against what is issued, writes the number, moves the counter fenced by its version, and
-/// appends the MANUAL_OVERRIDE audit rows (one per sequence passed over) to the counter's chain.
+/// counter, reads what the plan needs, plans (`counter_tx::admin::manual_override`) and applies.
 /// `reason` must already be checked (`check_reason`). Used per row by the bulk import, all rows in one transaction.
 pub async fn apply_override(
     s: &Engine,
     tx: &mut Tx<'_>,
     caller: &Caller,
     counter_id: i64,
-    prepared: &PreparedOverride,
+    prepared: &Prepared,
     reason: &str,
     now: i64,
 ) -> Result<OverrideResult, AppError> {
-    let (legacy, set_to) = (&prepared.legacy, prepared.set_to);
-    let (counter, head) = counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-    let last = counter.row.last_number;
-    let base = AuditEntry { operation: "MANUAL_OVERRIDE".into(), ..number_base(caller, &counter, now) };
-    let (new_last, mut entries, registered) = match legacy {
-        None => {
-            // Only forward: lowering a counter is a reset, which needs a second person.
-            let floor = last.max(store::highest_sequence(tx, counter_id, &NumberStatus::ALL).await?);
-            if set_to < floor {
-                return Err(AppError::Conflict {
-                    code: ErrorCode::OverrideBelowIssued,
-                    th: format!("ค่าที่กำหนด ({set_to}) ต่ำกว่าเลขที่ออกไปแล้ว ({floor}) การลดค่าตัวนับต้องขออนุมัติรีเซ็ต"),
-                    en: format!("value {set_to} is below the highest issued {floor}; lowering a counter is a reset"),
-                });
-            }
-            let entry = AuditEntry {
-                status: "SUCCESS".into(),
-                old_value: Some(last.to_string()),
-                new_value: Some(set_to.to_string()),
-                metadata: Some(json!({ "reason": reason }).to_string()),
-                ..base.clone()
-            };
-            (set_to, vec![entry], None)
-        }
-        Some(l) => {
-            counter_tx::refuse_existing(tx, counter.key.project_id, counter.key.corr_type_id, &l.text).await?;
-            if store::revisions(tx, counter_id, l.sequence).await?.contains(&l.revision) {
-                return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
-            }
-            let row = new_confirmed(caller, &counter, l.sequence, &l.revision, &l.text, l.template.source(), l.document_id.clone(), now);
-            counter_tx::insert_number(tx, &row).await?;
-            let new_last = last.max(l.sequence);
-            let entry = AuditEntry {
-                status: NumberStatus::Confirmed.as_str().into(),
-                document_number: Some(l.text.clone()),
-                sequence: Some(l.sequence),
-                template_used: Some(l.template.source().to_string()),
-                document_id: l.document_id.clone(),
-                old_value: Some(last.to_string()),
-                new_value: Some(new_last.to_string()),
-                metadata: Some(json!({ "reason": reason, "legacy": true }).to_string()),
-                ..base.clone()
-            };
-            let issued = IssuedNumber {
-                document_number: l.text.clone(),
-                counter_id,
-                sequence: l.sequence,
-                revision: l.revision.clone(),
-                status: NumberStatus::Confirmed,
-                document_id: l.document_id.clone(),
-                issued_at: ms_to_datetime(now),
-                revised_from: None,
-                replaces: None,
-            };
-            (new_last, vec![entry], Some(issued))
-        }
+    let locked = lock_counter(tx, s, counter_id).await?;
+    let facts = match prepared {
+        Prepared::SetValue(_) => OverrideFacts::HighestIssued(store::highest_sequence(tx, counter_id, &NumberStatus::ALL).await?),
+        Prepared::Register(l) => OverrideFacts::Revisions(store::revisions(tx, counter_id, l.sequence).await?),
     };
-    // Moving forward passes over sequences nobody holds: each gets its audit row, so none is an unexplained gap.
-    if new_last - last > MAX_SKIP {
-        return Err(AppError::validation(
-            format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"),
-            format!("an override may pass over at most {MAX_SKIP} sequences"),
-        ));
-    }
-    let registered_seq = registered.as_ref().map(|r| r.sequence);
-    let skipped: Vec<AuditEntry> = (last + 1..=new_last)
-        .filter(|q| Some(*q) != registered_seq)
-        .map(|q| AuditEntry {
-            status: "SKIPPED".into(),
-            sequence: Some(q),
-            metadata: Some(json!({ "reason": reason, "counterSetTo": new_last }).to_string()),
-            ..base.clone()
-        })
-        .collect();
-    let skipped_count = skipped.len() as i64;
-    entries.splice(0..0, skipped);
-    counter_tx::fence(tx, &counter.row, new_last, None, now).await?;
-    audit::append_after(tx, s.db.dialect, &counter_chain(counter_id), Some(&head), &entries).await?;
-    Ok(OverrideResult { counter_id, previous_last_number: last, last_number: new_last, skipped: skipped_count, registered })
+    let (write, result) = admin::manual_override(caller, &locked, prepared, &facts, reason, now)?;
+    counter_tx::apply(tx, &write, now).await?;
+    Ok(result)
 }
 
 /// The reason of an administrative operation: 1–500 characters (what `manual_override` requires).
 pub fn check_reason(reason: &str) -> Result<String, AppError> {
     text(reason, 1)
-}
-
-/// A legacy number, read and checked against its counter.
-struct Legacy {
-    text: String,
-    sequence: i64,
-    revision: String,
-    template: Template,
-    document_id: Option<String>,
 }
 
 /// A legacy number belongs to the counter when the parts and the period it shows are the counter's own.
@@ -838,64 +566,18 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 
 // ---- shared helpers ----
 
+/// The counter by id, locked, with its chain head.
+async fn lock_counter(tx: &mut Tx<'_>, s: &Engine, counter_id: i64) -> Result<Locked, AppError> {
+    counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))
+}
+
 /// The number and its counter (with the counter's audit chain head), the counter locked; the number is read again
 /// under the lock.
-async fn lock_number(
-    tx: &mut Tx<'_>,
-    s: &Engine,
-    project_id: i64,
-    corr_type_id: i64,
-    text: &str,
-) -> Result<(Counter, ChainHead, StoredNumber), AppError> {
+async fn lock_number(tx: &mut Tx<'_>, s: &Engine, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Locked, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    let (counter, head) = counter_tx::lock_counter(tx, s.db.dialect, found.counter_id).await?.ok_or_else(|| counter_not_found(found.counter_id))?;
+    let locked = lock_counter(tx, s, found.counter_id).await?;
     let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
-    Ok((counter, head, found))
-}
-
-fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
-    AuditEntry { counter_id: Some(c.row.id), counter_key: serde_json::to_string(&c.key).ok(), ..caller.audit_base(now) }
-}
-
-fn require_confirmed(n: &StoredNumber) -> Result<(), AppError> {
-    if n.status == NumberStatus::Confirmed {
-        return Ok(());
-    }
-    Err(AppError::Conflict {
-        code: ErrorCode::NotConfirmed,
-        th: format!("เลขที่ {} มีสถานะ {} ไม่ใช่เลขที่ยืนยันแล้ว", n.number, n.status),
-        en: format!("{} is {}, not CONFIRMED", n.number, n.status),
-    })
-}
-
-fn stored_template(n: &StoredNumber) -> Result<Template, AppError> {
-    Template::parse(&n.template).map_err(|_| AppError::internal(format!("stored template '{}' of {} is invalid", n.template, n.number)))
-}
-
-fn render_parsed(t: &Template, p: &ParsedNumber, project: &str, rev: &str) -> String {
-    t.render(&RenderValues {
-        project,
-        originator: p.originator.as_deref().unwrap_or(""),
-        recipient: p.recipient.as_deref().unwrap_or(""),
-        corr_type: p.corr_type.as_deref().unwrap_or(""),
-        sub_type: p.sub_type.as_deref().unwrap_or(""),
-        rfa_type: p.rfa_type.as_deref().unwrap_or(""),
-        discipline: p.discipline.as_deref().unwrap_or(""),
-        seq: p.seq,
-        year: p.year.unwrap_or(0),
-        month: p.month.unwrap_or(1),
-        rev,
-    })
-}
-
-/// The parts of an issued number, read back through the template it was issued with (and rendered again to be sure).
-fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> Result<ParsedNumber, AppError> {
-    t.parse_number(&n.number, project_code).filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number).ok_or_else(
-        || AppError::InvalidFormat {
-            th: format!("อ่านส่วนประกอบของเลขที่ {} ตามรูปแบบ {} ไม่ได้", n.number, n.template),
-            en: format!("{} does not read back through its template {}", n.number, n.template),
-        },
-    )
+    Ok((locked, found))
 }
 
 fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, String), AppError> {

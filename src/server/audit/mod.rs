@@ -12,13 +12,11 @@ use sha2::{Digest, Sha256};
 pub const GENESIS: &str = "GENESIS";
 pub const ADMIN_CHAIN: &str = "admin";
 
-pub fn counter_chain(counter_id: i64) -> String {
-    format!("counter:{counter_id}")
-}
+const COUNTER_CHAIN_PREFIX: &str = "counter:";
 
-/// The counter whose chain `chain_key` is (`counter:<id>`): its head is kept in the counter's row.
-pub fn chain_counter(chain_key: &str) -> Option<i64> {
-    chain_key.strip_prefix("counter:")?.parse().ok()
+/// A counter's chain: its head is kept in the counter's own row.
+pub fn counter_chain(counter_id: i64) -> String {
+    format!("{COUNTER_CHAIN_PREFIX}{counter_id}")
 }
 
 /// One audit row's content (everything but its place in the chain). Field order is part of the hash.
@@ -70,33 +68,20 @@ pub struct ChainHead {
     pub length: i64,
 }
 
-/// Appends entries to a chain inside the caller's transaction. Fails with `VersionConflict` (and so rolls
-/// the caller back for a retry) if another writer extended the chain meanwhile.
+/// Appends entries to a chain other than a counter's (the administrative one) inside the caller's transaction.
+/// Fails with `VersionConflict` (and so rolls the caller back for a retry) if another writer extended the chain
+/// meanwhile. A counter's chain moves only with its counter, in one fenced UPDATE (`counter_tx`).
 pub async fn append(tx: &mut Tx<'_>, dialect: Dialect, chain_key: &str, entries: &[AuditEntry]) -> Result<(), AppError> {
-    append_after(tx, dialect, chain_key, None, entries).await.map(|_| ())
-}
-
-/// `append` for a writer that already knows the chain's head (the counter batch remembers it between
-/// batches): no read of the head, only the length-checked update, which still refuses a head that moved.
-/// Returns the new head.
-pub async fn append_after(
-    tx: &mut Tx<'_>,
-    dialect: Dialect,
-    chain_key: &str,
-    known: Option<&ChainHead>,
-    entries: &[AuditEntry],
-) -> Result<ChainHead, AppError> {
-    let start = match known {
-        Some(head) => head.clone(),
-        None => chain_head(tx, dialect, chain_key).await?,
-    };
+    if chain_key.starts_with(COUNTER_CHAIN_PREFIX) {
+        return Err(AppError::internal(format!("audit chain {chain_key} moves with its counter (counter_tx::apply)")));
+    }
+    let start = chain_head(tx, dialect, chain_key).await?;
     if entries.is_empty() {
-        return Ok(start);
+        return Ok(());
     }
     let placed = place(chain_key, &start, entries);
     insert_placed(tx, &placed).await?;
-    move_head(tx, &placed).await?;
-    Ok(placed.head)
+    move_head(tx, &placed).await
 }
 
 fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
@@ -106,16 +91,10 @@ fn lost_race(e: sqlx::Error, chain_key: &str) -> AppError {
     }
 }
 
-/// The chain's current head: a counter's from its row (it starts at GENESIS with the row), another chain's from
-/// `audit_chains`, created at GENESIS on first use.
-pub async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
+/// The head of a chain kept in `audit_chains` (every one but the counters'), created at GENESIS on first use.
+async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<ChainHead, AppError> {
     // MariaDB: lock the head so concurrent writers of one chain queue here instead of colliding on the
     // (chain_key, chain_seq) key; SQLite's write transaction is already exclusive.
-    if let Some(counter_id) = chain_counter(chain_key) {
-        let sql = format!("SELECT chain_hash AS hash, chain_length AS length FROM counters WHERE id = ?{}", dialect.for_update());
-        let head = sqlx::query_as(&sql).bind(counter_id).fetch_optional(&mut *tx).await?;
-        return head.ok_or_else(|| AppError::internal(format!("audit chain {chain_key} has no counter row")));
-    }
     let head = sqlx::query_as(&format!("SELECT head_hash AS hash, length FROM audit_chains WHERE chain_key = ?{}", dialect.for_update()))
         .bind(chain_key)
         .fetch_optional(&mut *tx)
@@ -213,7 +192,7 @@ pub async fn insert_placed_many(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result
 }
 
 /// Moves the chain's head from `start` to `head`; refuses (VersionConflict) if another writer moved it.
-pub async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppError> {
+async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppError> {
     match try_move_head(tx, placed).await {
         Ok(true) => Ok(()),
         Ok(false) => Err(AppError::VersionConflict(placed.chain_key.to_string())),
@@ -222,19 +201,13 @@ pub async fn move_head(tx: &mut Tx<'_>, placed: &Placed<'_>) -> Result<(), AppEr
 }
 
 /// The head move fenced by the chain's length: false means another writer moved it since `start`.
-pub async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
-    let (hash, length) = (placed.head.hash.clone(), placed.head.length);
-    let q = match chain_counter(placed.chain_key) {
-        Some(counter_id) => sqlx::query("UPDATE counters SET chain_hash = ?, chain_length = ? WHERE id = ? AND chain_length = ?")
-            .bind(hash)
-            .bind(length)
-            .bind(counter_id),
-        None => sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
-            .bind(hash)
-            .bind(length)
-            .bind(placed.chain_key),
-    };
-    Ok(q.bind(placed.start.length).execute(&mut *tx).await?.rows_affected() == 1)
+async fn try_move_head(tx: &mut Conn, placed: &Placed<'_>) -> Result<bool, sqlx::Error> {
+    let q = sqlx::query("UPDATE audit_chains SET head_hash = ?, length = ? WHERE chain_key = ? AND length = ?")
+        .bind(placed.head.hash.clone())
+        .bind(placed.head.length)
+        .bind(placed.chain_key)
+        .bind(placed.start.length);
+    Ok(q.execute(&mut *tx).await?.rows_affected() == 1)
 }
 
 /// A stored audit row: its place in the chain and its content.

@@ -423,8 +423,7 @@ async fn apply_row(
 ) -> Result<OverrideResult, AppError> {
     let resolved = resolve(snapshot, &p.request, p.at)?;
     let max = resolved.template.max_seq() as i64;
-    let (row, _) = counter_tx::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await?;
-    let counter = astore::Counter { row, key: resolved.key.clone(), max_number: max, updated_at: now };
+    let counter = counter_tx::load_or_create_counter(tx, s.db.dialect, &resolved.key, max, now).await?.counter;
     let what = match &p.what {
         Override::SetValue(v) => Override::SetValue(*v),
         Override::Register { document_number, document_id } => {

@@ -6,22 +6,22 @@
 //! transaction — runs again, at most [`MAX_CONFLICT_RETRIES`] times (SPEC §6).
 //!
 //! The batch is planned without I/O ([`plan`]) and then applied ([`apply_batch`]); `queue` reads, plans,
-//! applies and commits.
+//! applies and commits. The administrative writes the same way: planned by [`admin`], written by [`apply`].
 
+pub mod admin;
 pub mod plan;
 pub mod store;
 
 use std::collections::HashMap;
 use std::future::Future;
 
-use crate::contract::NumberStatus;
 use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
-use crate::server::auth::Caller;
 use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
 use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Retry};
 
+pub use admin::{Locked, Write};
 pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
 pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
 
@@ -109,102 +109,56 @@ where
     Retry { times: MAX_CONFLICT_RETRIES, jitter_ms: 0 }.run(is_lost_race, op).await
 }
 
-// ---- the fence and the counter row ----
+// ---- the administrative writes: read under the lock, plan ([`admin`]), apply ----
 
-/// Moves the counter to `last` fenced by its version (0 rows = someone else moved it: `VersionConflict`).
-pub async fn fence(tx: &mut Conn, counter: &CounterRow, last: i64, max_number: Option<i64>, now: i64) -> Result<(), AppError> {
-    if store::advance_counter(tx, counter, last, max_number, now).await.map_err(sql)? {
-        Ok(())
-    } else {
-        Err(AppError::VersionConflict(format!("counter {}", counter.id)))
-    }
-}
-
-/// The counter by id, locked the way the batch holds it, with its audit chain's head (for `audit::append_after`).
-pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<(Counter, audit::ChainHead)>, AppError> {
-    store::lock_counter(tx, dialect, id).await.map_err(sql)
+/// The counter by id, locked the way the batch holds it, with its audit chain's head.
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Locked>, AppError> {
+    Ok(store::lock_counter(tx, dialect, id).await.map_err(sql)?.map(|(counter, head)| Locked { counter, head }))
 }
 
 /// The counter of `key`, locked, created at 0 on first use, with its audit chain's head.
-pub async fn load_or_create_counter(
-    tx: &mut Conn,
-    dialect: Dialect,
-    key: &CounterKey,
-    max_number: i64,
-    now: i64,
-) -> Result<(CounterRow, audit::ChainHead), AppError> {
-    store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)
+pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<Locked, AppError> {
+    let (row, head) = store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)?;
+    Ok(Locked { counter: Counter { row, key: key.clone(), max_number, updated_at: now }, head })
 }
 
-// ---- number writes of the administrative operations ----
+/// The numbers of a counter above `above` (what a reset releases), oldest first.
+pub async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, AppError> {
+    store::numbers_above(tx, counter_id, above).await.map_err(sql)
+}
 
-/// A confirmed number issued by hand (revise, void-and-replace, override): the counter's own columns, the
-/// caller, confirmed now.
-#[allow(clippy::too_many_arguments)]
-pub fn new_confirmed(
-    caller: &Caller,
-    c: &Counter,
-    sequence: i64,
-    revision: &str,
-    number: &str,
-    template: &str,
-    document_id: Option<String>,
-    now: i64,
-) -> NewNumber {
-    NewNumber {
-        counter_id: c.row.id,
-        project_id: c.key.project_id,
-        corr_type_id: c.key.corr_type_id,
-        sequence,
-        revision: revision.to_string(),
-        number: number.to_string(),
-        template: template.to_string(),
-        status: NumberStatus::Confirmed,
-        token: None,
-        document_id,
-        user_id: caller.user_id(),
-        api_token_id: caller.api_token_id(),
-        created_at: now,
-        expires_at: None,
-        confirmed_at: Some(now),
+/// Writes a planned administrative write the way a batch is written: every counter it touches moved with its
+/// audit chain's head in one UPDATE, fenced by each one's version and chain length (`VersionConflict`: another
+/// holder moved one since it was read); its new numbers (NB005 for one that exists already), status changes and
+/// release; then its audit rows. Nothing is committed here.
+pub async fn apply(tx: &mut Conn, write: &Write, now: i64) -> Result<(), AppError> {
+    for n in &write.new_numbers {
+        if !store::existing_numbers(tx, n.project_id, n.corr_type_id, std::slice::from_ref(&n.number)).await.map_err(sql)?.is_empty() {
+            return Err(AppError::DuplicateNumber(n.number.clone()));
+        }
     }
-}
-
-/// NB005 when `number` exists already in (project, type).
-pub async fn refuse_existing(tx: &mut Conn, project_id: i64, corr_type_id: i64, number: &str) -> Result<(), AppError> {
-    if store::existing_numbers(tx, project_id, corr_type_id, &[number.to_string()]).await.map_err(sql)?.is_empty() {
-        Ok(())
-    } else {
-        Err(AppError::DuplicateNumber(number.to_string()))
+    let chain_keys: Vec<String> = write.counters.iter().map(|c| counter_chain(c.counter.id)).collect();
+    let placed: Vec<audit::Placed<'_>> = write.counters.iter().zip(&chain_keys).map(|(c, key)| audit::place(key, &c.chain, &c.audits)).collect();
+    let moves: Vec<store::CounterMove<'_>> = write
+        .counters
+        .iter()
+        .zip(&placed)
+        .map(|(c, chain)| store::CounterMove { counter: &c.counter, last_number: c.last_number, max_number: c.max_number, chain })
+        .collect();
+    if !store::advance_counters_and_chains(tx, &moves, now).await.map_err(sql)? {
+        let ids: Vec<String> = write.counters.iter().map(|c| c.counter.id.to_string()).collect();
+        return Err(AppError::VersionConflict(format!("counter {}", ids.join(", "))));
     }
-}
-
-/// Inserts a number written by hand (checked with [`refuse_existing`] first).
-pub async fn insert_number(tx: &mut Conn, number: &NewNumber) -> Result<(), AppError> {
-    store::insert_numbers(tx, std::slice::from_ref(number)).await.map_err(sql)
-}
-
-/// Voids a number (void-and-replace): its reason is kept as the cancel reason.
-pub async fn void_number(tx: &mut Conn, id: i64, reason: &str, now: i64) -> Result<(), AppError> {
-    let void = StatusChange {
-        id,
-        status: NumberStatus::Void,
-        document_id: None,
-        confirmed_at: None,
-        cancelled_at: Some(now),
-        cancel_reason: Some(reason.to_string()),
-    };
-    store::apply_status_changes(tx, &[void]).await.map_err(sql)
-}
-
-/// A reset's release: the numbers above `above` move to `released_numbers` (see `store::release_above`).
-/// Numbers that appeared meanwhile are a lost race.
-pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now: i64) -> Result<Vec<StoredNumber>, AppError> {
-    let released = store::release_above(tx, counter_id, above, reset_request_id, now).await.map_err(sql)?;
-    if !released.complete {
-        return Err(AppError::VersionConflict(format!("counter {counter_id}")));
+    store::insert_numbers(tx, &write.new_numbers).await.map_err(sql)?;
+    store::apply_status_changes(tx, &write.changes).await.map_err(sql)?;
+    if let Some(r) = &write.release {
+        let released = store::release_above(tx, r.counter_id, r.above, r.reset_request_id, now).await.map_err(sql)?;
+        if released != r.expected as u64 {
+            return Err(AppError::VersionConflict(format!("counter {}", r.counter_id)));
+        }
     }
-    Ok(released.numbers)
+    let written: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
+    audit::insert_placed_many(tx, &written).await
 }
 
 // ---- the batch: read, (plan), apply ----

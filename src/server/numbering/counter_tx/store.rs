@@ -562,27 +562,16 @@ impl TryFrom<StoredRecord> for StoredNumber {
     }
 }
 
-/// What [`release_above`] found: the numbers it moved, and whether it deleted exactly those.
-pub struct Released {
-    pub numbers: Vec<StoredNumber>,
-    pub complete: bool,
+/// The numbers of a counter above `above`, by sequence and revision.
+pub async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, sqlx::Error> {
+    let sql = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
+    sqlx::query_as::<_, StoredRecord>(&sql).bind(counter_id).bind(above).fetch_all(&mut *tx).await?.into_iter().map(StoredNumber::try_from).collect()
 }
 
-/// Moves the numbers of a counter above `above` (none of them confirmed: the caller checked) out of
-/// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction.
-pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<Released, sqlx::Error> {
-    let sql = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
-    let numbers = sqlx::query_as::<_, StoredRecord>(&sql)
-        .bind(counter_id)
-        .bind(above)
-        .fetch_all(&mut *tx)
-        .await?
-        .into_iter()
-        .map(StoredNumber::try_from)
-        .collect::<Result<Vec<_>, _>>()?;
-    if numbers.is_empty() {
-        return Ok(Released { numbers, complete: true });
-    }
+/// Moves the numbers of a counter above `above` (none of them confirmed: the plan checked) out of
+/// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction. How many
+/// it moved.
+pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
     sqlx::query(
         "INSERT INTO released_numbers (original_id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
          document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
@@ -597,6 +586,5 @@ pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_req
     .await?;
     let deleted =
         sqlx::query("DELETE FROM document_numbers WHERE counter_id = ? AND sequence > ?").bind(counter_id).bind(above).execute(&mut *tx).await?;
-    let complete = deleted.rows_affected() == numbers.len() as u64;
-    Ok(Released { numbers, complete })
+    Ok(deleted.rows_affected())
 }
