@@ -75,6 +75,7 @@ test('an admin saves a template with a reason; the server answers and the reserv
   await selectByCode(page, 'select-type', 'NOTICE');
   const input = page.getByTestId('template-input');
   await expect(input).not.toHaveValue('');
+  await expect(input).toBeEnabled(); // the type's template has loaded: nothing will replace what is typed
   await input.fill('{ORIGINATOR}/{RECIPIENT}/{CORR_TYPE}/{SEQ:3}/{YEAR:A.D.}');
   await expect(page.getByTestId('template-valid')).toBeVisible();
   await expect(page.getByTestId('template-save')).toBeDisabled(); // no reason yet
@@ -93,6 +94,31 @@ test('an admin saves a template with a reason; the server answers and the reserv
   await selectByCode(page, 'select-originator', 'ผรม.2');
   await selectByCode(page, 'select-recipient', 'คคง.');
   await expect(page.getByTestId('preview-number')).toHaveText('ผรม.2/คคง./NOTICE/001/2025');
+});
+
+test('the editor is locked while the chosen project\'s templates load, so a late answer never replaces what was typed', async ({ page }) => {
+  await login(page, ADMIN);
+  await page.goto('/templates');
+  await waitHydrated(page);
+  await selectByCode(page, 'select-type', 'MOM');
+  const input = page.getByTestId('template-input');
+  await expect(input).toBeEnabled();
+  // the next project's templates come late (a slow network): what the editor shows until then is the other project's
+  let release!: () => void;
+  const answered = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/sfn/list_templates**', async (route) => {
+    await answered;
+    await route.continue();
+  });
+  await selectByCode(page, 'select-project', 'LCBP3-C4');
+  await expect(input).toBeDisabled();
+  await expect(page.getByTestId('template-reset')).toBeDisabled();
+  release();
+  await expect(input).toBeEnabled();
+  expect(await input.inputValue()).not.toBe('');
+  await input.fill('{ORIGINATOR}/{SEQ:4}/{YEAR:B.E.}');
+  await page.waitForLoadState('networkidle');
+  await expect(input).toHaveValue('{ORIGINATOR}/{SEQ:4}/{YEAR:B.E.}');
 });
 
 test('API tokens: create shows the secret once, revoke marks it revoked', async ({ page }) => {

@@ -109,6 +109,9 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         text.with(|s| Template::validate(s, &code, scope.get())).map(|_| ())
     });
 
+    // Locked while the selection's template loads: its answer replaces the text, and would discard what was typed
+    // meanwhile (an end-to-end run saved the old template so).
+    let loading = Signal::derive(move || loaded.with(Option::is_none));
     let draft = Draft { project, ctype, text, scope };
     let acknowledgment = Acknowledgment::new(draft, loaded, parsed);
     view! {
@@ -119,7 +122,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         <ErrorSlot error=load_error/>
         <OriginLine loaded/>
 
-        <TemplateFields text scope sample_year sample_month/>
+        <TemplateFields text scope sample_year sample_month loading/>
 
         <LivePreview parsed sample scope sample_year sample_month/>
 
@@ -323,12 +326,19 @@ fn OriginLine(loaded: Memo<Option<Loaded>>) -> impl IntoView {
 
 /// The template text, the tokens it may use, the reset period and the sample year / month of the preview.
 #[component]
-fn TemplateFields(text: RwSignal<String>, scope: RwSignal<ResetScope>, sample_year: RwSignal<i32>, sample_month: RwSignal<u32>) -> impl IntoView {
+fn TemplateFields(
+    text: RwSignal<String>,
+    scope: RwSignal<ResetScope>,
+    sample_year: RwSignal<i32>,
+    sample_month: RwSignal<u32>,
+    loading: Signal<bool>,
+) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <label class="field">
             <span>{move || i18n.t("tpl.template")}</span>
             <input type="text" class="mono wide" data-testid="template-input" spellcheck="false" autocomplete="off"
+                disabled=move || loading.get() aria-busy=move || loading.get().to_string()
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))/>
         </label>
@@ -339,7 +349,7 @@ fn TemplateFields(text: RwSignal<String>, scope: RwSignal<ResetScope>, sample_ye
         <div class="form-row">
             <label class="field">
                 <span>{move || i18n.t("tpl.reset")}</span>
-                <select data-testid="template-reset"
+                <select data-testid="template-reset" disabled=move || loading.get()
                     on:change=move |ev| scope.set(ResetScope::parse(&event_target_value(&ev)).unwrap_or_default())>
                     {[ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].into_iter().map(|s| {
                         let key = scope_word(s);
