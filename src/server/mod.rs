@@ -158,10 +158,12 @@ impl AppState {
         } else {
             CounterLock::InProcess
         };
+        let lifecycle = Arc::new(numbering::counter_tx::Lifecycle::load(&db).await?);
         let engine = Engine::new(
             db.clone(),
             clock.clone(),
             reference.clone(),
+            lifecycle,
             errors,
             EngineConfig {
                 reservation_ttl: config.reservation_ttl,

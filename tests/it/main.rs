@@ -23,6 +23,8 @@ mod forward;
 mod defaults;
 mod import;
 mod isolation;
+// every number's lifecycle as rows of the workflow table
+mod lifecycle;
 // login throttling, the Argon2 bound, the record of logins
 mod login;
 mod metrics;

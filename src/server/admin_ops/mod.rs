@@ -227,7 +227,7 @@ async fn act_on_reset_unlogged(
                 let locked = lock_counter(&mut tx, s, request.counter_id).await?;
                 let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
                 let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
-                Some(admin::reset_approved(caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?)
+                Some(admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?)
             }
             "REJECT" => Some(admin::reset_rejected(caller, &lock_counter(&mut tx, s, request.counter_id).await?, &ask, comment.as_deref(), now)),
             _ => None,
@@ -300,7 +300,7 @@ async fn revise_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, docume
         let mut tx = s.db.begin_write().await.map_err(sql)?;
         let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
         let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
-        let (write, issued) = admin::revise(caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
+        let (write, issued) = admin::revise(&s.lifecycle, caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(issued)
@@ -323,7 +323,12 @@ async fn void_and_replace_unlogged(
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     let original = store::number_by_text(&s.db.pool, project.id, corr_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
-    admin::require_confirmed(&original)?;
+    s.lifecycle.allow(
+        Some(counter_tx::lifecycle::State::of(original.status, None)),
+        counter_tx::lifecycle::Action::Void,
+        caller,
+        &original.number,
+    )?;
     let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
     let request = NumberRequest {
         project_id: Some(project.id),
@@ -343,7 +348,7 @@ async fn void_and_replace_unlogged(
         // the replacement's counter: today's period, often the same row (already held by this transaction)
         let max = resolved.template.max_seq() as i64;
         let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
-        let (write, result) = admin::void_and_replace(caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
+        let (write, result) = admin::void_and_replace(&s.lifecycle, caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(result)
@@ -416,7 +421,7 @@ pub async fn apply_override(
         Prepared::SetValue(_) => OverrideFacts::HighestIssued(store::highest_sequence(tx, counter_id, &NumberStatus::ALL).await?),
         Prepared::Register(l) => OverrideFacts::Revisions(store::revisions(tx, counter_id, l.sequence).await?),
     };
-    let (write, result) = admin::manual_override(caller, &locked, prepared, &facts, reason, now)?;
+    let (write, result) = admin::manual_override(&s.lifecycle, caller, &locked, prepared, &facts, reason, now)?;
     counter_tx::apply(tx, &write, now).await?;
     Ok(result)
 }

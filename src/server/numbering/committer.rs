@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use sqlx::Executor;
 use tokio::sync::oneshot;
 
-use super::counter_tx::{self, should_retry, GroupBatch, Known, PlanJob, Planned, Start, TxError};
+use super::counter_tx::{self, should_retry, GroupBatch, Known, Lifecycle, PlanJob, Planned, Start, TxError};
 use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -102,6 +102,8 @@ pub struct CommitStats {
 pub struct Committers {
     db: Db,
     clock: Arc<Clock>,
+    /// Every number's lifecycle (the `NUMBER` workflow), asked by the plans.
+    lifecycle: Arc<Lifecycle>,
     shards: Vec<Mutex<ShardQueue>>,
     /// Where committers run: the committers' thread (`CounterThreads`), or (None) the runtime of the worker that starts one.
     runs_on: Option<tokio::runtime::Handle>,
@@ -121,11 +123,12 @@ const MAX_IDS: usize = 100_000;
 
 impl Committers {
     /// `shards` committers on MariaDB (at least one); always one on SQLite, which has one writer.
-    pub fn new(db: Db, clock: Arc<Clock>, shards: usize, runs_on: Option<tokio::runtime::Handle>) -> Committers {
+    pub fn new(db: Db, clock: Arc<Clock>, lifecycle: Arc<Lifecycle>, shards: usize, runs_on: Option<tokio::runtime::Handle>) -> Committers {
         let shards = if db.dialect == Dialect::Sqlite { 1 } else { shards.max(1) };
         Committers {
             db,
             clock,
+            lifecycle,
             shards: (0..shards).map(|_| Mutex::new(ShardQueue::default())).collect(),
             runs_on,
             taken: AtomicU64::new(0),
@@ -516,7 +519,7 @@ impl Committers {
         for (i, start) in starts.into_iter().enumerate() {
             match start {
                 Ok(mut start) => {
-                    let plan = plan(&group[i].attempt, &mut start, now);
+                    let plan = plan(&group[i].attempt, &mut start, &self.lifecycle, now);
                     planned.push(Planned { start, plan, max_number: counter_tx::plan::max_number(&kinds[i]) });
                     planned_at.push(i);
                     served.push(None);
@@ -540,7 +543,7 @@ impl Committers {
         let kinds: Vec<&JobKind> = attempt.work.iter().map(|w| &w.kind).collect();
         let max_number = counter_tx::plan::max_number(&kinds);
         let mut start = counter_tx::read_batch(tx, self.db.dialect, &attempt.key, &kinds, attempt.known.as_ref(), now).await?;
-        let mut plan = plan(attempt, &mut start, now);
+        let mut plan = plan(attempt, &mut start, &self.lifecycle, now);
         // A rendered number that already exists (a hand-registered legacy number, a template that
         // renders like an older one…) fails with NB005; its sequence stays consumed and the audit row says why.
         if attempt.precheck {
@@ -555,7 +558,7 @@ impl Committers {
 }
 
 /// The batch's jobs with their audit rows' common part, planned against what the batch read.
-fn plan(attempt: &Attempt, start: &mut Start, now: i64) -> counter_tx::Plan {
+fn plan(attempt: &Attempt, start: &mut Start, lifecycle: &Lifecycle, now: i64) -> counter_tx::Plan {
     let counter_key = serde_json::to_string(&attempt.key).ok();
     let jobs: Vec<PlanJob<'_>> = attempt
         .work
@@ -575,7 +578,7 @@ fn plan(attempt: &Attempt, start: &mut Start, now: i64) -> counter_tx::Plan {
         })
         .collect();
     let rows = std::mem::take(&mut start.rows);
-    counter_tx::plan::plan(&start.counter, jobs, rows, now, || reservation_token(now))
+    counter_tx::plan::plan(&start.counter, jobs, rows, lifecycle, now, || reservation_token(now))
 }
 
 /// A reservation token: a UUID whose first 48 bits are the time in ms (the UUIDv7 layout) and whose other 74

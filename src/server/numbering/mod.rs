@@ -33,6 +33,7 @@ use crate::server::metrics;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
 
+use counter_tx::Lifecycle;
 use queue::{JobKind, Outcome, Queues};
 
 /// A numbering request with every part resolved, its template chosen and its counter key computed. It travels
@@ -194,6 +195,8 @@ pub struct Engine {
     pub db: Db,
     pub clock: Arc<Clock>,
     pub reference: Arc<ReferenceCache>,
+    /// Every number's lifecycle (the `NUMBER` workflow's rows), loaded once.
+    pub lifecycle: Arc<Lifecycle>,
     pub errors: ErrorLog,
     pub config: EngineConfig,
     queues: Arc<Queues>,
@@ -208,22 +211,24 @@ const EXPIRY_MAX_CHUNKS: usize = 40;
 const EXPIRY_IN_FLIGHT: usize = 16;
 
 impl Engine {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         db: Db,
         clock: Arc<Clock>,
         reference: Arc<ReferenceCache>,
+        lifecycle: Arc<Lifecycle>,
         errors: ErrorLog,
         config: EngineConfig,
         lock: lock::CounterLock,
         threads: Option<queue::CounterThreads>,
     ) -> Result<Arc<Engine>, AppError> {
-        let mut queues = Queues::new(db.clone(), clock.clone(), config.max_batch, config.committers, lock, threads);
+        let mut queues = Queues::new(db.clone(), clock.clone(), lifecycle.clone(), &config, lock, threads);
         if let Some(secret) = &config.forward_secret {
             // the holder may wait for its lock before it serves the batch
             let patience = queues.lock.max_wait() + Duration::from_secs(5);
             queues = queues.forwarding(forward::Forwarder::new(secret.clone(), patience)?);
         }
-        Ok(Arc::new(Engine { db, clock, reference, errors, config, queues: Arc::new(queues) }))
+        Ok(Arc::new(Engine { db, clock, reference, lifecycle, errors, config, queues: Arc::new(queues) }))
     }
 
     /// Serves the jobs another instance forwarded for `key` (`forward`): each joins this instance's queue, in order.

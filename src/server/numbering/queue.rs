@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, Notify};
 
 use super::committer::{Committers, Work};
-use super::counter_tx::Known;
+use super::counter_tx::{Known, Lifecycle};
 use super::forward::{Failed, Forwarder};
 use super::lock::{Acquired, CounterLock, Held};
+use super::EngineConfig;
 use crate::numbering::CounterKey;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
@@ -108,11 +109,19 @@ const FORWARDS_IN_FLIGHT: usize = 4;
 const YIELD: Duration = Duration::from_millis(3);
 
 impl Queues {
-    pub fn new(db: Db, clock: Arc<Clock>, max_batch: usize, committers: usize, lock: CounterLock, threads: Option<CounterThreads>) -> Queues {
+    pub fn new(
+        db: Db,
+        clock: Arc<Clock>,
+        lifecycle: Arc<Lifecycle>,
+        config: &EngineConfig,
+        lock: CounterLock,
+        threads: Option<CounterThreads>,
+    ) -> Queues {
         let workers_on = threads.as_ref().and_then(CounterThreads::workers).cloned();
+        let (max_batch, committers) = (config.max_batch, config.committers);
         Queues {
             lock,
-            committers: Arc::new(Committers::new(db, clock, committers, threads.as_ref().map(|t| t.committers().clone()))),
+            committers: Arc::new(Committers::new(db, clock, lifecycle, committers, threads.as_ref().map(|t| t.committers().clone()))),
             max_batch: max_batch.max(1),
             workers_on,
             waiting: Mutex::new(HashMap::new()),

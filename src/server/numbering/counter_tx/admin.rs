@@ -6,6 +6,7 @@
 
 use serde_json::json;
 
+use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{Counter, CounterRow, NewNumber, StatusChange, StoredNumber};
 use crate::contract::{IssuedNumber, NumberStatus, OverrideResult, VoidResult};
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, RenderValues, Segment, Template, Token};
@@ -74,7 +75,9 @@ fn stay(locked: &Locked, audits: Vec<AuditEntry>) -> CounterWrite {
 
 /// The next revision of a confirmed number: the same sequence under the next `{REV}` label, no counter consumed
 /// (audit GENERATE). `revisions`: the labels already issued for that sequence.
+#[allow(clippy::too_many_arguments)]
 pub fn revise(
+    lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
     original: &StoredNumber,
@@ -83,7 +86,7 @@ pub fn revise(
     document_id: Option<String>,
     now: i64,
 ) -> Result<(Write, IssuedNumber), AppError> {
-    require_confirmed(original)?;
+    lifecycle.allow(Some(state_of(original)), Action::Revise, caller, &original.number)?;
     let template = stored_template(original)?;
     if !template.segments().iter().any(|seg| matches!(seg, Segment::Token(Token::Rev))) {
         return Err(AppError::validation(
@@ -123,6 +126,7 @@ pub fn revise(
 /// the audit rows.
 #[allow(clippy::too_many_arguments)]
 pub fn void_and_replace(
+    lifecycle: &Lifecycle,
     caller: &Caller,
     old: &Locked,
     original: &StoredNumber,
@@ -132,7 +136,8 @@ pub fn void_and_replace(
     document_id: Option<String>,
     now: i64,
 ) -> Result<(Write, VoidResult), AppError> {
-    require_confirmed(original)?;
+    lifecycle.allow(Some(state_of(original)), Action::Void, caller, &original.number)?;
+    lifecycle.allow(None, Action::Generate, caller, "")?;
     let max = resolved.template.max_seq() as i64;
     let counter = &new.counter;
     let sequence = counter.row.last_number + 1;
@@ -216,6 +221,7 @@ pub enum OverrideFacts {
 /// reset, which needs a second person). Every sequence it passes over gets its own audit row, so none is an
 /// unexplained gap; at most [`MAX_SKIP`] of them.
 pub fn manual_override(
+    lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
     what: &Prepared,
@@ -246,6 +252,7 @@ pub fn manual_override(
             (set_to, vec![entry], None)
         }
         (Prepared::Register(l), OverrideFacts::Revisions(revisions)) => {
+            lifecycle.allow(None, Action::Generate, caller, &l.text)?;
             if revisions.contains(&l.revision) {
                 return Err(AppError::DuplicateNumber(l.text.clone())); // that sequence is held under another rendering
             }
@@ -355,6 +362,7 @@ pub fn reset_rejected(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, comm
 /// (`highest_confirmed`), those read in `above` — is released for reuse, each release audited.
 #[allow(clippy::too_many_arguments)]
 pub fn reset_approved(
+    lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
     ask: &ResetAsk<'_>,
@@ -373,6 +381,9 @@ pub fn reset_approved(
             th: format!("เลขล่าสุดของตัวนับ ({last}) ต่ำกว่าค่าที่ขอ ({new_value}) แล้ว การรีเซ็ตนี้จะทำให้เลขขาดช่วง"),
             en: format!("counter {} is at {last}, below the requested {new_value}", counter.row.id),
         });
+    }
+    for n in above {
+        lifecycle.allow(Some(state_of(n)), Action::Release, caller, &n.number)?;
     }
     let base = reset_base(caller, counter, last, new_value, now);
     let mut entries = vec![AuditEntry {
@@ -471,16 +482,9 @@ fn reset_base(caller: &Caller, counter: &Counter, old: i64, new: i64, now: i64) 
     AuditEntry { old_value: Some(old.to_string()), new_value: Some(new.to_string()), ..number_base(caller, counter, now) }
 }
 
-/// Only a confirmed number is revised or voided.
-pub fn require_confirmed(n: &StoredNumber) -> Result<(), AppError> {
-    if n.status == NumberStatus::Confirmed {
-        return Ok(());
-    }
-    Err(AppError::Conflict {
-        code: ErrorCode::NotConfirmed,
-        th: format!("เลขที่ {} มีสถานะ {} ไม่ใช่เลขที่ยืนยันแล้ว", n.number, n.status),
-        en: format!("{} is {}, not CONFIRMED", n.number, n.status),
-    })
+/// A stored number's place in its lifecycle (an expired one reads as cancelled: nothing here tells them apart).
+fn state_of(n: &StoredNumber) -> State {
+    State::of(n.status, None)
 }
 
 pub fn stored_template(n: &StoredNumber) -> Result<Template, AppError> {
@@ -579,12 +583,21 @@ mod tests {
         e.code()
     }
 
+    fn user(role: crate::contract::Role) -> Caller {
+        let info = crate::contract::UserInfo { id: 1, username: "u".into(), display_name: "U".into(), role, admin_project_ids: vec![] };
+        Caller { principal: crate::server::auth::Principal::User(info), ip: None, user_agent: None }
+    }
+
+    fn super_admin() -> Caller {
+        user(crate::contract::Role::SuperAdmin)
+    }
+
     #[test]
     fn a_revision_takes_the_label_after_the_highest_issued_and_leaves_the_counter_where_it_is() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let revisions = ["A".to_string(), "C".into(), "B".into()];
-        let (write, issued) = revise(&caller, &locked(7, 12), &original, "P", &revisions, None, NOW).unwrap();
+        let (write, issued) = revise(&Lifecycle::standard(), &caller, &locked(7, 12), &original, "P", &revisions, None, NOW).unwrap();
         assert_eq!(issued.document_number, "P-O-0005-D");
         assert_eq!((issued.sequence, issued.revision.as_str(), issued.revised_from.as_deref()), (5, "D", Some("P-O-0005-A")));
         assert_eq!(issued.document_id.as_deref(), Some("DOC-1"), "the original's document id when none is given");
@@ -600,22 +613,32 @@ mod tests {
 
     #[test]
     fn a_revision_is_refused_for_a_number_not_confirmed_a_template_without_rev_and_after_the_last_label() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let reserved = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Reserved);
-        assert_eq!(code(revise(&caller, &locked(7, 5), &reserved, "P", &[], None, NOW).unwrap_err()), ErrorCode::NotConfirmed);
+        assert_eq!(
+            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &reserved, "P", &[], None, NOW).unwrap_err()),
+            ErrorCode::NotConfirmed
+        );
         let plain = stored(11, 5, "P-O-0005", "{PROJECT}-{ORIGINATOR}-{SEQ:4}", NumberStatus::Confirmed);
-        assert_eq!(code(revise(&caller, &locked(7, 5), &plain, "P", &[], None, NOW).unwrap_err()), ErrorCode::ValidationError);
+        assert_eq!(
+            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &plain, "P", &[], None, NOW).unwrap_err()),
+            ErrorCode::ValidationError
+        );
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let last = ["ZZZ".to_string()];
-        assert_eq!(code(revise(&caller, &locked(7, 5), &original, "P", &last, None, NOW).unwrap_err()), ErrorCode::RevisionExhausted);
+        assert_eq!(
+            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &original, "P", &last, None, NOW).unwrap_err()),
+            ErrorCode::RevisionExhausted
+        );
     }
 
     #[test]
     fn void_and_replace_on_one_counter_moves_it_once_with_both_audit_rows() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let counter = locked(7, 12);
-        let (write, result) = void_and_replace(&caller, &counter, &original, &counter, &resolved(), "typo", Some("DOC-2".into()), NOW).unwrap();
+        let (write, result) =
+            void_and_replace(&Lifecycle::standard(), &caller, &counter, &original, &counter, &resolved(), "typo", Some("DOC-2".into()), NOW).unwrap();
         assert_eq!((result.voided.as_str(), result.replacement.document_number.as_str()), ("P-O-0005-A", "P-O-0013-A"));
         assert_eq!(result.replacement.replaces.as_deref(), Some("P-O-0005-A"));
         assert_eq!(write.counters.len(), 1, "one counter, one fenced move");
@@ -629,24 +652,32 @@ mod tests {
 
     #[test]
     fn void_and_replace_across_periods_fences_both_counters_and_refuses_a_full_one() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let (old, new) = (locked(7, 12), locked(8, 0));
-        let (write, _) = void_and_replace(&caller, &old, &original, &new, &resolved(), "typo", None, NOW).unwrap();
+        let (write, _) = void_and_replace(&Lifecycle::standard(), &caller, &old, &original, &new, &resolved(), "typo", None, NOW).unwrap();
         let moves: Vec<_> = write.counters.iter().map(|c| (c.counter.id, c.last_number, c.audits.len())).collect();
         assert_eq!(moves, [(7, 12, 1), (8, 1, 1)], "the old counter stays (fenced), the new one moves");
         let full = locked(8, 9999);
-        let e = void_and_replace(&caller, &old, &original, &full, &resolved(), "typo", None, NOW).unwrap_err();
+        let e = void_and_replace(&Lifecycle::standard(), &caller, &old, &original, &full, &resolved(), "typo", None, NOW).unwrap_err();
         assert_eq!(code(e), ErrorCode::SequenceExhausted);
+        // the lifecycle's table says who may void: a super admin, not staff
+        let e = void_and_replace(&Lifecycle::standard(), &user(crate::contract::Role::Staff), &old, &original, &new, &resolved(), "x", None, NOW);
+        assert_eq!(code(e.unwrap_err()), ErrorCode::Forbidden);
         let voided = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Void);
-        assert_eq!(code(void_and_replace(&caller, &old, &voided, &new, &resolved(), "x", None, NOW).unwrap_err()), ErrorCode::NotConfirmed);
+        assert_eq!(
+            code(void_and_replace(&Lifecycle::standard(), &caller, &old, &voided, &new, &resolved(), "x", None, NOW).unwrap_err()),
+            ErrorCode::NotConfirmed
+        );
     }
 
     #[test]
     fn an_override_moves_forward_only_with_one_audit_row_per_sequence_passed_over() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let c = locked(7, 10);
-        let (write, result) = manual_override(&caller, &c, &Prepared::SetValue(14), &OverrideFacts::HighestIssued(10), "paper log", NOW).unwrap();
+        let (write, result) =
+            manual_override(&Lifecycle::standard(), &caller, &c, &Prepared::SetValue(14), &OverrideFacts::HighestIssued(10), "paper log", NOW)
+                .unwrap();
         assert_eq!((result.previous_last_number, result.last_number, result.skipped), (10, 14, 4));
         let audits = &write.counters[0].audits;
         let rows: Vec<_> = audits.iter().map(|a| (a.status.as_str(), a.sequence)).collect();
@@ -654,15 +685,18 @@ mod tests {
         assert_eq!(write.counters[0].last_number, 14);
         assert!(write.new_numbers.is_empty());
         // below a number issued (in any status) is a reset's business
-        let e = manual_override(&caller, &c, &Prepared::SetValue(11), &OverrideFacts::HighestIssued(12), "x", NOW).unwrap_err();
+        let e =
+            manual_override(&Lifecycle::standard(), &caller, &c, &Prepared::SetValue(11), &OverrideFacts::HighestIssued(12), "x", NOW).unwrap_err();
         assert_eq!(code(e), ErrorCode::OverrideBelowIssued);
-        let e = manual_override(&caller, &c, &Prepared::SetValue(10 + MAX_SKIP + 1), &OverrideFacts::HighestIssued(0), "x", NOW).unwrap_err();
+        let e =
+            manual_override(&Lifecycle::standard(), &caller, &c, &Prepared::SetValue(10 + MAX_SKIP + 1), &OverrideFacts::HighestIssued(0), "x", NOW)
+                .unwrap_err();
         assert_eq!(code(e), ErrorCode::ValidationError);
     }
 
     #[test]
     fn a_legacy_number_above_the_counter_is_registered_and_the_sequences_before_it_are_explained() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let legacy = |revision: &str| {
             Prepared::Register(Legacy {
                 text: "P-O-0013-A".into(),
@@ -672,18 +706,23 @@ mod tests {
                 document_id: None,
             })
         };
-        let (write, result) = manual_override(&caller, &locked(7, 10), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
+        let (write, result) =
+            manual_override(&Lifecycle::standard(), &caller, &locked(7, 10), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
         assert_eq!((result.last_number, result.skipped), (13, 2));
         assert_eq!(result.registered.as_ref().map(|r| r.document_number.as_str()), Some("P-O-0013-A"));
         let rows: Vec<_> = write.counters[0].audits.iter().map(|a| (a.status.as_str(), a.sequence)).collect();
         assert_eq!(rows, [("SKIPPED", Some(11)), ("SKIPPED", Some(12)), ("CONFIRMED", Some(13))]);
         assert_eq!(write.new_numbers.len(), 1);
         // below the counter: registered, the counter stays
-        let (write, result) = manual_override(&caller, &locked(7, 20), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
+        let (write, result) =
+            manual_override(&Lifecycle::standard(), &caller, &locked(7, 20), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
         assert_eq!((result.last_number, result.skipped, write.counters[0].last_number), (20, 0, 20));
         // that sequence already issued under that revision
         let taken = OverrideFacts::Revisions(vec!["A".into()]);
-        assert_eq!(code(manual_override(&caller, &locked(7, 20), &legacy("A"), &taken, "x", NOW).unwrap_err()), ErrorCode::DuplicateNumber);
+        assert_eq!(
+            code(manual_override(&Lifecycle::standard(), &caller, &locked(7, 20), &legacy("A"), &taken, "x", NOW).unwrap_err()),
+            ErrorCode::DuplicateNumber
+        );
     }
 
     #[test]
@@ -694,19 +733,19 @@ mod tests {
         assert_eq!(code(check_reset_request(&c, 4, None, 3).unwrap_err()), ErrorCode::ResetBelowConfirmed);
         assert_eq!(code(check_reset_request(&c, 4, Some("wf-1"), 5).unwrap_err()), ErrorCode::ResetAlreadyPending);
         let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 5 };
-        let write = reset_requested(&Caller::system(), &c, &ask, "wrong year", NOW);
+        let write = reset_requested(&super_admin(), &c, &ask, "wrong year", NOW);
         let w = &write.counters[0];
         assert_eq!((w.last_number, w.audits.len(), w.audits[0].operation.as_str(), w.audits[0].status.as_str()), (10, 1, "RESET_REQUEST", "PENDING"));
-        let write = reset_rejected(&Caller::system(), &c, &ask, Some("no"), NOW);
+        let write = reset_rejected(&super_admin(), &c, &ask, Some("no"), NOW);
         assert_eq!((write.counters[0].last_number, write.counters[0].audits[0].operation.as_str()), (10, "RESET_REJECT"));
     }
 
     #[test]
     fn an_approved_reset_restarts_the_counter_and_releases_exactly_the_numbers_it_read() {
-        let caller = Caller::system();
+        let caller = super_admin();
         let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 4 };
         let above = [stored(21, 5, "P-O-0005-A", REVISED, NumberStatus::Cancelled), stored(22, 6, "P-O-0006-A", REVISED, NumberStatus::Reserved)];
-        let write = reset_approved(&caller, &locked(7, 6), &ask, "admin1", 4, &above, None, NOW).unwrap();
+        let write = reset_approved(&Lifecycle::standard(), &caller, &locked(7, 6), &ask, "admin1", 4, &above, None, NOW).unwrap();
         let w = &write.counters[0];
         assert_eq!(w.last_number, 4);
         let rows: Vec<_> = w.audits.iter().map(|a| (a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
@@ -722,7 +761,13 @@ mod tests {
         let r = write.release.as_ref().unwrap();
         assert_eq!((r.counter_id, r.above, r.reset_request_id, r.expected), (7, 4, 3, 2));
         // the counter went below the value meanwhile, or a number above it was confirmed meanwhile
-        assert_eq!(code(reset_approved(&caller, &locked(7, 3), &ask, "a", 0, &[], None, NOW).unwrap_err()), ErrorCode::ResetAboveLast);
-        assert_eq!(code(reset_approved(&caller, &locked(7, 6), &ask, "a", 5, &above, None, NOW).unwrap_err()), ErrorCode::ResetBelowConfirmed);
+        assert_eq!(
+            code(reset_approved(&Lifecycle::standard(), &caller, &locked(7, 3), &ask, "a", 0, &[], None, NOW).unwrap_err()),
+            ErrorCode::ResetAboveLast
+        );
+        assert_eq!(
+            code(reset_approved(&Lifecycle::standard(), &caller, &locked(7, 6), &ask, "a", 5, &above, None, NOW).unwrap_err()),
+            ErrorCode::ResetBelowConfirmed
+        );
     }
 }

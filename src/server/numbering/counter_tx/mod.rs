@@ -9,6 +9,7 @@
 //! applies and commits. The administrative writes the same way: planned by [`admin`], written by [`apply`].
 
 pub mod admin;
+pub mod lifecycle;
 pub mod plan;
 pub mod store;
 
@@ -22,6 +23,7 @@ use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Retry};
 
 pub use admin::{Locked, Write};
+pub use lifecycle::Lifecycle;
 pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
 pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
 

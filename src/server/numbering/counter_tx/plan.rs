@@ -6,12 +6,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
 use crate::numbering::DocumentId;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
-use crate::server::error::{AppError, ErrorCode};
+use crate::server::error::AppError;
 use crate::server::numbering::Resolved;
 
 /// What a job asks of its counter. Serializable: a job travels as it is to the counter's lock holder (`forward`).
@@ -138,8 +139,16 @@ pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
 }
 
 /// Plans a batch: sequences in arrival order from `counter.last_number`, each job decided against the rows
-/// as the jobs before it in the same batch left them. `new_token` mints a reservation token.
-pub fn plan(counter: &CounterRow, jobs: Vec<PlanJob<'_>>, rows: Rows, now: i64, mut new_token: impl FnMut() -> String) -> Plan {
+/// as the jobs before it in the same batch left them, each step of a number's life allowed by its `lifecycle`.
+/// `new_token` mints a reservation token.
+pub fn plan(
+    counter: &CounterRow,
+    jobs: Vec<PlanJob<'_>>,
+    rows: Rows,
+    lifecycle: &Lifecycle,
+    now: i64,
+    mut new_token: impl FnMut() -> String,
+) -> Plan {
     let Rows { mut by_token, mut by_document } = rows;
     let mut p = Plan {
         last_number: counter.last_number,
@@ -160,15 +169,18 @@ pub fn plan(counter: &CounterRow, jobs: Vec<PlanJob<'_>>, rows: Rows, now: i64, 
                     expires_at: None,
                     created_at: now,
                 }),
-                None => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
+                None => match lifecycle.allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "") {
+                    Ok(()) => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
+                    Err(e) => Err(e),
+                },
             },
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
-                Some(row) => p.confirm(i, job, row, document_id.as_str(), now),
+                Some(row) => p.confirm(i, job, row, document_id.as_str(), lifecycle, now),
             },
             JobKind::Cancel { token, reason, expiry } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
-                Some(row) => p.cancel(i, job, row, reason.as_deref(), *expiry, now),
+                Some(row) => p.cancel(i, job, row, reason.as_deref(), *expiry, lifecycle, now),
             },
         };
         p.results.push(outcome);
@@ -253,64 +265,69 @@ impl Plan {
         Ok(Outcome::Issued { number, sequence, token, expires_at, created_at: now })
     }
 
-    fn confirm(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, document_id: &str, now: i64) -> Result<Outcome, AppError> {
-        match row.status {
-            NumberStatus::Reserved if row.expires_at.is_some_and(|e| e <= now) => {
-                self.expire(i, job, row, now);
-                Err(AppError::ReservationExpired)
-            }
-            NumberStatus::Reserved => {
-                row.status = NumberStatus::Confirmed;
-                row.document_id = Some(document_id.to_string());
-                self.changes.push(StatusChange {
-                    id: row.id,
-                    status: NumberStatus::Confirmed,
-                    document_id: Some(document_id.to_string()),
-                    confirmed_at: Some(now),
-                    cancelled_at: None,
-                    cancel_reason: None,
-                });
-                self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true })
-            }
-            NumberStatus::Confirmed if row.document_id.as_deref() == Some(document_id) => {
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false })
-            }
-            NumberStatus::Confirmed => Err(AppError::Conflict {
-                code: ErrorCode::AlreadyConfirmed,
-                th: format!("เลขที่ {} ได้รับการยืนยันกับเอกสารอื่นแล้ว", row.number),
-                en: format!("{} is already confirmed for another document", row.number),
-            }),
-            NumberStatus::Cancelled if row.cancel_reason.as_deref() == Some("expired") => Err(AppError::ReservationExpired),
-            NumberStatus::Cancelled | NumberStatus::Void => Err(AppError::Conflict {
-                code: ErrorCode::ReservationCancelled,
-                th: format!("การจองเลขที่ {} ถูกยกเลิกแล้ว กรุณาจองใหม่", row.number),
-                en: format!("reservation of {} was cancelled", row.number),
-            }),
+    fn confirm(
+        &mut self,
+        i: usize,
+        job: PlanJob<'_>,
+        row: &mut NumberRow,
+        document_id: &str,
+        lifecycle: &Lifecycle,
+        now: i64,
+    ) -> Result<Outcome, AppError> {
+        let state = State::of(row.status, row.cancel_reason.as_deref());
+        // a repeat of the confirm that took it: the same answer, nothing written
+        if state == State::Confirmed && row.document_id.as_deref() == Some(document_id) {
+            return Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false });
         }
+        // too late: the reservation expires now, as the sweep would have expired it
+        if state == State::Reserved && row.expires_at.is_some_and(|e| e <= now) {
+            lifecycle.allow(Some(state), Action::Expire, job.caller, &row.number)?;
+            self.expire(i, job, row, now);
+            return Err(AppError::ReservationExpired);
+        }
+        lifecycle.allow(Some(state), Action::Confirm, job.caller, &row.number)?;
+        row.status = NumberStatus::Confirmed;
+        row.document_id = Some(document_id.to_string());
+        self.changes.push(StatusChange {
+            id: row.id,
+            status: NumberStatus::Confirmed,
+            document_id: Some(document_id.to_string()),
+            confirmed_at: Some(now),
+            cancelled_at: None,
+            cancel_reason: None,
+        });
+        self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
+        Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true })
     }
 
-    fn cancel(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: Option<&str>, expiry: bool, now: i64) -> Result<Outcome, AppError> {
-        match row.status {
+    #[allow(clippy::too_many_arguments)]
+    fn cancel(
+        &mut self,
+        i: usize,
+        job: PlanJob<'_>,
+        row: &mut NumberRow,
+        reason: Option<&str>,
+        expiry: bool,
+        lifecycle: &Lifecycle,
+        now: i64,
+    ) -> Result<Outcome, AppError> {
+        let state = State::of(row.status, row.cancel_reason.as_deref());
+        let unchanged = |status| Ok(Outcome::Status { number: row.number.clone(), status, changed: false });
+        match state {
             // the expiry sweep saw it due, but it was extended or is not due yet: leave it
-            NumberStatus::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => {
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Reserved, changed: false })
-            }
-            NumberStatus::Reserved if expiry => {
+            State::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => unchanged(NumberStatus::Reserved),
+            // a repeat: it is cancelled already (or expired)
+            State::Cancelled | State::Expired => unchanged(NumberStatus::Cancelled),
+            State::Reserved if expiry => {
+                lifecycle.allow(Some(state), Action::Expire, job.caller, &row.number)?;
                 self.expire(i, job, row, now);
                 Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
             }
-            NumberStatus::Reserved => {
-                let reason = reason.unwrap_or("cancelled").to_string();
-                self.cancel_row(i, job, row, &reason, now);
+            _ => {
+                lifecycle.allow(Some(state), Action::Cancel, job.caller, &row.number)?;
+                self.cancel_row(i, job, row, reason.unwrap_or("cancelled"), now);
                 Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
             }
-            NumberStatus::Cancelled => Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: false }),
-            NumberStatus::Confirmed | NumberStatus::Void => Err(AppError::Conflict {
-                code: ErrorCode::AlreadyConfirmed,
-                th: format!("เลขที่ {} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)", row.number),
-                en: format!("{} is confirmed and cannot be cancelled (void it instead)", row.number),
-            }),
         }
     }
 
@@ -390,6 +407,7 @@ fn status_audit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::error::ErrorCode;
     use crate::numbering::{CounterKey, Period, ResetScope, Template};
 
     const NOW: i64 = 1_000_000;
@@ -462,10 +480,17 @@ mod tests {
         let jobs: Vec<PlanJob<'_>> = kinds.iter().map(|kind| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW) }).collect();
         let by_token = rows.into_iter().map(|r| (r.token.clone().unwrap(), r)).collect();
         let mut n = 0;
-        plan(&CounterRow { id: 7, last_number: last, version: 3 }, jobs, Rows { by_token, by_document: HashMap::new() }, NOW, || {
-            n += 1;
-            format!("token-{n}")
-        })
+        plan(
+            &CounterRow { id: 7, last_number: last, version: 3 },
+            jobs,
+            Rows { by_token, by_document: HashMap::new() },
+            &Lifecycle::standard(),
+            NOW,
+            || {
+                n += 1;
+                format!("token-{n}")
+            },
+        )
     }
 
     fn ok(r: &Result<Outcome, AppError>) -> &Outcome {

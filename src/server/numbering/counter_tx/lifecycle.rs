@@ -1,0 +1,188 @@
+//! Every number's lifecycle on the workflow engine (SPEC §9; seed 004, ADR-001): its states, the actions between
+//! them and who may take each are the `NUMBER` rows of `workflow_transitions`. They are loaded once at start (only a
+//! migration changes them), like the reference snapshot, and the plans of the batch and of the administrative writes
+//! ask them without I/O. A number's state is its stored status; EXPIRED is a CANCELLED number whose reason is
+//! `expired`.
+
+use crate::contract::NumberStatus;
+use crate::server::auth::Caller;
+use crate::server::db::Db;
+use crate::server::error::{AppError, ErrorCode};
+use crate::server::workflow::{Machine, Transition, START};
+
+/// The workflow code of the number lifecycle in `workflow_transitions`.
+pub const WORKFLOW: &str = "NUMBER";
+
+/// Where a number is in its lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Reserved,
+    Confirmed,
+    Cancelled,
+    Expired,
+    Void,
+}
+
+impl State {
+    pub fn of(status: NumberStatus, cancel_reason: Option<&str>) -> State {
+        match status {
+            NumberStatus::Reserved => State::Reserved,
+            NumberStatus::Confirmed => State::Confirmed,
+            NumberStatus::Cancelled if cancel_reason == Some("expired") => State::Expired,
+            NumberStatus::Cancelled => State::Cancelled,
+            NumberStatus::Void => State::Void,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Reserved => "RESERVED",
+            State::Confirmed => "CONFIRMED",
+            State::Cancelled => "CANCELLED",
+            State::Expired => "EXPIRED",
+            State::Void => "VOID",
+        }
+    }
+}
+
+/// What may happen to a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Reserve,
+    Generate,
+    Confirm,
+    Cancel,
+    Expire,
+    Revise,
+    Void,
+    Release,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Reserve => "RESERVE",
+            Action::Generate => "GENERATE",
+            Action::Confirm => "CONFIRM",
+            Action::Cancel => "CANCEL",
+            Action::Expire => "EXPIRE",
+            Action::Revise => "REVISE",
+            Action::Void => "VOID",
+            Action::Release => "RELEASE",
+        }
+    }
+}
+
+/// The number lifecycle's machine.
+#[derive(Clone, Debug)]
+pub struct Lifecycle {
+    machine: Machine,
+}
+
+impl Lifecycle {
+    pub async fn load(db: &Db) -> Result<Lifecycle, AppError> {
+        Ok(Lifecycle { machine: Machine::load(&db.pool, WORKFLOW).await? })
+    }
+
+    pub fn from_transitions(transitions: Vec<Transition>) -> Lifecycle {
+        Lifecycle { machine: Machine::new(WORKFLOW, transitions) }
+    }
+
+    /// Whether `caller` may take `action` on `number`, in `state` (None: a number about to be issued). A refusal
+    /// in the table is answered in the number's own words where SPEC §6 has them (NB codes), else as the workflow
+    /// engine answers (409 WF_INVALID_TRANSITION; 403 for a role or actor rule not met).
+    pub fn allow(&self, state: Option<State>, action: Action, caller: &Caller, number: &str) -> Result<(), AppError> {
+        let from = state.map_or(START, State::as_str);
+        match self.machine.decide(from, None, action.as_str(), caller) {
+            Ok(_) => Ok(()),
+            Err(AppError::Conflict { code: ErrorCode::WfInvalidTransition, th, en }) => {
+                Err(state.and_then(|s| refusal(s, action, number)).unwrap_or(AppError::Conflict { code: ErrorCode::WfInvalidTransition, th, en }))
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The rows of the migration that seeds the lifecycle (`…_number_lifecycle.sql`), for the unit tests of the plans.
+    #[cfg(test)]
+    pub fn standard() -> Lifecycle {
+        let t = |from: &str, action: &str, to: &str, role: &str| Transition {
+            from_state: from.into(),
+            action: action.into(),
+            to_state: to.into(),
+            required_role: role.into(),
+            actor_rule: "ANY".into(),
+        };
+        Lifecycle::from_transitions(vec![
+            t("NEW", "RESERVE", "RESERVED", "CLIENT"),
+            t("NEW", "GENERATE", "CONFIRMED", "CLIENT"),
+            t("RESERVED", "CONFIRM", "CONFIRMED", "CLIENT"),
+            t("RESERVED", "CANCEL", "CANCELLED", "CLIENT"),
+            t("RESERVED", "EXPIRE", "EXPIRED", "CLIENT"),
+            t("CONFIRMED", "REVISE", "CONFIRMED", "CLIENT"),
+            t("CONFIRMED", "VOID", "VOID", "SUPER_ADMIN"),
+            t("RESERVED", "RELEASE", "RELEASED", "SUPER_ADMIN"),
+            t("CANCELLED", "RELEASE", "RELEASED", "SUPER_ADMIN"),
+            t("EXPIRED", "RELEASE", "RELEASED", "SUPER_ADMIN"),
+        ])
+    }
+}
+
+/// The refusals SPEC §6 words for a number.
+fn refusal(state: State, action: Action, number: &str) -> Option<AppError> {
+    let conflict = |code, th: String, en: String| Some(AppError::Conflict { code, th, en });
+    match (state, action) {
+        (State::Confirmed, Action::Confirm) => conflict(
+            ErrorCode::AlreadyConfirmed,
+            format!("เลขที่ {number} ได้รับการยืนยันกับเอกสารอื่นแล้ว"),
+            format!("{number} is already confirmed for another document"),
+        ),
+        (State::Confirmed | State::Void, Action::Cancel) => conflict(
+            ErrorCode::AlreadyConfirmed,
+            format!("เลขที่ {number} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)"),
+            format!("{number} is confirmed and cannot be cancelled (void it instead)"),
+        ),
+        (State::Expired, Action::Confirm) => Some(AppError::ReservationExpired),
+        (State::Cancelled | State::Void, Action::Confirm) => conflict(
+            ErrorCode::ReservationCancelled,
+            format!("การจองเลขที่ {number} ถูกยกเลิกแล้ว กรุณาจองใหม่"),
+            format!("reservation of {number} was cancelled"),
+        ),
+        (s, Action::Revise | Action::Void) if s != State::Confirmed => conflict(
+            ErrorCode::NotConfirmed,
+            format!("เลขที่ {number} มีสถานะ {} ไม่ใช่เลขที่ยืนยันแล้ว", s.as_str()),
+            format!("{number} is {}, not CONFIRMED", s.as_str()),
+        ),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_decides_and_a_refusal_speaks_the_numbers_language() {
+        let lifecycle = Lifecycle::standard();
+        let client = Caller::system();
+        assert!(lifecycle.allow(None, Action::Reserve, &client, "").is_ok());
+        assert!(lifecycle.allow(Some(State::Reserved), Action::Confirm, &client, "N-1").is_ok());
+        let code = |r: Result<(), AppError>| r.unwrap_err().code();
+        assert_eq!(code(lifecycle.allow(Some(State::Confirmed), Action::Cancel, &client, "N-1")), ErrorCode::AlreadyConfirmed);
+        assert_eq!(code(lifecycle.allow(Some(State::Expired), Action::Confirm, &client, "N-1")), ErrorCode::ReservationExpired);
+        assert_eq!(code(lifecycle.allow(Some(State::Void), Action::Confirm, &client, "N-1")), ErrorCode::ReservationCancelled);
+        assert_eq!(code(lifecycle.allow(Some(State::Cancelled), Action::Revise, &client, "N-1")), ErrorCode::NotConfirmed);
+        // no words of its own: the engine's
+        assert_eq!(code(lifecycle.allow(Some(State::Confirmed), Action::Release, &client, "N-1")), ErrorCode::WfInvalidTransition);
+        // voiding needs a super admin: the system caller holds no user role
+        assert_eq!(code(lifecycle.allow(Some(State::Confirmed), Action::Void, &client, "N-1")), ErrorCode::Forbidden);
+    }
+
+    #[test]
+    fn a_transition_taken_out_of_the_table_is_refused() {
+        let mut rows = Lifecycle::standard().machine.transitions().to_vec();
+        rows.retain(|t| !(t.from_state == "RESERVED" && t.action == "CANCEL"));
+        let lifecycle = Lifecycle::from_transitions(rows);
+        let e = lifecycle.allow(Some(State::Reserved), Action::Cancel, &Caller::system(), "N-1").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::WfInvalidTransition);
+    }
+}
