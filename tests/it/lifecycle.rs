@@ -26,9 +26,8 @@ async fn a_transition_the_table_does_not_allow_is_refused_with_its_code_and_chan
     let client = reqwest::Client::new();
     server.wait_healthy(&client).await;
     let (_, token) = docnum::server::auth::system::create_token(&db, "lifecycle", &[], 1, 0).await.unwrap();
-    let post = |path: &str, body: Value| {
-        client.post(format!("{}/api/v1/document-numbering/{path}", server.base)).bearer_auth(&token).json(&body).send()
-    };
+    let post =
+        |path: &str, body: Value| client.post(format!("{}/api/v1/document-numbering/{path}", server.base)).bearer_auth(&token).json(&body).send();
 
     let reserved: Value = post("reserve", letter()).await.unwrap().json().await.unwrap();
     let reservation = reserved["token"].as_str().expect("a reservation token").to_string();

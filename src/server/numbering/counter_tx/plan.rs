@@ -407,8 +407,8 @@ fn status_audit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::error::ErrorCode;
     use crate::numbering::{CounterKey, Period, ResetScope, Template};
+    use crate::server::error::ErrorCode;
 
     const NOW: i64 = 1_000_000;
 
