@@ -22,6 +22,7 @@ use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::AppError;
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
+use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::Engine;
 use crate::server::reference::{Part, Snapshot};
@@ -323,12 +324,7 @@ async fn void_and_replace_unlogged(
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     let original = store::number_by_text(&s.db.pool, project.id, corr_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
-    s.lifecycle.allow(
-        Some(counter_tx::lifecycle::State::of(original.status, None)),
-        counter_tx::lifecycle::Action::Void,
-        caller,
-        &original.number,
-    )?;
+    s.lifecycle.allow(Some(State::of_stored(&original)), Action::Void, caller, &original.number)?;
     let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
     let request = NumberRequest {
         project_id: Some(project.id),

@@ -81,10 +81,6 @@ impl Machine {
         Machine { code: code.to_string(), transitions }
     }
 
-    pub fn transitions(&self) -> &[Transition] {
-        &self.transitions
-    }
-
     pub async fn load<'e>(e: impl sqlx::Executor<'e, Database = sqlx::Any>, code: &str) -> Result<Machine, AppError> {
         let transitions = store::transitions(e, code).await?;
         if transitions.is_empty() {

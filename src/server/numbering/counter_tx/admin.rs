@@ -86,7 +86,7 @@ pub fn revise(
     document_id: Option<String>,
     now: i64,
 ) -> Result<(Write, IssuedNumber), AppError> {
-    lifecycle.allow(Some(state_of(original)), Action::Revise, caller, &original.number)?;
+    lifecycle.allow(Some(State::of_stored(original)), Action::Revise, caller, &original.number)?;
     let template = stored_template(original)?;
     if !template.segments().iter().any(|seg| matches!(seg, Segment::Token(Token::Rev))) {
         return Err(AppError::validation(
@@ -136,7 +136,7 @@ pub fn void_and_replace(
     document_id: Option<String>,
     now: i64,
 ) -> Result<(Write, VoidResult), AppError> {
-    lifecycle.allow(Some(state_of(original)), Action::Void, caller, &original.number)?;
+    lifecycle.allow(Some(State::of_stored(original)), Action::Void, caller, &original.number)?;
     lifecycle.allow(None, Action::Generate, caller, "")?;
     let max = resolved.template.max_seq() as i64;
     let counter = &new.counter;
@@ -383,7 +383,7 @@ pub fn reset_approved(
         });
     }
     for n in above {
-        lifecycle.allow(Some(state_of(n)), Action::Release, caller, &n.number)?;
+        lifecycle.allow(Some(State::of_stored(n)), Action::Release, caller, &n.number)?;
     }
     let base = reset_base(caller, counter, last, new_value, now);
     let mut entries = vec![AuditEntry {
@@ -480,11 +480,6 @@ fn number_base(caller: &Caller, c: &Counter, now: i64) -> AuditEntry {
 
 fn reset_base(caller: &Caller, counter: &Counter, old: i64, new: i64, now: i64) -> AuditEntry {
     AuditEntry { old_value: Some(old.to_string()), new_value: Some(new.to_string()), ..number_base(caller, counter, now) }
-}
-
-/// A stored number's place in its lifecycle (an expired one reads as cancelled: nothing here tells them apart).
-fn state_of(n: &StoredNumber) -> State {
-    State::of(n.status, None)
 }
 
 pub fn stored_template(n: &StoredNumber) -> Result<Template, AppError> {

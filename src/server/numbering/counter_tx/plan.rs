@@ -169,10 +169,9 @@ pub fn plan(
                     expires_at: None,
                     created_at: now,
                 }),
-                None => match lifecycle.allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "") {
-                    Ok(()) => p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document),
-                    Err(e) => Err(e),
-                },
+                None => lifecycle
+                    .allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "")
+                    .and_then(|()| p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document)),
             },
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
