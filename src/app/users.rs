@@ -131,7 +131,7 @@ fn CreateUserForm(
                 username: username.get_untracked().trim().to_string(),
                 display_name: (!display.trim().is_empty()).then_some(display),
                 password: password.get_untracked(),
-                role: role.get_untracked().as_str().to_string(),
+                role: role.get_untracked(),
                 admin_project_ids: if role.get_untracked() == Role::ProjectAdmin { chosen.get_untracked() } else { Vec::new() },
             });
         }>
@@ -244,7 +244,7 @@ fn UserRow(
                             start();
                             let r = role.get_untracked();
                             let ids = if r == Role::ProjectAdmin { chosen.get_untracked() } else { Vec::new() };
-                            save.dispatch(UserUpdate { role: r.as_str().to_string(), admin_project_ids: ids });
+                            save.dispatch(UserUpdate { role: r, admin_project_ids: ids });
                         }>
                         {move || i18n.t("users.save")}
                     </button>

@@ -66,7 +66,9 @@ impl ImportReport {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ProjectInput {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::project_code))]
     pub code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::item_name))]
     pub name: String,
     /// Default true; false deactivates the project (no new numbers; issued numbers stay).
     pub active: Option<bool>,
@@ -77,9 +79,12 @@ pub struct ProjectInput {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OrganizationInput {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::party_code))]
     pub code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::item_name))]
     pub name: String,
     /// OWNER, CONSULTANT, CONTRACTOR or OTHER.
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::org_role))]
     pub role: String,
 }
 
@@ -88,7 +93,9 @@ pub struct OrganizationInput {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CodeNameInput {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::party_code))]
     pub code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::item_name))]
     pub name: String,
 }
 
@@ -98,8 +105,11 @@ pub struct CodeNameInput {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SubTypeInput {
     pub correspondence_type_code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::sub_type_number))]
     pub sub_type_number: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::party_code))]
     pub code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::item_name))]
     pub name: String,
 }
 

@@ -41,9 +41,12 @@ pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     integer(d, "an id (a number or a numeric string)")
 }
 
-/// A year: a number or a numeric string.
+/// A year: a number or a numeric string, 0–9999.
 pub fn year<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
-    integer(d, "a year (a number or a numeric string)")
+    match integer::<D, i32>(d, "a year (a number or a numeric string)")? {
+        Some(y) if !(0..=9999).contains(&y) => Err(serde::de::Error::custom(format!("expected a year (0–9999), found {y}"))),
+        y => Ok(y),
+    }
 }
 
 /// A code (`projectCode`, `…Code`, `revision`): trimmed and NFC-normalised; empty = absent.
@@ -65,27 +68,267 @@ pub fn number_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D:
 /// The OpenAPI schemas of these fields (the server's document; the browser bundle has no utoipa).
 #[cfg(feature = "ssr")]
 pub mod schema {
-    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type};
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, SchemaType, Type};
     use utoipa::openapi::{RefOr, Schema};
 
     fn null() -> ObjectBuilder {
         ObjectBuilder::new().schema_type(Type::Null)
     }
 
-    /// An id or a year: an integer, or a string of digits.
+    /// An id: an integer, or a string of digits; blank or null = absent.
     pub fn integer_or_digits() -> RefOr<Schema> {
         OneOfBuilder::new()
             .item(ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))))
-            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"^\s*[0-9]{1,18}\s*$")))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^{TRIMMED}*(0*[0-9]{{1,18}})?{TRIMMED}*$"))))
             .item(null())
             .description(Some("a number, or the same number as a string (\"21\" and 21 are the same)"))
+            .into()
+    }
+
+    /// An id that must be there: an integer, or a string of digits.
+    fn given_id() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^{TRIMMED}*0*[0-9]{{1,18}}{TRIMMED}*$"))))
+            .into()
+    }
+
+    /// A year, A.D. or B.E. (0–9999): an integer, or a string of digits; blank or null = absent.
+    pub fn year() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(9999)))
+            .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^{TRIMMED}*(0*[0-9]{{1,4}})?{TRIMMED}*$"))))
+            .item(null())
+            .description(Some("must be the current year (A.D. or B.E.): no back-dating"))
+            .into()
+    }
+
+    /// A code: trimmed and NFC-normalised; blank or null = absent.
+    fn optional_code() -> RefOr<Schema> {
+        ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::String, Type::Null])).into()
+    }
+
+    /// A code that must be there: not blank.
+    fn given_code() -> RefOr<Schema> {
+        ObjectBuilder::new().schema_type(Type::String).pattern(Some(KEPT)).into()
+    }
+
+    /// `{part}Id` or `{part}Code` given (or both).
+    fn named(id: &str, code: &str) -> RefOr<Schema> {
+        named_by(id, given_id(), code, given_code())
+    }
+
+    /// `id` or `code` given (or both), each as its schema says.
+    pub fn named_by(id: &str, id_schema: RefOr<Schema>, code: &str, code_schema: RefOr<Schema>) -> RefOr<Schema> {
+        utoipa::openapi::schema::AnyOfBuilder::new()
+            .item(ObjectBuilder::new().property(id, id_schema).required(id))
+            .item(ObjectBuilder::new().property(code, code_schema).required(code))
+            .into()
+    }
+
+    /// A body that names its project and correspondence type by id (an integer) or by code (a string), as `body` says.
+    pub fn naming_project_and_type(body: RefOr<Schema>) -> RefOr<Schema> {
+        let id = || ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))).into();
+        let code = || ObjectBuilder::new().schema_type(Type::String).into();
+        utoipa::openapi::schema::AllOfBuilder::new()
+            .item(body)
+            .item(named_by("projectId", id(), "projectCode", code()))
+            .item(named_by("correspondenceTypeId", id(), "correspondenceTypeCode", code()))
+            .into()
+    }
+
+    /// The numbering request (SPEC §9): each part by id or by code; the project and the correspondence type must be
+    /// named, the other parts where the template shows them (a missing one is a 400 naming it).
+    pub fn number_request() -> RefOr<Schema> {
+        let mut object = ObjectBuilder::new();
+        for (id, code) in [
+            ("projectId", "projectCode"),
+            ("correspondenceTypeId", "correspondenceTypeCode"),
+            ("originatorOrgId", "originatorCode"),
+            ("recipientOrgId", "recipientCode"),
+            ("rfaTypeId", "rfaTypeCode"),
+            ("disciplineId", "disciplineCode"),
+        ] {
+            object = object.property(id, integer_or_digits()).property(code, optional_code());
+        }
+        let object = object
+            .property("subTypeId", integer_or_digits())
+            .property("subTypeNumber", number_or_text())
+            .property(
+                "revision",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .pattern(Some(format!("^{TRIMMED}*([A-Za-z]{{1,{}}})?{TRIMMED}*$", crate::numbering::revision::MAX_REV_LEN)))
+                    .description(Some("revision label A–Z, AA…ZZZ (any case); absent: A")),
+            )
+            .property("year", year())
+            .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
+        utoipa::openapi::schema::AllOfBuilder::new()
+            .item(object)
+            .item(named("projectId", "projectCode"))
+            .item(named("correspondenceTypeId", "correspondenceTypeCode"))
+            .description(Some("each part by id or by code (ids as numbers or numeric strings)"))
+            .into()
+    }
+
+    /// What `str::trim` removes at either end (Unicode White_Space); Python's and ECMAScript's `\s` also take
+    /// U+001C–U+001F, which `trim` keeps.
+    const TRIMMED: &str = r"[^\S\x1c-\x1f]";
+    /// A character `trim` keeps at an end.
+    const KEPT: &str = r"[\S\x1c-\x1f]";
+    /// Not a control character (`char::is_control`: U+0000–U+001F, U+007F–U+009F).
+    const NO_CONTROL: &str = r"[^\x00-\x1f\x7f-\x9f]";
+    /// Neither white space nor a control character.
+    const VISIBLE: &str = r"[^\s\x00-\x1f\x7f-\x9f]";
+
+    /// Text the server trims and then counts: `min..=max` characters (`min` 0: may be empty), each of `inner` between
+    /// two `ends`.
+    fn trimmed(min: usize, max: usize, ends: &str, inner: &str) -> String {
+        let core = match min {
+            0 => format!("({ends}({inner}{{0,{}}}{ends})?)?", max - 2),
+            1 => format!("{ends}({inner}{{0,{}}}{ends})?", max - 2),
+            _ => format!("{ends}{inner}{{{},{}}}{ends}", min - 2, max - 2),
+        };
+        format!("^{TRIMMED}*{core}{TRIMMED}*$")
+    }
+
+    fn text(pattern: String, nullable: bool, description: &str) -> RefOr<Schema> {
+        let kind = if nullable { SchemaType::from_iter([Type::String, Type::Null]) } else { SchemaType::new(Type::String) };
+        ObjectBuilder::new().schema_type(kind).pattern(Some(pattern)).description(Some(description)).into()
+    }
+
+    /// The reason of a counter reset: at least 20 characters (trimmed), at most 500.
+    pub fn reset_reason() -> RefOr<Schema> {
+        text(trimmed(crate::contract::MIN_RESET_REASON_CHARS, 500, KEPT, r"[\s\S]"), false, "at least 20 characters, at most 500 (trimmed)")
+    }
+
+    /// A reason that must be given: 1–500 characters (trimmed).
+    pub fn reason() -> RefOr<Schema> {
+        text(trimmed(1, 500, KEPT, r"[\s\S]"), false, "1–500 characters (trimmed)")
+    }
+
+    /// A reason or comment that may be left out: at most 500 characters (trimmed).
+    pub fn optional_reason() -> RefOr<Schema> {
+        text(trimmed(0, 500, KEPT, r"[\s\S]"), true, "at most 500 characters (trimmed)")
+    }
+
+    /// A document id: 1–100 characters (trimmed), no control characters.
+    pub fn document_id() -> RefOr<Schema> {
+        text(trimmed(1, crate::numbering::MAX_DOCUMENT_ID_CHARS, VISIBLE, NO_CONTROL), false, "1–100 characters (trimmed), no control characters")
+    }
+
+    /// A document id that may be left out.
+    pub fn optional_document_id() -> RefOr<Schema> {
+        text(trimmed(1, crate::numbering::MAX_DOCUMENT_ID_CHARS, VISIBLE, NO_CONTROL), true, "1–100 characters (trimmed), no control characters")
+    }
+
+    /// A name: 1–`max` characters (trimmed), no control characters.
+    pub fn name(max: usize) -> String {
+        trimmed(1, max, VISIBLE, NO_CONTROL)
+    }
+
+    /// An API token's name: 1–100 characters (trimmed), no control characters.
+    pub fn token_name() -> RefOr<Schema> {
+        text(name(100), false, "1–100 characters (trimmed), no control characters")
+    }
+
+    /// A user's display name: at most 200 characters (trimmed), no control characters; empty or absent: the username.
+    pub fn display_name() -> RefOr<Schema> {
+        text(trimmed(0, 200, VISIBLE, NO_CONTROL), true, "at most 200 characters (trimmed), no control characters; empty: the username")
+    }
+
+    /// A username: 1–50 characters (trimmed), no white space or control characters.
+    pub fn username() -> RefOr<Schema> {
+        text(format!("^{TRIMMED}*{VISIBLE}{{1,50}}{TRIMMED}*$"), false, "1–50 characters (trimmed), no white space")
+    }
+
+    /// A new password: 8–200 characters.
+    pub fn new_password() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(crate::contract::users::MIN_PASSWORD_CHARS))
+            .max_length(Some(crate::contract::users::MAX_PASSWORD_CHARS))
+            .into()
+    }
+
+    /// A reservation token, as `reserve` answered it.
+    pub fn reservation_token() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::Custom("uuid".into())))
+            .pattern(Some(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"))
+            .into()
+    }
+
+    /// A reference-data code (SPEC §2): 1–20 characters (trimmed), no white space, control characters, `/`, `{`, `}`,
+    /// and (except a project's) no `-`.
+    pub fn reference_code(project: bool) -> RefOr<Schema> {
+        let dash = if project { "" } else { "-" };
+        text(
+            format!(r"^{TRIMMED}*[^\s\x00-\x1f\x7f-\x9f/{{}}{dash}]{{1,{}}}{TRIMMED}*$", crate::numbering::MAX_CODE_LEN),
+            false,
+            "1–20 characters (trimmed): no white space, control characters, '/', '{' or '}' (nor '-', except a project's)",
+        )
+    }
+
+    /// A project's code.
+    pub fn project_code() -> RefOr<Schema> {
+        reference_code(true)
+    }
+
+    /// Any other reference code.
+    pub fn party_code() -> RefOr<Schema> {
+        reference_code(false)
+    }
+
+    /// A reference item's name: 1–200 characters (trimmed), no control characters.
+    pub fn item_name() -> RefOr<Schema> {
+        text(name(200), false, "1–200 characters (trimmed), no control characters")
+    }
+
+    /// One of `words`, in any ASCII case, trimmed.
+    fn any_case(words: &[&str]) -> String {
+        let alternatives: Vec<String> = words
+            .iter()
+            .map(|w| {
+                w.chars()
+                    .map(|c| if c.is_ascii_alphabetic() { format!("[{}{}]", c.to_ascii_uppercase(), c.to_ascii_lowercase()) } else { c.to_string() })
+                    .collect()
+            })
+            .collect();
+        format!("^{TRIMMED}*({}){TRIMMED}*$", alternatives.join("|"))
+    }
+
+    /// An organization's role: OWNER, CONSULTANT, CONTRACTOR or OTHER (any case).
+    pub fn org_role() -> RefOr<Schema> {
+        text(any_case(&["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"]), false, "OWNER, CONSULTANT, CONTRACTOR or OTHER")
+    }
+
+    /// A sub-type number: 1–5 digits (trimmed).
+    pub fn sub_type_number() -> RefOr<Schema> {
+        text(format!("^{TRIMMED}*[0-9]{{1,5}}{TRIMMED}*$"), false, "1–5 digits")
+    }
+
+    /// The size of a page a client asks for: any `u32` (the server serves at most its own largest page).
+    pub fn page_size() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(u32::MAX)))
+            .item(null())
+            .description(Some("rows a page; at most the listing's own largest page is served"))
+            .into()
+    }
+
+    /// Ids of stored things (projects): integers from 1.
+    pub fn ids() -> RefOr<Schema> {
+        utoipa::openapi::schema::ArrayBuilder::new()
+            .items(ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))).minimum(Some(1)))
             .into()
     }
 
     /// A sub-type number: an integer or text.
     pub fn number_or_text() -> RefOr<Schema> {
         OneOfBuilder::new()
-            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(utoipa::Number::UInt(u64::MAX as usize))))
             .item(ObjectBuilder::new().schema_type(Type::String))
             .item(null())
             .description(Some("a number or text; trimmed and NFC-normalised"))

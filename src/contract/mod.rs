@@ -165,41 +165,32 @@ pub struct ReferenceData {
 /// numbers may come as numbers or numeric strings; codes are trimmed and NFC-normalised (`lenient`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NumberRequest {
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub project_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub project_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub correspondence_type_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub correspondence_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub originator_org_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub originator_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub recipient_org_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub recipient_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub sub_type_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::number_text")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::number_or_text))]
     pub sub_type_number: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub rfa_type_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub rfa_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub discipline_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub discipline_code: Option<String>,
@@ -208,9 +199,17 @@ pub struct NumberRequest {
     pub revision: Option<String>,
     /// Optional; must equal the current year (A.D. or B.E.) — no back-dating.
     #[serde(default, deserialize_with = "lenient::year")]
-    #[cfg_attr(feature = "ssr", schema(schema_with = lenient::schema::integer_or_digits))]
     pub year: Option<i32>,
 }
+
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for NumberRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        lenient::schema::number_request()
+    }
+}
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for NumberRequest {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -267,6 +266,21 @@ pub struct ReservationResult {
     pub expires_at: DateTime<Utc>,
     /// Seconds from now until the reservation expires (the UI counts down from this, not from its own clock).
     pub ttl_seconds: i64,
+    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowContext>,
+}
+
+/// The answer of `POST /documents/{documentId}/generate-number`: a confirmed number for the document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct GenerateResult {
+    pub document_number: String,
+    pub generated_at: DateTime<Utc>,
+    /// The number's place in its lifecycle (ADR-021, SPEC §9): with no reservation, the number names its instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowContext>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -276,6 +290,9 @@ pub struct StatusResult {
     pub document_number: String,
     /// CONFIRMED or CANCELLED
     pub status: NumberStatus,
+    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowContext>,
 }
 
 /// One stored numbering template (the current version).
@@ -349,7 +366,9 @@ pub struct AuditQuery {
     /// A document number, or its beginning.
     pub number: Option<String>,
     pub project_id: Option<i64>,
+    #[cfg_attr(feature = "ssr", param(maximum = 1000000))]
     pub page: Option<u32>,
+    #[cfg_attr(feature = "ssr", param(schema_with = crate::contract::lenient::schema::page_size))]
     pub page_size: Option<u32>,
 }
 
@@ -405,7 +424,9 @@ pub struct ErrorQuery {
     /// LOCK_TIMEOUT, VERSION_CONFLICT, DB_ERROR, REDIS_ERROR, VALIDATION_ERROR, SEQUENCE_EXHAUSTED, RESERVATION_EXPIRED, DUPLICATE_NUMBER
     pub error_type: Option<String>,
     pub unresolved_only: bool,
+    #[cfg_attr(feature = "ssr", param(maximum = 1000000))]
     pub page: Option<u32>,
+    #[cfg_attr(feature = "ssr", param(schema_with = crate::contract::lenient::schema::page_size))]
     pub page_size: Option<u32>,
 }
 
@@ -592,6 +613,9 @@ pub struct IssuedNumber {
     pub revised_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// Its place in its lifecycle (ADR-021, SPEC §9): the number names its instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowContext>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -602,6 +626,9 @@ pub struct VoidResult {
     /// Always VOID.
     pub status: NumberStatus,
     pub replacement: IssuedNumber,
+    /// The voided number's place in its lifecycle (ADR-021, SPEC §9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<WorkflowContext>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -8,8 +8,10 @@ use super::Role;
 
 /// Passwords have at least this many characters (Unicode characters, not bytes).
 pub const MIN_PASSWORD_CHARS: usize = 8;
-/// Login reads at most this many bytes of a password, so no longer one may be set.
-pub const MAX_PASSWORD_BYTES: usize = 200;
+/// Passwords have at most this many characters.
+pub const MAX_PASSWORD_CHARS: usize = 200;
+/// Login reads at most this many bytes of a password (the most that [`MAX_PASSWORD_CHARS`] characters take).
+pub const MAX_PASSWORD_BYTES: usize = 4 * MAX_PASSWORD_CHARS;
 
 /// A user as a super admin sees them (`GET /api/v1/admin/users`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,9 +34,9 @@ pub struct UserAdminInfo {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UserUpdate {
-    /// STAFF, PROJECT_ADMIN or SUPER_ADMIN
-    pub role: String,
+    pub role: Role,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::ids))]
     pub admin_project_ids: Vec<i64>,
 }
 
@@ -44,6 +46,7 @@ pub struct UserUpdate {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PasswordChange {
     pub current_password: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
     pub new_password: String,
 }
 
@@ -52,6 +55,7 @@ pub struct PasswordChange {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PasswordSet {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
     pub password: String,
 }
 
@@ -60,13 +64,16 @@ pub struct PasswordSet {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewUser {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::username))]
     pub username: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::display_name))]
     pub display_name: Option<String>,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
     pub password: String,
-    /// STAFF, PROJECT_ADMIN or SUPER_ADMIN
-    pub role: String,
+    pub role: Role,
     #[serde(default)]
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::ids))]
     pub admin_project_ids: Vec<i64>,
 }
 
@@ -79,10 +86,14 @@ pub const LOGIN_OUTCOMES: [&str; 5] = ["OK", "WRONG_PASSWORD", "UNKNOWN_USER", "
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct LoginAttemptQuery {
     /// The username as typed, exactly.
+    #[cfg_attr(feature = "ssr", param(max_length = 100))]
     pub username: Option<String>,
-    /// OK, WRONG_PASSWORD, UNKNOWN_USER, THROTTLED or INACTIVE.
+    /// OK, WRONG_PASSWORD, UNKNOWN_USER, THROTTLED or INACTIVE (empty: any).
+    #[cfg_attr(feature = "ssr", param(value_type = Option<String>, pattern = "^(|OK|WRONG_PASSWORD|UNKNOWN_USER|THROTTLED|INACTIVE)$"))]
     pub outcome: Option<String>,
+    #[cfg_attr(feature = "ssr", param(maximum = 1000000))]
     pub page: Option<u32>,
+    #[cfg_attr(feature = "ssr", param(schema_with = crate::contract::lenient::schema::page_size))]
     pub page_size: Option<u32>,
 }
 

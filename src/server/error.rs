@@ -43,6 +43,9 @@ pub enum AppError {
     Unauthenticated,
     #[error("invalid username or password")]
     InvalidCredentials,
+    /// A logged-in user's own password, given again to confirm a change, is not theirs.
+    #[error("the current password is wrong")]
+    WrongCurrentPassword,
     #[error("forbidden: {0}")]
     Forbidden(String),
     #[error("rate limited ({scope})")]
@@ -152,7 +155,7 @@ impl AppError {
             NotFound { .. } => ErrorCode::NotFound,
             Conflict { code, .. } => *code,
             Unauthenticated => ErrorCode::Unauthenticated,
-            InvalidCredentials => ErrorCode::InvalidCredentials,
+            InvalidCredentials | WrongCurrentPassword => ErrorCode::InvalidCredentials,
             Forbidden(_) => ErrorCode::Forbidden,
             RateLimited { .. } => ErrorCode::RateLimited,
             PayloadTooLarge => ErrorCode::PayloadTooLarge,
@@ -185,6 +188,7 @@ impl AppError {
             Conflict { th, .. } => th.clone(),
             Unauthenticated => "กรุณาเข้าสู่ระบบก่อนใช้งาน".into(),
             InvalidCredentials => "ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง".into(),
+            WrongCurrentPassword => "รหัสผ่านปัจจุบันไม่ถูกต้อง".into(),
             Forbidden(_) => "คุณไม่มีสิทธิ์ดำเนินการนี้".into(),
             RateLimited { scope, retry_after_secs } if scope.starts_with("login") => {
                 format!("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป กรุณารอ {retry_after_secs} วินาทีแล้วลองใหม่")
@@ -221,7 +225,9 @@ impl AppError {
             ErrorCode::LockTimeout => "LOCK_TIMEOUT",
             ErrorCode::VersionConflict => "VERSION_CONFLICT",
             ErrorCode::DbError | ErrorCode::InternalError => "DB_ERROR",
-            ErrorCode::ValidationError | ErrorCode::InvalidFormat | ErrorCode::ConfigNotFound => "VALIDATION_ERROR",
+            // an unknown project, part, counter or number named in a numbering request is the caller's mistake as much as
+            // a malformed one (it answers 404 since the name is well formed)
+            ErrorCode::ValidationError | ErrorCode::InvalidFormat | ErrorCode::ConfigNotFound | ErrorCode::NotFound => "VALIDATION_ERROR",
             ErrorCode::SequenceExhausted => "SEQUENCE_EXHAUSTED",
             ErrorCode::ReservationExpired => "RESERVATION_EXPIRED",
             ErrorCode::DuplicateNumber => "DUPLICATE_NUMBER",
@@ -327,18 +333,68 @@ where
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Self::Rejection> {
         use axum::extract::rejection::JsonRejection;
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(JsonRejection::MissingJsonContentType(_)) => {
-                Err(AppError::validation("ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)", "expected Content-Type: application/json"))
-            }
-            Err(JsonRejection::JsonSyntaxError(e)) => Err(AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text()))),
-            Err(JsonRejection::JsonDataError(e)) => {
-                Err(AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()), format!("invalid JSON data: {}", e.body_text())))
-            }
-            Err(JsonRejection::BytesRejection(e)) if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => Err(AppError::PayloadTooLarge),
-            Err(e) => Err(AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text())),
+        if !is_json(req.headers()) {
+            return Err(AppError::validation("ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)", "expected Content-Type: application/json"));
         }
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::PayloadTooLarge
+            } else {
+                AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text())
+            }
+        })?;
+        let refused = match axum::Json::<T>::from_bytes(&bytes) {
+            Ok(axum::Json(v)) => return Ok(ApiJson(v)),
+            Err(e) => e,
+        };
+        // JSON has one kind of number: `7.0` is the integer 7 (so the OpenAPI document's `integer` says too). A body that
+        // wrote an integer with a fraction reads again with its integral numbers as integers.
+        if matches!(refused, JsonRejection::JsonDataError(_)) {
+            if let Some(Ok(axum::Json(v))) = integral_numbers_as_integers(&bytes).map(|b| axum::Json::<T>::from_bytes(&b)) {
+                return Ok(ApiJson(v));
+            }
+        }
+        Err(match refused {
+            JsonRejection::JsonSyntaxError(e) => AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text())),
+            JsonRejection::JsonDataError(e) => {
+                AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()), format!("invalid JSON data: {}", e.body_text()))
+            }
+            e => AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text()),
+        })
+    }
+}
+
+/// `Content-Type: application/json`, or a `+json` type.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// The body again with every number that is a whole number within `i64` written as an integer (`7.0` → `7`); None
+/// when it has none such (or is not JSON).
+fn integral_numbers_as_integers(body: &[u8]) -> Option<Vec<u8>> {
+    fn walk(v: &mut serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) => {
+                    *v = serde_json::Value::from(f as i64);
+                    true
+                }
+                _ => false,
+            },
+            serde_json::Value::Array(items) => items.iter_mut().fold(false, |changed, item| walk(item) | changed),
+            serde_json::Value::Object(fields) => fields.values_mut().fold(false, |changed, item| walk(item) | changed),
+            _ => false,
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if walk(&mut value) {
+        serde_json::to_vec(&value).ok()
+    } else {
+        None
     }
 }
 
@@ -459,6 +515,105 @@ pub fn report_response(report: crate::contract::import::ImportReport) -> Respons
     (StatusCode::BAD_REQUEST, axum::Json(ImportRejected { error, report: Some(report) })).into_response()
 }
 
+// ---- the error answers of the OpenAPI document, derived from the codes an operation can return ----
+
+/// Any request can end in a failure of the service (500; the body carries a reference, never the cause).
+pub const FAILURES: &[ErrorCode] = &[ErrorCode::DbError, ErrorCode::InternalError];
+/// A request that needs a caller: none, or an expired one (401); a role, a project or a cross-site cookie that
+/// does not allow it (403).
+pub const SIGNED_IN: &[ErrorCode] = &[ErrorCode::Unauthenticated, ErrorCode::Forbidden];
+/// A request with a JSON body, a path id or a query string: one that does not read (400), a body over the bound (413).
+pub const INPUT: &[ErrorCode] = &[ErrorCode::ValidationError, ErrorCode::PayloadTooLarge];
+
+/// The OpenAPI `responses` of an operation that can answer `codes`: one per HTTP status, each the §6 body whose
+/// `error` is one of that status's codes, with `Retry-After` where the answer tells a wait.
+pub fn error_responses(codes: &[ErrorCode]) -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+    use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, SchemaType, Type};
+    use utoipa::openapi::{ContentBuilder, HeaderBuilder, Ref, ResponseBuilder};
+    let mut by_status: std::collections::BTreeMap<u16, Vec<ErrorCode>> = Default::default();
+    for &code in codes {
+        let same = by_status.entry(code.http_status()).or_default();
+        if !same.contains(&code) {
+            same.push(code);
+        }
+    }
+    by_status
+        .into_iter()
+        .map(|(status, codes)| {
+            let names: Vec<&str> = codes.iter().map(|c| c.name()).collect();
+            let described: Vec<String> =
+                codes.iter().map(|c| if c.code() == c.name() { c.name().to_string() } else { format!("{} {}", c.code(), c.name()) }).collect();
+            let schema = AllOfBuilder::new().item(Ref::from_schema_name("ErrorBody")).item(
+                ObjectBuilder::new()
+                    .property("error", ObjectBuilder::new().schema_type(SchemaType::new(Type::String)).enum_values(Some(names)))
+                    .required("error"),
+            );
+            let reason = StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("error");
+            let mut response = ResponseBuilder::new()
+                .description(format!("{reason}: {}", described.join(", ")))
+                .content("application/json", ContentBuilder::new().schema(Some(schema)).build());
+            if codes.iter().any(|c| matches!(c, ErrorCode::RateLimited | ErrorCode::LockTimeout)) {
+                response = response.header(
+                    "Retry-After",
+                    HeaderBuilder::new()
+                        .schema(ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(1)))
+                        .description(Some("seconds to wait before trying again"))
+                        .build(),
+                );
+            }
+            (status.to_string(), response.build().into())
+        })
+        .collect()
+}
+
+/// Declares, once, a set of error codes that operations answer with: a type for `#[utoipa::path(responses(…, Set))]`
+/// whose OpenAPI answers [`error_responses`] derives. `error_set!(pub Name: BASE, OTHER_BASE; Code, Code)`: the base
+/// sets (consts of codes) and the set's own codes.
+macro_rules! error_set {
+    ($(#[$doc:meta])* $vis:vis $name:ident: $($base:ident),* ; $($code:ident),* $(,)?) => {
+        $(#[$doc])*
+        $vis struct $name;
+        impl $name {
+            /// Every code of the set.
+            #[allow(dead_code)]
+            pub fn codes() -> Vec<$crate::contract::ErrorCode> {
+                let mut codes: Vec<$crate::contract::ErrorCode> = Vec::new();
+                $(codes.extend_from_slice($base);)*
+                let own: &[$crate::contract::ErrorCode] = &[$($crate::contract::ErrorCode::$code),*];
+                codes.extend_from_slice(own);
+                codes
+            }
+        }
+        impl utoipa::IntoResponses for $name {
+            fn responses() -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+                $crate::server::error::error_responses(&$name::codes())
+            }
+        }
+    };
+}
+pub(crate) use error_set;
+
+error_set!(
+    /// An operation for any signed-in caller with nothing to read: none of input's refusals.
+    pub SignedInErrors: FAILURES, SIGNED_IN;
+);
+error_set!(
+    /// A list or search: its filters may not read.
+    pub QueryErrors: FAILURES, SIGNED_IN, INPUT;
+);
+error_set!(
+    /// An operation on one object named by its id: it may not exist (or not be the caller's to see).
+    pub ByIdErrors: FAILURES, SIGNED_IN, INPUT; NotFound
+);
+error_set!(
+    /// An import (numbers, counters, reference data), besides its 400 with the per-row report ([`ImportRejected`]).
+    pub ImportErrors: FAILURES, SIGNED_IN; PayloadTooLarge, ManualOverrideNotAllowed
+);
+error_set!(
+    /// Creating a named object (a user, an API token): the name may be taken, a project it names may not exist.
+    pub CreateErrors: FAILURES, SIGNED_IN, INPUT; NotFound, AlreadyExists
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,6 +629,19 @@ mod tests {
         assert_eq!(body.reference.as_deref(), e.reference());
         assert!(body.reference.is_some_and(|r| r.starts_with("ERR-")));
         assert!(!body.message.contains("no rows"));
+    }
+
+    #[test]
+    fn whole_numbers_written_with_a_fraction_read_as_integers() {
+        let again = integral_numbers_as_integers(br#"{"id": 7.0, "ids": [1, 2.0, 2.5], "nested": {"v": -3.0}, "big": 1e300}"#).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&again).unwrap();
+        assert_eq!(v["id"], serde_json::json!(7));
+        assert!(v["id"].is_i64());
+        assert_eq!(v["ids"], serde_json::json!([1, 2, 2.5]));
+        assert!(v["nested"]["v"].is_i64());
+        assert!(v["big"].is_f64(), "beyond i64: left as it was");
+        assert_eq!(integral_numbers_as_integers(br#"{"id": 7, "x": 0.5}"#), None, "nothing to change");
+        assert_eq!(integral_numbers_as_integers(b"{"), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorBody};
 use crate::server::{admin_ops, auth, bundle, edge, import, inflight, metrics, numbering, page_owner, reference, seed_paths, templates, AppState};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
@@ -30,6 +30,7 @@ use crate::server::{admin_ops, auth, bundle, edge, import, inflight, metrics, nu
         description = "Official running numbers: preview, reserve, confirm, cancel, generate; templates, counters, audit, \
             reference data, users and API tokens. Errors answer the body `ErrorBody` (SPEC §6)."
     ),
+    components(schemas(ErrorBody)),
     modifiers(&Security)
 )]
 pub struct ApiDoc;

@@ -12,11 +12,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::contract::{CounterView, MetricsSummary};
+use crate::server::admin_ops::http::ResetRequestErrors;
 use crate::server::admin_ops::http::{self as counters, CountersQuery};
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
+use crate::server::error::ImportErrors;
 use crate::server::error::ImportRejected;
-use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, SignedInErrors};
 use crate::server::import::http::{self as import, ImportBody, ImportQuery};
 use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
@@ -33,10 +35,7 @@ where
 
 /// `GET /document-numbering/sequences` — the seeds' name of `GET /document-numbering/counters`.
 #[utoipa::path(get, path = "/document-numbering/sequences", operation_id = "sequences", params(CountersQuery),
-    responses(
-        (status = 200, body = [CounterView], description = "as GET /document-numbering/counters"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-    ),
+    responses((status = 200, body = [CounterView], description = "as GET /document-numbering/counters"), ByIdErrors),
     tag = "seed paths")]
 pub async fn sequences(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
     counters::list_counters(s, caller, q).await
@@ -48,7 +47,7 @@ pub async fn sequences(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQ
     responses(
         (status = 200, body = crate::contract::import::ImportReport, description = "as POST /document-numbering/import"),
         (status = 400, body = ImportRejected),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 413, body = ErrorBody),
+        ImportErrors,
     ),
     tag = "seed paths")]
 pub async fn bulk_import(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
@@ -62,8 +61,9 @@ pub struct ResetCounterBody {
     /// project default).
     pub counter_id: i64,
     /// Default 0.
+    #[schema(minimum = 0)]
     pub new_value: Option<i64>,
-    /// At least 20 characters.
+    #[schema(schema_with = crate::contract::lenient::schema::reset_reason)]
     pub reason: String,
 }
 
@@ -74,10 +74,7 @@ pub struct ResetCounterBody {
     request_body = ResetCounterBody,
     responses(
         (status = 200, body = Envelope<ResetRequestView>, description = "the request in the workflow envelope"),
-        (status = 400, body = ErrorBody, description = "malformed body, a reason under 20 characters, a negative value, a counter of another configuration"),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "a request for this counter is already open"),
-        (status = 413, body = ErrorBody),
+        ResetRequestErrors,
     ),
     tag = "seed paths")]
 pub async fn reset_counter(
@@ -92,10 +89,7 @@ pub async fn reset_counter(
 /// `GET /document-numbering/metrics` — today's numbers per type, lock waits, retries, fallbacks, Redis, and the
 /// fullest counters (admins; a project admin sees their projects).
 #[utoipa::path(get, path = "/document-numbering/metrics", operation_id = "metrics_summary",
-    responses(
-        (status = 200, body = MetricsSummary),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-    ),
+    responses((status = 200, body = MetricsSummary), SignedInErrors),
     tag = "seed paths")]
 pub async fn metrics_summary(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
     Ok(Json(admin_ops::summary::summary(&s, &caller).await?))

@@ -234,8 +234,9 @@ async fn a_value_below_the_highest_confirmed_number_is_refused() {
 
     let (s, e) = post(&app, &a, &path, json!({ "newValue": 1, "reason": REASON })).await;
     assert_error(s, &e, 409, "RESET_BELOW_CONFIRMED");
+    // above the last number: raising a counter is an override, not a reset
     let (s, e) = post(&app, &a, &path, json!({ "newValue": 5, "reason": REASON })).await;
-    assert_error(s, &e, 400, "VALIDATION_ERROR");
+    assert_error(s, &e, 409, "RESET_ABOVE_LAST");
 
     let (s, req) = post(&app, &a, &path, json!({ "newValue": 2, "reason": REASON })).await;
     assert_eq!(s, StatusCode::OK, "{req}");
@@ -489,8 +490,9 @@ async fn manual_override_registers_legacy_numbers_and_moves_a_counter_forward() 
     assert_eq!((r["lastNumber"].clone(), r["skipped"].clone()), (json!(10), json!(5)));
     let (s, e) = post(&app, &a, path, json!({ "counterId": counter, "value": 4, "reason": "ลดค่า" })).await;
     assert_error(s, &e, 409, "OVERRIDE_BELOW_ISSUED");
+    // beyond what the counter's template can number ({SEQ:4}: 9999)
     let (s, e) = post(&app, &a, path, json!({ "counterId": counter, "value": 10_000, "reason": "เกิน" })).await;
-    assert_error(s, &e, 400, "VALIDATION_ERROR");
+    assert_error(s, &e, 409, "NB002");
     let (s, next) = app.reserve(&letter()).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(next["documentNumber"], "คคง.-สคฉ.3-0011-2568");

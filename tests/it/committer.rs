@@ -242,7 +242,7 @@ async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known
 
     assert_eq!(x_task.await.unwrap(), "คคง.-สคฉ.3-0002-2568");
     match b_task.await.unwrap() {
-        Ok(Outcome::Status { number, status, changed }) => {
+        Ok(Outcome::Status { number, status, changed, .. }) => {
             assert_eq!((number.as_str(), status, changed), ("คคง.-กทท.-0001-2568", docnum::contract::NumberStatus::Confirmed, true))
         }
         other => panic!("expected the confirmation, got {other:?}"),

@@ -119,21 +119,18 @@ async fn one_bad_row_refuses_the_whole_import_and_names_the_row() {
     let below = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3", "value": 1 });
     let neither = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER" });
     let wrong_type = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "value": [1] });
-    let rows = json!([
-        legacy("คคง.-สคฉ.3-0005-2568", "A"),
-        legacy("คคง.-สคฉ.3-0005-2568", "B"),
-        below,
-        neither,
-        legacy("คคง.-สคฉ.3-0002-2568", "C"),
-        wrong_type
-    ]);
+    let rows = json!([legacy("คคง.-สคฉ.3-0005-2568", "A"), legacy("คคง.-สคฉ.3-0005-2568", "B"), below, neither, legacy("คคง.-สคฉ.3-0002-2568", "C")]);
     let (s, r) = post_json(&app, &admin, IMPORT, &rows).await;
     assert_error(s, &r, 400, "IMPORT_REJECTED");
     let codes: Vec<Value> = r["report"]["rows"].as_array().unwrap().iter().map(|x| x["code"].clone()).collect();
-    assert_eq!(
-        codes,
-        [json!(null), json!("NB005"), json!("OVERRIDE_BELOW_ISSUED"), json!("VALIDATION_ERROR"), json!("NB005"), json!("VALIDATION_ERROR")]
-    );
+    assert_eq!(codes, [json!(null), json!("NB005"), json!("OVERRIDE_BELOW_ISSUED"), json!("VALIDATION_ERROR"), json!("NB005")]);
+    assert_eq!(counts(&app).await, before);
+    // a row that is not a row by the OpenAPI document (a list where a value goes) refuses the whole text, naming it
+    let mut with_wrong_type = rows.as_array().unwrap().clone();
+    with_wrong_type.push(wrong_type);
+    let (s, r) = post_json(&app, &admin, IMPORT, &json!(with_wrong_type)).await;
+    assert_error(s, &r, 400, "VALIDATION_ERROR");
+    assert!(r["message"].as_str().unwrap().contains("แถวที่ 6"), "{r}");
     assert_eq!(counts(&app).await, before);
     assert_all_accounted_for(&app).await;
 }
@@ -266,11 +263,14 @@ async fn only_super_admins_import_or_edit_reference_data() {
     // the endpoints are documented
     let (s, doc) = get(&app, &staff, "/api/v1/openapi.json").await;
     assert_eq!(s, StatusCode::OK);
-    for path in [IMPORT, "/api/v1/reference/import", "/api/v1/reference/{kind}", "/api/v1/reference/{kind}/{id}"] {
+    for path in [IMPORT, "/api/v1/reference/import"] {
         assert!(doc["paths"][path].is_object(), "{path} in the OpenAPI document");
     }
-    assert!(doc["paths"]["/api/v1/reference/{kind}"]["post"].is_object());
-    assert!(doc["paths"]["/api/v1/reference/{kind}/{id}"]["put"].is_object());
+    // each kind on its own path, with the shape of its items
+    for kind in ["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"] {
+        assert!(doc["paths"][format!("/api/v1/reference/{kind}")]["post"]["requestBody"].is_object(), "{kind}");
+        assert!(doc["paths"][format!("/api/v1/reference/{kind}/{{id}}")]["put"].is_object(), "{kind}");
+    }
     // anyone logged in still reads the lists
     let (s, list) = get(&app, &staff, "/api/v1/reference/projects").await;
     assert_eq!(s, StatusCode::OK);

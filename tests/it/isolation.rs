@@ -213,8 +213,8 @@ async fn a_token_for_a_project_that_does_not_exist_is_refused_and_not_made() {
         let r = admin.post(&url).json(&json!({ "name": "nowhere", "projectIds": ids })).send().await.unwrap();
         let s = r.status();
         let body: Value = r.json().await.unwrap();
-        assert_error(s, &body, 400, "VALIDATION_ERROR");
-        assert!(body["message"].as_str().unwrap().contains("ไม่พบโครงการ"), "{body}");
+        assert_error(s, &body, 404, "NOT_FOUND");
+        assert!(body["message"].as_str().unwrap().contains("ไม่พบข้อมูล: โครงการ"), "{body}");
     }
     let after = admin.get(&url).send().await.unwrap().json::<Vec<Value>>().await.unwrap().len();
     assert_eq!(after, before, "no token was made");
@@ -308,19 +308,16 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
     let (s, body) = get_text(&admin, app.url(&format!("{REST}/logs/audit?format=csv&page=2147483648"))).await;
     assert_eq!(s, StatusCode::OK, "{body}");
 
-    // the counter browser's window: past the largest number the counter can hold (9999 for {SEQ:4}), or before
-    // 0, is a 400; up to it, and any limit, an answer
-    for query in [
-        "afterSequence=9223372036854775807",
-        "afterSequence=9223372036854775806&limit=9223372036854775807",
-        "afterSequence=-9223372036854775808",
-        "afterSequence=10000",
-        "afterSequence=-1",
-    ] {
+    // the counter browser's window: before 0 is a 400; anywhere from 0, and any limit, an answer (past the last
+    // number, an empty one)
+    for query in ["afterSequence=-9223372036854775808", "afterSequence=-1"] {
         let (s, body) = get(&admin, app.url(&format!("{REST}/counters/{counter}/numbers?{query}"))).await;
         assert_error(s, &body, 400, "VALIDATION_ERROR");
     }
     for query in [
+        "afterSequence=9223372036854775807",
+        "afterSequence=9223372036854775806&limit=9223372036854775807",
+        "afterSequence=10000",
         "afterSequence=9999",
         "afterSequence=9999&limit=9223372036854775807",
         "afterSequence=0",
@@ -331,7 +328,7 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
         assert_eq!(s, StatusCode::OK, "{query}: {body}");
         let numbers = body["numbers"].as_array().unwrap().len();
         assert!(numbers <= 2, "{query}: {body}");
-        if query.starts_with("afterSequence=9999") {
+        if query.starts_with("afterSequence=9") || query.starts_with("afterSequence=1") {
             assert_eq!((numbers, body["gaps"].as_array().unwrap().len()), (0, 0), "{body}");
             assert!(body["nextAfterSequence"].is_null());
         }
@@ -348,7 +345,9 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
             .await
             .unwrap();
         let s = r.status();
-        assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+        // negative: malformed; too large: more than the counter's template can number
+        let (status, code) = if value < 0 { (400, "VALIDATION_ERROR") } else { (409, "NB002") };
+        assert_error(s, &r.json().await.unwrap(), status, code);
         let r = admin
             .post(app.url(&format!("{REST}/counters/{counter}/reset-requests")))
             .json(&json!({ "newValue": value, "reason": "extreme values must not panic" }))
@@ -356,7 +355,8 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
             .await
             .unwrap();
         let s = r.status();
-        assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+        let (status, code) = if value < 0 { (400, "VALIDATION_ERROR") } else { (409, "RESET_ABOVE_LAST") };
+        assert_error(s, &r.json().await.unwrap(), status, code);
     }
     // a year far from now, and one that does not fit
     for year in [json!(i32::MAX), json!(i32::MIN)] {
@@ -447,19 +447,19 @@ async fn a_validation_error_repeated_twenty_times_writes_one_row() {
     bad["originatorCode"] = json!("ไม่มีหน่วยงานนี้");
     for _ in 0..20 {
         let (s, body) = app.reserve(&bad).await;
-        assert_error(s, &body, 400, "VALIDATION_ERROR");
+        assert_error(s, &body, 404, "NOT_FOUND");
     }
     error_rows_settle_at(&app, 1).await;
     // another caller with the same error: its own row
     let staff = app.user_client("staff-1", Role::Staff, &[]).await;
     for _ in 0..5 {
-        assert_eq!(staff.post(app.url(&format!("{REST}/reserve"))).json(&bad).send().await.unwrap().status(), StatusCode::BAD_REQUEST);
+        assert_eq!(staff.post(app.url(&format!("{REST}/reserve"))).json(&bad).send().await.unwrap().status(), StatusCode::NOT_FOUND);
     }
     error_rows_settle_at(&app, 2).await;
     // past the window the error is written again, saying how many repeats were skipped
     app.clock.advance(chrono::Duration::seconds(61));
     let (s, _) = app.reserve(&bad).await;
-    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_eq!(s, StatusCode::NOT_FOUND);
     error_rows_settle_at(&app, 3).await;
     let context: Value = serde_json::from_str(&last_context(&app).await).unwrap();
     assert_eq!(context["repeatsSkipped"], 19, "{context}");

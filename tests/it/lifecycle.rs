@@ -52,3 +52,72 @@ async fn a_transition_the_table_does_not_allow_is_refused_with_its_code_and_chan
     let body: Value = r.json().await.unwrap();
     assert_error(status, &body, 409, "ALREADY_CONFIRMED");
 }
+
+/// The ADR-021 envelope (SPEC §9) on every answer about a number, beside the fields it always had: where the number is
+/// in its lifecycle and what the caller may do next, from the table — never the service's own actions (expiry, the
+/// release of a reset).
+#[tokio::test]
+async fn answers_about_a_number_carry_its_workflow_context() {
+    let app = TestApp::spawn().await;
+    // in any order
+    let actions = |v: &Value| -> Vec<String> {
+        let mut a: Vec<String> =
+            v["workflow"]["availableActions"].as_array().expect("availableActions").iter().map(|a| a.as_str().unwrap().to_string()).collect();
+        a.sort();
+        a
+    };
+    // a staff member reserves: the reservation token names the instance; confirm or cancel are offered
+    let staff = app.user_client("envelope-staff", docnum::contract::Role::Staff, &[]).await;
+    let r = staff.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let reserved: Value = r.json().await.unwrap();
+    assert_eq!(reserved["documentNumber"], "คคง.-สคฉ.3-0001-2568", "today's fields stay");
+    assert_eq!(reserved["workflow"]["instancePublicId"], reserved["token"]);
+    assert_eq!(reserved["workflow"]["currentState"], "RESERVED");
+    assert_eq!(actions(&reserved), ["CANCEL", "CONFIRM"]);
+    assert_eq!(reserved["workflow"]["canEdit"], true);
+    assert_eq!(reserved["workflow"]["lastTransitionAt"].as_str().unwrap()[..10], be2568().to_rfc3339()[..10]);
+
+    // confirmed by staff: revising is theirs, voiding is not
+    let token = reserved["token"].as_str().unwrap();
+    let r =
+        staff.post(app.url("/api/v1/document-numbering/confirm")).json(&json!({ "token": token, "documentId": "DOC-ENV-1" })).send().await.unwrap();
+    let confirmed: Value = r.json().await.unwrap();
+    assert_eq!(confirmed["status"], "CONFIRMED");
+    assert_eq!(confirmed["workflow"]["currentState"], "CONFIRMED");
+    assert_eq!(confirmed["workflow"]["instancePublicId"], token);
+    assert_eq!(actions(&confirmed), ["REVISE"]);
+    // the same confirm again: the same answer, the same context
+    let r =
+        staff.post(app.url("/api/v1/document-numbering/confirm")).json(&json!({ "token": token, "documentId": "DOC-ENV-1" })).send().await.unwrap();
+    let again: Value = r.json().await.unwrap();
+    assert_eq!(again["workflow"], confirmed["workflow"]);
+
+    // cancelled: nothing left to do
+    let (_, second) = app.reserve(&letter()).await;
+    let (s, cancelled) = app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": second["token"] })).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(cancelled["workflow"]["currentState"], "CANCELLED");
+    assert_eq!(actions(&cancelled), Vec::<String>::new());
+    assert_eq!(cancelled["workflow"]["canEdit"], false);
+
+    // generated for a document (no reservation: the number names the instance); a super admin may also void it
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let r = admin.post(app.url("/api/v1/documents/DOC-ENV-2/generate-number")).json(&letter()).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let generated: Value = r.json().await.unwrap();
+    assert_eq!(generated["workflow"]["instancePublicId"], generated["documentNumber"]);
+    assert_eq!(generated["workflow"]["currentState"], "CONFIRMED");
+    assert_eq!(actions(&generated), ["REVISE", "VOID"]);
+
+    // voided and replaced: the voided number's context, and the replacement's
+    let void = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": generated["documentNumber"],
+        "reason": "ออกเลขผิดประเภทเอกสาร ต้องออกเลขใหม่" });
+    let r = admin.post(app.url("/api/v1/document-numbering/void-and-replace")).json(&void).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let voided: Value = r.json().await.unwrap();
+    assert_eq!(voided["workflow"]["currentState"], "VOID");
+    assert_eq!(actions(&voided), Vec::<String>::new());
+    assert_eq!(voided["replacement"]["workflow"]["currentState"], "CONFIRMED");
+    assert_eq!(voided["replacement"]["workflow"]["instancePublicId"], voided["replacement"]["documentNumber"]);
+}

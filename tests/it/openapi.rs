@@ -60,9 +60,24 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/v1/document-numbering/logs/errors"),
     ("post", "/api/v1/document-numbering/logs/errors/{id}/resolve"),
     // reference data
-    ("get", "/api/v1/reference/{kind}"),
-    ("post", "/api/v1/reference/{kind}"),
-    ("put", "/api/v1/reference/{kind}/{id}"),
+    ("get", "/api/v1/reference/projects"),
+    ("post", "/api/v1/reference/projects"),
+    ("put", "/api/v1/reference/projects/{id}"),
+    ("get", "/api/v1/reference/organizations"),
+    ("post", "/api/v1/reference/organizations"),
+    ("put", "/api/v1/reference/organizations/{id}"),
+    ("get", "/api/v1/reference/correspondence-types"),
+    ("post", "/api/v1/reference/correspondence-types"),
+    ("put", "/api/v1/reference/correspondence-types/{id}"),
+    ("get", "/api/v1/reference/sub-types"),
+    ("post", "/api/v1/reference/sub-types"),
+    ("put", "/api/v1/reference/sub-types/{id}"),
+    ("get", "/api/v1/reference/rfa-types"),
+    ("post", "/api/v1/reference/rfa-types"),
+    ("put", "/api/v1/reference/rfa-types/{id}"),
+    ("get", "/api/v1/reference/disciplines"),
+    ("post", "/api/v1/reference/disciplines"),
+    ("put", "/api/v1/reference/disciplines/{id}"),
     ("post", "/api/v1/reference/import"),
 ];
 
@@ -110,7 +125,6 @@ async fn the_documented_paths_are_the_served_paths() {
         let filled: Vec<&str> = path
             .split('/')
             .map(|segment| match segment {
-                "{kind}" => "projects",
                 "{publicId}" => "none",
                 "{action}" => "APPROVE",
                 "{documentId}" => "DOC-1",

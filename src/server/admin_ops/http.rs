@@ -10,7 +10,8 @@ use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
 use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
@@ -31,6 +32,18 @@ where
         .routes(routes!(list_reset_requests))
 }
 
+error_set!(
+    /// A counter reset request: the counter may be unknown, a request already open, the value out of bounds.
+    pub ResetRequestErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, ResetAlreadyPending, ResetAboveLast, ResetBelowConfirmed, WfInvalidTransition, VersionConflict, LockTimeout
+);
+error_set!(
+    /// Revise, void-and-replace, manual override: super admins' writes on a number or a counter.
+    pub AdminNumberErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, ConfigNotFound, InvalidFormat, ManualOverrideNotAllowed, SequenceExhausted, DuplicateNumber, VersionConflict, LockTimeout,
+        AlreadyConfirmed, NotConfirmed, ReservationCancelled, ReservationExpired, RevisionExhausted, OverrideBelowIssued, WfInvalidTransition
+);
+
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
@@ -45,7 +58,7 @@ pub struct CountersQuery {
 #[utoipa::path(get, path = "/document-numbering/counters", params(CountersQuery),
     responses(
         (status = 200, body = [CounterView], description = "counters with last number, maximum and utilization"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        ByIdErrors,
     ),
     tag = "counters")]
 pub async fn list_counters(
@@ -60,6 +73,7 @@ pub async fn list_counters(
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct NumbersQuery {
+    #[param(minimum = 0)]
     pub after_sequence: Option<i64>,
     pub limit: Option<i64>,
 }
@@ -68,7 +82,7 @@ pub struct NumbersQuery {
 #[utoipa::path(get, path = "/document-numbering/counters/{id}/numbers", params(("id" = i64, Path,), NumbersQuery),
     responses(
         (status = 200, body = CounterNumbers, description = "every number of the counter with its status, and the audit row explaining each missing sequence"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        ByIdErrors,
     ),
     tag = "counters")]
 pub async fn counter_numbers(
@@ -84,7 +98,9 @@ pub async fn counter_numbers(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResetBody {
     /// Default 0.
+    #[schema(minimum = 0)]
     pub new_value: Option<i64>,
+    #[schema(schema_with = crate::contract::lenient::schema::reset_reason)]
     pub reason: String,
 }
 
@@ -92,10 +108,7 @@ pub struct ResetBody {
 #[utoipa::path(post, path = "/document-numbering/counters/{id}/reset-requests", params(("id" = i64, Path,)), request_body = ResetBody,
     responses(
         (status = 200, body = Envelope<ResetRequestView>, description = "the request in the workflow envelope"),
-        (status = 400, body = ErrorBody, description = "malformed body, a reason under 20 characters, a negative value"),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "a request for this counter is already open"),
-        (status = 413, body = ErrorBody),
+        ResetRequestErrors,
     ),
     tag = "counters")]
 pub async fn request_reset(
@@ -119,7 +132,7 @@ pub struct ResetListQuery {
 #[utoipa::path(get, path = "/workflow/reset-requests", params(ResetListQuery),
     responses(
         (status = 200, body = [Envelope<ResetRequestView>], description = "reset requests, each in the workflow envelope"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        QueryErrors,
     ),
     tag = "workflow")]
 pub async fn list_reset_requests(
@@ -139,10 +152,58 @@ pub struct NumberBody {
     pub correspondence_type_id: Option<i64>,
     pub correspondence_type_code: Option<String>,
     pub document_number: String,
-    /// Revise / void-and-replace: the document the new number is for (default: the original's).
+    /// The document the new number is for (default: the original's).
+    #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
     pub document_id: Option<String>,
-    /// Void-and-replace: required.
+    /// Not used by a revision (read for the bodies that carried it).
+    #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
     pub reason: Option<String>,
+}
+
+/// [`NumberBody`] as the OpenAPI document states it: the project and the type named.
+pub struct ReviseRequest;
+impl utoipa::PartialSchema for ReviseRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::contract::lenient::schema::naming_project_and_type(<NumberBody as utoipa::PartialSchema>::schema())
+    }
+}
+impl ToSchema for ReviseRequest {}
+
+/// [`VoidBody`] as the OpenAPI document states it: the project and the type named.
+pub struct VoidRequest;
+impl utoipa::PartialSchema for VoidRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        crate::contract::lenient::schema::naming_project_and_type(<VoidBody as utoipa::PartialSchema>::schema())
+    }
+}
+impl ToSchema for VoidRequest {}
+
+/// The number to void and replace: as [`NumberBody`], with its reason.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VoidBody {
+    pub project_id: Option<i64>,
+    pub project_code: Option<String>,
+    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_code: Option<String>,
+    pub document_number: String,
+    /// The document the replacement is for (default: the original's).
+    #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
+    pub document_id: Option<String>,
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
+    pub reason: String,
+}
+
+impl VoidBody {
+    fn number(&self) -> NumberRef {
+        NumberRef {
+            project_id: self.project_id,
+            project_code: self.project_code.clone(),
+            correspondence_type_id: self.correspondence_type_id,
+            correspondence_type_code: self.correspondence_type_code.clone(),
+            document_number: self.document_number.clone(),
+        }
+    }
 }
 
 impl NumberBody {
@@ -158,17 +219,8 @@ impl NumberBody {
 }
 
 /// `POST /document-numbering/revise`
-#[utoipa::path(post, path = "/document-numbering/revise", request_body = NumberBody,
-    responses(
-        (status = 200, body = IssuedNumber, description = "the next revision of a confirmed number"),
-        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
-        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
-        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
-        (status = 413, body = ErrorBody),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+#[utoipa::path(post, path = "/document-numbering/revise", request_body = ReviseRequest,
+    responses((status = 200, body = IssuedNumber, description = "the next revision of a confirmed number"), AdminNumberErrors),
     tag = "numbering")]
 pub async fn revise(
     State(s): State<std::sync::Arc<Engine>>,
@@ -179,49 +231,74 @@ pub async fn revise(
 }
 
 /// `POST /document-numbering/void-and-replace`
-#[utoipa::path(post, path = "/document-numbering/void-and-replace", request_body = NumberBody,
+#[utoipa::path(post, path = "/document-numbering/void-and-replace", request_body = VoidRequest,
     responses(
         (status = 200, body = VoidResult, description = "the voided number and its replacement (a reason is required)"),
-        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
-        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
-        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
-        (status = 413, body = ErrorBody),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+        AdminNumberErrors,
     ),
     tag = "numbering")]
 pub async fn void_and_replace(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiJson(b): ApiJson<NumberBody>,
+    ApiJson(b): ApiJson<VoidBody>,
 ) -> Result<Json<VoidResult>, AppError> {
-    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or(""), b.document_id.as_deref()).await?))
+    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), &b.reason, b.document_id.as_deref()).await?))
 }
 
-#[derive(Deserialize, ToSchema)]
+/// Register a legacy number on a counter, or set the counter to a value: exactly one of the two.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OverrideBody {
     pub counter_id: i64,
-    /// Register this legacy number …
+    /// Register this legacy number (with the document it belongs to) …
     pub document_number: Option<String>,
     pub document_id: Option<String>,
-    /// … or set the counter to this value (exactly one of the two).
+    /// … or set the counter to this value.
     pub value: Option<i64>,
     pub reason: String,
 }
+
+/// The two shapes of [`OverrideBody`], each naming the other's fields only as `null` (absent and `null` read alike).
+impl utoipa::PartialSchema for OverrideBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type};
+        let null = || ObjectBuilder::new().schema_type(Type::Null);
+        let shape = |register: bool| {
+            let counter_id = ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)));
+            let object = ObjectBuilder::new()
+                .property("counterId", counter_id)
+                .required("counterId")
+                .property("reason", crate::contract::lenient::schema::reason())
+                .required("reason");
+            let object = if register {
+                object
+                    .property("documentNumber", ObjectBuilder::new().schema_type(Type::String))
+                    .required("documentNumber")
+                    .property("documentId", crate::contract::lenient::schema::optional_document_id())
+                    .property("value", null())
+                    .description(Some("register this legacy number (with the document it belongs to)"))
+            } else {
+                let value =
+                    ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))).minimum(Some(0));
+                object
+                    .property("value", value)
+                    .required("value")
+                    .property("documentNumber", null())
+                    .property("documentId", null())
+                    .description(Some("set the counter to this value"))
+            };
+            object.additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)))
+        };
+        OneOfBuilder::new().item(shape(true)).item(shape(false)).into()
+    }
+}
+impl ToSchema for OverrideBody {}
 
 /// `POST /document-numbering/manual-override`
 #[utoipa::path(post, path = "/document-numbering/manual-override", request_body = OverrideBody,
     responses(
         (status = 200, body = OverrideResult, description = "super admins only (NB007 otherwise); exactly one of documentNumber or value"),
-        (status = 400, body = ErrorBody, description = "malformed body, a number the template cannot read (NB006)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not allowed (NB007 for super-admin operations)"),
-        (status = 404, body = ErrorBody, description = "unknown project, type, counter or number"),
-        (status = 409, body = ErrorBody, description = "the number's state does not allow it, a duplicate (NB005), exhausted (NB002), or a version conflict"),
-        (status = 413, body = ErrorBody),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
+        AdminNumberErrors,
     ),
     tag = "numbering")]
 pub async fn manual_override(
@@ -231,11 +308,11 @@ pub async fn manual_override(
 ) -> Result<Json<OverrideResult>, AppError> {
     let what = match (b.document_number, b.value) {
         (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },
-        (None, Some(value)) => Override::SetValue(value),
+        (None, Some(value)) if b.document_id.is_none() => Override::SetValue(value),
         _ => {
             return Err(AppError::validation(
-                "ระบุอย่างใดอย่างหนึ่ง: เลขที่เอกสาร (documentNumber) หรือค่าตัวนับ (value)",
-                "give exactly one of documentNumber or value",
+                "ระบุอย่างใดอย่างหนึ่ง: เลขที่เอกสาร (documentNumber) หรือค่าตัวนับ (value); รหัสเอกสาร (documentId) ใช้กับเลขที่เอกสารเท่านั้น",
+                "give exactly one of documentNumber or value; documentId goes with documentNumber",
             ))
         }
     };

@@ -15,7 +15,7 @@ use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::Db;
-use crate::server::error::{ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::error::{ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors, SignedInErrors};
 use crate::server::errors_log;
 use crate::server::numbering::Engine;
 
@@ -70,7 +70,7 @@ where
 }
 
 #[utoipa::path(get, path = "/document-numbering/logs/audit/verify",
-    responses((status = 200, body = VerifyReport), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
+    responses((status = 200, body = VerifyReport), SignedInErrors), tag = "audit")]
 pub async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
     Ok(Json(verify_chains(&s.db, &caller).await?))
 }
@@ -80,9 +80,7 @@ pub async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> 
     responses(
         (status = 200, description = "a page of audit rows, or (format=csv) the matching rows as CSV",
             content((AuditPage = "application/json"), (String = "text/csv"))),
-        (status = 400, body = ErrorBody, description = "a malformed filter"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
+        QueryErrors,
     ),
     tag = "audit")]
 pub async fn search(
@@ -112,20 +110,14 @@ pub struct Format {
 
 /// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
 #[utoipa::path(get, path = "/document-numbering/logs/errors", params(ErrorQuery),
-    responses((status = 200, body = ErrorPage), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "audit")]
+    responses((status = 200, body = ErrorPage), QueryErrors), tag = "audit")]
 pub async fn errors(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
     Ok(Json(error_page(&s.db, &caller, &q).await?))
 }
 
 /// `POST /logs/errors/{id}/resolve` (admins).
 #[utoipa::path(post, path = "/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)),
-    responses(
-        (status = 200, body = Resolved, description = "marked resolved"),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-    ),
+    responses((status = 200, body = Resolved, description = "marked resolved"), ByIdErrors),
     tag = "audit")]
 pub async fn resolve_error(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
     resolve(&s.db, &s.clock, &caller, id).await?;

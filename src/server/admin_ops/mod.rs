@@ -20,7 +20,7 @@ use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
 use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
-use crate::server::error::AppError;
+use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
 use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
@@ -118,8 +118,9 @@ pub async fn request_reset_of_config(
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     let same_type = config.corr_type_id.is_none_or(|t| t == counter.key.corr_type_id);
     if counter.key.project_id != config.project_id || !same_type {
-        return Err(AppError::validation(
-            format!("ตัวนับ {counter_id} ไม่ได้ใช้การตั้งค่า {config_id}"),
+        // no such counter under this configuration
+        return Err(AppError::not_found(
+            format!("ตัวนับ {counter_id} ของการตั้งค่า {config_id}"),
             format!("counter {counter_id} is not numbered under config {config_id}"),
         ));
     }
@@ -140,7 +141,7 @@ pub async fn act_on_reset(
 
 /// See [`revise_unlogged`].
 pub async fn revise(s: &Engine, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
-    let result = revise_unlogged(s, caller, number, document_id).await;
+    let result = revise_unlogged(s, caller, number, document_id).await.map(|n| with_workflow(s, caller, n));
     logged(s, caller, "REVISE", json!({ "number": number_context(number), "documentId": document_id }), result)
 }
 
@@ -152,7 +153,14 @@ pub async fn void_and_replace(
     reason: &str,
     document_id: Option<&str>,
 ) -> Result<VoidResult, AppError> {
-    let result = void_and_replace_unlogged(s, caller, number, reason, document_id).await;
+    let result = void_and_replace_unlogged(s, caller, number, reason, document_id).await.map(|v| {
+        let at = v.replacement.issued_at.timestamp_millis();
+        VoidResult {
+            workflow: Some(s.lifecycle.context(&v.voided, State::Void, at, caller)),
+            replacement: with_workflow(s, caller, v.replacement),
+            ..v
+        }
+    });
     logged(s, caller, "VOID_REPLACE", json!({ "number": number_context(number), "reason": reason, "documentId": document_id }), result)
 }
 
@@ -162,8 +170,16 @@ pub async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what:
         Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
         Override::SetValue(value) => json!({ "value": value }),
     };
-    let result = manual_override_unlogged(s, caller, counter_id, what, reason).await;
+    let result = manual_override_unlogged(s, caller, counter_id, what, reason)
+        .await
+        .map(|o| OverrideResult { registered: o.registered.map(|n| with_workflow(s, caller, n)), ..o });
     logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
+}
+
+/// A number an administrative write issued, with its lifecycle context (ADR-021): confirmed, named by itself.
+fn with_workflow(s: &Engine, caller: &Caller, n: IssuedNumber) -> IssuedNumber {
+    let at = n.issued_at.timestamp_millis();
+    IssuedNumber { workflow: Some(s.lifecycle.context(&n.document_number, State::Confirmed, at, caller)), ..n }
 }
 
 // ---- counter reset (workflow COUNTER_RESET) ----
@@ -377,10 +393,15 @@ async fn manual_override_unlogged(s: &Engine, caller: &Caller, counter_id: i64, 
 /// range, or a legacy number read with the counter's template (format, parts and period must be the counter's own).
 pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<Prepared, AppError> {
     match what {
-        Override::SetValue(value) if value < 0 || value > counter.max_number => Err(AppError::validation(
-            format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number),
-            format!("value must be within 0..={}", counter.max_number),
-        )),
+        Override::SetValue(value) if value < 0 => {
+            Err(AppError::validation(format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number), "value must not be negative"))
+        }
+        // well formed, but more than this counter's template can number
+        Override::SetValue(value) if value > counter.max_number => Err(AppError::Conflict {
+            code: ErrorCode::SequenceExhausted,
+            th: format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {} (เลขสูงสุดที่รูปแบบเลขที่รองรับ)", counter.max_number),
+            en: format!("value {value} is beyond the counter's maximum {}", counter.max_number),
+        }),
         Override::SetValue(value) => Ok(Prepared::SetValue(value)),
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
@@ -508,14 +529,9 @@ pub async fn counter_numbers(
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     caller.require_project_admin(counter.key.project_id)?;
     let limit = limit.unwrap_or(1000).clamp(1, 5000);
-    // a window that starts past the largest number the counter can hold (or before 0) asks for numbers that
-    // cannot exist: a clear 400, as for a page past the last one
-    let ceiling = if counter.max_number > 0 { counter.max_number.max(counter.row.last_number) } else { counter.row.last_number };
-    if let Some(a) = after.filter(|a| *a < 0 || *a > ceiling) {
-        return Err(AppError::validation(
-            format!("afterSequence ต้องอยู่ระหว่าง 0 ถึง {ceiling}"),
-            format!("afterSequence {a} is outside 0..={ceiling}, the numbers this counter can hold"),
-        ));
+    // a sequence is never negative (400, as the OpenAPI document says); a window past the last number holds nothing
+    if let Some(a) = after.filter(|a| *a < 0) {
+        return Err(AppError::validation("afterSequence ต้องไม่ติดลบ", format!("afterSequence {a} is negative")));
     }
     // saturating all the same: the limit comes from the client too
     let from = after.unwrap_or(0).saturating_add(1);
@@ -599,7 +615,8 @@ fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, S
 
 /// Free text with at least `min` characters — counted as Unicode characters, not bytes — and at most 500.
 fn text(value: &str, min: usize) -> Result<String, AppError> {
-    let value: String = value.trim().nfc().collect();
+    // counted as sent (trimmed), so that the OpenAPI document's pattern says the same; stored NFC-normalised
+    let value = value.trim();
     let n = value.chars().count();
     if n == 0 {
         return Err(AppError::validation("ต้องระบุเหตุผล", "a reason is required"));
@@ -613,7 +630,7 @@ fn text(value: &str, min: usize) -> Result<String, AppError> {
     if n > MAX_TEXT_CHARS {
         return Err(AppError::validation(format!("ข้อความยาวเกิน {MAX_TEXT_CHARS} ตัวอักษร"), format!("text longer than {MAX_TEXT_CHARS} characters")));
     }
-    Ok(value)
+    Ok(value.nfc().collect())
 }
 
 fn optional_text(value: Option<&str>) -> Result<Option<String>, AppError> {

@@ -11,7 +11,8 @@ use utoipa_axum::routes;
 
 use crate::server::admin_ops::{self, ResetRequestView};
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
+use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiJson, ApiPath, AppError, ByIdErrors};
 use crate::server::numbering::Engine;
 use crate::server::workflow::{not_found, workflow_of, Envelope};
 
@@ -28,6 +29,7 @@ where
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ActionBody {
+    #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
     pub comment: Option<String>,
 }
 
@@ -35,7 +37,7 @@ pub struct ActionBody {
 #[utoipa::path(get, path = "/workflow/{publicId}", operation_id = "get_workflow_instance", params(("publicId" = String, Path,)),
     responses(
         (status = 200, body = Envelope<ResetRequestView>, description = "a workflow object in the envelope {data, workflow}"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        ByIdErrors,
     ),
     tag = "workflow")]
 pub async fn get(
@@ -49,18 +51,20 @@ pub async fn get(
     }
 }
 
+error_set!(
+    /// A workflow action: the instance may be unknown, the action not allowed in its state or to the caller, the state
+    /// changed meanwhile; approving a reset applies it to its counter.
+    pub WorkflowActionErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, WfInvalidTransition, WfVersionConflict, VersionConflict, LockTimeout, ResetAboveLast, ResetBelowConfirmed
+);
+
 /// `POST /workflow/{publicId}/actions/{action}` `{"comment"?}`: takes an action; answers the new envelope.
 #[utoipa::path(post, path = "/workflow/{publicId}/actions/{action}", operation_id = "act_on_workflow_instance",
     params(("publicId" = String, Path,), ("action" = String, Path, description = "APPROVE or REJECT")),
     request_body = ActionBody,
     responses(
         (status = 200, body = Envelope<ResetRequestView>, description = "the object after the transition, in the envelope"),
-        (status = 400, body = ErrorBody, description = "malformed body, an action the state does not allow"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the caller may not take this action (e.g. approving their own request)"),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "the instance changed meanwhile"),
-        (status = 413, body = ErrorBody),
+        WorkflowActionErrors,
     ),
     tag = "workflow")]
 pub async fn act(

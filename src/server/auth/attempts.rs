@@ -61,7 +61,7 @@ pub async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: 
 /// The login attempts, newest first, optionally of one username (as typed) and one outcome (super admins).
 pub async fn search(db: &Db, caller: &Caller, q: &LoginAttemptQuery) -> Result<LoginAttemptPage, AppError> {
     caller.require_super_admin()?;
-    let outcome = q.outcome.as_deref().map(str::trim).filter(|o| !o.is_empty());
+    let outcome = q.outcome.as_deref().filter(|o| !o.is_empty());
     if let Some(o) = outcome {
         if !LOGIN_OUTCOMES.contains(&o) {
             return Err(AppError::validation(

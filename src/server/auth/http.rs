@@ -15,7 +15,21 @@ use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
 };
 use crate::server::auth::{self, attempts, tokens, users, Access, Caller, ClientInfo};
-use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, CreateErrors, QueryErrors, SignedInErrors};
+
+error_set!(
+    /// Logging in: wrong credentials, a cross-site form (CSRF), too many failures of this username or address.
+    pub LoginErrors: FAILURES, INPUT; InvalidCredentials, Forbidden, RateLimited
+);
+error_set!(
+    /// Logging out: only a cross-site request is refused.
+    pub LogoutErrors: FAILURES; Forbidden
+);
+error_set!(
+    /// Changing one's own password: the current one must be right.
+    pub PasswordChangeErrors: FAILURES, SIGNED_IN, INPUT; InvalidCredentials
+);
 
 /// The login, token and user routes (under `/api/v1`); the OpenAPI document comes from the same calls.
 pub fn router<S>() -> OpenApiRouter<S>
@@ -48,14 +62,7 @@ pub struct LoginBody {
 /// `POST /auth/login`: a username and password for the session cookie `docnum_session`; throttled per username
 /// and per client address (429 with `Retry-After`), every attempt recorded.
 #[utoipa::path(post, path = "/auth/login", request_body = LoginBody, security(()),
-    responses(
-        (status = 200, body = UserInfo, description = "logged in; the session cookie is set"),
-        (status = 400, body = ErrorBody, description = "malformed body"),
-        (status = 401, body = ErrorBody, description = "wrong username or password"),
-        (status = 403, body = ErrorBody, description = "sent from another site (CSRF)"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "too many failed logins of this username or from this address; see Retry-After"),
-    ),
+    responses((status = 200, body = UserInfo, description = "logged in; the session cookie is set"), LoginErrors),
     tag = "auth")]
 pub async fn login(
     State(s): State<Arc<Access>>,
@@ -69,10 +76,7 @@ pub async fn login(
 /// `GET /admin/login-attempts?username&outcome&page&pageSize`: failed and successful logins, newest first
 /// (super admins).
 #[utoipa::path(get, path = "/admin/login-attempts", params(LoginAttemptQuery),
-    responses(
-        (status = 200, body = LoginAttemptPage),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-    ),
+    responses((status = 200, body = LoginAttemptPage), QueryErrors),
     tag = "users")]
 pub async fn login_attempts(
     State(s): State<Arc<Access>>,
@@ -90,7 +94,7 @@ pub struct LoggedOut {
 
 /// `POST /auth/logout`: ends the session (if any).
 #[utoipa::path(post, path = "/auth/logout", security((), ("session" = [])),
-    responses((status = 200, body = LoggedOut, description = "the session is ended"), (status = 403, body = ErrorBody, description = "sent from another site (CSRF)")),
+    responses((status = 200, body = LoggedOut, description = "the session is ended"), LogoutErrors),
     tag = "auth")]
 pub async fn logout(session: Session) -> Result<Json<LoggedOut>, AppError> {
     auth::logout(&session).await?;
@@ -110,7 +114,7 @@ pub enum Me {
 
 /// `GET /auth/me`
 #[utoipa::path(get, path = "/auth/me",
-    responses((status = 200, body = Me, description = "the caller: a user, or an API token's name"), (status = 401, body = ErrorBody)), tag = "auth")]
+    responses((status = 200, body = Me, description = "the caller: a user, or an API token's name"), SignedInErrors), tag = "auth")]
 pub async fn me(caller: Caller) -> Json<Me> {
     Json(match caller.user() {
         Some(u) => Me::User(u.clone()),
@@ -121,22 +125,17 @@ pub async fn me(caller: Caller) -> Json<Me> {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateTokenBody {
+    #[schema(schema_with = crate::contract::lenient::schema::token_name)]
     pub name: String,
     /// Projects the token may number; empty or absent = all projects (super admins only).
     #[serde(default)]
+    #[schema(schema_with = crate::contract::lenient::schema::ids)]
     pub project_ids: Vec<i64>,
 }
 
 /// `POST /admin/api-tokens` (admins): a new token; the secret is in the answer, once.
 #[utoipa::path(post, path = "/admin/api-tokens", request_body = CreateTokenBody,
-    responses(
-        (status = 200, body = CreatedApiToken),
-        (status = 400, body = ErrorBody, description = "malformed body, bad name"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not an admin, or a project the caller does not administer"),
-        (status = 404, body = ErrorBody, description = "unknown project"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = CreatedApiToken), CreateErrors),
     tag = "auth")]
 pub async fn create_token(
     State(s): State<Arc<Access>>,
@@ -148,7 +147,7 @@ pub async fn create_token(
 
 /// `GET /admin/api-tokens` (admins): the tokens the caller administers.
 #[utoipa::path(get, path = "/admin/api-tokens",
-    responses((status = 200, body = [ApiTokenInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "auth")]
+    responses((status = 200, body = [ApiTokenInfo]), SignedInErrors), tag = "auth")]
 pub async fn list_tokens(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
     Ok(Json(tokens::list(&s, &caller).await?))
 }
@@ -161,13 +160,7 @@ pub struct Revoked {
 
 /// `DELETE /admin/api-tokens/{id}` (admins).
 #[utoipa::path(delete, path = "/admin/api-tokens/{id}", params(("id" = i64, Path,)),
-    responses(
-        (status = 200, body = Revoked),
-        (status = 400, body = ErrorBody, description = "the id is not a number"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-    ),
+    responses((status = 200, body = Revoked), ByIdErrors),
     tag = "auth")]
 pub async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
     tokens::revoke(&s, &caller, id).await?;
@@ -176,15 +169,7 @@ pub async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(
 
 /// `POST /admin/users` (super admins).
 #[utoipa::path(post, path = "/admin/users", request_body = NewUser,
-    responses(
-        (status = 200, body = UserInfo, description = "the new user"),
-        (status = 400, body = ErrorBody, description = "malformed body, bad username, role or password"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody, description = "unknown project"),
-        (status = 409, body = ErrorBody, description = "the username exists"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = UserInfo, description = "the new user"), CreateErrors),
     tag = "users")]
 pub async fn create_user(State(s): State<Arc<Access>>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
     Ok(Json(users::create_user(&s, &caller, &body).await?))
@@ -192,22 +177,14 @@ pub async fn create_user(State(s): State<Arc<Access>>, caller: Caller, ApiJson(b
 
 /// `GET /admin/users`: every user with role, projects administered and state (super admins).
 #[utoipa::path(get, path = "/admin/users",
-    responses((status = 200, body = [UserAdminInfo]), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)), tag = "users")]
+    responses((status = 200, body = [UserAdminInfo]), SignedInErrors), tag = "users")]
 pub async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
     Ok(Json(users::list(&s, &caller).await?))
 }
 
 /// `PUT /admin/users/{id}`: role and project-admin rights (super admins).
 #[utoipa::path(put, path = "/admin/users/{id}", params(("id" = i64, Path,)), request_body = UserUpdate,
-    responses(
-        (status = 200, body = UserAdminInfo),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "the change would leave no active super admin"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
 pub async fn update_user(
     State(s): State<Arc<Access>>,
@@ -220,14 +197,7 @@ pub async fn update_user(
 
 /// `POST /admin/users/{id}/deactivate` (super admins; not themself, not the last super admin).
 #[utoipa::path(post, path = "/admin/users/{id}/deactivate", params(("id" = i64, Path,)),
-    responses(
-        (status = 200, body = UserAdminInfo),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody),
-    ),
+    responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
 pub async fn deactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, false).await?))
@@ -235,14 +205,7 @@ pub async fn deactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPa
 
 /// `POST /admin/users/{id}/reactivate` (super admins).
 #[utoipa::path(post, path = "/admin/users/{id}/reactivate", params(("id" = i64, Path,)),
-    responses(
-        (status = 200, body = UserAdminInfo),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody),
-    ),
+    responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
 pub async fn reactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, true).await?))
@@ -257,14 +220,7 @@ pub struct PasswordSetResult {
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
 #[utoipa::path(post, path = "/admin/users/{id}/password", params(("id" = i64, Path,)), request_body = PasswordSet,
-    responses(
-        (status = 200, body = PasswordSetResult, description = "the password is set"),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = PasswordSetResult, description = "the password is set"), ByIdErrors),
     tag = "users")]
 pub async fn set_user_password(
     State(s): State<Arc<Access>>,
@@ -285,13 +241,7 @@ pub struct PasswordChanged {
 
 /// `POST /auth/password`: the logged-in user changes their own password (current and new).
 #[utoipa::path(post, path = "/auth/password", request_body = PasswordChange,
-    responses(
-        (status = 200, body = PasswordChanged, description = "the password is changed"),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody, description = "not logged in, or the current password is wrong"),
-        (status = 403, body = ErrorBody, description = "an API token has no password"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = PasswordChanged, description = "the password is changed"), PasswordChangeErrors),
     tag = "auth")]
 pub async fn change_password(
     State(s): State<Arc<Access>>,

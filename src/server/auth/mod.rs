@@ -179,7 +179,10 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let (ip, user_agent) = client_of(parts);
         let access = Arc::<Access>::from_ref(state);
-        if let Some(token) = bearer_token(&parts.headers) {
+        // Credentials presented are the credentials: an Authorization header that is not a valid API token is refused,
+        // even beside a valid session cookie.
+        if parts.headers.contains_key(header::AUTHORIZATION) {
+            let token = bearer_token(&parts.headers).ok_or(AppError::Unauthenticated)?;
             let principal = access.tokens.principal_for_token(&access.db, token).await?.ok_or(AppError::Unauthenticated)?;
             return Ok(Caller { principal, ip, user_agent });
         }

@@ -18,7 +18,7 @@ pub async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[i64]
     let known = store::existing_projects(&s.db, project_ids).await?;
     for p in project_ids {
         if !known.contains(p) {
-            return Err(AppError::validation(format!("ไม่พบโครงการ '{p}'"), format!("unknown projectId or projectCode: '{p}'")));
+            return Err(AppError::not_found(format!("โครงการ '{p}'"), format!("unknown projectId: '{p}'")));
         }
         if admin.role != Role::SuperAdmin {
             caller.require_project_admin(*p)?;

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use crate::contract::users::{MAX_PASSWORD_BYTES, MIN_PASSWORD_CHARS};
+use crate::contract::users::{MAX_PASSWORD_BYTES, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 use crate::contract::{NewUser, Role, UserAdminInfo, UserInfo, UserUpdate};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{password, store, Access, Caller};
@@ -55,16 +55,17 @@ fn parse_role(role: &str) -> Result<Role, AppError> {
 
 /// A new password: at least [`MIN_PASSWORD_CHARS`] characters, at most what login reads.
 pub fn check_password(password: &str) -> Result<(), AppError> {
-    if password.chars().count() < MIN_PASSWORD_CHARS {
+    let chars = password.chars().count();
+    if chars > MAX_PASSWORD_CHARS {
+        return Err(AppError::validation(
+            format!("รหัสผ่านยาวเกิน {MAX_PASSWORD_CHARS} ตัวอักษร"),
+            format!("password longer than {MAX_PASSWORD_CHARS} characters"),
+        ));
+    }
+    if chars < MIN_PASSWORD_CHARS {
         return Err(AppError::validation(
             format!("รหัสผ่านต้องมีอย่างน้อย {MIN_PASSWORD_CHARS} ตัวอักษร"),
             format!("password must have at least {MIN_PASSWORD_CHARS} characters"),
-        ));
-    }
-    if password.len() > MAX_PASSWORD_BYTES {
-        return Err(AppError::validation(
-            format!("รหัสผ่านยาวเกิน {MAX_PASSWORD_BYTES} ไบต์"),
-            format!("password longer than {MAX_PASSWORD_BYTES} bytes"),
         ));
     }
     Ok(())
@@ -135,7 +136,7 @@ pub async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, p
 /// `POST /admin/users`: creates a user with the projects they administer (super admins).
 pub async fn create_user(s: &Access, caller: &Caller, new: &NewUser) -> Result<UserInfo, AppError> {
     caller.require_super_admin()?;
-    let validated = Validated::new(&new.username, new.display_name.as_deref(), &new.password, &new.role)?;
+    let validated = Validated::new(&new.username, new.display_name.as_deref(), &new.password, new.role.as_str())?;
     let id = create_user_as(&s.db, &caller.audit_base(s.clock.now_ms()), &validated, &new.admin_project_ids).await?;
     store::user_by_id(&s.db, id).await?.ok_or_else(|| AppError::internal("user vanished"))
 }
@@ -162,7 +163,7 @@ fn last_super_admin(username: &str) -> AppError {
 /// role; the last active super admin cannot lose it.
 pub async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
-    let role = parse_role(&change.role)?;
+    let role = change.role;
     if me.id == id && role != Role::SuperAdmin {
         return Err(AppError::validation("เปลี่ยนบทบาทของตนเองไม่ได้ ให้ผู้ดูแลระบบสูงสุดคนอื่นเปลี่ยนให้", "a super admin cannot change their own role"));
     }
@@ -259,7 +260,7 @@ pub async fn change_own_password(s: &Access, caller: &Caller, current: &str, new
     check_password(new)?;
     let stored = store::credentials_by_username(&s.db, &user.username).await?.ok_or(AppError::Unauthenticated)?;
     if current.len() > MAX_PASSWORD_BYTES || !password::verify(current.to_string(), stored.1).await {
-        return Err(AppError::validation("รหัสผ่านปัจจุบันไม่ถูกต้อง", "the current password is wrong"));
+        return Err(AppError::WrongCurrentPassword);
     }
     if current == new {
         return Err(AppError::validation("รหัสผ่านใหม่ต้องต่างจากรหัสผ่านปัจจุบัน", "the new password equals the current one"));

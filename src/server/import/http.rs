@@ -12,7 +12,7 @@ use utoipa_axum::routes;
 use super::{RowInput, MAX_BYTES};
 use crate::contract::import::{ImportFormat, ImportReport};
 use crate::server::auth::Caller;
-use crate::server::error::{body_text, report_response, ApiQuery, AppError, ErrorBody, ImportRejected};
+use crate::server::error::{body_text, report_response, ApiQuery, AppError, ImportErrors, ImportRejected};
 use crate::server::numbering::Engine;
 
 /// The bulk import route (under `/api/v1`); it reads its body with its own, larger limit.
@@ -27,18 +27,27 @@ where
 
 /// The JSON body of a bulk import, for the OpenAPI document (the handler reads the text itself, leniently:
 /// numbers may be JSON numbers or text).
-#[derive(Deserialize, ToSchema)]
-#[serde(untagged)]
-pub enum ImportBody {
-    /// `[row, …]`
-    Rows(Vec<RowInput>),
-    /// `{"reason"?, "rows": [row, …]}`
-    Document {
-        /// Recorded in every audit row.
-        reason: Option<String>,
-        rows: Vec<RowInput>,
-    },
+pub struct ImportBody;
+
+/// `[row, …]` or `{"reason"?, "rows": [row, …]}`, 1–10,000 rows (`import::read_json` reads it).
+impl utoipa::PartialSchema for ImportBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder};
+        let rows = || ArrayBuilder::new().items(RowInput::schema()).min_items(Some(1)).max_items(Some(super::MAX_ROWS));
+        OneOfBuilder::new()
+            .item(rows())
+            .item(
+                ObjectBuilder::new()
+                    .property("reason", crate::contract::lenient::schema::optional_reason())
+                    .description(Some("recorded in every audit row"))
+                    .property("rows", rows())
+                    .required("rows")
+                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+            )
+            .into()
+    }
 }
+impl ToSchema for ImportBody {}
 
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -50,6 +59,7 @@ pub struct ImportQuery {
     #[param(value_type = Option<String>, pattern = "^(json|csv)$")]
     pub format: Option<ImportFormat>,
     /// The reason recorded in every audit row (JSON bodies may carry `reason` too).
+    #[param(schema_with = crate::contract::lenient::schema::optional_reason)]
     pub reason: Option<String>,
 }
 
@@ -63,9 +73,7 @@ pub struct ImportQuery {
     responses(
         (status = 200, body = ImportReport, description = "the report; applied = true when the rows were written (all or nothing)"),
         (status = 400, body = ImportRejected, description = "malformed text, or (when applying) a row is refused: the §6 error body plus `report` with every row; nothing was changed"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not a super admin (NB007)"),
-        (status = 413, body = ErrorBody),
+        ImportErrors,
     ),
     tag = "numbering")]
 pub async fn import(
@@ -78,12 +86,13 @@ pub async fn import(
     if caller.require_super_admin().is_err() {
         return Err(AppError::ManualOverrideNotAllowed);
     }
-    let is_csv = request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.trim_start().to_ascii_lowercase().starts_with("text/csv"));
-    let format = q.format.unwrap_or(if is_csv { ImportFormat::Csv } else { ImportFormat::Json });
+    // the media type says what the text is (as the OpenAPI document does); `format` is for a body sent without one
+    let media = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|ct| ct.trim_start().to_ascii_lowercase());
+    let format = match media.as_deref() {
+        Some(ct) if ct.starts_with("text/csv") => ImportFormat::Csv,
+        Some(ct) if ct.starts_with("application/json") => ImportFormat::Json,
+        _ => q.format.unwrap_or(ImportFormat::Json),
+    };
     let text = body_text(request, MAX_BYTES).await?;
     let dry_run = q.dry_run.unwrap_or(false);
     let report = super::bulk_import(&s, &caller, &text, format, q.reason.as_deref(), dry_run).await?;

@@ -58,29 +58,47 @@ pub const COLUMNS: &[&str] = &[
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RowInput {
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub project_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub correspondence_type_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub document_number: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub document_id: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub originator_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub recipient_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub sub_type_number: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub rfa_type_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub discipline_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub year: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub month: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
     pub value: Option<String>,
+}
+
+/// A cell of a row: text or a number (read as its text); blank or null = empty.
+fn text_or_number_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new().schema_type(SchemaType::from_iter([Type::String, Type::Number, Type::Null])).into()
 }
 
 fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -130,13 +148,22 @@ pub fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError>
         _ => return Err(shape()),
     };
     check_count(rows.len())?;
+    // a row that is not a row (the OpenAPI document's `RowInput`) refuses the whole text, naming it; what a well-formed
+    // row asks for is checked row by row, into the report
     let rows = rows
         .into_iter()
-        .map(|v| {
-            serde_json::from_value::<RowInput>(v)
-                .map_err(|e| AppError::validation(format!("ข้อมูลในแถวไม่ตรงตามรูปแบบ ({})", clip(&e.to_string())), format!("invalid row: {e}")))
+        .enumerate()
+        .map(|(i, v)| {
+            // an object: serde would also take a row written as an array of its fields in order
+            let v = if v.is_object() { v } else { Value::String(format!("a row is an object, not {v}")) };
+            serde_json::from_value::<RowInput>(v).map(Ok).map_err(|e| {
+                AppError::validation(
+                    format!("แถวที่ {}: ข้อมูลไม่ตรงตามรูปแบบ ({})", i + 1, clip(&e.to_string())),
+                    format!("row {}: invalid row: {e}", i + 1),
+                )
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     Ok((rows, reason))
 }
 
@@ -249,7 +276,12 @@ async fn bulk_import_unlogged(
         ImportFormat::Json => read_json(text)?,
         ImportFormat::Csv => (read_csv(text)?, None),
     };
-    let reason = reason.map(str::trim).filter(|r| !r.is_empty()).map(str::to_string).or(doc_reason).unwrap_or_else(|| DEFAULT_REASON.to_string());
+    let reason = reason
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_string)
+        .or(doc_reason.filter(|r| !r.trim().is_empty()))
+        .unwrap_or_else(|| DEFAULT_REASON.to_string());
     let reason = admin_ops::check_reason(&reason)?;
     let snapshot = s.reference.get().await?;
     let planned: Vec<Result<Planned, AppError>> = rows.into_iter().map(|r| r.and_then(|r| plan(&snapshot, r, s.clock.now()))).collect();

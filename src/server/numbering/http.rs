@@ -2,15 +2,15 @@
 
 use axum::extract::State;
 use axum::Json;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::Numbering;
-use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, AppError, ErrorBody};
+use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiJson, ApiPath, AppError};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -24,39 +24,38 @@ where
     OpenApiRouter::new().routes(routes!(preview)).routes(routes!(reserve)).routes(routes!(confirm)).routes(routes!(cancel)).routes(routes!(generate))
 }
 
+error_set!(
+    /// Preview, reserve, generate: the parts may be unknown, the template unusable, the counter full or busy.
+    pub NumberErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, ConfigNotFound, InvalidFormat, SequenceExhausted, DuplicateNumber, VersionConflict, WfInvalidTransition, RateLimited, LockTimeout
+);
+error_set!(
+    /// Confirm, cancel: the reservation may be unknown, another caller's, or past the state the action needs.
+    pub ReservationErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, AlreadyConfirmed, ReservationCancelled, ReservationExpired, DuplicateNumber, VersionConflict, WfInvalidTransition, RateLimited,
+        LockTimeout
+);
+
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfirmBody {
+    #[schema(schema_with = crate::contract::lenient::schema::reservation_token)]
     pub token: String,
+    #[schema(schema_with = crate::contract::lenient::schema::document_id)]
     pub document_id: String,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CancelBody {
+    #[schema(schema_with = crate::contract::lenient::schema::reservation_token)]
     pub token: String,
+    #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
     pub reason: Option<String>,
 }
 
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct GenerateResult {
-    pub document_number: String,
-    pub generated_at: DateTime<Utc>,
-}
-
 #[utoipa::path(post, path = "/document-numbering/preview", request_body = NumberRequest,
-    responses(
-        (status = 200, body = PreviewResult),
-        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
-        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
-        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+    responses((status = 200, body = PreviewResult), NumberErrors),
     tag = "numbering")]
 pub async fn preview(
     State(s): State<std::sync::Arc<Numbering>>,
@@ -67,17 +66,7 @@ pub async fn preview(
 }
 
 #[utoipa::path(post, path = "/document-numbering/reserve", request_body = NumberRequest,
-    responses(
-        (status = 200, body = ReservationResult),
-        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
-        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
-        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+    responses((status = 200, body = ReservationResult), NumberErrors),
     tag = "numbering")]
 pub async fn reserve(
     State(s): State<std::sync::Arc<Numbering>>,
@@ -88,18 +77,7 @@ pub async fn reserve(
 }
 
 #[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody,
-    responses(
-        (status = 200, body = StatusResult),
-        (status = 400, body = ErrorBody, description = "malformed body"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the reservation is another caller's"),
-        (status = 404, body = ErrorBody, description = "unknown token"),
-        (status = 409, body = ErrorBody, description = "the reservation is no longer RESERVED"),
-        (status = 410, body = ErrorBody, description = "NB004 reservation expired"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+    responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
 pub async fn confirm(
     State(s): State<std::sync::Arc<Numbering>>,
@@ -110,18 +88,7 @@ pub async fn confirm(
 }
 
 #[utoipa::path(post, path = "/document-numbering/cancel", request_body = CancelBody,
-    responses(
-        (status = 200, body = StatusResult),
-        (status = 400, body = ErrorBody, description = "malformed body"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the reservation is another caller's"),
-        (status = 404, body = ErrorBody, description = "unknown token"),
-        (status = 409, body = ErrorBody, description = "the reservation is no longer RESERVED"),
-        (status = 410, body = ErrorBody, description = "NB004 reservation expired"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+    responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
 pub async fn cancel(
     State(s): State<std::sync::Arc<Numbering>>,
@@ -132,18 +99,9 @@ pub async fn cancel(
 }
 
 #[utoipa::path(post, path = "/documents/{documentId}/generate-number", request_body = NumberRequest,
-    params(("documentId" = String, Path, description = "the DMS document id")),
-    responses(
-        (status = 200, body = GenerateResult),
-        (status = 400, body = ErrorBody, description = "malformed body, a missing or unknown part, a bad year (NB006 for a template that cannot be formatted)"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "the token or user may not number this project"),
-        (status = 404, body = ErrorBody, description = "an unknown project, type, organization … (NB001: no template)"),
-        (status = 409, body = ErrorBody, description = "NB002 sequence exhausted, NB005 duplicate, or a version conflict after retries"),
-        (status = 413, body = ErrorBody),
-        (status = 429, body = ErrorBody, description = "rate limited (Retry-After)"),
-        (status = 503, body = ErrorBody, description = "NB003 lock timeout (Retry-After)"),
-    ),
+    params(("documentId" = String, Path, description = "the DMS document id: 1–100 characters (trimmed), no control characters",
+        pattern = r"^[^\S\x1c-\x1f]*[^\s\x00-\x1f\x7f-\x9f]([^\x00-\x1f\x7f-\x9f]{0,98}[^\s\x00-\x1f\x7f-\x9f])?[^\S\x1c-\x1f]*$")),
+    responses((status = 200, body = GenerateResult), NumberErrors),
     tag = "numbering")]
 pub async fn generate(
     State(s): State<std::sync::Arc<Numbering>>,
@@ -151,6 +109,5 @@ pub async fn generate(
     ApiPath(document_id): ApiPath<String>,
     ApiJson(req): ApiJson<NumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
-    let (document_number, generated_at) = super::generate(&s, &caller, &document_id, &req).await?;
-    Ok(Json(GenerateResult { document_number, generated_at }))
+    Ok(Json(super::generate(&s, &caller, &document_id, &req).await?))
 }

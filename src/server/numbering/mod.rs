@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use crate::contract::{NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::numbering::{
     bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
 };
@@ -33,7 +33,7 @@ use crate::server::metrics;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
 
-use counter_tx::Lifecycle;
+use counter_tx::{Lifecycle, State};
 use queue::{JobKind, Outcome, Queues};
 
 /// A numbering request with every part resolved, its template chosen and its counter key computed. It travels
@@ -365,10 +365,12 @@ impl Engine {
             let key = r.key.clone();
             let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: self.config.reservation_ttl.as_millis() as i64, document_id: None };
             match self.queues.submit(key, kind, caller.clone()).await? {
-                Outcome::Issued { number, sequence, token, expires_at, .. } => {
+                Outcome::Issued { number, sequence, token, expires_at, created_at } => {
                     let expires_at = expires_at.unwrap_or_default();
+                    let token = token.unwrap_or_default();
                     Ok(ReservationResult {
-                        token: token.unwrap_or_default(),
+                        workflow: Some(self.lifecycle.context(&token, State::Reserved, created_at, caller)),
+                        token,
                         document_number: number,
                         sequence: sequence as u64,
                         expires_at: ms_to_datetime(expires_at),
@@ -384,14 +386,19 @@ impl Engine {
     }
 
     /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
-    pub async fn generate(&self, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
+    pub async fn generate(&self, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<GenerateResult, AppError> {
         let result = async {
             let document_id = check_document_id(document_id)?;
             let r = self.resolve_for(caller, req).await?;
             let key = r.key.clone();
             let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: 0, document_id: Some(document_id) };
             match self.queues.submit(key, kind, caller.clone()).await? {
-                Outcome::Issued { number, created_at, .. } => Ok((number, ms_to_datetime(created_at))),
+                // no reservation: the number names its own instance
+                Outcome::Issued { number, created_at, .. } => Ok(GenerateResult {
+                    workflow: Some(self.lifecycle.context(&number, State::Confirmed, created_at, caller)),
+                    document_number: number,
+                    generated_at: ms_to_datetime(created_at),
+                }),
                 Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
             }
         }
@@ -408,7 +415,7 @@ impl Engine {
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
-            self.status_job(key, JobKind::Confirm { token, document_id }, caller).await
+            self.status_job(key, JobKind::Confirm { token: token.clone(), document_id }, caller, &token).await
         }
         .await;
         let project = self.project_of_token(project, token, &result).await;
@@ -429,7 +436,7 @@ impl Engine {
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
-            self.status_job(key, JobKind::Cancel { token, reason, expiry: false }, caller).await
+            self.status_job(key, JobKind::Cancel { token: token.clone(), reason, expiry: false }, caller, &token).await
         }
         .await;
         let project = self.project_of_token(project, token, &result).await;
@@ -467,9 +474,11 @@ impl Engine {
         store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| counter_tx::plan::reservation_not_found(token))
     }
 
-    async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller) -> Result<StatusResult, AppError> {
+    async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller, token: &str) -> Result<StatusResult, AppError> {
         match self.queues.submit(key, kind, caller.clone()).await? {
-            Outcome::Status { number, status, .. } => Ok(StatusResult { document_number: number, status }),
+            Outcome::Status { number, status, state, at, .. } => {
+                Ok(StatusResult { document_number: number, status, workflow: Some(self.lifecycle.context(token, state, at, caller)) })
+            }
             Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
         }
     }
@@ -518,7 +527,7 @@ pub async fn cancel(state: &Numbering, caller: &Caller, token: &str, reason: Opt
 }
 
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
-pub async fn generate(state: &Numbering, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<(String, DateTime<Utc>), AppError> {
+pub async fn generate(state: &Numbering, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<GenerateResult, AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
     let result = state.engine.generate(caller, document_id, req).await;
@@ -543,8 +552,11 @@ async fn type_label(s: &Numbering, req: &NumberRequest) -> String {
     }
 }
 
+/// A reservation token as `reserve` answers it: a UUID in its hyphenated form (what the OpenAPI document's pattern
+/// says), any case.
 fn check_token(token: &str) -> Result<String, AppError> {
-    uuid::Uuid::parse_str(token.trim()).map(|u| u.to_string()).map_err(|_| {
+    let hyphenated = token.len() == 36;
+    uuid::Uuid::try_parse(token).ok().filter(|_| hyphenated).map(|u| u.to_string()).ok_or_else(|| {
         AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>()))
     })
 }

@@ -2,9 +2,7 @@
 
 use axum::extract::State;
 use axum::Json;
-use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, Schema};
-use utoipa::openapi::RefOr;
-use utoipa::{IntoParams, PartialSchema, ToSchema};
+use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -12,80 +10,133 @@ use crate::contract::import::{CodeNameInput, OrganizationInput, ProjectInput, Su
 use crate::contract::{OrgItem, ProjectItem, RefItem, SubTypeItem};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
-use crate::server::error::{ApiPath, AppError, ErrorBody};
+use crate::server::error::{error_set, SignedInErrors, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiPath, AppError, ImportErrors};
 use crate::server::reference::Catalog;
 
-/// The reference-data routes (under `/api/v1`). The import reads its body with its own, larger limit.
+error_set!(
+    /// Saving a reference item: a code taken or changed, an unknown code named in the item.
+    pub ReferenceSaveErrors: FAILURES, SIGNED_IN, INPUT; NotFound, AlreadyExists, CodeImmutable, VersionConflict
+);
+
+/// The reference-data routes (under `/api/v1`): each kind on its own path, so that the OpenAPI document names the
+/// shape of its items. The import reads its body with its own, larger limit.
 pub fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
     std::sync::Arc<Catalog>: axum::extract::FromRef<S>,
 {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(import)).routes(routes!(update))
+    OpenApiRouter::new()
+        .routes(routes!(list_projects, create_project))
+        .routes(routes!(update_project))
+        .routes(routes!(list_organizations, create_organization))
+        .routes(routes!(update_organization))
+        .routes(routes!(list_correspondence_types, create_correspondence_type))
+        .routes(routes!(update_correspondence_type))
+        .routes(routes!(list_sub_types, create_sub_type))
+        .routes(routes!(update_sub_type))
+        .routes(routes!(list_rfa_types, create_rfa_type))
+        .routes(routes!(update_rfa_type))
+        .routes(routes!(list_disciplines, create_discipline))
+        .routes(routes!(update_discipline))
+        .routes(routes!(import))
 }
 
-/// The list of one kind: projects, organizations, sub-types, or (the other kinds) code-and-name items.
-pub struct ReferenceList;
+/// The three operations of one kind of reference data: list it (any signed-in caller), create an item and edit one
+/// (super admins; 409 when the code exists, CODE_IMMUTABLE when an edit would change it).
+macro_rules! reference_kind {
+    ($kind:tt, $path:tt, $item_path:tt, $list:ident, $create:ident, $update:ident, $item:ident, $input:ident) => {
+        #[utoipa::path(get, path = $path, responses((status = 200, body = [$item]), SignedInErrors), tag = "reference")]
+        pub async fn $list(State(s): State<std::sync::Arc<Catalog>>, caller: Caller) -> Result<Json<serde_json::Value>, AppError> {
+            Ok(Json(super::list_for(&s, &caller, $kind).await?))
+        }
 
-impl PartialSchema for ReferenceList {
-    fn schema() -> RefOr<Schema> {
-        AnyOfBuilder::new()
-            .item(ArrayBuilder::new().items(ProjectItem::schema()))
-            .item(ArrayBuilder::new().items(OrgItem::schema()))
-            .item(ArrayBuilder::new().items(SubTypeItem::schema()))
-            .item(ArrayBuilder::new().items(RefItem::schema()))
-            .description(Some("projects | organizations | sub-types | the others (correspondence-types, rfa-types, disciplines)"))
-            .into()
-    }
-}
-impl ToSchema for ReferenceList {}
+        #[utoipa::path(post, path = $path, request_body = $input, responses((status = 200, body = SavedItem), ReferenceSaveErrors), tag = "reference")]
+        pub async fn $create(
+            State(s): State<std::sync::Arc<Catalog>>,
+            caller: Caller,
+            ApiJson(body): ApiJson<serde_json::Value>,
+        ) -> Result<Json<SavedItem>, AppError> {
+            let (id, action) = admin::save_json(&s, &caller, $kind, None, body).await?;
+            Ok(Json(SavedItem { id, action: action.into() }))
+        }
 
-/// One reference item to create or edit; which shape depends on `{kind}`.
-pub struct ReferenceItemInput;
-
-impl PartialSchema for ReferenceItemInput {
-    fn schema() -> RefOr<Schema> {
-        AnyOfBuilder::new()
-            .item(ProjectInput::schema())
-            .item(OrganizationInput::schema())
-            .item(SubTypeInput::schema())
-            .item(CodeNameInput::schema())
-            .description(Some(
-                "projects {code, name, active?, members?: [org code]}; organizations {code, name, role}; \
-                 sub-types {correspondenceTypeCode, subTypeNumber, code, name}; the others {code, name}",
-            ))
-            .into()
-    }
-}
-impl ToSchema for ReferenceItemInput {}
-
-/// The `{kind}` of a path.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-#[allow(dead_code)]
-pub struct KindParam {
-    /// projects | organizations | correspondence-types | sub-types | rfa-types | disciplines
-    #[param(inline)]
-    kind: super::store::Kind,
+        #[utoipa::path(put, path = $item_path, params(("id" = i64, Path,)),
+            request_body(content = $input, description = "the whole item, as for create"),
+            responses((status = 200, body = SavedItem), ReferenceSaveErrors), tag = "reference")]
+        pub async fn $update(
+            State(s): State<std::sync::Arc<Catalog>>,
+            caller: Caller,
+            ApiPath(id): ApiPath<i64>,
+            ApiJson(body): ApiJson<serde_json::Value>,
+        ) -> Result<Json<SavedItem>, AppError> {
+            let (id, action) = admin::save_json(&s, &caller, $kind, Some(id), body).await?;
+            Ok(Json(SavedItem { id, action: action.into() }))
+        }
+    };
 }
 
-/// `GET /api/v1/reference/{kind}` for projects, organizations, correspondence-types, sub-types, rfa-types, disciplines.
-#[utoipa::path(get, path = "/reference/{kind}", operation_id = "list_reference", params(KindParam),
-    responses(
-        (status = 200, body = ReferenceList, description = "the list"),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody, description = "no such kind"),
-    ),
-    tag = "reference")]
-pub async fn list(
-    State(s): State<std::sync::Arc<Catalog>>,
-    caller: Caller,
-    ApiPath(kind): ApiPath<String>,
-) -> Result<Json<serde_json::Value>, AppError> {
-    Ok(Json(super::list_for(&s, &caller, &kind).await?))
-}
+reference_kind!(
+    "projects",
+    "/reference/projects",
+    "/reference/projects/{id}",
+    list_projects,
+    create_project,
+    update_project,
+    ProjectItem,
+    ProjectInput
+);
+reference_kind!(
+    "organizations",
+    "/reference/organizations",
+    "/reference/organizations/{id}",
+    list_organizations,
+    create_organization,
+    update_organization,
+    OrgItem,
+    OrganizationInput
+);
+reference_kind!(
+    "correspondence-types",
+    "/reference/correspondence-types",
+    "/reference/correspondence-types/{id}",
+    list_correspondence_types,
+    create_correspondence_type,
+    update_correspondence_type,
+    RefItem,
+    CodeNameInput
+);
+reference_kind!(
+    "sub-types",
+    "/reference/sub-types",
+    "/reference/sub-types/{id}",
+    list_sub_types,
+    create_sub_type,
+    update_sub_type,
+    SubTypeItem,
+    SubTypeInput
+);
+reference_kind!(
+    "rfa-types",
+    "/reference/rfa-types",
+    "/reference/rfa-types/{id}",
+    list_rfa_types,
+    create_rfa_type,
+    update_rfa_type,
+    RefItem,
+    CodeNameInput
+);
+reference_kind!(
+    "disciplines",
+    "/reference/disciplines",
+    "/reference/disciplines/{id}",
+    list_disciplines,
+    create_discipline,
+    update_discipline,
+    RefItem,
+    CodeNameInput
+);
 
 // ---- reference-data admin (super admins): create, edit, JSON import ----
 
@@ -97,6 +148,20 @@ use super::admin;
 use crate::contract::import::{ImportReport, ReferenceDocument};
 use crate::server::error::{ApiJson, ApiQuery};
 
+/// A reference document as the import takes it: at least one item in some section.
+pub struct ReferenceImport;
+impl utoipa::PartialSchema for ReferenceImport {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ArrayBuilder, ObjectBuilder};
+        let mut some_section = AnyOfBuilder::new();
+        for section in ["organizations", "correspondenceTypes", "subTypes", "rfaTypes", "disciplines", "projects"] {
+            some_section = some_section.item(ObjectBuilder::new().property(section, ArrayBuilder::new().min_items(Some(1))).required(section));
+        }
+        AllOfBuilder::new().item(<ReferenceDocument as utoipa::PartialSchema>::schema()).item(some_section).into()
+    }
+}
+impl utoipa::ToSchema for ReferenceImport {}
+
 /// What a create or edit did.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -104,51 +169,6 @@ pub struct SavedItem {
     pub id: i64,
     /// CREATE, UPDATE or UNCHANGED
     pub action: String,
-}
-
-/// `POST /api/v1/reference/{kind}`: create one item (409 when the code exists).
-#[utoipa::path(post, path = "/reference/{kind}", operation_id = "create_reference_item", params(KindParam), request_body = ReferenceItemInput,
-    responses(
-        (status = 200, body = SavedItem),
-        (status = 400, body = ErrorBody, description = "malformed body, invalid code or name"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not a super admin"),
-        (status = 404, body = ErrorBody, description = "no such kind, or an unknown code named in the item"),
-        (status = 409, body = ErrorBody, description = "the code exists"),
-        (status = 413, body = ErrorBody),
-    ),
-    tag = "reference")]
-pub async fn create(
-    State(s): State<std::sync::Arc<Catalog>>,
-    caller: Caller,
-    ApiPath(kind): ApiPath<String>,
-    ApiJson(body): ApiJson<serde_json::Value>,
-) -> Result<Json<SavedItem>, AppError> {
-    let (id, action) = admin::save_json(&s, &caller, &kind, None, body).await?;
-    Ok(Json(SavedItem { id, action: action.into() }))
-}
-
-/// `PUT /api/v1/reference/{kind}/{id}`: edit one item; its code stays (409 CODE_IMMUTABLE otherwise).
-#[utoipa::path(put, path = "/reference/{kind}/{id}", operation_id = "update_reference_item", params(KindParam, ("id" = i64, Path,)),
-    request_body(content = ReferenceItemInput, description = "the whole item, as for create; a project with active=false is deactivated"),
-    responses(
-        (status = 200, body = SavedItem),
-        (status = 400, body = ErrorBody, description = "malformed body, invalid code or name"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody, description = "not a super admin"),
-        (status = 404, body = ErrorBody, description = "no such kind or item"),
-        (status = 409, body = ErrorBody, description = "the code is another item's, or would change (CODE_IMMUTABLE)"),
-        (status = 413, body = ErrorBody),
-    ),
-    tag = "reference")]
-pub async fn update(
-    State(s): State<std::sync::Arc<Catalog>>,
-    caller: Caller,
-    ApiPath((kind, id)): ApiPath<(String, i64)>,
-    ApiJson(body): ApiJson<serde_json::Value>,
-) -> Result<Json<SavedItem>, AppError> {
-    let (id, action) = admin::save_json(&s, &caller, &kind, Some(id), body).await?;
-    Ok(Json(SavedItem { id, action: action.into() }))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -161,13 +181,11 @@ pub struct ImportQuery {
 
 /// `POST /api/v1/reference/import?dryRun=true`: a whole reference document, upserted by code, all or nothing.
 #[utoipa::path(post, path = "/reference/import", operation_id = "import_reference_data", params(ImportQuery),
-    request_body(content = ReferenceDocument, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (each optional); at most 10,000 items and 1 MiB"),
+    request_body(content = ReferenceImport, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (each optional); at most 10,000 items and 1 MiB"),
     responses(
         (status = 200, body = ImportReport, description = "the per-item report; applied = true when written"),
         (status = 400, body = crate::server::error::ImportRejected, description = "malformed document, or (when applying) an item is refused: the §6 body plus `report`; nothing was changed"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 413, body = ErrorBody),
+        ImportErrors,
     ),
     tag = "reference")]
 pub async fn import(

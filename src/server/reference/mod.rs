@@ -178,7 +178,8 @@ impl Part {
     pub fn unknown(&self, value: &str) -> AppError {
         let (th, en) = self.names();
         let value: String = value.chars().take(60).collect(); // never echo an oversize input back
-        AppError::validation(format!("ไม่พบ{th} '{value}'"), format!("unknown {en}: '{value}'"))
+                                                              // well formed, but nothing of that id or code: not found (404), as an unknown id in a path is
+        AppError::not_found(format!("{th} '{value}'"), format!("unknown {en}: '{value}'"))
     }
 }
 

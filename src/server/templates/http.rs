@@ -11,7 +11,14 @@ use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
-use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ErrorBody};
+use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
+
+error_set!(
+    /// Saving a template (create, update, roll back): an invalid template, an unacknowledged change of counter key,
+    /// a change by someone else meanwhile.
+    pub TemplateSaveErrors: FAILURES, SIGNED_IN, INPUT; NotFound, InvalidFormat, KeyChangeNotAcknowledged, VersionConflict, AlreadyExists
+);
 use crate::server::reference::Catalog;
 use crate::server::templates;
 
@@ -33,7 +40,7 @@ pub struct ListQuery {
 }
 
 #[utoipa::path(get, path = "/document-numbering/configs", operation_id = "list_configs", params(ListQuery),
-    responses((status = 200, body = [TemplateConfig]), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+    responses((status = 200, body = [TemplateConfig]), QueryErrors),
     tag = "templates")]
 pub async fn list(
     State(s): State<std::sync::Arc<Catalog>>,
@@ -44,7 +51,7 @@ pub async fn list(
 }
 
 #[utoipa::path(get, path = "/document-numbering/configs/{id}", operation_id = "get_config", params(("id" = i64, Path,)),
-    responses((status = 200, body = TemplateConfig), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, body = TemplateConfig), ByIdErrors),
     tag = "templates")]
 pub async fn get(State(s): State<std::sync::Arc<Catalog>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
     Ok(Json(templates::current(&s.db, &caller, id).await?.to_config()))
@@ -53,11 +60,27 @@ pub async fn get(State(s): State<std::sync::Arc<Catalog>>, caller: Caller, ApiPa
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SaveBody {
-    /// Only for POST (create or replace by project and type).
+    /// Not read: the configuration's own (kept for the bodies that carried them).
     pub project_id: Option<i64>,
     pub correspondence_type_id: Option<i64>,
     pub template: String,
     pub reset_scope: ResetScope,
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
+    pub reason: String,
+    /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
+    #[serde(default)]
+    pub acknowledge_key_change: bool,
+}
+
+/// The template of a project and type (none: the project's default), created or replaced by a new version.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewConfigBody {
+    pub project_id: i64,
+    pub correspondence_type_id: Option<i64>,
+    pub template: String,
+    pub reset_scope: ResetScope,
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
     pub reason: String,
     /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
     #[serde(default)]
@@ -65,38 +88,21 @@ pub struct SaveBody {
 }
 
 /// `POST /configs`: a new version of the template of (projectId, correspondenceTypeId or the project default).
-#[utoipa::path(post, path = "/document-numbering/configs", operation_id = "create_config", request_body = SaveBody,
-    responses(
-        (status = 200, body = TemplateConfig),
-        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
-        (status = 413, body = ErrorBody),
-    ),
+#[utoipa::path(post, path = "/document-numbering/configs", operation_id = "create_config", request_body = NewConfigBody,
+    responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
 pub async fn create(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiJson(b): ApiJson<SaveBody>,
+    ApiJson(b): ApiJson<NewConfigBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
-    let project_id = b.project_id.ok_or_else(|| AppError::validation("ต้องระบุโครงการ (projectId)", "projectId is required"))?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
-    Ok(Json(templates::save(&s, &caller, project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
+    Ok(Json(templates::save(&s, &caller, b.project_id, b.correspondence_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
 
 /// `PUT /configs/{id}`: a new version of an existing template.
 #[utoipa::path(put, path = "/document-numbering/configs/{id}", operation_id = "update_config", request_body = SaveBody, params(("id" = i64, Path,)),
-    responses(
-        (status = 200, body = TemplateConfig),
-        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
 pub async fn update(
     State(s): State<std::sync::Arc<Catalog>>,
@@ -113,7 +119,7 @@ pub async fn update(
 #[utoipa::path(get, path = "/document-numbering/configs/{id}/versions", params(("id" = i64, Path,)),
     responses(
         (status = 200, body = [crate::contract::TemplateVersion], description = "every version, newest first, with the text before and after"),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        ByIdErrors,
     ),
     tag = "templates")]
 pub async fn versions(
@@ -129,6 +135,7 @@ pub async fn versions(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RollbackBody {
     pub version: i64,
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
     pub reason: String,
     #[serde(default)]
     pub acknowledge_key_change: bool,
@@ -136,15 +143,7 @@ pub struct RollbackBody {
 
 /// `POST /configs/{id}/rollback`: restore an older version as a new one.
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/rollback", params(("id" = i64, Path,)), request_body = RollbackBody,
-    responses(
-        (status = 200, body = TemplateConfig),
-        (status = 400, body = ErrorBody, description = "malformed body, an invalid template (NB006), a short reason, an unacknowledged key change"),
-        (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "changed by someone else meanwhile"),
-        (status = 413, body = ErrorBody),
-    ),
+    responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
 pub async fn rollback(
     State(s): State<std::sync::Arc<Catalog>>,

@@ -186,6 +186,7 @@ pub fn void_and_replace(
         voided: original.number.clone(),
         status: NumberStatus::Void,
         replacement: issued(&row, now, None, Some(original.number.clone())),
+        workflow: None,
     };
     Ok((Write { counters, new_numbers: vec![row], changes: vec![void], release: None }, result))
 }
@@ -320,10 +321,11 @@ pub struct ResetAsk<'a> {
 pub fn check_reset_request(locked: &Locked, highest_confirmed: i64, pending: Option<&str>, new_value: i64) -> Result<(), AppError> {
     let (counter_id, last) = (locked.counter.row.id, locked.counter.row.last_number);
     if new_value > last {
-        return Err(AppError::validation(
-            format!("ค่าใหม่ ({new_value}) ต้องไม่เกินเลขล่าสุดของตัวนับ ({last}); การเลื่อนตัวนับขึ้นใช้การกำหนดเลขเอง (manual override)"),
-            format!("newValue {new_value} is above the counter's last number {last}; raising a counter is a manual override"),
-        ));
+        return Err(AppError::Conflict {
+            code: ErrorCode::ResetAboveLast,
+            th: format!("ค่าใหม่ ({new_value}) ต้องไม่เกินเลขล่าสุดของตัวนับ ({last}); การเลื่อนตัวนับขึ้นใช้การกำหนดเลขเอง (manual override)"),
+            en: format!("newValue {new_value} is above the counter's last number {last}; raising a counter is a manual override"),
+        });
     }
     check_floor(counter_id, highest_confirmed, new_value)?;
     if let Some(pending) = pending {
@@ -471,6 +473,7 @@ fn issued(n: &NewNumber, now: i64, revised_from: Option<String>, replaces: Optio
         issued_at: ms_to_datetime(now),
         revised_from,
         replaces,
+        workflow: None,
     }
 }
 
@@ -724,7 +727,7 @@ mod tests {
     fn a_reset_request_is_checked_against_the_counter_its_confirmed_numbers_and_a_pending_one() {
         let c = locked(7, 10);
         assert!(check_reset_request(&c, 4, None, 4).is_ok());
-        assert_eq!(code(check_reset_request(&c, 4, None, 11).unwrap_err()), ErrorCode::ValidationError, "above the last number");
+        assert_eq!(code(check_reset_request(&c, 4, None, 11).unwrap_err()), ErrorCode::ResetAboveLast, "above the last number");
         assert_eq!(code(check_reset_request(&c, 4, None, 3).unwrap_err()), ErrorCode::ResetBelowConfirmed);
         assert_eq!(code(check_reset_request(&c, 4, Some("wf-1"), 5).unwrap_err()), ErrorCode::ResetAlreadyPending);
         let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 5 };

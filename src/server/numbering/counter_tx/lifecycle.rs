@@ -6,16 +6,21 @@
 
 use super::store::StoredNumber;
 use crate::contract::NumberStatus;
+use crate::contract::WorkflowContext;
 use crate::server::auth::Caller;
 use crate::server::db::Db;
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::workflow::{Machine, Transition, START};
+use crate::server::workflow::{Instance, Machine, Transition, START};
+
+/// Actions the service takes by itself (the expiry sweep; a reset's release of the numbers above its value): never
+/// offered to a caller as an available action.
+const TAKEN_BY_THE_SERVICE: [Action; 2] = [Action::Expire, Action::Release];
 
 /// The workflow code of the number lifecycle in `workflow_transitions`.
 pub const WORKFLOW: &str = "NUMBER";
 
 /// Where a number is in its lifecycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum State {
     Reserved,
     Confirmed,
@@ -109,6 +114,26 @@ impl Lifecycle {
         }
     }
 
+    /// The ADR-021 workflow context of a number (SPEC §9): its state, when it last changed, and what `caller` may do
+    /// with it next, from the table. `public_id` names the number's instance: its reservation token where it has one,
+    /// else the number itself.
+    pub fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {
+        let instance = Instance {
+            id: 0,
+            public_id: public_id.to_string(),
+            workflow_code: WORKFLOW.to_string(),
+            state: state.as_str().to_string(),
+            version: 0,
+            created_by: None,
+            created_at: at_ms,
+            updated_at: at_ms,
+        };
+        let mut context = self.machine.context(&instance, caller);
+        context.available_actions.retain(|a| !TAKEN_BY_THE_SERVICE.iter().any(|t| t.as_str() == a));
+        context.can_edit = context.can_edit && !context.available_actions.is_empty();
+        context
+    }
+
     /// The lifecycle the migration seeds (`…_number_lifecycle.sql`), for the unit tests of the plans.
     #[cfg(test)]
     pub fn standard() -> Lifecycle {
@@ -188,6 +213,25 @@ mod tests {
         assert_eq!(code(lifecycle.allow(Some(State::Confirmed), Action::Release, &client, "N-1")), ErrorCode::WfInvalidTransition);
         // voiding needs a super admin: the system caller holds no user role
         assert_eq!(code(lifecycle.allow(Some(State::Confirmed), Action::Void, &client, "N-1")), ErrorCode::Forbidden);
+    }
+
+    #[test]
+    fn a_numbers_context_offers_what_the_caller_may_do_and_never_the_services_own_actions() {
+        let lifecycle = Lifecycle::standard();
+        let client = Caller::system();
+        let reserved = lifecycle.context("tok-1", State::Reserved, 1_700_000_000_000, &client);
+        assert_eq!(reserved.instance_public_id, "tok-1");
+        assert_eq!(reserved.current_state, "RESERVED");
+        assert_eq!(reserved.available_actions, vec!["CONFIRM".to_string(), "CANCEL".to_string()]);
+        assert!(reserved.can_edit);
+        assert_eq!(reserved.last_transition_at.timestamp_millis(), 1_700_000_000_000);
+        // confirmed: revising is the client's, voiding a super admin's
+        let confirmed = lifecycle.context("N-1", State::Confirmed, 0, &client);
+        assert_eq!(confirmed.available_actions, vec!["REVISE".to_string()]);
+        // cancelled: only the release of a reset, which the service takes: nothing to offer
+        let cancelled = lifecycle.context("tok-1", State::Cancelled, 0, &client);
+        assert!(cancelled.available_actions.is_empty());
+        assert!(!cancelled.can_edit);
     }
 
     #[test]

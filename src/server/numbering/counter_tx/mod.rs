@@ -23,7 +23,7 @@ use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Retry};
 
 pub use admin::{Locked, Write};
-pub use lifecycle::Lifecycle;
+pub use lifecycle::{Lifecycle, State};
 pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
 pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
 

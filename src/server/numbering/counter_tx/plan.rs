@@ -67,6 +67,9 @@ pub enum Outcome {
         number: String,
         status: NumberStatus,
         changed: bool,
+        /// Where the number is in its lifecycle now (EXPIRED where `status` says CANCELLED), and since when (ms).
+        state: State,
+        at: i64,
     },
 }
 
@@ -243,6 +246,7 @@ impl Plan {
                     document_id: Some(d.clone()),
                     expires_at: None,
                     cancel_reason: None,
+                    changed_at: now,
                 },
             );
         }
@@ -276,7 +280,7 @@ impl Plan {
         let state = State::of(row.status, row.cancel_reason.as_deref());
         // a repeat of the confirm that took it: the same answer, nothing written
         if state == State::Confirmed && row.document_id.as_deref() == Some(document_id) {
-            return Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false });
+            return Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false, state, at: row.changed_at });
         }
         // too late: the reservation expires now, as the sweep would have expired it
         if state == State::Reserved && row.expires_at.is_some_and(|e| e <= now) {
@@ -287,6 +291,7 @@ impl Plan {
         lifecycle.allow(Some(state), Action::Confirm, job.caller, &row.number)?;
         row.status = NumberStatus::Confirmed;
         row.document_id = Some(document_id.to_string());
+        row.changed_at = now;
         self.changes.push(StatusChange {
             id: row.id,
             status: NumberStatus::Confirmed,
@@ -296,7 +301,7 @@ impl Plan {
             cancel_reason: None,
         });
         self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
-        Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true })
+        Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true, state: State::Confirmed, at: now })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -311,7 +316,7 @@ impl Plan {
         now: i64,
     ) -> Result<Outcome, AppError> {
         let state = State::of(row.status, row.cancel_reason.as_deref());
-        let unchanged = |status| Ok(Outcome::Status { number: row.number.clone(), status, changed: false });
+        let unchanged = |status| Ok(Outcome::Status { number: row.number.clone(), status, changed: false, state, at: row.changed_at });
         match state {
             // the expiry sweep saw it due, but it was extended or is not due yet: leave it
             State::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => unchanged(NumberStatus::Reserved),
@@ -320,12 +325,12 @@ impl Plan {
             State::Reserved if expiry => {
                 lifecycle.allow(Some(state), Action::Expire, job.caller, &row.number)?;
                 self.expire(i, job, row, now);
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true, state: State::Expired, at: now })
             }
             _ => {
                 lifecycle.allow(Some(state), Action::Cancel, job.caller, &row.number)?;
                 self.cancel_row(i, job, row, reason.unwrap_or("cancelled"), now);
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true })
+                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true, state: State::Cancelled, at: now })
             }
         }
     }
@@ -338,6 +343,7 @@ impl Plan {
     fn cancel_row(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: &str, now: i64) {
         row.status = NumberStatus::Cancelled;
         row.cancel_reason = Some(reason.to_string());
+        row.changed_at = now;
         self.changes.push(StatusChange {
             id: row.id,
             status: NumberStatus::Cancelled,
@@ -410,6 +416,7 @@ mod tests {
     use crate::server::error::ErrorCode;
 
     const NOW: i64 = 1_000_000;
+    const RESERVED_AT: i64 = NOW - 60_000;
 
     fn resolved(template: &str) -> Arc<Resolved> {
         let period = Period { scope: ResetScope::Yearly, year: 2025, month: 3 };
@@ -471,6 +478,7 @@ mod tests {
             document_id: None,
             expires_at: Some(expires_at),
             cancel_reason: None,
+            changed_at: RESERVED_AT,
         }
     }
 
@@ -544,7 +552,10 @@ mod tests {
     #[test]
     fn confirm_of_a_reserved_number() {
         let p = run(5, &[confirm("t", "DOC-9")], vec![reserved(3, "t", NOW + 1)]);
-        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: true });
+        assert_eq!(
+            ok(&p.results[0]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: true, state: State::Confirmed, at: NOW }
+        );
         assert_eq!(
             p.changes,
             vec![StatusChange {
@@ -586,7 +597,10 @@ mod tests {
         // the same document again: idempotent; another document: ALREADY_CONFIRMED
         let p = run(5, &[confirm("t", "A"), confirm("t", "A"), confirm("t", "B")], vec![reserved(3, "t", NOW + 1)]);
         assert!(matches!(p.results[0], Ok(Outcome::Status { changed: true, .. })));
-        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: false });
+        assert_eq!(
+            ok(&p.results[1]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Confirmed, changed: false, state: State::Confirmed, at: NOW }
+        );
         assert_eq!(code(&p.results[2]), ErrorCode::AlreadyConfirmed);
         assert_eq!(p.changes.len(), 1);
         assert_eq!(p.audits.len(), 1);
@@ -595,8 +609,14 @@ mod tests {
     #[test]
     fn cancel_of_a_reservation() {
         let p = run(5, &[cancel("t"), cancel("t")], vec![reserved(3, "t", NOW + 1)]);
-        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true });
-        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false });
+        assert_eq!(
+            ok(&p.results[0]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true, state: State::Cancelled, at: NOW }
+        );
+        assert_eq!(
+            ok(&p.results[1]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false, state: State::Cancelled, at: NOW }
+        );
         assert_eq!(
             p.changes,
             vec![StatusChange {
@@ -642,9 +662,24 @@ mod tests {
     #[test]
     fn expiry_cancels_only_what_is_due() {
         let p = run(5, &[expiry("due"), expiry("later"), expiry("due")], vec![reserved(3, "due", NOW), reserved(4, "later", NOW + 1)]);
-        assert_eq!(ok(&p.results[0]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true });
-        assert_eq!(ok(&p.results[1]), &Outcome::Status { number: "O-R-0004-2568".into(), status: NumberStatus::Reserved, changed: false });
-        assert_eq!(ok(&p.results[2]), &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false });
+        assert_eq!(
+            ok(&p.results[0]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: true, state: State::Expired, at: NOW }
+        );
+        assert_eq!(
+            ok(&p.results[1]),
+            &Outcome::Status {
+                number: "O-R-0004-2568".into(),
+                status: NumberStatus::Reserved,
+                changed: false,
+                state: State::Reserved,
+                at: RESERVED_AT
+            }
+        );
+        assert_eq!(
+            ok(&p.results[2]),
+            &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false, state: State::Expired, at: NOW }
+        );
         assert_eq!(p.changes.len(), 1);
         assert_eq!((p.changes[0].id, p.changes[0].cancel_reason.as_deref()), (3, Some("expired")));
     }

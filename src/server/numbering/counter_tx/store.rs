@@ -407,9 +407,12 @@ pub struct NumberRow {
     pub document_id: Option<String>,
     pub expires_at: Option<i64>,
     pub cancel_reason: Option<String>,
+    /// When its state last changed (ms): cancelled, else confirmed, else issued.
+    pub changed_at: i64,
 }
 
-const NUMBER_COLUMNS: &str = "id, number, sequence, template, status, token, document_id, expires_at, cancel_reason";
+const NUMBER_COLUMNS: &str =
+    "id, number, sequence, template, status, token, document_id, expires_at, cancel_reason, COALESCE(cancelled_at, confirmed_at, created_at) AS changed_at";
 
 #[derive(sqlx::FromRow)]
 struct NumberRecord {
@@ -422,6 +425,7 @@ struct NumberRecord {
     document_id: Option<String>,
     expires_at: Option<i64>,
     cancel_reason: Option<String>,
+    changed_at: i64,
 }
 
 impl TryFrom<NumberRecord> for NumberRow {
@@ -437,6 +441,7 @@ impl TryFrom<NumberRecord> for NumberRow {
             document_id: r.document_id,
             expires_at: r.expires_at,
             cancel_reason: r.cancel_reason,
+            changed_at: r.changed_at,
         })
     }
 }
