@@ -197,9 +197,9 @@ pub mod schema {
         ObjectBuilder::new().schema_type(kind).pattern(Some(pattern)).description(Some(description)).into()
     }
 
-    /// The reason of a counter reset: at least 20 characters (trimmed), at most 500.
-    pub fn reset_reason() -> RefOr<Schema> {
-        text(trimmed(crate::contract::MIN_RESET_REASON_CHARS, 500, KEPT, r"[\s\S]"), false, "at least 20 characters, at most 500 (trimmed)")
+    /// A reason of at least `min` characters (trimmed), at most 500.
+    pub fn reason_of_at_least(min: usize) -> RefOr<Schema> {
+        text(trimmed(min, 500, KEPT, r"[\s\S]"), false, &format!("at least {min} characters, at most 500 (trimmed)"))
     }
 
     /// A reason that must be given: 1–500 characters (trimmed).
@@ -240,15 +240,6 @@ pub mod schema {
     /// A username: 1–50 characters (trimmed), no white space or control characters.
     pub fn username() -> RefOr<Schema> {
         text(format!("^{TRIMMED}*{VISIBLE}{{1,50}}{TRIMMED}*$"), false, "1–50 characters (trimmed), no white space")
-    }
-
-    /// A new password: 8–200 characters.
-    pub fn new_password() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .min_length(Some(crate::contract::users::MIN_PASSWORD_CHARS))
-            .max_length(Some(crate::contract::users::MAX_PASSWORD_CHARS))
-            .into()
     }
 
     /// A reservation token, as `reserve` answered it.

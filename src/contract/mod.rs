@@ -22,6 +22,12 @@ use crate::numbering::ResetScope;
 /// server counts and decides; the reset form shows the count against it.
 pub const MIN_RESET_REASON_CHARS: usize = 20;
 
+/// The OpenAPI schema of a reset's reason (at least [`MIN_RESET_REASON_CHARS`] characters).
+#[cfg(feature = "ssr")]
+pub fn reset_reason_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    lenient::schema::reason_of_at_least(MIN_RESET_REASON_CHARS)
+}
+
 /// Where a number stands (column `document_numbers.status`). A reservation is RESERVED until it is
 /// confirmed, cancelled or expires (CANCELLED); a confirmed number may later be voided (VOID).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

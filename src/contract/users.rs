@@ -13,6 +13,13 @@ pub const MAX_PASSWORD_CHARS: usize = 200;
 /// Login reads at most this many bytes of a password (the most that [`MAX_PASSWORD_CHARS`] characters take).
 pub const MAX_PASSWORD_BYTES: usize = 4 * MAX_PASSWORD_CHARS;
 
+/// The OpenAPI schema of a new password: 8–200 characters.
+#[cfg(feature = "ssr")]
+fn new_password_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new().schema_type(Type::String).min_length(Some(MIN_PASSWORD_CHARS)).max_length(Some(MAX_PASSWORD_CHARS)).into()
+}
+
 /// A user as a super admin sees them (`GET /api/v1/admin/users`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -46,7 +53,7 @@ pub struct UserUpdate {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PasswordChange {
     pub current_password: String,
-    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = new_password_schema))]
     pub new_password: String,
 }
 
@@ -55,7 +62,7 @@ pub struct PasswordChange {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PasswordSet {
-    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = new_password_schema))]
     pub password: String,
 }
 
@@ -69,7 +76,7 @@ pub struct NewUser {
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::display_name))]
     pub display_name: Option<String>,
-    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::new_password))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = new_password_schema))]
     pub password: String,
     pub role: Role,
     #[serde(default)]

@@ -63,7 +63,7 @@ pub struct ResetCounterBody {
     /// Default 0.
     #[schema(minimum = 0)]
     pub new_value: Option<i64>,
-    #[schema(schema_with = crate::contract::lenient::schema::reset_reason)]
+    #[schema(schema_with = crate::contract::reset_reason_schema)]
     pub reason: String,
 }
 
