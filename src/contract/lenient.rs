@@ -137,6 +137,27 @@ pub mod schema {
             .into()
     }
 
+    /// The numbering request in either shape: flat ([`number_request`]) or as the seeds write it (seed 000, 3.11.11):
+    /// `{"counterKey": {projectId, originatorOrgId, recipientOrgId, correspondenceTypeId, subTypeId, rfaTypeId,
+    /// disciplineId, year}}`, an absent part as `0`.
+    pub fn any_number_request() -> RefOr<Schema> {
+        let mut key = ObjectBuilder::new();
+        for id in ["projectId", "originatorOrgId", "recipientOrgId", "correspondenceTypeId", "subTypeId", "rfaTypeId", "disciplineId"] {
+            key = key.property(id, integer_or_digits());
+        }
+        let key = key
+            .property("year", year())
+            .required("projectId")
+            .required("correspondenceTypeId")
+            .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)))
+            .description(Some("the seeds' counter key: ids, 0 for a part that is absent"));
+        let seed = ObjectBuilder::new()
+            .property("counterKey", key)
+            .required("counterKey")
+            .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
+        OneOfBuilder::new().item(number_request()).item(seed).into()
+    }
+
     /// The numbering request (SPEC §9): each part by id or by code; the project and the correspondence type must be
     /// named, the other parts where the template shows them (a missing one is a 400 naming it).
     pub fn number_request() -> RefOr<Schema> {

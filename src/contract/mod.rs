@@ -208,6 +208,77 @@ pub struct NumberRequest {
     pub year: Option<i32>,
 }
 
+/// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as
+/// `0`. It means the same as the flat request (SPEC §9).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SeedCounterKey {
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub project_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub originator_org_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub recipient_org_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub correspondence_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub sub_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub rfa_type_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub discipline_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::year")]
+    pub year: Option<i32>,
+}
+
+impl From<SeedCounterKey> for NumberRequest {
+    fn from(k: SeedCounterKey) -> NumberRequest {
+        let given = |id: Option<i64>| id.filter(|&id| id != 0);
+        NumberRequest {
+            project_id: given(k.project_id),
+            correspondence_type_id: given(k.correspondence_type_id),
+            originator_org_id: given(k.originator_org_id),
+            recipient_org_id: given(k.recipient_org_id),
+            sub_type_id: given(k.sub_type_id),
+            rfa_type_id: given(k.rfa_type_id),
+            discipline_id: given(k.discipline_id),
+            year: k.year.filter(|&y| y != 0),
+            ..NumberRequest::default()
+        }
+    }
+}
+
+/// A numbering request in either shape the REST API takes: flat, or wrapped as the seeds write it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnyNumberRequest(pub NumberRequest);
+
+impl<'de> Deserialize<'de> for AnyNumberRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<AnyNumberRequest, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Wrapped {
+            counter_key: SeedCounterKey,
+        }
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(d)?;
+        let request = if value.get("counterKey").is_some() {
+            Wrapped::deserialize(value).map(|w| NumberRequest::from(w.counter_key))
+        } else {
+            NumberRequest::deserialize(value)
+        };
+        request.map(AnyNumberRequest).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for AnyNumberRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        lenient::schema::any_number_request()
+    }
+}
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for AnyNumberRequest {}
+
 #[cfg(feature = "ssr")]
 impl utoipa::PartialSchema for NumberRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

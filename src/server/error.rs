@@ -373,29 +373,66 @@ fn is_json(headers: &axum::http::HeaderMap) -> bool {
     essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
-/// The body again with every number that is a whole number within `i64` written as an integer (`7.0` → `7`); None
-/// when it has none such (or is not JSON).
+/// The body again with every number that is a whole number within `i64` written as an integer (`7.0` → `7`,
+/// `1.5e3` → `1500`); None when it has none such. Read from the text, not through `f64`: serde_json's float parsing
+/// may be off by an ulp (`-1865323079434687.0` read as `…687.25`).
 fn integral_numbers_as_integers(body: &[u8]) -> Option<Vec<u8>> {
-    fn walk(v: &mut serde_json::Value) -> bool {
-        match v {
-            serde_json::Value::Number(n) if n.is_f64() => match n.as_f64() {
-                Some(f) if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) => {
-                    *v = serde_json::Value::from(f as i64);
-                    true
+    let mut out = Vec::with_capacity(body.len());
+    let (mut changed, mut in_string, mut i) = (false, false, 0);
+    while i < body.len() {
+        let b = body[i];
+        if in_string {
+            out.push(b);
+            if b == b'\\' && i + 1 < body.len() {
+                out.push(body[i + 1]);
+                i += 1;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                out.push(b);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < body.len() && matches!(body[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                    i += 1;
                 }
-                _ => false,
-            },
-            serde_json::Value::Array(items) => items.iter_mut().fold(false, |changed, item| walk(item) | changed),
-            serde_json::Value::Object(fields) => fields.values_mut().fold(false, |changed, item| walk(item) | changed),
-            _ => false,
+                match whole_number(&body[start..i]) {
+                    Some(integer) => {
+                        out.extend_from_slice(integer.as_bytes());
+                        changed = true;
+                    }
+                    None => out.extend_from_slice(&body[start..i]),
+                }
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
         }
     }
-    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    if walk(&mut value) {
-        serde_json::to_vec(&value).ok()
-    } else {
-        None
+    changed.then_some(out)
+}
+
+/// A number token with a fraction or an exponent that is a whole number within `i64`, as an integer.
+fn whole_number(token: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(token).ok()?;
+    if !text.contains(['.', 'e', 'E']) {
+        return None;
     }
+    if let Some((whole, fraction)) = text.split_once('.').filter(|(_, f)| !f.contains(['e', 'E'])) {
+        return (!fraction.is_empty() && fraction.bytes().all(|b| b == b'0')).then(|| whole.parse::<i64>().ok().map(|n| n.to_string())).flatten();
+    }
+    // an exponent: Rust's parse is correctly rounded
+    let f: f64 = text.parse().ok()?;
+    (f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f)).then(|| (f as i64).to_string())
 }
 
 impl<T: Serialize> IntoResponse for ApiJson<T> {
@@ -633,13 +670,19 @@ mod tests {
 
     #[test]
     fn whole_numbers_written_with_a_fraction_read_as_integers() {
-        let again = integral_numbers_as_integers(br#"{"id": 7.0, "ids": [1, 2.0, 2.5], "nested": {"v": -3.0}, "big": 1e300}"#).unwrap();
+        let again = integral_numbers_as_integers(
+            br#"{"id": 7.0, "ids": [1, 2.0, 2.5], "nested": {"v": -3.0}, "e": 1.5e3, "big": 1e300, "s": "7.0", "k\"7.0": -1865323079434687.0}"#,
+        )
+        .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&again).unwrap();
         assert_eq!(v["id"], serde_json::json!(7));
         assert!(v["id"].is_i64());
         assert_eq!(v["ids"], serde_json::json!([1, 2, 2.5]));
         assert!(v["nested"]["v"].is_i64());
+        assert_eq!(v["e"], serde_json::json!(1500));
         assert!(v["big"].is_f64(), "beyond i64: left as it was");
+        assert_eq!(v["s"], "7.0", "strings are not numbers");
+        assert_eq!(v["k\"7.0"], serde_json::json!(-1865323079434687_i64), "exactly, not through f64");
         assert_eq!(integral_numbers_as_integers(br#"{"id": 7, "x": 0.5}"#), None, "nothing to change");
         assert_eq!(integral_numbers_as_integers(b"{"), None);
     }

@@ -206,3 +206,69 @@ async fn the_metrics_summary_counts_today_for_admins_only() {
     assert_eq!((s, &e["code"]), (ts, &te["code"]));
     assert_eq!(s, StatusCode::FORBIDDEN);
 }
+
+/// Seed 000 (3.11.11) documents generate-number with the request wrapped as `{"counterKey": {…}}`, a part that is absent
+/// as `0`. Sent as written there (with the demo's ids), it is numbered as the flat request would be; preview and reserve
+/// take it too, and the OpenAPI document names both shapes.
+#[tokio::test]
+async fn the_seeds_counter_key_body_is_numbered_as_written() {
+    let app = TestApp::spawn().await;
+    let snapshot = app.state.reference.get().await.unwrap();
+    let project = snapshot.project(None, Some("LCBP3")).unwrap().id;
+    let letter_type = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let part = docnum::server::reference::Part::Originator;
+    let originator = snapshot.org(None, Some("คคง."), part).unwrap().id;
+    let recipient = snapshot.org(None, Some("สคฉ.3"), part).unwrap().id;
+    let seed_body = json!({
+        "counterKey": {
+            "projectId": project,
+            "originatorOrgId": originator,
+            "recipientOrgId": recipient,
+            "correspondenceTypeId": letter_type,
+            "subTypeId": 0,
+            "rfaTypeId": 0,
+            "disciplineId": 0,
+            "year": 2025
+        }
+    });
+    let (s, preview) = app.post_json("/api/v1/document-numbering/preview", &seed_body).await;
+    assert_eq!(s, StatusCode::OK, "{preview}");
+    assert_eq!(preview["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    // the seed's own example answer
+    let (s, generated) = app.post_json("/api/v1/documents/DOC-SEED-1/generate-number", &seed_body).await;
+    assert_eq!(s, StatusCode::OK, "{generated}");
+    assert_eq!(generated["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+    assert!(generated["generatedAt"].is_string());
+    // the same as the flat request: the next number on the same counter
+    let (s, flat) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{flat}");
+    assert_eq!(flat["documentNumber"], "คคง.-สคฉ.3-0002-2568");
+    let (s, wrapped) = app.reserve(&seed_body).await;
+    assert_eq!(s, StatusCode::OK, "{wrapped}");
+    assert_eq!(wrapped["documentNumber"], "คคง.-สคฉ.3-0003-2568");
+    // a retry of the generate for the same document gets the same number
+    let (_, again) = app.post_json("/api/v1/documents/DOC-SEED-1/generate-number", &seed_body).await;
+    assert_eq!(again["documentNumber"], "คคง.-สคฉ.3-0001-2568");
+
+    // bad input in the wrapped shape: a clear 4xx, nothing issued
+    let mut unknown_field = seed_body.clone();
+    unknown_field["counterKey"]["colour"] = json!("blue");
+    let (s, e) = app.reserve(&unknown_field).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_REQUEST, Some("VALIDATION_ERROR")), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("colour"), "{e}");
+    let mut no_project = seed_body.clone();
+    no_project["counterKey"]["projectId"] = json!(0);
+    let (s, e) = app.reserve(&no_project).await;
+    assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_REQUEST, Some("VALIDATION_ERROR")), "{e}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 3);
+
+    // both shapes in the OpenAPI document
+    let doc: Value = app.client.get(app.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
+    let mut body = &doc["paths"]["/api/v1/documents/{documentId}/generate-number"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    if let Some(name) = body["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+        body = &doc["components"]["schemas"][name];
+    }
+    let shapes = body["oneOf"].as_array().expect("two shapes");
+    assert_eq!(shapes.len(), 2, "{body}");
+    assert!(shapes.iter().any(|s| s["properties"]["counterKey"]["properties"]["originatorOrgId"].is_object()), "{body}");
+}

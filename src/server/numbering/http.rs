@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::Numbering;
-use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{AnyNumberRequest, GenerateResult, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
@@ -54,24 +54,24 @@ pub struct CancelBody {
     pub reason: Option<String>,
 }
 
-#[utoipa::path(post, path = "/document-numbering/preview", request_body = NumberRequest,
+#[utoipa::path(post, path = "/document-numbering/preview", request_body = AnyNumberRequest,
     responses((status = 200, body = PreviewResult), NumberErrors),
     tag = "numbering")]
 pub async fn preview(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
-    ApiJson(req): ApiJson<NumberRequest>,
+    ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<PreviewResult>, AppError> {
     Ok(Json(super::preview(&s, &caller, &req).await?))
 }
 
-#[utoipa::path(post, path = "/document-numbering/reserve", request_body = NumberRequest,
+#[utoipa::path(post, path = "/document-numbering/reserve", request_body = AnyNumberRequest,
     responses((status = 200, body = ReservationResult), NumberErrors),
     tag = "numbering")]
 pub async fn reserve(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
-    ApiJson(req): ApiJson<NumberRequest>,
+    ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<ReservationResult>, AppError> {
     Ok(Json(super::reserve(&s, &caller, &req).await?))
 }
@@ -98,7 +98,7 @@ pub async fn cancel(
     Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref()).await?))
 }
 
-#[utoipa::path(post, path = "/documents/{documentId}/generate-number", request_body = NumberRequest,
+#[utoipa::path(post, path = "/documents/{documentId}/generate-number", request_body = AnyNumberRequest,
     params(("documentId" = String, Path, description = "the DMS document id: 1–100 characters (trimmed), no control characters",
         pattern = r"^[^\S\x1c-\x1f]*[^\s\x00-\x1f\x7f-\x9f]([^\x00-\x1f\x7f-\x9f]{0,98}[^\s\x00-\x1f\x7f-\x9f])?[^\S\x1c-\x1f]*$")),
     responses((status = 200, body = GenerateResult), NumberErrors),
@@ -107,7 +107,7 @@ pub async fn generate(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     ApiPath(document_id): ApiPath<String>,
-    ApiJson(req): ApiJson<NumberRequest>,
+    ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
     Ok(Json(super::generate(&s, &caller, &document_id, &req).await?))
 }
