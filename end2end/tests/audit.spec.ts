@@ -101,7 +101,8 @@ test('the error log lists a validation error caused here, and marks it resolved'
     headers: SAME_ORIGIN,
     data: { projectCode: unknown, correspondenceTypeCode: 'LETTER', originatorCode: 'คคง.', recipientCode: 'ผรม.2' },
   });
-  expect(bad.status()).toBe(400);
+  // an unknown project is not found (404), and logged as the caller's mistake
+  expect(bad.status()).toBe(404);
   // the error log is written off the request path: wait until the server has it
   await expect
     .poll(async () => {
