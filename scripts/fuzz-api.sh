@@ -11,6 +11,10 @@ if [ -z "${SERVER_BIN:-}" ]; then build_site; fi
 ensure_schemathesis
 
 MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-30}"
+# FUZZ_SEED: Hypothesis' seed, for a run that can be repeated case for case (scripts/test.sh pins one under CI);
+# unset, every run draws its own and explores further (the seed is in the summary, to repeat a failure)
+SEED_ARGS=()
+if [ -n "${FUZZ_SEED:-}" ]; then SEED_ARGS=(--seed "$FUZZ_SEED"); fi
 work="$(mktemp -d)"
 port="$(free_port)"
 base="http://127.0.0.1:$port"
@@ -100,7 +104,7 @@ fuzz() {
   (cd "$work/$name" && SCHEMATHESIS_HOOKS=fuzz_checks PYTHONPATH="$ROOT/scripts" "$SCHEMATHESIS" run "$base/api/v1/openapi.json" --url "$base" \
     --phases "${FUZZ_PHASES:-examples,coverage,fuzzing,stateful}" \
     --checks all \
-    --max-examples "$MAX_EXAMPLES" --request-timeout 30 \
+    --max-examples "$MAX_EXAMPLES" --request-timeout 30 "${SEED_ARGS[@]}" \
     --report junit --report-junit-path "$work/$name.xml" \
     "$@")
 }
