@@ -37,7 +37,7 @@ test('pages carry a CSP with a nonce, and a reserve raises no CSP violation', as
   await selectByCode(page, 'select-recipient', 'ผรม.2');
   await expect(page.getByTestId('preview-number')).toHaveText(/^สคฉ\.3-ผรม\.2-\d{4}-2568$/);
   await page.getByTestId('reserve-button').click();
-  await expect(page.getByTestId('status')).toHaveText('RESERVED');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'RESERVED');
   await expect(page.getByTestId('reserved-number')).toHaveText(/^สคฉ\.3-ผรม\.2-\d{4}-2568$/);
   expect(violations).toEqual([]);
 

@@ -42,7 +42,7 @@ test('template history: two versions with their diff, rollback to the first; a n
   await expect(page.getByTestId('reserved-number')).toHaveText(issued);
   await page.getByTestId('document-id').fill('DOC-E2E-HIST-0001');
   await page.getByTestId('confirm-button').click();
-  await expect(page.getByTestId('status')).toHaveText('CONFIRMED');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'CONFIRMED');
 
   // two new versions; neither changes the counter key (same parties, same yearly reset)
   await openEditor(page, 'LCBP3-C2', 'INSTRUCTION');

@@ -23,7 +23,10 @@ test('staff reserves, sees the countdown and confirms a letter number', async ({
 
   await page.getByTestId('reserve-button').click();
   await expect(page.getByTestId('reserved-number')).toHaveText('คคง.-สคฉ.3-0001-2568');
-  await expect(page.getByTestId('status')).toHaveText('RESERVED');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'RESERVED');
+  // words, not the code: once, without the code beside them
+  await expect(page.getByTestId('status')).toHaveText('จองแล้ว (รอยืนยัน)');
+  await expect(page.getByTestId('reservation')).not.toContainText('RESERVED');
 
   // the countdown runs
   const countdown = page.getByTestId('ttl-countdown');
@@ -49,7 +52,7 @@ test('staff reserves, sees the countdown and confirms a letter number', async ({
 
   await page.getByTestId('document-id').fill('DOC-E2E-0001');
   await page.getByTestId('confirm-button').click();
-  await expect(page.getByTestId('status')).toHaveText('CONFIRMED');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'CONFIRMED');
   await expect(page.getByTestId('reserved-number')).toHaveText('คคง.-สคฉ.3-0001-2568');
   await expect(page.getByTestId('preview-number')).toHaveText('คคง.-สคฉ.3-0002-2568');
   await expect(page.getByTestId('error')).toHaveCount(0);
@@ -68,7 +71,7 @@ test('cancelling a reservation leaves the number unused and never reused', async
   await page.getByTestId('reserve-button').click();
   await expect(page.getByTestId('reserved-number')).toHaveText(reserved);
   await page.getByTestId('cancel-button').click();
-  await expect(page.getByTestId('status')).toHaveText('CANCELLED');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'CANCELLED');
   // the next number is not the cancelled one
   await expect(preview).not.toHaveText(reserved);
   await expect(page.getByTestId('confirm-button')).toHaveCount(0);

@@ -481,10 +481,10 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
             <div class="label">{move || i18n.t("reserve.reserved")}</div>
             <div class="number big" data-testid="reserved-number">{number.clone()}</div>
             <CopyButton text=move || number.clone() testid="copy-button"/>
+            // words for people; the status code stays on the element for scripts and tests
             <p>
                 {move || i18n.t("reserve.status")}": "
-                <strong data-testid="status">{status}</strong>
-                " (" {move || i18n.t(status_key)} ")"
+                <strong data-testid="status" data-status=status>{move || i18n.t(status_key)}</strong>
             </p>
             <Show when=move || is_reserved>
                 <ConfirmOrCancel token=token.clone() r/>
