@@ -243,12 +243,9 @@ fn has_session_cookie(headers: &HeaderMap) -> bool {
         .any(|c| c.split_once('=').is_some_and(|(name, _)| name.trim() == SESSION_COOKIE))
 }
 
+/// Server functions take `application/json` only.
 fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+    crate::server::error::media_type(headers).is_some_and(|m| m == "application/json")
 }
 
 /// The policy of a page: scripts from the site and the inline ones with this response's nonce (Leptos' hydration

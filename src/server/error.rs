@@ -364,13 +364,16 @@ where
     }
 }
 
+/// The media type a request names in `Content-Type`, without its parameters, in lower case (`text/csv` for
+/// `Text/CSV; charset=utf-8`); None without one.
+pub fn media_type(headers: &axum::http::HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+}
+
 /// `Content-Type: application/json`, or a `+json` type.
 fn is_json(headers: &axum::http::HeaderMap) -> bool {
-    let Some(value) = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    media_type(headers).is_some_and(|m| m == "application/json" || (m.starts_with("application/") && m.ends_with("+json")))
 }
 
 /// The body again with every number that is a whole number within `i64` written as an integer (`7.0` → `7`,
@@ -612,7 +615,6 @@ macro_rules! error_set {
         $vis struct $name;
         impl $name {
             /// Every code of the set.
-            #[allow(dead_code)]
             pub fn codes() -> Vec<$crate::contract::ErrorCode> {
                 let mut codes: Vec<$crate::contract::ErrorCode> = Vec::new();
                 $(codes.extend_from_slice($base);)*

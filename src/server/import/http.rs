@@ -2,7 +2,6 @@
 //! body or as `text/csv`. Thin: read the body (own size limit), call the engine, answer.
 
 use axum::extract::{Request, State};
-use axum::http::header;
 use axum::response::Response;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -12,7 +11,7 @@ use utoipa_axum::routes;
 use super::{RowInput, MAX_BYTES};
 use crate::contract::import::{ImportFormat, ImportReport};
 use crate::server::auth::Caller;
-use crate::server::error::{body_text, report_response, ApiQuery, AppError, ImportErrors, ImportRejected};
+use crate::server::error::{body_text, media_type, report_response, ApiQuery, AppError, ImportErrors, ImportRejected};
 use crate::server::numbering::Engine;
 
 /// The bulk import route (under `/api/v1`); it reads its body with its own, larger limit.
@@ -87,8 +86,7 @@ pub async fn import(
         return Err(AppError::ManualOverrideNotAllowed);
     }
     // the media type says what the text is (as the OpenAPI document does); `format` is for a body sent without one
-    let media = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|ct| ct.trim_start().to_ascii_lowercase());
-    let format = match media.as_deref() {
+    let format = match media_type(request.headers()).as_deref() {
         Some(ct) if ct.starts_with("text/csv") => ImportFormat::Csv,
         Some(ct) if ct.starts_with("application/json") => ImportFormat::Json,
         _ => q.format.unwrap_or(ImportFormat::Json),

@@ -73,6 +73,17 @@ pub enum Outcome {
     },
 }
 
+/// The answer of a confirm or cancel: the number as the row now stands (status, lifecycle state, when it last changed).
+fn status_of(row: &NumberRow, changed: bool) -> Outcome {
+    Outcome::Status {
+        number: row.number.clone(),
+        status: row.status,
+        changed,
+        state: State::of(row.status, row.cancel_reason.as_deref()),
+        at: row.changed_at,
+    }
+}
+
 /// One job as the plan sees it: what it asks, who asks, and the part of its audit row the batch fills in
 /// (caller, counter, timings, retries, lock fallback).
 pub struct PlanJob<'a> {
@@ -280,7 +291,7 @@ impl Plan {
         let state = State::of(row.status, row.cancel_reason.as_deref());
         // a repeat of the confirm that took it: the same answer, nothing written
         if state == State::Confirmed && row.document_id.as_deref() == Some(document_id) {
-            return Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: false, state, at: row.changed_at });
+            return Ok(status_of(row, false));
         }
         // too late: the reservation expires now, as the sweep would have expired it
         if state == State::Reserved && row.expires_at.is_some_and(|e| e <= now) {
@@ -301,7 +312,7 @@ impl Plan {
             cancel_reason: None,
         });
         self.audits.push((i, status_audit("CONFIRM", NumberStatus::Confirmed, row, Some(document_id.to_string()), None, job.audit)));
-        Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Confirmed, changed: true, state: State::Confirmed, at: now })
+        Ok(status_of(row, true))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -316,21 +327,20 @@ impl Plan {
         now: i64,
     ) -> Result<Outcome, AppError> {
         let state = State::of(row.status, row.cancel_reason.as_deref());
-        let unchanged = |status| Ok(Outcome::Status { number: row.number.clone(), status, changed: false, state, at: row.changed_at });
         match state {
             // the expiry sweep saw it due, but it was extended or is not due yet: leave it
-            State::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => unchanged(NumberStatus::Reserved),
+            State::Reserved if expiry && row.expires_at.is_none_or(|e| e > now) => Ok(status_of(row, false)),
             // a repeat: it is cancelled already (or expired)
-            State::Cancelled | State::Expired => unchanged(NumberStatus::Cancelled),
+            State::Cancelled | State::Expired => Ok(status_of(row, false)),
             State::Reserved if expiry => {
                 lifecycle.allow(Some(state), Action::Expire, job.caller, &row.number)?;
                 self.expire(i, job, row, now);
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true, state: State::Expired, at: now })
+                Ok(status_of(row, true))
             }
             _ => {
                 lifecycle.allow(Some(state), Action::Cancel, job.caller, &row.number)?;
                 self.cancel_row(i, job, row, reason.unwrap_or("cancelled"), now);
-                Ok(Outcome::Status { number: row.number.clone(), status: NumberStatus::Cancelled, changed: true, state: State::Cancelled, at: now })
+                Ok(status_of(row, true))
             }
         }
     }
