@@ -57,6 +57,8 @@ revocable_id="$(as_admin "$base/api/v1/admin/api-tokens" | python3 -c 'import js
 print(next(t["id"] for t in json.load(sys.stdin) if t["name"] == "schemathesis-revocable"))')"
 # positive_data_acceptance's own list (Schemathesis' default), and 400
 with_400='"2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "400"'
+# an Idempotency-Key the fuzzer draws twice for two different requests is 422 (SPEC section 5)
+keyed='"2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "422"'
 cat > "$work/schemathesis.toml" <<TOML
 [[operations]]
 include-path-regex = "^/api/v1/document-numbering/counters/\\\\{id\\\\}/"
@@ -88,7 +90,11 @@ parameters = { "path.id" = $revocable_id }
 # get here, in the words scripts/fuzz_checks.py allows and no others
 [[operations]]
 include-path-regex = "^/api/v1/(document-numbering/(preview|reserve|revise|void-and-replace|manual-override|configs|import|bulk-import)|documents/\\\\{documentId\\\\}/generate-number|reference/import)$"
-checks.positive_data_acceptance.expected-statuses = [$with_400]
+checks.positive_data_acceptance.expected-statuses = [$with_400, "422"]
+
+[[operations]]
+include-path-regex = "^/api/v1/document-numbering/(confirm|cancel)$"
+checks.positive_data_acceptance.expected-statuses = [$keyed]
 TOML
 log "fixed ids for the fuzzer: counter $counter_id, reset request $public_id, user $staff_id, configuration $config_id, error $error_id, token $revocable_id"
 

@@ -337,19 +337,32 @@ struct RetentionArgs {
     #[arg(long, env = "RETENTION_RESOLVED_ERRORS_DAYS", default_value_t = RetentionConfig::default().resolved_errors_days,
           value_parser = clap::value_parser!(u32).range(1..))]
     resolved_errors_days: u32,
+    /// Hours an idempotency key is kept (a retry within them gets the first answer; SPEC §5 says 24).
+    #[arg(long, env = "RETENTION_IDEMPOTENCY_KEYS_HOURS", default_value_t = RetentionConfig::default().idempotency_keys_hours,
+          value_parser = clap::value_parser!(u32).range(24..))]
+    idempotency_keys_hours: u32,
 }
 
 impl Default for RetentionArgs {
     fn default() -> Self {
         let defaults = RetentionConfig::default();
-        RetentionArgs { login_attempts_days: defaults.login_attempts_days, resolved_errors_days: defaults.resolved_errors_days }
+        RetentionArgs {
+            login_attempts_days: defaults.login_attempts_days,
+            resolved_errors_days: defaults.resolved_errors_days,
+            idempotency_keys_hours: defaults.idempotency_keys_hours,
+        }
     }
 }
 
 impl RetentionArgs {
     /// The settings, with the daily job's `interval` (unused by `docnum prune`).
     fn config(&self, interval: Duration) -> RetentionConfig {
-        RetentionConfig { login_attempts_days: self.login_attempts_days, resolved_errors_days: self.resolved_errors_days, interval }
+        RetentionConfig {
+            login_attempts_days: self.login_attempts_days,
+            resolved_errors_days: self.resolved_errors_days,
+            idempotency_keys_hours: self.idempotency_keys_hours,
+            interval,
+        }
     }
 }
 

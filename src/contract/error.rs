@@ -44,6 +44,10 @@ pub enum ErrorCode {
     CodeImmutable,
     WfInvalidTransition,
     WfVersionConflict,
+    /// An `Idempotency-Key` sent again with another request (SPEC §5).
+    IdempotencyKeyReused,
+    /// An `Idempotency-Key` sent again while its first request is still being served.
+    IdempotencyInProgress,
     // failures
     DbError,
     InternalError,
@@ -99,6 +103,8 @@ impl ErrorCode {
             CodeImmutable => "CODE_IMMUTABLE",
             WfInvalidTransition => "WF_INVALID_TRANSITION",
             WfVersionConflict => "WF_VERSION_CONFLICT",
+            IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            IdempotencyInProgress => "IDEMPOTENCY_IN_PROGRESS",
             DbError => "DB_ERROR",
             InternalError => "INTERNAL_ERROR",
             NetworkError => "NETWORK_ERROR",
@@ -116,6 +122,7 @@ impl ErrorCode {
             ReservationExpired => 410,
             PayloadTooLarge => 413,
             UnsupportedMediaType => 415,
+            IdempotencyKeyReused => 422,
             RateLimited => 429,
             LockTimeout | NetworkError => 503,
             DbError | InternalError => 500,
@@ -134,13 +141,14 @@ impl ErrorCode {
             | KeyChangeNotAcknowledged
             | CodeImmutable
             | WfInvalidTransition
-            | WfVersionConflict => 409,
+            | WfVersionConflict
+            | IdempotencyInProgress => 409,
         }
     }
 
     /// Worth trying again as it is (busy, or the network): the UI offers a retry.
     pub fn is_transient(self) -> bool {
-        matches!(self, ErrorCode::LockTimeout | ErrorCode::NetworkError | ErrorCode::RateLimited)
+        matches!(self, ErrorCode::LockTimeout | ErrorCode::NetworkError | ErrorCode::RateLimited | ErrorCode::IdempotencyInProgress)
     }
 }
 

@@ -182,13 +182,15 @@ pub struct RetentionConfig {
     pub login_attempts_days: u32,
     /// `RETENTION_RESOLVED_ERRORS_DAYS`: error-log rows resolved longer ago than this go.
     pub resolved_errors_days: u32,
+    /// `RETENTION_IDEMPOTENCY_KEYS_HOURS`: idempotency keys older than this go (SPEC §5 promises them 24 h).
+    pub idempotency_keys_hours: u32,
     /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
     pub interval: Duration,
 }
 
 impl Default for RetentionConfig {
     fn default() -> Self {
-        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, interval: Duration::from_secs(86_400) }
+        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, idempotency_keys_hours: 24, interval: Duration::from_secs(86_400) }
     }
 }
 

@@ -41,7 +41,12 @@ async fn counters_of(app: &TestApp, types: &[&str], recipients: &[&str]) -> Vec<
 }
 
 fn reserve(r: &Arc<Resolved>) -> Vec<Work> {
-    vec![Work { kind: JobKind::Issue { req: r.clone(), ttl_ms: 300_000, document_id: None }, caller: Caller::system(), enqueued: Instant::now() }]
+    vec![Work {
+        kind: JobKind::Issue { req: r.clone(), ttl_ms: 300_000, document_id: None },
+        caller: Caller::system(),
+        enqueued: Instant::now(),
+        keyed: None,
+    }]
 }
 
 /// Serves one reserve on `r`'s counter with `known` as the worker's memory and returns the number.
@@ -227,6 +232,7 @@ async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known
         kind: JobKind::Confirm { token, document_id: docnum::numbering::DocumentId::parse("DOC-42").unwrap() },
         caller: Caller::system(),
         enqueued: Instant::now(),
+        keyed: None,
     }];
     let b_task = {
         let (committers, b) = (committers.clone(), b.clone());

@@ -21,7 +21,7 @@ use crate::common::{letter, TestApp};
 const DAY_MS: i64 = 86_400_000;
 
 /// What [`seed`] puts in that a prune at the seeding time removes, with the default limits (180 and 365 days).
-const AGED: PruneCounts = PruneCounts { login_attempts: 3, resolved_errors: 2, expired_sessions: 2 };
+const AGED: PruneCounts = PruneCounts { login_attempts: 3, resolved_errors: 2, expired_sessions: 2, idempotency_keys: 2 };
 
 /// The tables no prune may touch, and some more.
 const NEVER_PRUNED: [&str; 8] = [
@@ -66,8 +66,16 @@ async fn session_store(db: &Db) -> Box<dyn SessionStore> {
 
 /// Rows on either side of every limit at `now_ms`: login attempts 400, 181, 181 (aged), 179 and 1 day old; errors
 /// resolved 700 and 366 (aged) and 364 days ago, two unresolved of 1,000 days; sessions expired an hour and 30 days
-/// ago, one expiring tomorrow.
+/// ago, one expiring tomorrow; idempotency keys 48 and 25 (aged), 23 and 1 hours old.
 async fn seed(db: &Db, now_ms: i64) {
+    for (i, hours) in [48, 25, 23, 1].into_iter().enumerate() {
+        sqlx::query("INSERT INTO idempotency_keys (scope, idem_key, fingerprint, operation, answer, created_at) VALUES ('user:1', ?, 'f', 'RESERVE', '{}', ?)")
+            .bind(format!("seeded-{i}"))
+            .bind(now_ms - hours * 3_600_000)
+            .execute(&db.writer)
+            .await
+            .unwrap();
+    }
     for days in [400, 181, 181, 179, 1] {
         sqlx::query("INSERT INTO login_attempts (created_at, username, outcome) VALUES (?, 'somchai', 'WRONG_PASSWORD')")
             .bind(now_ms - days * DAY_MS)
@@ -112,7 +120,7 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
     app.clock.set(ms_to_datetime(now));
     seed(db, now).await;
     let sessions = sessions_table(db);
-    let prunable = ["login_attempts", "error_log", sessions];
+    let prunable = ["login_attempts", "error_log", sessions, "idempotency_keys"];
     let (kept, before) = (rows_of(db, &NEVER_PRUNED).await, rows_of(db, &prunable).await);
     assert!(kept[1].1 >= 2, "the old numbers are there: {kept:?}");
 
@@ -124,13 +132,16 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
     assert_eq!(rows_of(db, &NEVER_PRUNED).await, kept, "nor audits anything");
     // the limits are settings
     let tighter = RetentionConfig { login_attempts_days: 30, resolved_errors_days: 30, ..Default::default() };
-    assert_eq!(retention::count(db, now, &tighter).await.unwrap().counts, PruneCounts { login_attempts: 4, resolved_errors: 3, expired_sessions: 2 });
+    assert_eq!(
+        retention::count(db, now, &tighter).await.unwrap().counts,
+        PruneCounts { login_attempts: 4, resolved_errors: 3, expired_sessions: 2, idempotency_keys: 2 }
+    );
 
     let done = retention::prune(db, now, &config, "cli").await.unwrap();
     assert!(!done.dry_run);
     assert_eq!(done.counts, AGED);
     let after: Vec<i64> = rows_of(db, &prunable).await.into_iter().map(|(_, n)| n).collect();
-    let expected: Vec<i64> = before.iter().zip([3, 2, 2]).map(|((_, n), gone)| n - gone).collect();
+    let expected: Vec<i64> = before.iter().zip([3, 2, 2, 2]).map(|((_, n), gone)| n - gone).collect();
     assert_eq!(after, expected);
     assert_eq!(count(db, "SELECT COUNT(*) FROM login_attempts").await, 2, "179 and 1 day old stay");
     assert_eq!(count(db, "SELECT COUNT(*) FROM error_log WHERE resolved_at IS NULL").await, 2, "unresolved errors stay, however old");
@@ -146,9 +157,12 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
             .await
             .unwrap();
     assert_eq!((chain.as_str(), username.as_str(), status.as_str()), ("admin", "cli", "SUCCESS"));
-    assert_eq!(serde_json::from_str::<Value>(&new_value).unwrap(), json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2 }));
+    assert_eq!(
+        serde_json::from_str::<Value>(&new_value).unwrap(),
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+    );
     let metadata: Value = serde_json::from_str(&metadata).unwrap();
-    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365 }), "{metadata}");
+    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24 }), "{metadata}");
     let verified = audit::verify(db).await.unwrap();
     assert!(verified.ok, "{:?}", verified.problems);
 
@@ -208,10 +222,10 @@ async fn instances_sharing_the_database_run_each_days_prune_once() {
     assert_eq!(prune_rows(&app.state.db).await, 1);
     // later that day it is not due on any of them
     assert!(claims(now + 23 * 3_600_000).await.is_empty());
-    // a day on, one of them runs it again (nothing left to remove)
+    // a day on, one of them runs it again: only the idempotency keys that were 23 and 1 hours old have aged since
     let ran = claims(now + DAY_MS).await;
     assert_eq!(ran.len(), 1, "{ran:?}");
-    assert_eq!(ran[0].counts, PruneCounts::default());
+    assert_eq!(ran[0].counts, PruneCounts { idempotency_keys: 2, ..PruneCounts::default() });
     assert_eq!(prune_rows(&app.state.db).await, 2);
     let (next_run_at, claimed_by): (i64, String) =
         sqlx::query_as("SELECT next_run_at, claimed_by FROM job_runs WHERE name = 'prune'").fetch_one(&app.state.db.pool).await.unwrap();
@@ -234,7 +248,10 @@ async fn the_server_prunes_in_the_background() {
     let (username, new_value): (String, String) =
         sqlx::query_as("SELECT username, new_value FROM audit_log WHERE operation = 'PRUNE'").fetch_one(&app.state.db.pool).await.unwrap();
     assert_eq!(username, "system");
-    assert_eq!(serde_json::from_str::<Value>(&new_value).unwrap(), json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2 }));
+    assert_eq!(
+        serde_json::from_str::<Value>(&new_value).unwrap(),
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+    );
 }
 
 /// `docnum prune` with `args` and `env` on the SQLite file `url`: its JSON answer.
@@ -260,13 +277,13 @@ async fn docnum_prune_prints_the_counts_and_a_dry_run_deletes_nothing() {
     // the sessions' table, as a server's first start creates it
     SqliteStore::new(sqlx::SqlitePool::connect(&db.url).await.unwrap()).migrate().await.unwrap();
     seed(&db, chrono::Utc::now().timestamp_millis()).await;
-    let prunable = ["login_attempts", "error_log", "tower_sessions"];
+    let prunable = ["login_attempts", "error_log", "tower_sessions", "idempotency_keys"];
     let before = rows_of(&db, &prunable).await;
 
     let dry = docnum_prune(&url, &["--dry-run"], &[]);
     assert_eq!(
-        (&dry["dryRun"], &dry["loginAttempts"], &dry["resolvedErrors"], &dry["expiredSessions"]),
-        (&json!(true), &json!(3), &json!(2), &json!(2)),
+        (&dry["dryRun"], &dry["loginAttempts"], &dry["resolvedErrors"], &dry["expiredSessions"], &dry["idempotencyKeys"]),
+        (&json!(true), &json!(3), &json!(2), &json!(2), &json!(2)),
         "{dry}"
     );
     assert!(dry["before"]["loginAttempts"].is_string(), "{dry}");
@@ -278,11 +295,11 @@ async fn docnum_prune_prints_the_counts_and_a_dry_run_deletes_nothing() {
 
     let done = docnum_prune(&url, &[], &[]);
     assert_eq!(
-        (&done["dryRun"], &done["loginAttempts"], &done["resolvedErrors"], &done["expiredSessions"]),
-        (&json!(false), &json!(3), &json!(2), &json!(2)),
+        (&done["dryRun"], &done["loginAttempts"], &done["resolvedErrors"], &done["expiredSessions"], &done["idempotencyKeys"]),
+        (&json!(false), &json!(3), &json!(2), &json!(2), &json!(2)),
         "{done}"
     );
-    assert_eq!(rows_of(&db, &prunable).await.into_iter().map(|(_, n)| n).collect::<Vec<_>>(), vec![2, 3, 1]);
+    assert_eq!(rows_of(&db, &prunable).await.into_iter().map(|(_, n)| n).collect::<Vec<_>>(), vec![2, 3, 1, 2]);
     assert_eq!(count(&db, "SELECT COUNT(*) FROM audit_log WHERE operation = 'PRUNE' AND username = 'cli'").await, 1);
     assert!(audit::verify(&db).await.unwrap().ok);
 }

@@ -60,14 +60,14 @@ fn number_ref(t: &NumberTarget) -> NumberRef {
 #[server(prefix = "/sfn", input = Json)]
 pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::revise(&state.engine, &caller, &number_ref(&target), target.document_id.as_deref()).await.map_err(sfn::error)
+    admin_ops::revise(&state.engine, &caller, &number_ref(&target), target.document_id.as_deref(), None).await.map_err(sfn::error)
 }
 
 /// Voids a confirmed number and issues its replacement.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::void_and_replace(&state.engine, &caller, &number_ref(&target), &reason, target.document_id.as_deref()).await.map_err(sfn::error)
+    admin_ops::void_and_replace(&state.engine, &caller, &number_ref(&target), &reason, target.document_id.as_deref(), None).await.map_err(sfn::error)
 }
 
 /// Manual override: registers a hand-typed (legacy) number on a counter.

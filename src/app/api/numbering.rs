@@ -18,17 +18,17 @@ pub async fn preview_number(request: NumberRequest) -> Result<PreviewResult, Api
 #[server(prefix = "/sfn", endpoint = "reserve_number", input = Json)]
 pub async fn reserve_number(request: NumberRequest) -> Result<ReservationResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    numbering::reserve(&state.numbering, &caller, &request).await.map_err(sfn::error)
+    numbering::reserve(&state.numbering, &caller, &request, None).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", endpoint = "confirm_reservation", input = Json)]
 pub async fn confirm_reservation(token: String, document_id: String) -> Result<StatusResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    numbering::confirm(&state.numbering, &caller, &token, &document_id).await.map_err(sfn::error)
+    numbering::confirm(&state.numbering, &caller, &token, &document_id, None).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", endpoint = "cancel_reservation", input = Json)]
 pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result<StatusResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    numbering::cancel(&state.numbering, &caller, &token, reason.as_deref()).await.map_err(sfn::error)
+    numbering::cancel(&state.numbering, &caller, &token, reason.as_deref(), None).await.map_err(sfn::error)
 }

@@ -12,6 +12,7 @@ use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, Over
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
+use crate::server::numbering::idempotency::{KeyHeader, KeyParam};
 use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
@@ -41,7 +42,8 @@ error_set!(
     /// Revise, void-and-replace, manual override: super admins' writes on a number or a counter.
     pub AdminNumberErrors: FAILURES, SIGNED_IN, INPUT;
         NotFound, ConfigNotFound, InvalidFormat, ManualOverrideNotAllowed, SequenceExhausted, DuplicateNumber, VersionConflict, LockTimeout,
-        AlreadyConfirmed, NotConfirmed, ReservationCancelled, ReservationExpired, RevisionExhausted, OverrideBelowIssued, WfInvalidTransition
+        AlreadyConfirmed, NotConfirmed, ReservationCancelled, ReservationExpired, RevisionExhausted, OverrideBelowIssued, WfInvalidTransition,
+        IdempotencyKeyReused, IdempotencyInProgress
 );
 
 #[derive(Deserialize, IntoParams)]
@@ -219,19 +221,20 @@ impl NumberBody {
 }
 
 /// `POST /document-numbering/revise`
-#[utoipa::path(post, path = "/document-numbering/revise", request_body = ReviseRequest,
+#[utoipa::path(post, path = "/document-numbering/revise", request_body = ReviseRequest, params(KeyParam),
     responses((status = 200, body = IssuedNumber, description = "the next revision of a confirmed number"), AdminNumberErrors),
     tag = "numbering")]
 pub async fn revise(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
+    KeyHeader(key): KeyHeader,
     ApiJson(b): ApiJson<NumberBody>,
 ) -> Result<Json<IssuedNumber>, AppError> {
-    Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref()).await?))
+    Ok(Json(super::revise(&s, &caller, &b.number(), b.document_id.as_deref(), key.as_ref()).await?))
 }
 
 /// `POST /document-numbering/void-and-replace`
-#[utoipa::path(post, path = "/document-numbering/void-and-replace", request_body = VoidRequest,
+#[utoipa::path(post, path = "/document-numbering/void-and-replace", request_body = VoidRequest, params(KeyParam),
     responses(
         (status = 200, body = VoidResult, description = "the voided number and its replacement (a reason is required)"),
         AdminNumberErrors,
@@ -240,9 +243,10 @@ pub async fn revise(
 pub async fn void_and_replace(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
+    KeyHeader(key): KeyHeader,
     ApiJson(b): ApiJson<VoidBody>,
 ) -> Result<Json<VoidResult>, AppError> {
-    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), &b.reason, b.document_id.as_deref()).await?))
+    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), &b.reason, b.document_id.as_deref(), key.as_ref()).await?))
 }
 
 /// Register a legacy number on a counter, or set the counter to a value: exactly one of the two.

@@ -19,11 +19,12 @@ use unicode_normalization::UnicodeNormalization;
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
 use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
-use crate::server::db::{ms_to_datetime, Tx};
+use crate::server::db::{ms_to_datetime, Conn, Tx};
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
 use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
+use crate::server::numbering::idempotency::{self, IdempotencyKey, Keyed};
 use crate::server::numbering::Engine;
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
@@ -140,9 +141,33 @@ pub async fn act_on_reset(
 }
 
 /// See [`revise_unlogged`].
-pub async fn revise(s: &Engine, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
-    let result = revise_unlogged(s, caller, number, document_id).await.map(|n| with_workflow(s, caller, n));
-    logged(s, caller, "REVISE", json!({ "number": number_context(number), "documentId": document_id }), result)
+pub async fn revise(
+    s: &Engine,
+    caller: &Caller,
+    number: &NumberRef,
+    document_id: Option<&str>,
+    key: Option<&IdempotencyKey>,
+) -> Result<IssuedNumber, AppError> {
+    let request = json!({ "number": number_context(number), "documentId": document_id });
+    let result = async {
+        let keyed = s.claim_key(caller, key, "REVISE", &request)?;
+        let keyed = keyed.as_ref().map(|(k, _claim)| k);
+        if let Some(answer) = stored_answer(s, keyed).await? {
+            return Ok(answer);
+        }
+        revise_unlogged(s, caller, number, document_id, keyed).await
+    }
+    .await
+    .map(|n| with_workflow(s, caller, n));
+    logged(s, caller, "REVISE", request, result)
+}
+
+/// The answer an `Idempotency-Key` stored for this request, before the write's transaction.
+async fn stored_answer<T: serde::de::DeserializeOwned>(s: &Engine, keyed: Option<&Keyed>) -> Result<Option<T>, AppError> {
+    match keyed {
+        Some(k) => idempotency::answer_of(&s.db, k, s.clock.now_ms()).await,
+        None => Ok(None),
+    }
 }
 
 /// See [`void_and_replace_unlogged`].
@@ -152,8 +177,19 @@ pub async fn void_and_replace(
     number: &NumberRef,
     reason: &str,
     document_id: Option<&str>,
+    key: Option<&IdempotencyKey>,
 ) -> Result<VoidResult, AppError> {
-    let result = void_and_replace_unlogged(s, caller, number, reason, document_id).await.map(|v| {
+    let request = json!({ "number": number_context(number), "reason": reason, "documentId": document_id });
+    let result = async {
+        let keyed = s.claim_key(caller, key, "VOID_REPLACE", &request)?;
+        let keyed = keyed.as_ref().map(|(k, _claim)| k);
+        if let Some(answer) = stored_answer(s, keyed).await? {
+            return Ok(answer);
+        }
+        void_and_replace_unlogged(s, caller, number, reason, document_id, keyed).await
+    }
+    .await
+    .map(|v: VoidResult| {
         let at = v.replacement.issued_at.timestamp_millis();
         VoidResult {
             workflow: Some(s.lifecycle.context(&v.voided, State::Void, at, caller)),
@@ -161,7 +197,7 @@ pub async fn void_and_replace(
             ..v
         }
     });
-    logged(s, caller, "VOID_REPLACE", json!({ "number": number_context(number), "reason": reason, "documentId": document_id }), result)
+    logged(s, caller, "VOID_REPLACE", request, result)
 }
 
 /// See [`manual_override_unlogged`].
@@ -307,7 +343,13 @@ async fn envelopes(s: &Engine, caller: &Caller, rows: Vec<ResetRow>) -> Result<V
 
 /// The next revision of a confirmed number: same sequence, next `{REV}`, no counter consumed (audit GENERATE).
 /// Open to whoever may take numbers in the project, like generate.
-async fn revise_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, document_id: Option<&str>) -> Result<IssuedNumber, AppError> {
+async fn revise_unlogged(
+    s: &Engine,
+    caller: &Caller,
+    number: &NumberRef,
+    document_id: Option<&str>,
+    keyed: Option<&Keyed>,
+) -> Result<IssuedNumber, AppError> {
     let snapshot = s.reference.get().await?;
     let (project, corr_type, text) = &locate(&snapshot, number)?;
     caller.require_numbering(project.id)?;
@@ -315,10 +357,14 @@ async fn revise_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, docume
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
+        if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
+            return Ok(answer);
+        }
         let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
         let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
         let (write, issued) = admin::revise(&s.lifecycle, caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
+        store_key(&mut tx, keyed, &issued, now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(issued)
     })
@@ -333,6 +379,7 @@ async fn void_and_replace_unlogged(
     number: &NumberRef,
     reason: &str,
     document_id: Option<&str>,
+    keyed: Option<&Keyed>,
 ) -> Result<VoidResult, AppError> {
     caller.require_super_admin()?;
     let reason = &text(reason, 1)?;
@@ -356,16 +403,36 @@ async fn void_and_replace_unlogged(
     retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
+        if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
+            return Ok(answer);
+        }
         let (old, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
         // the replacement's counter: today's period, often the same row (already held by this transaction)
         let max = resolved.template.max_seq() as i64;
         let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
         let (write, result) = admin::void_and_replace(&s.lifecycle, caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
+        store_key(&mut tx, keyed, &result, now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(result)
     })
     .await
+}
+
+/// Inside the write's transaction: the answer another instance stored for the key since it was looked up.
+async fn stored_answer_in<T: serde::de::DeserializeOwned>(tx: &mut Conn, keyed: Option<&Keyed>, now: i64) -> Result<Option<T>, AppError> {
+    match keyed {
+        Some(k) => idempotency::answer_in(tx, k, now).await,
+        None => Ok(None),
+    }
+}
+
+/// Stores the key with the write's answer, in its transaction.
+async fn store_key(tx: &mut Conn, keyed: Option<&Keyed>, answer: &impl serde::Serialize, now: i64) -> Result<(), AppError> {
+    match keyed {
+        Some(k) => idempotency::insert_one(tx, &k.answered(answer, now)).await,
+        None => Ok(()),
+    }
 }
 
 // ---- manual override ----

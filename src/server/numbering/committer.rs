@@ -18,6 +18,7 @@ use sqlx::Executor;
 use tokio::sync::oneshot;
 
 use super::counter_tx::{self, should_retry, GroupBatch, Known, Lifecycle, PlanJob, Planned, Start, TxError};
+use super::idempotency::{self, Keyed};
 use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -40,6 +41,8 @@ pub struct Work {
     pub kind: JobKind,
     pub caller: Caller,
     pub enqueued: Instant,
+    /// The request's `Idempotency-Key`, stored with its outcome in the batch's transaction.
+    pub keyed: Option<Keyed>,
 }
 
 /// One try at serving a counter's batch, handed to its shard's committer and handed back with the outcome.
@@ -519,7 +522,7 @@ impl Committers {
         for (i, start) in starts.into_iter().enumerate() {
             match start {
                 Ok(mut start) => {
-                    let plan = plan(&group[i].attempt, &mut start, &self.lifecycle, now);
+                    let plan = plan(&group[i].attempt, &mut start, &self.lifecycle, now, Vec::new());
                     planned.push(Planned { start, plan, max_number: counter_tx::plan::max_number(&kinds[i]) });
                     planned_at.push(i);
                     served.push(None);
@@ -543,7 +546,9 @@ impl Committers {
         let kinds: Vec<&JobKind> = attempt.work.iter().map(|w| &w.kind).collect();
         let max_number = counter_tx::plan::max_number(&kinds);
         let mut start = counter_tx::read_batch(tx, self.db.dialect, &attempt.key, &kinds, attempt.known.as_ref(), now).await?;
-        let mut plan = plan(attempt, &mut start, &self.lifecycle, now);
+        // the retry after a unique violation: a key another instance stored meanwhile answers its job from there
+        let answered = if attempt.precheck { stored_answers(tx, &attempt.work, now).await? } else { Vec::new() };
+        let mut plan = plan(attempt, &mut start, &self.lifecycle, now, answered);
         // A rendered number that already exists (a hand-registered legacy number, a template that
         // renders like an older one…) fails with NB005; its sequence stays consumed and the audit row says why.
         if attempt.precheck {
@@ -557,13 +562,37 @@ impl Committers {
     }
 }
 
-/// The batch's jobs with their audit rows' common part, planned against what the batch read.
-fn plan(attempt: &Attempt, start: &mut Start, lifecycle: &Lifecycle, now: i64) -> counter_tx::Plan {
+/// The answers of the keyed jobs whose keys are stored already (by index; empty when none is keyed): the stored
+/// outcome for the same request, 422 for another.
+async fn stored_answers(tx: &mut Conn, work: &[Work], now: i64) -> Result<Vec<Option<Result<Outcome, AppError>>>, TxError> {
+    let mut answers = Vec::new();
+    for (i, w) in work.iter().enumerate() {
+        let Some(keyed) = &w.keyed else { continue };
+        let Some(stored) = idempotency::stored_in(tx, keyed, now).await? else { continue };
+        answers.resize_with(work.len(), || None);
+        answers[i] = Some(idempotency::read_answer(keyed, stored));
+    }
+    Ok(answers)
+}
+
+/// The batch's jobs with their audit rows' common part, planned against what the batch read; `answered` (by index,
+/// or empty) gives the jobs already answered.
+fn plan(
+    attempt: &Attempt,
+    start: &mut Start,
+    lifecycle: &Lifecycle,
+    now: i64,
+    mut answered: Vec<Option<Result<Outcome, AppError>>>,
+) -> counter_tx::Plan {
     let counter_key = serde_json::to_string(&attempt.key).ok();
+    answered.resize_with(attempt.work.len(), || None);
     let jobs: Vec<PlanJob<'_>> = attempt
         .work
         .iter()
-        .map(|w| PlanJob {
+        .zip(answered)
+        .map(|(w, answered)| PlanJob {
+            keyed: w.keyed.as_ref(),
+            answered,
             kind: &w.kind,
             caller: &w.caller,
             audit: AuditEntry {

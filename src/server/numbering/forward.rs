@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::counter_tx::{JobKind, Outcome};
+use super::idempotency::Keyed;
 use super::Numbering;
 use crate::numbering::CounterKey;
 use crate::server::auth::Caller;
@@ -43,6 +44,9 @@ struct Outgoing<'a> {
 struct OutgoingJob<'a> {
     kind: &'a JobKind,
     caller: &'a Caller,
+    /// Its `Idempotency-Key`: the holder stores it with the outcome, in the batch's transaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keyed: Option<&'a Keyed>,
 }
 
 #[derive(Deserialize)]
@@ -55,6 +59,8 @@ struct Incoming {
 struct IncomingJob {
     kind: JobKind,
     caller: Caller,
+    #[serde(default)]
+    keyed: Option<Keyed>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -90,8 +96,13 @@ impl Forwarder {
     }
 
     /// The holder's answer to each job, in order.
-    pub async fn send(&self, holder: &str, key: &CounterKey, jobs: &[(&JobKind, &Caller)]) -> Result<Vec<Result<Outcome, AppError>>, Failed> {
-        let body = Outgoing { key, jobs: jobs.iter().map(|(kind, caller)| OutgoingJob { kind, caller }).collect() };
+    pub async fn send(
+        &self,
+        holder: &str,
+        key: &CounterKey,
+        jobs: &[(&JobKind, &Caller, Option<&Keyed>)],
+    ) -> Result<Vec<Result<Outcome, AppError>>, Failed> {
+        let body = Outgoing { key, jobs: jobs.iter().map(|&(kind, caller, keyed)| OutgoingJob { kind, caller, keyed }).collect() };
         let body = serde_json::to_vec(&body).map_err(|e| Failed::NotDelivered(format!("the batch does not serialize: {e}")))?;
         let sent = self
             .client
@@ -151,7 +162,7 @@ pub async fn receive(State(state): State<std::sync::Arc<Numbering>>, request: Re
     if batch.jobs.iter().any(|j| matches!(&j.kind, JobKind::Issue { req, .. } if req.key != batch.key)) {
         return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", "a forwarded issue for another counter than its batch's").into_response();
     }
-    let jobs = batch.jobs.into_iter().map(|j| (j.kind, j.caller)).collect();
+    let jobs = batch.jobs.into_iter().map(|j| (j.kind, j.caller, j.keyed)).collect();
     match state.engine.serve_forwarded(batch.key, jobs).await {
         Ok(results) => Json(Answers { results: results.iter().map(|r| r.clone().map_err(|e| RemoteError::from(&e))).collect() }).into_response(),
         Err(e) => e.into_response(),

@@ -5,6 +5,7 @@ use axum::Json;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::idempotency::{KeyHeader, KeyParam};
 use super::Numbering;
 use crate::contract::{AnyNumberRequest, GenerateResult, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Access;
@@ -30,10 +31,16 @@ error_set!(
         NotFound, ConfigNotFound, InvalidFormat, SequenceExhausted, DuplicateNumber, VersionConflict, WfInvalidTransition, RateLimited, LockTimeout
 );
 error_set!(
+    /// Reserve, generate: as [`NumberErrors`], and an `Idempotency-Key` reused or still in flight.
+    pub KeyedNumberErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, ConfigNotFound, InvalidFormat, SequenceExhausted, DuplicateNumber, VersionConflict, WfInvalidTransition, RateLimited, LockTimeout,
+        IdempotencyKeyReused, IdempotencyInProgress
+);
+error_set!(
     /// Confirm, cancel: the reservation may be unknown, another caller's, or past the state the action needs.
     pub ReservationErrors: FAILURES, SIGNED_IN, INPUT;
         NotFound, AlreadyConfirmed, ReservationCancelled, ReservationExpired, DuplicateNumber, VersionConflict, WfInvalidTransition, RateLimited,
-        LockTimeout
+        LockTimeout, IdempotencyKeyReused, IdempotencyInProgress
 );
 
 #[derive(Deserialize, ToSchema)]
@@ -65,49 +72,53 @@ pub async fn preview(
     Ok(Json(super::preview(&s, &caller, &req).await?))
 }
 
-#[utoipa::path(post, path = "/document-numbering/reserve", request_body = AnyNumberRequest,
-    responses((status = 200, body = ReservationResult), NumberErrors),
+#[utoipa::path(post, path = "/document-numbering/reserve", request_body = AnyNumberRequest, params(KeyParam),
+    responses((status = 200, body = ReservationResult), KeyedNumberErrors),
     tag = "numbering")]
 pub async fn reserve(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
+    KeyHeader(key): KeyHeader,
     ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<ReservationResult>, AppError> {
-    Ok(Json(super::reserve(&s, &caller, &req).await?))
+    Ok(Json(super::reserve(&s, &caller, &req, key.as_ref()).await?))
 }
 
-#[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody,
+#[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody, params(KeyParam),
     responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
 pub async fn confirm(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
+    KeyHeader(key): KeyHeader,
     ApiJson(body): ApiJson<ConfirmBody>,
 ) -> Result<Json<StatusResult>, AppError> {
-    Ok(Json(super::confirm(&s, &caller, &body.token, &body.document_id).await?))
+    Ok(Json(super::confirm(&s, &caller, &body.token, &body.document_id, key.as_ref()).await?))
 }
 
-#[utoipa::path(post, path = "/document-numbering/cancel", request_body = CancelBody,
+#[utoipa::path(post, path = "/document-numbering/cancel", request_body = CancelBody, params(KeyParam),
     responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
 pub async fn cancel(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
+    KeyHeader(key): KeyHeader,
     ApiJson(body): ApiJson<CancelBody>,
 ) -> Result<Json<StatusResult>, AppError> {
-    Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref()).await?))
+    Ok(Json(super::cancel(&s, &caller, &body.token, body.reason.as_deref(), key.as_ref()).await?))
 }
 
 #[utoipa::path(post, path = "/documents/{documentId}/generate-number", request_body = AnyNumberRequest,
     params(("documentId" = String, Path, description = "the DMS document id: 1–100 characters (trimmed), no control characters",
-        pattern = r"^[^\S\x1c-\x1f]*[^\s\x00-\x1f\x7f-\x9f]([^\x00-\x1f\x7f-\x9f]{0,98}[^\s\x00-\x1f\x7f-\x9f])?[^\S\x1c-\x1f]*$")),
-    responses((status = 200, body = GenerateResult), NumberErrors),
+        pattern = r"^[^\S\x1c-\x1f]*[^\s\x00-\x1f\x7f-\x9f]([^\x00-\x1f\x7f-\x9f]{0,98}[^\s\x00-\x1f\x7f-\x9f])?[^\S\x1c-\x1f]*$"), KeyParam),
+    responses((status = 200, body = GenerateResult), KeyedNumberErrors),
     tag = "numbering")]
 pub async fn generate(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     ApiPath(document_id): ApiPath<String>,
+    KeyHeader(key): KeyHeader,
     ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<GenerateResult>, AppError> {
-    Ok(Json(super::generate(&s, &caller, &document_id, &req).await?))
+    Ok(Json(super::generate(&s, &caller, &document_id, &req, key.as_ref()).await?))
 }

@@ -9,6 +9,7 @@ pub mod committer;
 pub mod counter_tx;
 pub mod forward;
 pub mod http;
+pub mod idempotency;
 pub mod lock;
 pub mod queue;
 pub mod store;
@@ -34,6 +35,7 @@ use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
 
 use counter_tx::{Lifecycle, State};
+use idempotency::{IdempotencyKey, Keyed};
 use queue::{JobKind, Outcome, Queues};
 
 /// A numbering request with every part resolved, its template chosen and its counter key computed. It travels
@@ -200,6 +202,16 @@ pub struct Engine {
     pub errors: ErrorLog,
     pub config: EngineConfig,
     queues: Arc<Queues>,
+    /// The `Idempotency-Key`s being served in this instance.
+    in_flight: Arc<idempotency::InFlight>,
+}
+
+/// What a request's `Idempotency-Key` makes of it: nothing (no key), the answer stored for it, or a first request
+/// whose key is claimed in this instance until it is answered.
+enum Keying {
+    Unkeyed,
+    Replay(Outcome),
+    Fresh(Keyed, idempotency::Claim),
 }
 
 const MAX_REASON_CHARS: usize = 500;
@@ -228,16 +240,20 @@ impl Engine {
             let patience = queues.lock.max_wait() + Duration::from_secs(5);
             queues = queues.forwarding(forward::Forwarder::new(secret.clone(), patience)?);
         }
-        Ok(Arc::new(Engine { db, clock, reference, lifecycle, errors, config, queues: Arc::new(queues) }))
+        Ok(Arc::new(Engine { db, clock, reference, lifecycle, errors, config, queues: Arc::new(queues), in_flight: Default::default() }))
     }
 
     /// Serves the jobs another instance forwarded for `key` (`forward`): each joins this instance's queue, in order.
-    pub async fn serve_forwarded(&self, key: CounterKey, jobs: Vec<(JobKind, Caller)>) -> Result<Vec<Result<Outcome, AppError>>, AppError> {
+    pub async fn serve_forwarded(
+        &self,
+        key: CounterKey,
+        jobs: Vec<(JobKind, Caller, Option<Keyed>)>,
+    ) -> Result<Vec<Result<Outcome, AppError>>, AppError> {
         if self.queues.closing() {
             return Err(AppError::LockTimeout { key: key.lock_name(), retry_after_secs: 1 });
         }
         metrics::forwarded("received", jobs.len());
-        let queued = jobs.into_iter().map(|(kind, caller)| self.queues.submit_forwarded(key.clone(), kind, caller));
+        let queued = jobs.into_iter().map(|(kind, caller, keyed)| self.queues.submit_forwarded(key.clone(), kind, caller, keyed));
         Ok(futures::future::join_all(queued).await)
     }
 
@@ -359,70 +375,136 @@ impl Engine {
         self.logged(caller, project, || serde_json::json!({"operation": "PREVIEW", "request": req}), result)
     }
 
-    pub async fn reserve(&self, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
+    pub async fn reserve(&self, caller: &Caller, req: &NumberRequest, key: Option<&IdempotencyKey>) -> Result<ReservationResult, AppError> {
         let result = async {
+            let (keyed, _claim) = match self.keying(caller, key, "RESERVE", req).await? {
+                Keying::Replay(outcome) => return self.reservation(caller, outcome),
+                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
+                Keying::Unkeyed => (None, None),
+            };
             let r = self.resolve_for(caller, req).await?;
             let key = r.key.clone();
             let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: self.config.reservation_ttl.as_millis() as i64, document_id: None };
-            match self.queues.submit(key, kind, caller.clone()).await? {
-                Outcome::Issued { number, sequence, token, expires_at, created_at } => {
-                    let expires_at = expires_at.unwrap_or_default();
-                    let token = token.unwrap_or_default();
-                    Ok(ReservationResult {
-                        workflow: Some(self.lifecycle.context(&token, State::Reserved, created_at, caller)),
-                        token,
-                        document_number: number,
-                        sequence: sequence as u64,
-                        expires_at: ms_to_datetime(expires_at),
-                        ttl_seconds: ((expires_at - self.clock.now_ms()) / 1000).max(0),
-                    })
-                }
-                Outcome::Status { .. } => Err(AppError::internal("reserve answered with a status")),
-            }
+            let outcome = self.queues.submit(key, kind, caller.clone(), keyed).await?;
+            self.reservation(caller, outcome)
         }
         .await;
         let project = if result.is_err() { self.project_of(req).await } else { None };
         self.logged(caller, project, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
     }
 
+    fn reservation(&self, caller: &Caller, outcome: Outcome) -> Result<ReservationResult, AppError> {
+        match outcome {
+            Outcome::Issued { number, sequence, token, expires_at, created_at } => {
+                let expires_at = expires_at.unwrap_or_default();
+                let token = token.unwrap_or_default();
+                Ok(ReservationResult {
+                    workflow: Some(self.lifecycle.context(&token, State::Reserved, created_at, caller)),
+                    token,
+                    document_number: number,
+                    sequence: sequence as u64,
+                    expires_at: ms_to_datetime(expires_at),
+                    ttl_seconds: ((expires_at - self.clock.now_ms()) / 1000).max(0),
+                })
+            }
+            Outcome::Status { .. } => Err(AppError::internal("reserve answered with a status")),
+        }
+    }
+
     /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
-    pub async fn generate(&self, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<GenerateResult, AppError> {
+    pub async fn generate(
+        &self,
+        caller: &Caller,
+        document_id: &str,
+        req: &NumberRequest,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<GenerateResult, AppError> {
         let result = async {
             let document_id = check_document_id(document_id)?;
+            let request = serde_json::json!({ "documentId": document_id.as_str(), "request": req });
+            let (keyed, _claim) = match self.keying(caller, key, "GENERATE", &request).await? {
+                Keying::Replay(outcome) => return self.generated(caller, outcome),
+                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
+                Keying::Unkeyed => (None, None),
+            };
             let r = self.resolve_for(caller, req).await?;
             let key = r.key.clone();
             let kind = JobKind::Issue { req: Arc::new(r), ttl_ms: 0, document_id: Some(document_id) };
-            match self.queues.submit(key, kind, caller.clone()).await? {
-                // no reservation: the number names its own instance
-                Outcome::Issued { number, created_at, .. } => Ok(GenerateResult {
-                    workflow: Some(self.lifecycle.context(&number, State::Confirmed, created_at, caller)),
-                    document_number: number,
-                    generated_at: ms_to_datetime(created_at),
-                }),
-                Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
-            }
+            let outcome = self.queues.submit(key, kind, caller.clone(), keyed).await?;
+            self.generated(caller, outcome)
         }
         .await;
         let project = if result.is_err() { self.project_of(req).await } else { None };
         self.logged(caller, project, || serde_json::json!({"operation": "GENERATE", "documentId": document_id, "request": req}), result)
     }
 
-    pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+    fn generated(&self, caller: &Caller, outcome: Outcome) -> Result<GenerateResult, AppError> {
+        match outcome {
+            // no reservation: the number names its own instance
+            Outcome::Issued { number, created_at, .. } => Ok(GenerateResult {
+                workflow: Some(self.lifecycle.context(&number, State::Confirmed, created_at, caller)),
+                document_number: number,
+                generated_at: ms_to_datetime(created_at),
+            }),
+            Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
+        }
+    }
+
+    /// What a request's `Idempotency-Key` makes of it (module `idempotency`): a key stored for this request answers
+    /// with its outcome, one stored for another request is 422, one in flight here is 409.
+    async fn keying(
+        &self,
+        caller: &Caller,
+        key: Option<&IdempotencyKey>,
+        operation: &str,
+        request: &impl serde::Serialize,
+    ) -> Result<Keying, AppError> {
+        let Some(key) = key else { return Ok(Keying::Unkeyed) };
+        let keyed = Keyed::new(caller, key, operation, request);
+        let claim = self.in_flight.claim(&keyed)?;
+        match idempotency::stored(&self.db, &keyed, self.clock.now_ms()).await? {
+            None => Ok(Keying::Fresh(keyed, claim)),
+            Some(stored) => Ok(Keying::Replay(idempotency::read_answer(&keyed, stored)?)),
+        }
+    }
+
+    /// Claims an administrative write's `Idempotency-Key` in this instance (409 while another request with it is
+    /// served here); the write itself looks the key up and stores it in its own transaction.
+    pub fn claim_key(
+        &self,
+        caller: &Caller,
+        key: Option<&IdempotencyKey>,
+        operation: &str,
+        request: &impl serde::Serialize,
+    ) -> Result<Option<(Keyed, idempotency::Claim)>, AppError> {
+        let Some(key) = key else { return Ok(None) };
+        let keyed = Keyed::new(caller, key, operation, request);
+        let claim = self.in_flight.claim(&keyed)?;
+        Ok(Some((keyed, claim)))
+    }
+
+    pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str, key: Option<&IdempotencyKey>) -> Result<StatusResult, AppError> {
         let mut project = None;
         let result = async {
             let token = check_token(token)?;
             let document_id = check_document_id(document_id)?;
+            let request = serde_json::json!({ "token": token, "documentId": document_id.as_str() });
+            let (keyed, _claim) = match self.keying(caller, key, "CONFIRM", &request).await? {
+                Keying::Replay(outcome) => return self.status_answer(outcome, caller, &token),
+                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
+                Keying::Unkeyed => (None, None),
+            };
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
-            self.status_job(key, JobKind::Confirm { token: token.clone(), document_id }, caller, &token).await
+            self.status_job(key, JobKind::Confirm { token: token.clone(), document_id }, caller, &token, keyed).await
         }
         .await;
         let project = self.project_of_token(project, token, &result).await;
         self.logged(caller, project, || serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
     }
 
-    pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+    pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>, key: Option<&IdempotencyKey>) -> Result<StatusResult, AppError> {
         let mut project = None;
         let result = async {
             let token = check_token(token)?;
@@ -433,10 +515,16 @@ impl Engine {
                     format!("reason longer than {MAX_REASON_CHARS} characters"),
                 ));
             }
+            let request = serde_json::json!({ "token": token, "reason": reason });
+            let (keyed, _claim) = match self.keying(caller, key, "CANCEL", &request).await? {
+                Keying::Replay(outcome) => return self.status_answer(outcome, caller, &token),
+                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
+                Keying::Unkeyed => (None, None),
+            };
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
             caller.require_numbering(key.project_id)?;
-            self.status_job(key, JobKind::Cancel { token: token.clone(), reason, expiry: false }, caller, &token).await
+            self.status_job(key, JobKind::Cancel { token: token.clone(), reason, expiry: false }, caller, &token, keyed).await
         }
         .await;
         let project = self.project_of_token(project, token, &result).await;
@@ -456,7 +544,7 @@ impl Engine {
             let taken = due.len();
             let jobs = due.into_iter().map(|(token, key)| {
                 let system = system.clone();
-                async move { self.queues.submit(key, JobKind::Cancel { token, reason: Some("expired".into()), expiry: true }, system).await }
+                async move { self.queues.submit(key, JobKind::Cancel { token, reason: Some("expired".into()), expiry: true }, system, None).await }
             });
             // a few at a time, so they ride along in the commit groups of the live traffic instead of forming one large
             // group that every reserve behind it waits for (the soak: p99 5–7 → 30 ms with the whole chunk at once)
@@ -474,8 +562,13 @@ impl Engine {
         store::counter_key_of_token(&self.db, token).await?.ok_or_else(|| counter_tx::plan::reservation_not_found(token))
     }
 
-    async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller, token: &str) -> Result<StatusResult, AppError> {
-        match self.queues.submit(key, kind, caller.clone()).await? {
+    async fn status_job(&self, key: CounterKey, kind: JobKind, caller: &Caller, token: &str, keyed: Option<Keyed>) -> Result<StatusResult, AppError> {
+        let outcome = self.queues.submit(key, kind, caller.clone(), keyed).await?;
+        self.status_answer(outcome, caller, token)
+    }
+
+    fn status_answer(&self, outcome: Outcome, caller: &Caller, token: &str) -> Result<StatusResult, AppError> {
+        match outcome {
             Outcome::Status { number, status, state, at, .. } => {
                 Ok(StatusResult { document_number: number, status, workflow: Some(self.lifecycle.context(token, state, at, caller)) })
             }
@@ -499,10 +592,10 @@ pub struct Numbering {
 
 /// Reserve as every entry point calls it: the caller's rate limit, the engine, then the generation histogram
 /// (latency and outcome, labelled by the request's type), so the form and REST count alike.
-pub async fn reserve(state: &Numbering, caller: &Caller, req: &NumberRequest) -> Result<ReservationResult, AppError> {
+pub async fn reserve(state: &Numbering, caller: &Caller, req: &NumberRequest, key: Option<&IdempotencyKey>) -> Result<ReservationResult, AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
-    let result = state.engine.reserve(caller, req).await;
+    let result = state.engine.reserve(caller, req, key).await;
     record_generation(state, req, &result, started).await;
     result
 }
@@ -515,22 +608,40 @@ pub async fn preview(state: &Numbering, caller: &Caller, req: &NumberRequest) ->
 }
 
 /// Confirm as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn confirm(state: &Numbering, caller: &Caller, token: &str, document_id: &str) -> Result<StatusResult, AppError> {
+pub async fn confirm(
+    state: &Numbering,
+    caller: &Caller,
+    token: &str,
+    document_id: &str,
+    key: Option<&IdempotencyKey>,
+) -> Result<StatusResult, AppError> {
     state.light_limits.check(caller).await?;
-    state.engine.confirm(caller, token, document_id).await
+    state.engine.confirm(caller, token, document_id, key).await
 }
 
 /// Cancel as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn cancel(state: &Numbering, caller: &Caller, token: &str, reason: Option<&str>) -> Result<StatusResult, AppError> {
+pub async fn cancel(
+    state: &Numbering,
+    caller: &Caller,
+    token: &str,
+    reason: Option<&str>,
+    key: Option<&IdempotencyKey>,
+) -> Result<StatusResult, AppError> {
     state.light_limits.check(caller).await?;
-    state.engine.cancel(caller, token, reason).await
+    state.engine.cancel(caller, token, reason, key).await
 }
 
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
-pub async fn generate(state: &Numbering, caller: &Caller, document_id: &str, req: &NumberRequest) -> Result<GenerateResult, AppError> {
+pub async fn generate(
+    state: &Numbering,
+    caller: &Caller,
+    document_id: &str,
+    req: &NumberRequest,
+    key: Option<&IdempotencyKey>,
+) -> Result<GenerateResult, AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
-    let result = state.engine.generate(caller, document_id, req).await;
+    let result = state.engine.generate(caller, document_id, req, key).await;
     record_generation(state, req, &result, started).await;
     result
 }

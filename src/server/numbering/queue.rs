@@ -14,6 +14,7 @@ use tokio::sync::{oneshot, Notify};
 use super::committer::{Committers, Work};
 use super::counter_tx::{Known, Lifecycle};
 use super::forward::{Failed, Forwarder};
+use super::idempotency::Keyed;
 use super::lock::{Acquired, CounterLock, Held};
 use super::EngineConfig;
 use crate::numbering::CounterKey;
@@ -159,18 +160,24 @@ impl Queues {
     }
 
     /// Queues a job on its counter and waits for its outcome.
-    pub async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller) -> Result<Outcome, AppError> {
-        self.queue(key, kind, caller, false).await
+    pub async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, keyed: Option<Keyed>) -> Result<Outcome, AppError> {
+        self.queue(key, Work { kind, caller, enqueued: Instant::now(), keyed }, false).await
     }
 
     /// Queues a job another instance forwarded (`forward`): it is served here, whoever holds the lock by then.
-    pub async fn submit_forwarded(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller) -> Result<Outcome, AppError> {
-        self.queue(key, kind, caller, true).await
+    pub async fn submit_forwarded(
+        self: &Arc<Self>,
+        key: CounterKey,
+        kind: JobKind,
+        caller: Caller,
+        keyed: Option<Keyed>,
+    ) -> Result<Outcome, AppError> {
+        self.queue(key, Work { kind, caller, enqueued: Instant::now(), keyed }, true).await
     }
 
-    async fn queue(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, serve_here: bool) -> Result<Outcome, AppError> {
+    async fn queue(self: &Arc<Self>, key: CounterKey, work: Work, serve_here: bool) -> Result<Outcome, AppError> {
         let (reply, outcome) = oneshot::channel();
-        self.enqueue(key, vec![Job { work: Work { kind, caller, enqueued: Instant::now() }, reply, serve_here }], false);
+        self.enqueue(key, vec![Job { work, reply, serve_here }], false);
         outcome.await.map_err(|_| AppError::internal("the counter's worker stopped before answering"))?
     }
 
@@ -333,7 +340,7 @@ impl Queues {
     /// have been served there): its callers get 503, like a lock not acquired in time.
     async fn forward(&self, holder: &str, key: &CounterKey, batch: Vec<Job>) -> Option<Vec<Job>> {
         let Some(forwarder) = self.forwarder.as_ref() else { return Some(batch) };
-        let jobs: Vec<_> = batch.iter().map(|j| (&j.work.kind, &j.work.caller)).collect();
+        let jobs: Vec<_> = batch.iter().map(|j| (&j.work.kind, &j.work.caller, j.work.keyed.as_ref())).collect();
         let t0 = Instant::now();
         let sent = forwarder.send(holder, key, &jobs).await;
         drop(jobs);

@@ -5,9 +5,9 @@
 //! `admin` audit chain, a dry run ([`count`]) only counts.
 //!
 //! Never pruned, and named nowhere here: the audit log (kept at least 7 years; its triggers refuse DELETE anyway),
-//! issued numbers, templates and their versions, workflow instances and their events. Idempotency keys (24 h) and
-//! delivered notifications (30 days) have no tables yet: they join this module, a limit and an [`store::Aged`] each,
-//! when those tables land.
+//! issued numbers, templates and their versions, workflow instances and their events. Idempotency keys go after
+//! [`RetentionConfig::idempotency_keys_hours`] (24). Delivered notifications (30 days) have no table yet: they join
+//! this module, a limit and an [`store::Aged`], when it lands.
 //!
 //! The service takes the database, the service clock's now and plain settings, no `AppState`, so the CLI and the
 //! job call it alike and tests set its time.
@@ -49,6 +49,8 @@ pub struct Plan {
     pub resolved_errors_before: DateTime<Utc>,
     #[serde(rename = "expiredSessions")]
     pub sessions_expired_before: DateTime<Utc>,
+    #[serde(rename = "idempotencyKeys")]
+    pub idempotency_keys_before: DateTime<Utc>,
 }
 
 impl Plan {
@@ -61,15 +63,17 @@ impl Plan {
             login_attempts_before: days_before(config.login_attempts_days),
             resolved_errors_before: days_before(config.resolved_errors_days),
             sessions_expired_before: ms_to_datetime(now_ms.min(system_now_ms)),
+            idempotency_keys_before: ms_to_datetime(now_ms.saturating_sub(i64::from(config.idempotency_keys_hours).saturating_mul(DAY_MS / 24))),
         }
     }
 
     /// Each kind of row with its cutoff (epoch ms), in the order a run takes them.
-    fn kinds(&self, db: &Db) -> [(Aged, i64); 3] {
+    fn kinds(&self, db: &Db) -> [(Aged, i64); KINDS] {
         [
             (store::LOGIN_ATTEMPTS, self.login_attempts_before.timestamp_millis()),
             (store::RESOLVED_ERRORS, self.resolved_errors_before.timestamp_millis()),
             (store::expired_sessions(db.dialect), self.sessions_expired_before.timestamp_millis()),
+            (store::IDEMPOTENCY_KEYS, self.idempotency_keys_before.timestamp_millis()),
         ]
     }
 }
@@ -81,12 +85,16 @@ pub struct PruneCounts {
     pub login_attempts: u64,
     pub resolved_errors: u64,
     pub expired_sessions: u64,
+    pub idempotency_keys: u64,
 }
+
+/// The kinds of rows a run removes.
+const KINDS: usize = 4;
 
 impl PruneCounts {
     /// The counts in the order of [`Plan::kinds`].
-    fn of_kinds([login_attempts, resolved_errors, expired_sessions]: [u64; 3]) -> PruneCounts {
-        PruneCounts { login_attempts, resolved_errors, expired_sessions }
+    fn of_kinds([login_attempts, resolved_errors, expired_sessions, idempotency_keys]: [u64; KINDS]) -> PruneCounts {
+        PruneCounts { login_attempts, resolved_errors, expired_sessions, idempotency_keys }
     }
 }
 
@@ -103,7 +111,7 @@ pub struct PruneReport {
 /// Counts, exactly, what [`prune`] at `now_ms` would remove; changes nothing and writes no audit row.
 pub async fn count(db: &Db, now_ms: i64, config: &RetentionConfig) -> Result<PruneReport, AppError> {
     let plan = Plan::at(now_ms, crate::server::db::now_ms(), config);
-    let mut counted = [0; 3];
+    let mut counted = [0; KINDS];
     for ((aged, before_ms), n) in plan.kinds(db).iter().zip(&mut counted) {
         if store::table_exists(db, aged.table).await? {
             *n = store::count(db, aged, *before_ms).await?;
@@ -118,7 +126,7 @@ pub async fn count(db: &Db, now_ms: i64, config: &RetentionConfig) -> Result<Pru
 pub async fn prune(db: &Db, now_ms: i64, config: &RetentionConfig, actor: &str) -> Result<PruneReport, AppError> {
     let started = Instant::now();
     let plan = Plan::at(now_ms, crate::server::db::now_ms(), config);
-    let mut removed = [0; 3];
+    let mut removed = [0; KINDS];
     let mut outcome = Ok(());
     for ((aged, before_ms), deleted) in plan.kinds(db).iter().zip(&mut removed) {
         outcome = delete_aged(db, aged, *before_ms, deleted).await;
@@ -133,7 +141,11 @@ pub async fn prune(db: &Db, now_ms: i64, config: &RetentionConfig, actor: &str) 
         new_value: Some(json!(counts).to_string()),
         metadata: Some(
             json!({
-                "limits": { "loginAttemptsDays": config.login_attempts_days, "resolvedErrorsDays": config.resolved_errors_days },
+                "limits": {
+                    "loginAttemptsDays": config.login_attempts_days,
+                    "resolvedErrorsDays": config.resolved_errors_days,
+                    "idempotencyKeysHours": config.idempotency_keys_hours,
+                },
                 "before": plan,
                 "error": outcome.as_ref().err().map(AppError::report),
             })
@@ -231,6 +243,7 @@ mod tests {
         assert_eq!(plan.login_attempts_before.timestamp_millis(), NOW - 180 * DAY_MS);
         assert_eq!(plan.resolved_errors_before.timestamp_millis(), NOW - 365 * DAY_MS);
         assert_eq!(plan.sessions_expired_before.timestamp_millis(), NOW);
+        assert_eq!(plan.idempotency_keys_before.timestamp_millis(), NOW - DAY_MS);
     }
 
     #[test]

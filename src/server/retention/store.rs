@@ -22,6 +22,10 @@ pub const LOGIN_ATTEMPTS: Aged = Aged { table: "login_attempts", key: "id", cond
 /// Only resolved errors age out; an unresolved one stays however old it is.
 pub const RESOLVED_ERRORS: Aged = Aged { table: "error_log", key: "id", condition: "resolved_at IS NOT NULL AND resolved_at < ?" };
 
+/// Idempotency keys (SPEC §5): kept for the 24 h a retry may come in. SQLite's table has a composite primary key;
+/// its rowid names a row.
+pub const IDEMPOTENCY_KEYS: Aged = Aged { table: "idempotency_keys", key: "rowid", condition: "created_at < ?" };
+
 /// The sessions' table, as tower-sessions' sqlx stores create it (`run::app`): SQLite's `tower_sessions` keeps the
 /// expiry as RFC 3339 text, MariaDB's `session` (in the service's database) as a TIMESTAMP. The layouts are the
 /// stores', not ours, hence the branch here rather than in `Dialect`.

@@ -21,6 +21,7 @@ use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
 use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Retry};
+use crate::server::numbering::idempotency;
 
 pub use admin::{Locked, Write};
 pub use lifecycle::{Lifecycle, State};
@@ -230,8 +231,9 @@ pub struct Applied {
 
 /// Writes a planned batch: the counter moved (with its chain head) behind the fence, the new numbers in one
 /// INSERT, the status changes, the audit rows. Nothing is committed here.
-pub async fn apply_batch(tx: &mut Conn, start: &Start, plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
-    let Plan { last_number, new_numbers, changes, audits, results } = plan;
+pub async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
+    let keys = plan.settle_keys(now);
+    let Plan { last_number, new_numbers, changes, audits, results, .. } = plan;
     let chain_key = counter_chain(start.counter.id);
     let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
     let placed = audit::place(&chain_key, &start.chain, &entries);
@@ -243,6 +245,7 @@ pub async fn apply_batch(tx: &mut Conn, start: &Start, plan: Plan, max_number: i
     let rows: Vec<NewNumber> = new_numbers.into_iter().map(|(_, n)| n).collect();
     store::insert_numbers(tx, &rows).await?;
     store::apply_status_changes(tx, &changes).await?;
+    idempotency::insert(tx, &keys).await?;
     audit::insert_placed(tx, &placed).await?;
     let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
     Ok(Applied { results, next: Known { counter, chain: placed.head.clone() }, inserted: rows.len() })
@@ -308,8 +311,10 @@ pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Resu
     let mut numbers = Vec::new();
     let mut changes = Vec::new();
     let mut outcomes = Vec::with_capacity(planned.len());
-    for Planned { start, plan, max_number } in planned {
-        let Plan { last_number, new_numbers, changes: status_changes, audits, results } = plan;
+    let mut keys = Vec::new();
+    for Planned { start, mut plan, max_number } in planned {
+        keys.extend(plan.settle_keys(now));
+        let Plan { last_number, new_numbers, changes: status_changes, audits, results, .. } = plan;
         counters.push((start.counter, last_number, (max_number > 0).then_some(max_number)));
         chains.push(start.chain);
         entries.push(audits.into_iter().map(|(_, a)| a).collect());
@@ -331,6 +336,7 @@ pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Resu
     let moved: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
     store::insert_numbers(tx, &numbers).await?;
     store::apply_status_changes(tx, &changes).await?;
+    idempotency::insert(tx, &keys).await?;
     audit::insert_placed_many(tx, &moved).await?;
     Ok(counters
         .iter()

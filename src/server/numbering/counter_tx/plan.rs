@@ -13,6 +13,7 @@ use crate::numbering::DocumentId;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::AppError;
+use crate::server::numbering::idempotency::{self, Keyed, NewKey};
 use crate::server::numbering::Resolved;
 
 /// What a job asks of its counter. Serializable: a job travels as it is to the counter's lock holder (`forward`).
@@ -90,6 +91,10 @@ pub struct PlanJob<'a> {
     pub kind: &'a JobKind,
     pub caller: &'a Caller,
     pub audit: AuditEntry,
+    /// The job's `Idempotency-Key`, stored with its outcome when it succeeds.
+    pub keyed: Option<&'a Keyed>,
+    /// Already answered before the plan (its key was found stored): nothing to do but give this answer.
+    pub answered: Option<Result<Outcome, AppError>>,
 }
 
 /// The number rows the batch read for its jobs: by reservation token, and confirmed ones by document id.
@@ -111,6 +116,12 @@ pub struct Plan {
     pub audits: Vec<(usize, AuditEntry)>,
     /// One outcome per job, in job order.
     pub results: Vec<Result<Outcome, AppError>>,
+    /// The jobs sent with an `Idempotency-Key` that this batch serves, by index: their keys are stored with their
+    /// outcomes ([`Plan::settle_keys`]).
+    pub keyed: Vec<(usize, Keyed)>,
+    /// A job that repeats an earlier job's key and request in the same batch, and that earlier job: it gets the
+    /// same answer.
+    pub repeats: Vec<(usize, usize)>,
 }
 
 /// The highest sequence the batch's templates allow (0 without issues): recorded on the counter.
@@ -170,8 +181,32 @@ pub fn plan(
         changes: Vec::new(),
         audits: Vec::new(),
         results: Vec::with_capacity(jobs.len()),
+        keyed: Vec::new(),
+        repeats: Vec::new(),
     };
-    for (i, job) in jobs.into_iter().enumerate() {
+    let mut first_of_key: HashMap<(&str, &str), (usize, &str)> = HashMap::new();
+    for (i, mut job) in jobs.into_iter().enumerate() {
+        if let Some(answer) = job.answered.take() {
+            p.results.push(answer);
+            continue;
+        }
+        if let Some(k) = job.keyed {
+            match first_of_key.get(&(k.scope.as_str(), k.key.as_str())) {
+                Some(&(first, fingerprint)) => {
+                    if fingerprint == k.fingerprint {
+                        p.repeats.push((i, first));
+                        p.results.push(Err(idempotency::in_progress(&k.key))); // settled to the first's answer
+                    } else {
+                        p.results.push(Err(idempotency::reused(&k.key)));
+                    }
+                    continue;
+                }
+                None => {
+                    first_of_key.insert((&k.scope, &k.key), (i, &k.fingerprint));
+                    p.keyed.push((i, k.clone()));
+                }
+            }
+        }
         let kind = job.kind;
         let outcome = match kind {
             JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
@@ -372,6 +407,15 @@ impl Plan {
 
     /// Drops the new numbers that exist already (`taken`, or twice in this batch): their jobs fail with
     /// NB005, their sequences stay consumed, and their audit rows say why. Returns the numbers dropped.
+    /// The keys to store with this batch, once its outcomes are final (after [`Plan::refuse_taken`]): each keyed
+    /// job that succeeded, with its outcome; a repeat within the batch gets its first's answer.
+    pub fn settle_keys(&mut self, now: i64) -> Vec<NewKey> {
+        for &(repeat, first) in &self.repeats {
+            self.results[repeat] = self.results[first].clone();
+        }
+        self.keyed.iter().filter_map(|(i, k)| self.results[*i].as_ref().ok().map(|o| k.answered(o, now))).collect()
+    }
+
     pub fn refuse_taken(&mut self, taken: impl IntoIterator<Item = String>) -> Vec<String> {
         let mut taken: std::collections::HashSet<String> = taken.into_iter().collect();
         let mut refused = Vec::new();
@@ -494,7 +538,8 @@ mod tests {
 
     fn run(last: i64, kinds: &[JobKind], rows: Vec<NumberRow>) -> Plan {
         let caller = Caller::system();
-        let jobs: Vec<PlanJob<'_>> = kinds.iter().map(|kind| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW) }).collect();
+        let jobs: Vec<PlanJob<'_>> =
+            kinds.iter().map(|kind| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW), keyed: None, answered: None }).collect();
         let by_token = rows.into_iter().map(|r| (r.token.clone().unwrap(), r)).collect();
         let mut n = 0;
         plan(
@@ -547,6 +592,50 @@ mod tests {
             p.audits.iter().map(|(i, a)| (*i, a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
         assert_eq!(audits, vec![(0, "RESERVE", "RESERVED", Some(42)), (1, "GENERATE", "CONFIRMED", Some(43)), (2, "RESERVE", "RESERVED", Some(44))]);
         assert!(p.changes.is_empty());
+    }
+
+    #[test]
+    fn a_key_repeated_in_one_batch_takes_one_number_and_its_keys_are_stored_with_their_outcomes() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let caller = Caller::system();
+        let key = |k: &str, body: i32| Keyed::new(&caller, &idempotency::IdempotencyKey::parse(k).unwrap(), "RESERVE", &body);
+        let (k1, k1_other, k2, k3) = (key("k1", 1), key("k1", 2), key("k2", 1), key("k3", 1));
+        let kinds = [reserve(&req), reserve(&req), reserve(&req), reserve(&req), reserve(&req)];
+        let stored = Outcome::Issued { number: "O-R-0007-2568".into(), sequence: 7, token: Some("t7".into()), expires_at: None, created_at: 1 };
+        let keys = [Some(&k1), Some(&k1), Some(&k1_other), Some(&k2), Some(&k3)];
+        let mut answered = [None, None, None, None, Some(Ok(stored.clone()))];
+        let jobs: Vec<PlanJob<'_>> = kinds
+            .iter()
+            .zip(keys)
+            .zip(answered.iter_mut())
+            .map(|((kind, keyed), answered)| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW), keyed, answered: answered.take() })
+            .collect();
+        let mut p = plan(&CounterRow { id: 7, last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
+        assert_eq!(p.last_number, 2, "k1 and k2 take a number each; the repeat, the reuse and the stored key none");
+        assert_eq!(p.audits.len(), 2);
+        let keys = p.settle_keys(NOW);
+        assert_eq!(ok(&p.results[1]), ok(&p.results[0]), "the repeat gets the first's answer");
+        assert_eq!(code(&p.results[2]), ErrorCode::IdempotencyKeyReused);
+        assert_eq!(ok(&p.results[4]), &stored);
+        let stored_keys: Vec<(&str, &Outcome)> =
+            keys.iter().map(|k| (k.keyed.key.as_str(), ok(&p.results[if k.keyed.key == "k1" { 0 } else { 3 }]))).collect();
+        assert_eq!(stored_keys.len(), 2);
+        for (k, outcome) in stored_keys {
+            let written = keys.iter().find(|n| n.keyed.key == k).unwrap();
+            assert_eq!(serde_json::from_str::<Outcome>(&written.answer).unwrap(), *outcome);
+        }
+    }
+
+    #[test]
+    fn a_keyed_job_refused_after_the_plan_stores_no_key() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let caller = Caller::system();
+        let k = Keyed::new(&caller, &idempotency::IdempotencyKey::parse("k").unwrap(), "RESERVE", &1);
+        let kinds = [reserve(&req)];
+        let jobs = vec![PlanJob { kind: &kinds[0], caller: &caller, audit: caller.audit_base(NOW), keyed: Some(&k), answered: None }];
+        let mut p = plan(&CounterRow { id: 7, last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
+        p.refuse_taken(["O-R-0001-2568".to_string()]);
+        assert!(p.settle_keys(NOW).is_empty(), "NB005: the retry is decided afresh");
     }
 
     #[test]
