@@ -76,6 +76,10 @@ enum Command {
         #[arg(long)]
         received: Option<std::path::PathBuf>,
     },
+    /// A consistent copy of the SQLite database while the service is serving it (SQLite's `VACUUM INTO`: one read
+    /// transaction, writers go on beside it). FILE must not exist. For MariaDB, see deploy/README.md (mariadb-backup).
+    /// The witness file beside the database is not copied: after a restore it is what finds the numbers issued since.
+    Backup { file: std::path::PathBuf },
     /// Delete what has aged out (SPEC §7): login attempts, resolved error-log rows, expired sessions; never the audit
     /// log, numbers, templates or workflows. Prints the counts as JSON; audited as `cli`.
     Prune {
@@ -169,6 +173,10 @@ struct ServeArgs {
     /// releases its counter locks and exits with status 1.
     #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = docnum::server::config::DEFAULT_SHUTDOWN_GRACE.as_secs_f64())]
     shutdown_grace_secs: f64,
+    /// Where the counters' heads are witnessed outside the database (SPEC §7): a file path, or `off`. Default: beside
+    /// a SQLite database file (`<file>.witness`); none for MariaDB.
+    #[arg(long, env = "WITNESS_FILE")]
+    witness_file: Option<String>,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
@@ -230,6 +238,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 argon2_concurrency: args.argon2_concurrency,
                 shutdown_grace: Duration::try_from_secs_f64(args.shutdown_grace_secs)
                     .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
+                witness_file: args.witness_file.clone(),
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)
                 cluster_secret: None,
@@ -315,6 +324,11 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             if !report.ok {
                 std::process::exit(2);
             }
+        }
+        Command::Backup { file } => {
+            let db = open(&cli.database_url).await?;
+            let copied = docnum::server::db::backup(&db, &file).await?;
+            println!("{}", serde_json::json!({ "backup": file, "bytes": copied }));
         }
         Command::Prune { dry_run, retention: limits } => {
             let db = open(&cli.database_url).await?;

@@ -17,6 +17,7 @@ pub const ERROR_TYPES: &[&str] = &[
     "SEQUENCE_EXHAUSTED",
     "RESERVATION_EXPIRED",
     "DUPLICATE_NUMBER",
+    "COUNTER_BEHIND_WITNESS",
 ];
 
 const PAGE_SIZE: u32 = 50;

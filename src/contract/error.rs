@@ -48,6 +48,9 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// An `Idempotency-Key` sent again while its first request is still being served.
     IdempotencyInProgress,
+    /// The database's head of a counter is behind the head witnessed outside it (SPEC §7: a restored backup, a
+    /// failover that lost commits): the counter issues nothing until a super admin resumes it past the witness.
+    CounterBehindWitness,
     // failures
     DbError,
     InternalError,
@@ -105,6 +108,7 @@ impl ErrorCode {
             WfVersionConflict => "WF_VERSION_CONFLICT",
             IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             IdempotencyInProgress => "IDEMPOTENCY_IN_PROGRESS",
+            CounterBehindWitness => "COUNTER_BEHIND_WITNESS",
             DbError => "DB_ERROR",
             InternalError => "INTERNAL_ERROR",
             NetworkError => "NETWORK_ERROR",
@@ -124,7 +128,7 @@ impl ErrorCode {
             UnsupportedMediaType => 415,
             IdempotencyKeyReused => 422,
             RateLimited => 429,
-            LockTimeout | NetworkError => 503,
+            LockTimeout | NetworkError | CounterBehindWitness => 503,
             DbError | InternalError => 500,
             SequenceExhausted
             | DuplicateNumber

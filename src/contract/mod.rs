@@ -721,6 +721,22 @@ pub struct OverrideResult {
     pub registered: Option<IssuedNumber>,
 }
 
+/// A counter a super admin resumed past its witnessed head (SPEC §7): it issues again after the highest number the
+/// witness saw; the numbers between its database's last one and that are passed over, each with its audit row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct WitnessResume {
+    pub counter_id: i64,
+    /// The `WITNESS_RESUME` workflow instance that records the approval.
+    pub workflow_public_id: String,
+    /// The counter's last number as the database had it.
+    pub previous_last_number: i64,
+    /// The last number the witness saw: the counter goes on from here.
+    pub last_number: i64,
+    pub skipped: i64,
+}
+
 /// Filters of the counter browser; `year` in A.D. or B.E.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

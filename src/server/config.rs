@@ -45,6 +45,9 @@ pub struct Config {
     /// After SIGTERM / Ctrl-C, how long the requests in flight get (`SHUTDOWN_GRACE_SECS`); then the process logs
     /// what is left, lets its counter locks go and exits non-zero (SPEC §11: a stop ends).
     pub shutdown_grace: Duration,
+    /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database (SPEC §7). None: beside a SQLite
+    /// database file (`<file>.witness`), none for MariaDB; `off`: none.
+    pub witness_file: Option<String>,
 }
 
 impl Default for Config {
@@ -69,6 +72,7 @@ impl Default for Config {
             argon2_concurrency: 0,
             retention: RetentionConfig::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            witness_file: None,
         }
     }
 }

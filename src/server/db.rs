@@ -102,6 +102,13 @@ pub type Conn = sqlx::AnyConnection;
 pub type WriteConn = sqlx::pool::PoolConnection<Any>;
 
 impl Db {
+    /// The file of a SQLite database (None for MariaDB and an in-memory SQLite database).
+    pub fn sqlite_file(&self) -> Option<std::path::PathBuf> {
+        let rest = self.url.strip_prefix("sqlite://").or_else(|| self.url.strip_prefix("sqlite:"))?;
+        let path = rest.split('?').next().unwrap_or_default();
+        (self.dialect == Dialect::Sqlite && !path.is_empty() && !path.starts_with(":memory:")).then(|| std::path::PathBuf::from(path))
+    }
+
     pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
         sqlx::any::install_default_drivers();
         let dialect = if url.starts_with("sqlite:") {
@@ -525,6 +532,21 @@ impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
             SqlValue::Text(t) => self.bind(t.clone()),
         }
     }
+}
+
+/// `docnum backup`: a consistent copy of a SQLite database into `file` (which must not exist), taken while the service
+/// serves it: `VACUUM INTO` reads one snapshot in one read transaction, so the writers go on (WAL) and the copy holds
+/// whole commits only. Returns the copy's size. MariaDB has its own tools (deploy/README.md, "Backups").
+pub async fn backup(db: &Db, file: &std::path::Path) -> Result<u64, String> {
+    if db.dialect != Dialect::Sqlite {
+        return Err("docnum backup copies a SQLite database; for MariaDB use mariadb-backup or mariadb-dump --single-transaction (deploy/README.md, \"Backups\")".into());
+    }
+    if file.exists() {
+        return Err(format!("{} exists already: a backup never overwrites a file", file.display()));
+    }
+    let target = file.to_str().ok_or_else(|| format!("{} is not a UTF-8 path", file.display()))?;
+    sqlx::query("VACUUM INTO ?").bind(target).execute(&db.pool).await.map_err(|e| format!("backup into {}: {e}", file.display()))?;
+    std::fs::metadata(file).map(|m| m.len()).map_err(|e| format!("{}: {e}", file.display()))
 }
 
 #[cfg(test)]

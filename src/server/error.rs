@@ -70,6 +70,12 @@ pub enum AppError {
         #[source]
         source: Option<Cause>,
     },
+    /// The database's head of counter `key` (its audit chain's length) is behind its witness: nothing is issued on it
+    /// until a super admin resumes it past the witnessed head (SPEC §7).
+    #[error(
+        "counter {key} is behind its witness: the database holds {stored} audit rows of it, the witness {witnessed} (last number {witnessed_last})"
+    )]
+    BehindWitness { key: String, counter_id: i64, stored: i64, witnessed: i64, witnessed_last: i64 },
     /// What a counter's lock holder answered a job this instance forwarded to it (`numbering::forward`): the
     /// holder's own error as it would have answered it (code, Thai message, reference, wait).
     #[error("{} (answered by the counter's lock holder)", .0.en)]
@@ -163,6 +169,7 @@ impl AppError {
             UnsupportedMediaType(_) => ErrorCode::UnsupportedMediaType,
             Database { .. } => ErrorCode::DbError,
             Internal { .. } => ErrorCode::InternalError,
+            BehindWitness { .. } => ErrorCode::CounterBehindWitness,
             Remote(r) => r.answer.code,
         }
     }
@@ -198,6 +205,9 @@ impl AppError {
             CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),
             UnsupportedMediaType(_) => "ระบบรับเฉพาะข้อมูลแบบ JSON (Content-Type: application/json)".into(),
             Database { .. } | Internal { .. } => "เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ".into(),
+            BehindWitness { counter_id, witnessed_last, .. } => format!(
+                "ระงับการออกเลขของตัวนับ {counter_id}: ฐานข้อมูลย้อนหลังกว่าบันทึกยืนยันภายนอก (เลขล่าสุดที่ออกไปแล้วคือ {witnessed_last}) เช่น หลังกู้คืนข้อมูลสำรอง ผู้ดูแลระบบสูงสุดต้องอนุมัติให้ออกเลขต่อจากเลขนั้น"
+            ),
             Remote(r) => r.answer.message.clone(),
         }
     }
@@ -231,6 +241,7 @@ impl AppError {
             ErrorCode::SequenceExhausted => "SEQUENCE_EXHAUSTED",
             ErrorCode::ReservationExpired => "RESERVATION_EXPIRED",
             ErrorCode::DuplicateNumber => "DUPLICATE_NUMBER",
+            ErrorCode::CounterBehindWitness => "COUNTER_BEHIND_WITNESS",
             _ => return None,
         })
     }

@@ -49,6 +49,7 @@ pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
 pub const ERRORS: &str = "docnum_errors_total";
 pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
 pub const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
+pub const BEHIND_WITNESS: &str = "docnum_counter_behind_witness_total";
 pub const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
 pub const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
 pub const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
@@ -73,6 +74,7 @@ pub const FAMILIES: &[&str] = &[
     ERRORS,
     FORWARDED,
     LOGIN_THROTTLED,
+    BEHIND_WITNESS,
     REQUESTS_IN_FLIGHT,
     OLDEST_REQUEST_AGE,
     RUNTIME_TASKS,
@@ -88,6 +90,7 @@ pub const ERROR_TYPES: &[&str] = &[
     "RESERVATION_EXPIRED",
     "DUPLICATE_NUMBER",
     "REDIS_ERROR",
+    "COUNTER_BEHIND_WITNESS",
 ];
 
 /// The type label for a request whose correspondence type could not be resolved.
@@ -139,6 +142,7 @@ struct Recorded {
     errors: IntCounterVec,
     forwarded: IntCounterVec,
     login_throttled: IntCounter,
+    behind_witness: IntCounter,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -223,6 +227,14 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             IntCounter::new(LOGIN_THROTTLED, "Logins refused during a throttle wait (429), whether or not the login record kept a row for them.")
                 .unwrap(),
         ),
+        behind_witness: register(
+            &r,
+            IntCounter::new(
+                BEHIND_WITNESS,
+                "Counter batches refused because the database's head of the counter is behind its witness (a restored backup, a failover that lost commits).",
+            )
+            .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -270,6 +282,11 @@ pub fn lock_failed(reason: &str) {
 /// `jobs` counter jobs forwarded (or received) with this outcome, one of [`FORWARD_OUTCOMES`].
 pub fn forwarded(outcome: &'static str, jobs: usize) {
     RECORDED.forwarded.with_label_values(&[outcome]).inc_by(jobs as u64);
+}
+
+/// A counter batch was refused: the database is behind the counter's witness.
+pub fn behind_witness() {
+    RECORDED.behind_witness.inc();
 }
 
 /// A login was refused during a throttle wait.

@@ -170,6 +170,7 @@ impl AppState {
                 max_batch: config.max_batch,
                 committers: config.committers,
                 forward_secret: forwarding.map(|(secret, _)| secret),
+                witness: open_witness(&db, config.witness_file.as_deref())?,
             },
             lock,
             counter_thread,
@@ -246,4 +247,21 @@ impl AppState {
             }
         });
     }
+}
+
+/// The witness of the counters' heads (SPEC §7): `WITNESS_FILE`, or beside a SQLite database file; `off`, or a
+/// MariaDB database without a `WITNESS_FILE`, keeps none.
+fn open_witness(db: &Db, setting: Option<&str>) -> Result<Option<Arc<numbering::witness::Witness>>, AppError> {
+    let path = match setting.map(str::trim) {
+        Some("off") => return Ok(None),
+        Some(path) if !path.is_empty() => std::path::PathBuf::from(path),
+        _ => match db.sqlite_file() {
+            Some(file) => numbering::witness::Witness::beside(&file),
+            None => return Ok(None),
+        },
+    };
+    let witness =
+        numbering::witness::Witness::open(path.clone()).map_err(|e| AppError::internal_from(format!("the witness file {}", path.display()), e))?;
+    tracing::info!(path = %path.display(), "counter heads witnessed");
+    Ok(Some(witness))
 }

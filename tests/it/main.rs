@@ -37,6 +37,8 @@ mod openapi;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// a database restored from a backup issues nothing twice: the witness, the resume, the backup command
+mod restore;
 // what ages out: the prune, its dry run, its audit row, one run a day across instances
 mod retention;
 // the seeds' paths answer like their twins

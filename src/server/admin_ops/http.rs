@@ -9,6 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
+use crate::contract::WitnessResume;
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
@@ -30,6 +31,7 @@ where
         .routes(routes!(revise))
         .routes(routes!(void_and_replace))
         .routes(routes!(manual_override))
+        .routes(routes!(resume_past_witness))
         .routes(routes!(list_reset_requests))
 }
 
@@ -120,6 +122,33 @@ pub async fn request_reset(
     ApiJson(b): ApiJson<ResetBody>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     Ok(Json(super::request_reset(&s, &caller, id, b.new_value, &b.reason).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResumeBody {
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
+    pub reason: String,
+}
+
+error_set!(
+    /// Resuming past the witness: the counter may be unknown, or not behind its witness.
+    pub ResumeErrors: FAILURES, SIGNED_IN, INPUT;
+        NotFound, WfInvalidTransition, OverrideBelowIssued, VersionConflict, LockTimeout
+);
+
+/// `POST /document-numbering/counters/{id}/resume-past-witness` `{"reason"}` (super admins): the counter's database
+/// is behind its witness (`COUNTER_BEHIND_WITNESS`); it goes on after the last number the witness saw.
+#[utoipa::path(post, path = "/document-numbering/counters/{id}/resume-past-witness", params(("id" = i64, Path,)), request_body = ResumeBody,
+    responses((status = 200, body = WitnessResume, description = "the counter resumed, the numbers passed over"), ResumeErrors),
+    tag = "counters")]
+pub async fn resume_past_witness(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(b): ApiJson<ResumeBody>,
+) -> Result<Json<WitnessResume>, AppError> {
+    Ok(Json(super::resume_past_witness(&s, &caller, id, &b.reason).await?))
 }
 
 #[derive(Deserialize, IntoParams)]

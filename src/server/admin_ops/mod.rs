@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem};
+use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, WitnessResume};
 use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Conn, Tx};
@@ -25,6 +25,7 @@ use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, P
 use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::idempotency::{self, IdempotencyKey, Keyed};
+use crate::server::numbering::witness::Head;
 use crate::server::numbering::Engine;
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
@@ -32,6 +33,8 @@ use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
 pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
+/// A super admin's approval to issue again on a counter whose database is behind its witness (SPEC §7).
+pub const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
 pub use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
 pub use admin::MAX_SKIP;
@@ -433,6 +436,61 @@ async fn store_key(tx: &mut Conn, keyed: Option<&Keyed>, answer: &impl serde::Se
         Some(k) => idempotency::insert_one(tx, &k.answered(answer, now)).await,
         None => Ok(()),
     }
+}
+
+// ---- resume past the witnessed head (SPEC §7) ----
+
+/// `POST /document-numbering/counters/{id}/resume-past-witness` `{reason}`: a super admin approves, through the
+/// `WITNESS_RESUME` workflow, issuing again on a counter whose database is behind its witness (a restored backup, a
+/// failover that lost commits). The counter moves to the last number the witness saw, each number passed over with
+/// an audit row (as a manual override records them: `docnum check` finds them explained), and the witness takes the
+/// database's new head. Refused (409) for a counter that is not behind.
+pub async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
+    let result = resume_past_witness_unlogged(s, caller, counter_id, reason).await;
+    logged(s, caller, "RESUME_PAST_WITNESS", json!({ "counterId": counter_id, "reason": reason }), result)
+}
+
+async fn resume_past_witness_unlogged(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
+    caller.require_super_admin()?;
+    let reason = &text(reason, 1)?;
+    let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let not_behind = || AppError::Conflict {
+        code: ErrorCode::WfInvalidTransition,
+        th: format!("ตัวนับ {counter_id} ไม่ได้ย้อนหลังบันทึกยืนยัน ออกเลขได้ตามปกติ"),
+        en: format!("counter {counter_id} is not behind its witness"),
+    };
+    let witness = s.config.witness.as_deref().ok_or_else(not_behind)?;
+    let witnessed = witness.witnessed(&counter.key).ok_or_else(not_behind)?;
+    let (key, witnessed) = (&counter.key, &witnessed);
+    let (resumed, head) = retrying(|| async move {
+        let now = s.clock.now_ms();
+        let mut tx = s.db.begin_write().await.map_err(sql)?;
+        let locked = lock_counter(&mut tx, s, counter_id).await?;
+        if witness.check(key, &locked.head).is_ok() {
+            return Err(not_behind());
+        }
+        let machine = Machine::load(&mut *tx, WITNESS_WORKFLOW).await?;
+        let instance = workflow::start(&mut tx, &machine, "APPROVE", caller, Some(reason), now).await?;
+        let set_to = witnessed.last_number.max(locked.counter.row.last_number);
+        let issued = store::highest_sequence(&mut tx, counter_id, &NumberStatus::ALL).await?;
+        let why = format!("resume past the witnessed head (workflow {}): {reason}", instance.public_id);
+        let (write, o) =
+            admin::manual_override(&s.lifecycle, caller, &locked, &Prepared::SetValue(set_to), &OverrideFacts::HighestIssued(issued), &why, now)?;
+        counter_tx::apply(&mut tx, &write, now).await?;
+        let after = lock_counter(&mut tx, s, counter_id).await?;
+        tx.commit().await.map_err(sql)?;
+        let resumed = WitnessResume {
+            counter_id,
+            workflow_public_id: instance.public_id,
+            previous_last_number: o.previous_last_number,
+            last_number: o.last_number,
+            skipped: o.skipped,
+        };
+        Ok((resumed, Head::of(after.counter.row.last_number, &after.head)))
+    })
+    .await?;
+    witness.resume(key, head).await;
+    Ok(resumed)
 }
 
 // ---- manual override ----

@@ -19,6 +19,8 @@ use tokio::sync::oneshot;
 
 use super::counter_tx::{self, should_retry, GroupBatch, Known, Lifecycle, PlanJob, Planned, Start, TxError};
 use super::idempotency::{self, Keyed};
+use super::witness::{Head, Witness};
+use crate::contract::ErrorCode;
 use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -119,6 +121,8 @@ pub struct Committers {
     /// Counter ids by key, of the counters served since start (ids never change): a group reads its counters
     /// by id, in one statement.
     ids: Mutex<HashMap<CounterKey, i64>>,
+    /// The counters' heads recorded outside the database (SPEC §7), when one is kept.
+    witness: Option<Arc<Witness>>,
 }
 
 /// Ids remembered at most; past it the memory starts again (a counter not remembered is read by its key).
@@ -126,7 +130,14 @@ const MAX_IDS: usize = 100_000;
 
 impl Committers {
     /// `shards` committers on MariaDB (at least one); always one on SQLite, which has one writer.
-    pub fn new(db: Db, clock: Arc<Clock>, lifecycle: Arc<Lifecycle>, shards: usize, runs_on: Option<tokio::runtime::Handle>) -> Committers {
+    pub fn new(
+        db: Db,
+        clock: Arc<Clock>,
+        lifecycle: Arc<Lifecycle>,
+        shards: usize,
+        runs_on: Option<tokio::runtime::Handle>,
+        witness: Option<Arc<Witness>>,
+    ) -> Committers {
         let shards = if db.dialect == Dialect::Sqlite { 1 } else { shards.max(1) };
         Committers {
             db,
@@ -141,6 +152,7 @@ impl Committers {
             regrouped: AtomicU64::new(0),
             together: AtomicU64::new(0),
             ids: Mutex::new(HashMap::new()),
+            witness,
         }
     }
 
@@ -191,6 +203,10 @@ impl Committers {
             match outcome {
                 Ok((results, next)) => {
                     metrics::batch(jobs, attempt.retries);
+                    // recorded before anyone is answered: every number a caller holds is witnessed
+                    if let Some(w) = &self.witness {
+                        w.record(key, Head::of(next.counter.last_number, &next.chain)).await;
+                    }
                     self.remember_id(key, next.counter.id);
                     *known = Some(next);
                     return results;
@@ -211,6 +227,11 @@ impl Committers {
                     let ref_id = new_ref_id();
                     tracing::error!(error = %e, %ref_id, counter = %key.lock_name(), "batch failed");
                     return failed(AppError::Database { ref_id, source: Arc::new(e) });
+                }
+                Err(TxError::App(e)) if e.code() == ErrorCode::CounterBehindWitness => {
+                    tracing::error!(error = %e, "counter behind its witness: nothing issued");
+                    metrics::behind_witness();
+                    return failed(e);
                 }
                 Err(TxError::App(e)) => {
                     tracing::error!(error = %e.report(), counter = %key.lock_name(), "batch failed");
@@ -520,7 +541,7 @@ impl Committers {
         let mut planned = Vec::with_capacity(group.len());
         let mut planned_at = Vec::with_capacity(group.len());
         for (i, start) in starts.into_iter().enumerate() {
-            match start {
+            match start.and_then(|start| self.behind_witness(&group[i].attempt.key, &start).map(|()| start)) {
                 Ok(mut start) => {
                     let plan = plan(&group[i].attempt, &mut start, &self.lifecycle, now, Vec::new());
                     planned.push(Planned { start, plan, max_number: counter_tx::plan::max_number(&kinds[i]) });
@@ -540,12 +561,28 @@ impl Committers {
         Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
 
+    /// Refuses a batch whose counter, as read, is behind its witness (SPEC §7): it issues nothing until a super admin
+    /// resumes it past the witnessed head.
+    fn behind_witness(&self, key: &CounterKey, start: &Start) -> Result<(), TxError> {
+        let Some(w) = &self.witness else { return Ok(()) };
+        w.check(key, &start.chain).map_err(|b| {
+            TxError::App(AppError::BehindWitness {
+                key: key.lock_name(),
+                counter_id: start.counter.id,
+                stored: b.stored_length,
+                witnessed: b.witnessed.length,
+                witnessed_last: b.witnessed.last_number,
+            })
+        })
+    }
+
     /// One counter's batch, inside the group's transaction: read (or remember) → plan → apply.
     async fn batch_in(&self, tx: &mut Conn, attempt: &Attempt) -> Result<Served, TxError> {
         let now = self.clock.now_ms();
         let kinds: Vec<&JobKind> = attempt.work.iter().map(|w| &w.kind).collect();
         let max_number = counter_tx::plan::max_number(&kinds);
         let mut start = counter_tx::read_batch(tx, self.db.dialect, &attempt.key, &kinds, attempt.known.as_ref(), now).await?;
+        self.behind_witness(&attempt.key, &start)?;
         // the retry after a unique violation: a key another instance stored meanwhile answers its job from there
         let answered = if attempt.precheck { stored_answers(tx, &attempt.work, now).await? } else { Vec::new() };
         let mut plan = plan(attempt, &mut start, &self.lifecycle, now, answered);

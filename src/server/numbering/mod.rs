@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod lock;
 pub mod queue;
 pub mod store;
+pub mod witness;
 
 use futures::StreamExt;
 use std::sync::Arc;
@@ -185,11 +186,19 @@ pub struct EngineConfig {
     /// The cluster secret, when batches go to the instance holding their counter's lock (`forward`); the lock
     /// must advertise this instance too (`lock::RedisLock::forwarding_as`).
     pub forward_secret: Option<String>,
+    /// Where the counters' heads are witnessed outside the database (SPEC §7); None: not witnessed.
+    pub witness: Option<Arc<witness::Witness>>,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { reservation_ttl: Duration::from_secs(300), max_batch: 256, committers: committer::DEFAULT_COMMITTERS, forward_secret: None }
+        EngineConfig {
+            reservation_ttl: Duration::from_secs(300),
+            max_batch: 256,
+            committers: committer::DEFAULT_COMMITTERS,
+            forward_secret: None,
+            witness: None,
+        }
     }
 }
 

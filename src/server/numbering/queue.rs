@@ -122,7 +122,14 @@ impl Queues {
         let (max_batch, committers) = (config.max_batch, config.committers);
         Queues {
             lock,
-            committers: Arc::new(Committers::new(db, clock, lifecycle, committers, threads.as_ref().map(|t| t.committers().clone()))),
+            committers: Arc::new(Committers::new(
+                db,
+                clock,
+                lifecycle,
+                committers,
+                threads.as_ref().map(|t| t.committers().clone()),
+                config.witness.clone(),
+            )),
             max_batch: max_batch.max(1),
             workers_on,
             waiting: Mutex::new(HashMap::new()),
