@@ -3,17 +3,102 @@
 //! the metric) until a super admin resumes it past the witnessed head; then it goes on after the last number issued
 //! before the restore — none issued twice — and `docnum check` finds the passed-over range explained.
 
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::str::FromStr;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::Row;
 
+use crate::common::{use_mysql, MySqlTestDb};
 use crate::support::DocnumServer;
 use docnum::server::db::Db;
 
 fn docnum(url: &str, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_docnum")).args(args).env("DATABASE_URL", url).env("RUST_LOG", "warn").output().expect("run docnum")
+}
+
+/// The database of the drill, its backup and its restore, done the way deploy/README.md tells an operator.
+enum Database {
+    /// `docnum backup` while serving; the file copied back with the server stopped. The witness is beside the file.
+    Sqlite { file: PathBuf },
+    /// `mariadb-dump --single-transaction` while serving; the database dropped, created again and the dump loaded with
+    /// the server stopped. The witness is `WITNESS_FILE` (one instance).
+    MariaDb { db: MySqlTestDb, witness: PathBuf },
+}
+
+impl Database {
+    async fn new(dir: &Path) -> Database {
+        if use_mysql() {
+            Database::MariaDb { db: MySqlTestDb::create().await, witness: dir.join("mariadb.witness") }
+        } else {
+            Database::Sqlite { file: dir.join("restored.db") }
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Database::Sqlite { file } => format!("sqlite://{}", file.display()),
+            Database::MariaDb { db, .. } => db.url.clone(),
+        }
+    }
+
+    fn env(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Database::Sqlite { .. } => Vec::new(),
+            Database::MariaDb { witness, .. } => vec![("WITNESS_FILE", witness.display().to_string())],
+        }
+    }
+
+    /// The client options of the `mariadb` tools for this database.
+    fn cli_args(db: &MySqlTestDb) -> Vec<String> {
+        let o = sqlx::mysql::MySqlConnectOptions::from_str(&db.url).unwrap();
+        vec![format!("--host={}", o.get_host()), format!("--port={}", o.get_port()), format!("--user={}", o.get_username())]
+    }
+
+    fn backup(&self, to: &Path) {
+        match self {
+            Database::Sqlite { .. } => {
+                let out = docnum(&self.url(), &["backup", to.to_str().unwrap()]);
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                let again = docnum(&self.url(), &["backup", to.to_str().unwrap()]);
+                assert!(!again.status.success(), "a backup never overwrites a file");
+            }
+            Database::MariaDb { db, .. } => {
+                let out = Command::new("mariadb-dump")
+                    .args(Self::cli_args(db))
+                    .args(["--single-transaction", "--routines", "--triggers", &db.name])
+                    .stdout(std::fs::File::create(to).unwrap())
+                    .output()
+                    .expect("run mariadb-dump");
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
+
+    fn restore(&self, from: &Path) {
+        match self {
+            Database::Sqlite { file } => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+                }
+                std::fs::copy(from, file).unwrap();
+            }
+            Database::MariaDb { db, .. } => {
+                let sql = format!("DROP DATABASE `{0}`; CREATE DATABASE `{0}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", db.name);
+                let out = Command::new("mariadb").args(Self::cli_args(db)).args(["-e", &sql]).output().expect("run mariadb");
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                let out = Command::new("mariadb")
+                    .args(Self::cli_args(db))
+                    .arg(&db.name)
+                    .stdin(Stdio::from(std::fs::File::open(from).unwrap()))
+                    .output()
+                    .expect("run mariadb");
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
 }
 
 async fn reserve(client: &reqwest::Client, base: &str, token: &str) -> (StatusCode, Value) {
@@ -22,13 +107,14 @@ async fn reserve(client: &reqwest::Client, base: &str, token: &str) -> (StatusCo
     (r.status(), r.json().await.unwrap())
 }
 
+/// On SQLite; with `DOCNUM_TEST_DB=mysql` on MariaDB.
 #[tokio::test]
-async fn a_restored_sqlite_database_issues_nothing_twice() {
+async fn a_restored_database_issues_nothing_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("restored.db");
-    let url = format!("sqlite://{}", file.display());
+    let database = Database::new(dir.path()).await;
+    let (url, env) = (database.url(), database.env());
     let client = reqwest::Client::builder().timeout(crate::common::REQUEST_TIMEOUT).cookie_store(true).build().unwrap();
-    let mut server = DocnumServer::start(&url, &[]);
+    let mut server = DocnumServer::start(&url, &env);
     server.wait_healthy(&client).await;
     let db = Db::connect(&url).await.unwrap();
     let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
@@ -41,25 +127,21 @@ async fn a_restored_sqlite_database_issues_nothing_twice() {
         issued.push(r["documentNumber"].as_str().unwrap().to_string());
     }
     // the backup, taken while the server serves
-    let backup = dir.path().join("backup.db");
-    let out = docnum(&url, &["backup", backup.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let again = docnum(&url, &["backup", backup.to_str().unwrap()]);
-    assert!(!again.status.success(), "a backup never overwrites a file");
+    let backup = dir.path().join("backup");
+    database.backup(&backup);
     for _ in 0..5 {
         let (_, r) = reserve(&client, &server.base, &token).await;
         issued.push(r["documentNumber"].as_str().unwrap().to_string());
     }
     assert_eq!(issued.len(), 8);
 
-    // the disaster: the database file put back from the backup (its witness stays where it was)
+    // the disaster: the database put back from the backup (its witness stays where it was)
     server.kill();
-    drop(db);
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-    }
-    std::fs::copy(&backup, &file).unwrap();
-    let mut server = DocnumServer::start(&url, &[]);
+    db.pool.close().await;
+    db.writer.close().await;
+    db.counters.close().await;
+    database.restore(&backup);
+    let mut server = DocnumServer::start(&url, &env);
     server.wait_healthy(&client).await;
     let db = Db::connect(&url).await.unwrap();
 
@@ -108,7 +190,7 @@ async fn a_restored_sqlite_database_issues_nothing_twice() {
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     server.terminate().await;
     // a restart keeps the resumed head: the counter issues on
-    let server = DocnumServer::start(&url, &[]);
+    let server = DocnumServer::start(&url, &env);
     server.wait_healthy(&client).await;
     let (s, r) = reserve(&client, &server.base, &token).await;
     assert_eq!((s, &r["sequence"]), (StatusCode::OK, &json!(10)), "{r}");
