@@ -534,6 +534,11 @@ impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
     }
 }
 
+/// The database's identity (migration 15): a random id made once, kept by backups and restores.
+pub async fn identity(db: &Db) -> Result<String, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM database_identity").fetch_one(&db.pool).await
+}
+
 /// `docnum backup`: a consistent copy of a SQLite database into `file` (which must not exist), taken while the service
 /// serves it: `VACUUM INTO` reads one snapshot in one read transaction, so the writers go on (WAL) and the copy holds
 /// whole commits only. Returns the copy's size. MariaDB has its own tools (deploy/README.md, "Backups").

@@ -170,7 +170,7 @@ impl AppState {
                 max_batch: config.max_batch,
                 committers: config.committers,
                 forward_secret: forwarding.map(|(secret, _)| secret),
-                witness: open_witness(&db, config.witness_file.as_deref())?,
+                witness: open_witness(&db, config.witness_file.as_deref(), &config.redis_urls).await?,
             },
             lock,
             counter_thread,
@@ -249,19 +249,22 @@ impl AppState {
     }
 }
 
-/// The witness of the counters' heads (SPEC §7): `WITNESS_FILE`, or beside a SQLite database file; `off`, or a
-/// MariaDB database without a `WITNESS_FILE`, keeps none.
-fn open_witness(db: &Db, setting: Option<&str>) -> Result<Option<Arc<numbering::witness::Witness>>, AppError> {
-    let path = match setting.map(str::trim) {
-        Some("off") => return Ok(None),
-        Some(path) if !path.is_empty() => std::path::PathBuf::from(path),
-        _ => match db.sqlite_file() {
-            Some(file) => numbering::witness::Witness::beside(&file),
-            None => return Ok(None),
-        },
+/// The witness of the counters' heads (SPEC §7): in `WITNESS_FILE`, or beside a SQLite database file (`off`: no
+/// file); and with `REDIS_URLS`, shared by the instances in those Redis servers. None when neither applies.
+async fn open_witness(db: &Db, setting: Option<&str>, redis_urls: &[String]) -> Result<Option<Arc<numbering::witness::Witness>>, AppError> {
+    use numbering::witness::{Shared, Witness};
+    let file = match setting.map(str::trim) {
+        Some("off") => None,
+        Some(path) if !path.is_empty() => Some(std::path::PathBuf::from(path)),
+        _ => db.sqlite_file().map(|f| Witness::beside(&f)),
     };
-    let witness =
-        numbering::witness::Witness::open(path.clone()).map_err(|e| AppError::internal_from(format!("the witness file {}", path.display()), e))?;
-    tracing::info!(path = %path.display(), "counter heads witnessed");
+    let shared = if redis_urls.is_empty() { None } else { Some(Shared::new(redis_urls).map_err(|e| AppError::internal_from("REDIS_URLS", e))?) };
+    if file.is_none() && shared.is_none() {
+        return Ok(None);
+    }
+    let shown = file.as_ref().map(|p| p.display().to_string());
+    let database = db::identity(db).await?;
+    let witness = Witness::open(file, shared, &database).map_err(|e| AppError::internal_from(format!("the witness file {shown:?}"), e))?;
+    tracing::info!(file = ?shown, shared = witness.is_shared(), "counter heads witnessed");
     Ok(Some(witness))
 }

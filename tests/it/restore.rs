@@ -195,3 +195,51 @@ async fn a_restored_database_issues_nothing_twice() {
     let (s, r) = reserve(&client, &server.base, &token).await;
     assert_eq!((s, &r["sequence"]), (StatusCode::OK, &json!(10)), "{r}");
 }
+
+/// Several instances share the witness in the lock's Redis servers (no file here): after a restore, an instance that
+/// never issued on the counter — it has nothing of its own to compare with — still finds the database behind.
+#[tokio::test]
+async fn an_instance_that_never_issued_on_the_counter_finds_its_restored_database_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = Database::new(dir.path()).await;
+    let redis = crate::support::RedisServer::start().await;
+    let url = database.url();
+    let env = [("REDIS_URLS", redis.url()), ("WITNESS_FILE", "off".to_string())];
+    let client = reqwest::Client::builder().timeout(crate::common::REQUEST_TIMEOUT).cookie_store(true).build().unwrap();
+    let mut a = DocnumServer::start(&url, &env);
+    a.wait_healthy(&client).await;
+    let db = Db::connect(&url).await.unwrap();
+    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let (_, token) = docnum::server::auth::system::create_token(&db, "drill", &[], admin, 0).await.unwrap();
+    db.pool.close().await;
+    db.writer.close().await;
+    db.counters.close().await;
+    for _ in 0..3 {
+        assert_eq!(reserve(&client, &a.base, &token).await.0, StatusCode::OK);
+    }
+    let backup = dir.path().join("backup");
+    database.backup(&backup);
+    let mut after_backup = Vec::new();
+    for _ in 0..5 {
+        let (_, r) = reserve(&client, &a.base, &token).await;
+        after_backup.push(r["documentNumber"].as_str().unwrap().to_string());
+    }
+    a.kill();
+    database.restore(&backup);
+
+    // another instance, which never issued a number
+    let b = DocnumServer::start(&url, &env);
+    b.wait_healthy(&client).await;
+    let (s, e) = reserve(&client, &b.base, &token).await;
+    crate::common::assert_error(s, &e, 503, "COUNTER_BEHIND_WITNESS");
+    let login = json!({ "username": "admin", "password": "test-admin-password" });
+    assert_eq!(client.post(format!("{}/api/v1/auth/login", b.base)).json(&login).send().await.unwrap().status(), StatusCode::OK);
+    let db = Db::connect(&url).await.unwrap();
+    let counter_id: i64 = sqlx::query("SELECT id FROM counters").fetch_one(&db.pool).await.unwrap().get(0);
+    let resume = format!("{}/api/v1/document-numbering/counters/{counter_id}/resume-past-witness", b.base);
+    let r = client.post(&resume).header("Origin", &b.base).json(&json!({ "reason": "restored from the backup" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap());
+    let (s, r) = reserve(&client, &b.base, &token).await;
+    assert_eq!((s, &r["sequence"]), (StatusCode::OK, &json!(9)), "{r}");
+    assert!(!after_backup.contains(&r["documentNumber"].as_str().unwrap().to_string()));
+}

@@ -12,6 +12,11 @@
 //!   hash means another history.
 //! - A witness behind the database is normal (another process on the same file, a crash between commit and record).
 //! - [`Witness::resume`] records a lower head on purpose: a super admin approved going on past the witnessed head.
+//! - Several instances (MariaDB with `REDIS_URLS`) share the witness in the lock's Redis servers ([`Shared`]): every
+//!   head goes to each server (a script keeps the longest chain), and a counter read afresh from the database is
+//!   compared with the longest head any server holds — so an instance that never wrote the lost commits still finds
+//!   them missing. A server that does not answer within [`SHARED_TIMEOUT`] is passed over (the witness then protects
+//!   less, it never refuses wrongly).
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -44,6 +49,12 @@ impl Head {
     }
 }
 
+/// The first line of a witness file: the database it witnesses (`db::identity`).
+#[derive(Serialize, Deserialize)]
+struct Header {
+    database: String,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Line {
     key: CounterKey,
@@ -63,16 +74,22 @@ pub struct Behind {
 
 type Heads = Arc<Mutex<HashMap<CounterKey, Head>>>;
 
-/// A counter head record kept in a file, shared by the process's committers.
+/// How long a Redis server of the shared witness may take to answer.
+pub const SHARED_TIMEOUT: Duration = Duration::from_millis(250);
+
+type Writes = Mutex<mpsc::Sender<(Vec<u8>, oneshot::Sender<()>)>>;
+
+/// The counters' witnessed heads: in memory for the process's committers, in a file and/or in Redis.
 pub struct Witness {
-    path: PathBuf,
+    /// The file and its writer thread's queue.
+    file: Option<(PathBuf, Writes)>,
     heads: Heads,
-    writes: Mutex<mpsc::Sender<(Vec<u8>, oneshot::Sender<()>)>>,
+    shared: Option<Shared>,
 }
 
 impl std::fmt::Debug for Witness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Witness").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("Witness").field("file", &self.file.as_ref().map(|f| &f.0)).field("shared", &self.shared.is_some()).finish_non_exhaustive()
     }
 }
 
@@ -84,24 +101,60 @@ impl Witness {
         PathBuf::from(name)
     }
 
-    /// Reads the file (created if missing), rewrites it with one line per counter, and starts its writer thread.
-    pub fn open(path: PathBuf) -> std::io::Result<Arc<Witness>> {
+    /// A witness of the database `database` (its identity) kept in `file` (read if it exists, rewritten with one line
+    /// per counter, appended to by a thread of its own) and/or in the `shared` Redis servers. A file that witnessed
+    /// another database (this one was made anew) is set aside as `<file>.<its database>`, and a new one begun.
+    pub fn open(file: Option<PathBuf>, shared: Option<Shared>, database: &str) -> std::io::Result<Arc<Witness>> {
+        let shared = shared.map(|s| Shared { prefix: format!("docnum:witness:{database}:"), ..s });
+        let Some(path) = file else {
+            return Ok(Arc::new(Witness { file: None, heads: Default::default(), shared }));
+        };
         let heads = match std::fs::read(&path) {
-            Ok(bytes) => read_lines(&bytes),
+            Ok(bytes) => match read_file(&bytes) {
+                (Some(of), heads) if of == database => heads,
+                (of, _) => {
+                    let aside = PathBuf::from(format!("{}.{}", path.display(), of.as_deref().unwrap_or("unknown")));
+                    tracing::warn!(file = %path.display(), aside = %aside.display(), "the witness file is of another database: set aside");
+                    std::fs::rename(&path, aside)?;
+                    HashMap::new()
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
             Err(e) => return Err(e),
         };
-        write_compacted(&path, &heads)?;
-        let file = std::fs::OpenOptions::new().append(true).open(&path)?;
+        write_compacted(&path, database, &heads)?;
+        let out = std::fs::OpenOptions::new().append(true).open(&path)?;
         let heads: Heads = Arc::new(Mutex::new(heads));
         let (tx, rx) = mpsc::channel();
-        let (thread_path, thread_heads) = (path.clone(), heads.clone());
-        std::thread::Builder::new().name("witness".into()).spawn(move || writer(thread_path, file, thread_heads, rx))?;
-        Ok(Arc::new(Witness { path, heads, writes: Mutex::new(tx) }))
+        let (thread_path, thread_heads, database) = (path.clone(), heads.clone(), database.to_string());
+        std::thread::Builder::new().name("witness".into()).spawn(move || writer(thread_path, database, out, thread_heads, rx))?;
+        Ok(Arc::new(Witness { file: Some((path, Mutex::new(tx))), heads, shared }))
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn path(&self) -> Option<&Path> {
+        self.file.as_ref().map(|(p, _)| p.as_path())
+    }
+
+    /// Whether the witness is shared by several instances (in Redis): a counter read afresh is then compared with
+    /// the heads the others recorded ([`Witness::refresh`]).
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Takes in the heads the other instances recorded for these counters (the longest of each).
+    pub async fn refresh(&self, keys: &[&CounterKey]) {
+        let Some(shared) = &self.shared else { return };
+        if keys.is_empty() {
+            return;
+        }
+        let found = shared.heads(keys).await;
+        let mut heads = self.heads.lock().unwrap();
+        for (key, head) in keys.iter().zip(found) {
+            let Some(head) = head else { continue };
+            if heads.get(*key).is_none_or(|w| w.length < head.length) {
+                heads.insert((*key).clone(), head);
+            }
+        }
     }
 
     /// The witnessed head of a counter, if any.
@@ -140,18 +193,133 @@ impl Witness {
     }
 
     async fn write(&self, line: Line) {
-        let mut bytes = serde_json::to_vec(&line).expect("a witness line serializes");
-        bytes.push(b'\n');
-        let (done, written) = oneshot::channel();
-        let sent = self.writes.lock().unwrap().send((bytes, done));
-        if sent.is_ok() {
-            let _ = written.await;
-        }
+        let to_file = async {
+            let Some((_, writes)) = &self.file else { return };
+            let mut bytes = serde_json::to_vec(&line).expect("a witness line serializes");
+            bytes.push(b'\n');
+            let (done, written) = oneshot::channel();
+            let sent = writes.lock().unwrap().send((bytes, done));
+            if sent.is_ok() {
+                let _ = written.await;
+            }
+        };
+        let to_redis = async {
+            if let Some(shared) = &self.shared {
+                shared.record(&line).await;
+            }
+        };
+        futures::join!(to_file, to_redis);
     }
 }
 
+/// The witness in Redis, shared by the instances: each counter's head under `docnum:witness:<counter>` on every
+/// server of `REDIS_URLS` (the lock's), as `length:last:hash`; a script keeps the longest chain (a resume replaces it).
+/// Make those servers durable (`appendonly yes`, `appendfsync always` or `everysec`; deploy/README.md).
+pub struct Shared {
+    servers: Vec<crate::server::kept_redis::KeptRedis>,
+    /// `docnum:witness:<database identity>:`: the heads of one database (another deployment may share the servers).
+    prefix: String,
+}
+
+/// Sets the head unless the one stored is at least as long (ARGV: length, last, hash, mode: `resume` replaces).
+const RECORD: &str = r"
+local cur = redis.call('GET', KEYS[1])
+if cur and ARGV[4] ~= 'resume' then
+  local len = tonumber(string.match(cur, '^(%d+):'))
+  if len and len >= tonumber(ARGV[1]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[2] .. ':' .. ARGV[3])
+return 1
+";
+
+impl Shared {
+    pub fn new(redis_urls: &[String]) -> redis::RedisResult<Shared> {
+        let servers =
+            redis_urls.iter().map(|u| redis::Client::open(u.as_str()).map(crate::server::kept_redis::KeptRedis::new)).collect::<Result<_, _>>()?;
+        Ok(Shared { servers, prefix: String::new() })
+    }
+
+    fn redis_key(&self, key: &CounterKey) -> String {
+        format!("{}{}", self.prefix, key.lock_name())
+    }
+
+    async fn record(&self, line: &Line) {
+        let script = redis::Script::new(RECORD);
+        let key = self.redis_key(&line.key);
+        let mode = if line.resume { "resume" } else { "max" };
+        let writes = self.servers.iter().map(|server| {
+            let (script, key) = (&script, &key);
+            async move {
+                if server.resting() {
+                    return;
+                }
+                let done = tokio::time::timeout(SHARED_TIMEOUT, async {
+                    let mut c = server.get().await?;
+                    script.key(key).arg(line.head.length).arg(line.head.last_number).arg(&line.head.hash).arg(mode).invoke_async::<i64>(&mut c).await
+                })
+                .await;
+                if !matches!(done, Ok(Ok(_))) {
+                    tracing::warn!(counter = %key, "the shared witness did not take a head");
+                    server.failed().await;
+                }
+            }
+        });
+        futures::future::join_all(writes).await;
+    }
+
+    /// The longest head each server holds of each counter.
+    async fn heads(&self, keys: &[&CounterKey]) -> Vec<Option<Head>> {
+        let names: Vec<String> = keys.iter().map(|k| self.redis_key(k)).collect();
+        let reads = self.servers.iter().map(|server| {
+            let names = &names;
+            async move {
+                if server.resting() {
+                    return None;
+                }
+                let read = tokio::time::timeout(SHARED_TIMEOUT, async {
+                    let mut c = server.get().await?;
+                    redis::cmd("MGET").arg(names).query_async::<Vec<Option<String>>>(&mut c).await
+                })
+                .await;
+                match read {
+                    Ok(Ok(values)) => Some(values),
+                    _ => {
+                        server.failed().await;
+                        None
+                    }
+                }
+            }
+        });
+        let mut longest: Vec<Option<Head>> = vec![None; keys.len()];
+        for values in futures::future::join_all(reads).await.into_iter().flatten() {
+            for (slot, value) in longest.iter_mut().zip(values) {
+                let Some(head) = value.as_deref().and_then(parse_shared) else { continue };
+                if slot.as_ref().is_none_or(|h| h.length < head.length) {
+                    *slot = Some(head);
+                }
+            }
+        }
+        longest
+    }
+}
+
+/// `length:last:hash` as the shared witness stores a head.
+fn parse_shared(value: &str) -> Option<Head> {
+    let mut parts = value.splitn(3, ':');
+    let length = parts.next()?.parse().ok()?;
+    let last_number = parts.next()?.parse().ok()?;
+    Some(Head { last_number, length, hash: parts.next()?.to_string() })
+}
+
+/// The database a witness file witnesses (its first line) and the heads of its other lines.
+fn read_file(bytes: &[u8]) -> (Option<String>, HashMap<CounterKey, Head>) {
+    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    let database = serde_json::from_slice::<Header>(first).ok().map(|h| h.database);
+    (database, read_lines(bytes))
+}
+
 /// The heads of a witness file's lines: per counter the longest chain, unless a later resume replaced it. A line
-/// cut short by a crash is skipped.
+/// cut short by a crash is skipped (and so is the header).
 fn read_lines(bytes: &[u8]) -> HashMap<CounterKey, Head> {
     let mut heads: HashMap<CounterKey, Head> = HashMap::new();
     for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
@@ -164,10 +332,13 @@ fn read_lines(bytes: &[u8]) -> HashMap<CounterKey, Head> {
     heads
 }
 
-/// Rewrites the file with one line per counter: to a temporary file, synced, renamed over it, the directory synced.
-fn write_compacted(path: &Path, heads: &HashMap<CounterKey, Head>) -> std::io::Result<()> {
+/// Rewrites the file with its header and one line per counter: to a temporary file, synced, renamed over it, the
+/// directory synced.
+fn write_compacted(path: &Path, database: &str, heads: &HashMap<CounterKey, Head>) -> std::io::Result<()> {
     let tmp = path.with_extension("witness.tmp");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    serde_json::to_writer(&mut out, &Header { database: database.to_string() })?;
+    out.write_all(b"\n")?;
     for (key, head) in heads {
         serde_json::to_writer(&mut out, &Line { key: key.clone(), head: head.clone(), resume: true })?;
         out.write_all(b"\n")?;
@@ -183,7 +354,7 @@ fn write_compacted(path: &Path, heads: &HashMap<CounterKey, Head>) -> std::io::R
 /// The writer thread: writes what was sent (all that waits, in one call), answers, syncs within [`SYNC_EVERY`], and
 /// compacts the file when it has grown past [`COMPACT_AT_BYTES`]. A failed write is logged; the batch it was for
 /// has committed and is answered regardless (a witness that misses a head only protects less).
-fn writer(path: PathBuf, mut file: std::fs::File, heads: Heads, rx: mpsc::Receiver<(Vec<u8>, oneshot::Sender<()>)>) {
+fn writer(path: PathBuf, database: String, mut file: std::fs::File, heads: Heads, rx: mpsc::Receiver<(Vec<u8>, oneshot::Sender<()>)>) {
     let mut dirty = false;
     let mut synced = Instant::now();
     loop {
@@ -217,7 +388,7 @@ fn writer(path: PathBuf, mut file: std::fs::File, heads: Heads, rx: mpsc::Receiv
         }
         if file.metadata().map(|m| m.len() > COMPACT_AT_BYTES).unwrap_or(false) {
             let snapshot = heads.lock().unwrap().clone();
-            match write_compacted(&path, &snapshot).and_then(|()| std::fs::OpenOptions::new().append(true).open(&path)) {
+            match write_compacted(&path, &database, &snapshot).and_then(|()| std::fs::OpenOptions::new().append(true).open(&path)) {
                 Ok(f) => file = f,
                 Err(e) => tracing::error!(error = %e, path = %path.display(), "witness compaction failed"),
             }
@@ -254,7 +425,7 @@ mod tests {
     async fn a_database_behind_its_witness_is_found_and_a_resume_accepts_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = Witness::beside(&dir.path().join("docnum.db"));
-        let w = Witness::open(path.clone()).unwrap();
+        let w = Witness::open(Some(path.clone()), None, "db-1").unwrap();
         w.record(&key(1), Head::of(8, &chain(8, "h8"))).await;
         w.record(&key(1), Head::of(5, &chain(5, "h5"))).await; // an older head from another process: ignored
         assert_eq!(w.check(&key(1), &chain(8, "h8")), Ok(()));
@@ -266,13 +437,24 @@ mod tests {
 
         // a new process reads what this one wrote
         drop(w);
-        let again = Witness::open(path.clone()).unwrap();
+        let again = Witness::open(Some(path.clone()), None, "db-1").unwrap();
         assert_eq!(again.witnessed(&key(1)), Some(Head::of(8, &chain(8, "h8"))));
         again.resume(&key(1), Head::of(8, &chain(4, "h4"))).await;
         assert_eq!(again.check(&key(1), &chain(4, "h4")), Ok(()));
         drop(again);
-        let third = Witness::open(path).unwrap();
+        let third = Witness::open(Some(path.clone()), None, "db-1").unwrap();
         assert_eq!(third.witnessed(&key(1)), Some(Head::of(8, &chain(4, "h4"))), "the resume survives a restart");
+        drop(third);
+        // a database made anew at the same place is not compared with the old one's heads
+        let other = Witness::open(Some(path.clone()), None, "db-2").unwrap();
+        assert_eq!(other.witnessed(&key(1)), None);
+        assert!(Path::new(&format!("{}.db-1", path.display())).exists(), "the old witness is set aside, not deleted");
+    }
+
+    #[test]
+    fn a_shared_head_reads_back() {
+        assert_eq!(parse_shared("12:9:ab:cd"), Some(Head { last_number: 9, length: 12, hash: "ab:cd".into() }));
+        assert_eq!(parse_shared("x:9:h"), None);
     }
 
     #[test]
