@@ -177,6 +177,10 @@ struct ServeArgs {
     /// a SQLite database file (`<file>.witness`); none for MariaDB.
     #[arg(long, env = "WITNESS_FILE")]
     witness_file: Option<String>,
+    /// With REDIS_URLS: witness the heads in those Redis servers too, shared by the instances (needed with several
+    /// instances; the servers must persist their data).
+    #[arg(long, env = "WITNESS_REDIS", default_value_t = true, action = clap::ArgAction::Set)]
+    witness_redis: bool,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
@@ -239,6 +243,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 shutdown_grace: Duration::try_from_secs_f64(args.shutdown_grace_secs)
                     .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
                 witness_file: args.witness_file.clone(),
+                witness_redis: args.witness_redis,
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)
                 cluster_secret: None,

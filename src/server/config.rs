@@ -48,6 +48,9 @@ pub struct Config {
     /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database (SPEC §7). None: beside a SQLite
     /// database file (`<file>.witness`), none for MariaDB; `off`: none.
     pub witness_file: Option<String>,
+    /// `WITNESS_REDIS`: with `REDIS_URLS`, whether the heads are also witnessed in those servers, shared by the
+    /// instances (default true).
+    pub witness_redis: bool,
 }
 
 impl Default for Config {
@@ -73,6 +76,7 @@ impl Default for Config {
             retention: RetentionConfig::default(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             witness_file: None,
+            witness_redis: true,
         }
     }
 }

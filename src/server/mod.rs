@@ -170,7 +170,7 @@ impl AppState {
                 max_batch: config.max_batch,
                 committers: config.committers,
                 forward_secret: forwarding.map(|(secret, _)| secret),
-                witness: open_witness(&db, config.witness_file.as_deref(), &config.redis_urls).await?,
+                witness: open_witness(&db, config.witness_file.as_deref(), if config.witness_redis { &config.redis_urls } else { &[] }).await?,
             },
             lock,
             counter_thread,
