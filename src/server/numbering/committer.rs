@@ -191,6 +191,12 @@ impl Committers {
         // them anyway, so it only runs on the retry after a unique violation (to name the culprit: NB005).
         let mut precheck = false;
         let mut attempt = Attempt { key: key.clone(), work, lock_wait_ms, retries: 0, fallback, known: None, precheck };
+        // A witness shared by several instances: the head the others recorded, for a counter this worker does not
+        // remember (it remembers only what this process wrote last). Fetched here, by each counter's worker, rather
+        // than by the committer, whose groups would each wait for it.
+        if let Some(w) = self.witness.as_ref().filter(|w| w.is_shared() && known.is_none()) {
+            w.refresh(&[key]).await;
+        }
         loop {
             attempt.retries = conflicts + connection_failures;
             attempt.known = known.take();
@@ -519,8 +525,6 @@ impl Committers {
 
     /// The group's batches, inside its transaction: read together → plan each → apply together.
     async fn group_in(&self, tx: &mut Conn, group: &[Pending]) -> Result<Vec<Result<Served, TxError>>, TxError> {
-        // before the first statement, so no row is locked while the other instances' heads are fetched
-        self.refresh_witness(group.iter().map(|p| &p.attempt)).await;
         let now = self.clock.now_ms();
         let kinds: Vec<Vec<&JobKind>> = group.iter().map(|p| p.attempt.work.iter().map(|w| &w.kind).collect()).collect();
         let reads: Vec<GroupBatch<'_>> = {
@@ -563,14 +567,6 @@ impl Committers {
         Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
 
-    /// With a witness shared by several instances: the heads the others recorded for the counters these attempts read
-    /// afresh (a counter this worker remembers was last written by this process).
-    async fn refresh_witness<'a>(&self, attempts: impl Iterator<Item = &'a Attempt>) {
-        let Some(w) = self.witness.as_ref().filter(|w| w.is_shared()) else { return };
-        let fresh: Vec<&CounterKey> = attempts.filter(|a| a.known.is_none()).map(|a| &a.key).collect();
-        w.refresh(&fresh).await;
-    }
-
     /// Refuses a batch whose counter, as read, is behind its witness (SPEC §7): it issues nothing until a super admin
     /// resumes it past the witnessed head.
     fn behind_witness(&self, key: &CounterKey, start: &Start) -> Result<(), TxError> {
@@ -588,7 +584,6 @@ impl Committers {
 
     /// One counter's batch, inside the group's transaction: read (or remember) → plan → apply.
     async fn batch_in(&self, tx: &mut Conn, attempt: &Attempt) -> Result<Served, TxError> {
-        self.refresh_witness(std::iter::once(attempt)).await;
         let now = self.clock.now_ms();
         let kinds: Vec<&JobKind> = attempt.work.iter().map(|w| &w.kind).collect();
         let max_number = counter_tx::plan::max_number(&kinds);
