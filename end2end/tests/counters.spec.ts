@@ -154,6 +154,16 @@ test('a super admin revises, voids and replaces, registers a legacy number and m
   await expect(bySeq(3)).toContainText('DOC-E2E-RFA-0002'); // the original's document
   await expect(detail).toHaveAttribute('data-last', '3');
 
+  // void without a replacement, sequence 3: VOID with its reason, nothing issued in its place
+  await bySeq(3).getByTestId('number-void').click();
+  await page.getByTestId('void-reason').fill('เอกสารถูกยกเลิกทั้งฉบับ');
+  await page.getByTestId('void-only-confirm').click();
+  await expect(result).toHaveAttribute('data-kind', 'void-only');
+  await expect(result).toHaveAttribute('data-number', 'LCBP3-C4-RFA-TER-RPT-0003-A');
+  await expect(bySeq(3)).toHaveAttribute('data-status', 'VOID');
+  await expect(bySeq(3)).toContainText('เอกสารถูกยกเลิกทั้งฉบับ');
+  await expect(detail).toHaveAttribute('data-last', '3');
+
   // manual override: a hand-typed legacy number, read with the template; the sequences passed over are audited
   await page.getByTestId('override-number').fill('LCBP3-C4-RFA-TER-RPT-0010-A');
   await page.getByTestId('override-document-id').fill('LEGACY-0010');

@@ -199,6 +199,8 @@ struct NumberOps {
     void_document: RwSignal<String>,
     revise: Action<String, ()>,
     void: Action<(String, String, String), ()>,
+    /// Void without a replacement: the number and the reason.
+    void_only: Action<(String, String), ()>,
     busy: Signal<bool>,
 }
 
@@ -263,8 +265,28 @@ impl NumberOps {
                 }
             }
         });
-        let busy = Signal::derive(move || revise.pending().get() || void.pending().get());
-        NumberOps { voiding, void_reason, void_document, revise, void, busy }
+        let void_only = Action::new(move |(number, reason): &(String, String)| {
+            let t = target(number.clone(), String::new());
+            let reason = reason.clone();
+            async move {
+                op_error.set(None);
+                match api::void_number(t, reason).await {
+                    Ok(r) => {
+                        voiding.set(None);
+                        void_reason.set(String::new());
+                        done.set(Some(Done {
+                            kind: "void-only",
+                            number: Some(r.document_number.clone()),
+                            text: format!("{} — {}", r.document_number, word(i18n.lang.get_untracked(), "ops.voided.only")),
+                        }));
+                        refresh.run(());
+                    }
+                    Err(e) => op_error.set(Some(error_text(&e))),
+                }
+            }
+        });
+        let busy = Signal::derive(move || revise.pending().get() || void.pending().get() || void_only.pending().get());
+        NumberOps { voiding, void_reason, void_document, revise, void, void_only, busy }
     }
 }
 
@@ -349,11 +371,12 @@ fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
     }
 }
 
-/// Void `number` and issue its replacement: the reason and the replacement's document id.
+/// Void `number`: the reason, and either a replacement (with its document id) or none.
 #[component]
 fn VoidForm(number: String, ops: NumberOps) -> impl IntoView {
     let i18n = use_i18n();
-    let NumberOps { voiding, void_reason, void_document, void, busy, .. } = ops;
+    let NumberOps { voiding, void_reason, void_document, void, void_only, busy, .. } = ops;
+    let only = number.clone();
     view! {
         <div class="rollback-box" data-testid="void-form">
             <label class="field">
@@ -371,6 +394,11 @@ fn VoidForm(number: String, ops: NumberOps) -> impl IntoView {
             <button type="button" class="danger" data-testid="void-confirm" disabled=move || busy.get()
                 on:click=move |_| { void.dispatch((number.clone(), void_reason.get_untracked(), void_document.get_untracked())); }>
                 {move || i18n.t("ops.void.confirm")}
+            </button>
+            " "
+            <button type="button" class="danger" data-testid="void-only-confirm" disabled=move || busy.get()
+                on:click=move |_| { void_only.dispatch((only.clone(), void_reason.get_untracked())); }>
+                {move || i18n.t("ops.void.only")}
             </button>
             " "
             <button type="button" class="secondary" on:click=move |_| voiding.set(None)>{move || i18n.t("common.cancel")}</button>

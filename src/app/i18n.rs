@@ -314,6 +314,8 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("ops.void.confirm", "ยืนยันการยกเลิกและออกเลขใหม่", "Void and issue a replacement"),
     ("ops.revised", "ออกฉบับแก้ไขแล้ว", "Revision issued"),
     ("ops.voided", "ยกเลิกแล้ว เลขใหม่", "Voided; replacement"),
+    ("ops.void.only", "ยกเลิกโดยไม่ออกเลขใหม่", "Void without a replacement"),
+    ("ops.voided.only", "ยกเลิกแล้ว ไม่ออกเลขใหม่ (เลขนี้จะไม่ถูกใช้อีก)", "Voided, no replacement (this number is never used again)"),
     ("ops.reset", "ขอรีเซ็ตตัวนับ", "Request a counter reset"),
     ("ops.reset.value", "ค่าใหม่ของตัวนับ (ค่าเริ่มต้น 0)", "New counter value (default 0)"),
     ("ops.reset.reason", "เหตุผล (อย่างน้อย 20 ตัวอักษร)", "Reason (at least 20 characters)"),

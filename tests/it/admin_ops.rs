@@ -583,3 +583,51 @@ async fn failed_admin_operations_are_in_the_error_log_with_who_and_what() {
     assert_eq!(revise["context"]["request"]["number"]["documentNumber"], json!(number));
     assert_eq!(void["caller"], json!("admin"), "the super admin who tried: {void}");
 }
+
+#[tokio::test]
+async fn a_super_admin_voids_a_confirmed_number_without_a_replacement() {
+    let app = TestApp::spawn().await;
+    let (admin, _) = two_super_admins(&app).await;
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let (s, g) = app.post_json("/api/v1/documents/RFA-7/generate-number", &rfa()).await;
+    assert_eq!(s, StatusCode::OK, "{g}");
+    let number = g["documentNumber"].as_str().unwrap().to_string();
+    let void = |reason: Option<&str>| {
+        let mut body = rfa_number(&number);
+        if let Some(r) = reason {
+            body["reason"] = json!(r);
+        }
+        body
+    };
+    let numbers_before = app.count("SELECT COUNT(*) FROM document_numbers").await;
+
+    let (s, e) = post(&app, &staff, "/api/v1/document-numbering/void", void(Some("พิมพ์ผิด"))).await;
+    assert_error(s, &e, 403, "FORBIDDEN");
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void", void(None)).await;
+    assert_error(s, &e, 400, "VALIDATION_ERROR");
+    let mut unknown = rfa_number("LCBP3-C2-RFA-TER-RPT-0999-A");
+    unknown["reason"] = json!("ไม่มีเลขนี้");
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void", unknown).await;
+    assert_error(s, &e, 404, "NOT_FOUND");
+
+    let (s, v) = post(&app, &admin, "/api/v1/document-numbering/void", void(Some("เอกสารถูกยกเลิก"))).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!((&v["documentNumber"], &v["status"], &v["workflow"]["currentState"]), (&json!(number), &json!("VOID"), &json!("VOID")));
+    // on record, voided, with its reason; nothing issued in its place
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, numbers_before);
+    assert_eq!(app.count(&format!("SELECT COUNT(*) FROM document_numbers WHERE number = '{number}' AND status = 'VOID'")).await, 1);
+    assert_eq!(app.count(&format!("SELECT COUNT(*) FROM audit_log WHERE operation = 'VOID' AND document_number = '{number}'")).await, 1);
+    // a voided number is voided once; a reserved one is not confirmed, so it cannot be voided
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void", void(Some("อีกครั้ง"))).await;
+    assert_eq!((s, &e["code"]), (StatusCode::CONFLICT, &json!("NOT_CONFIRMED")), "{e}");
+    let (_, r) = app.reserve(&rfa()).await;
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void", rfa_number(r["documentNumber"].as_str().unwrap())).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "no reason: {e}");
+    let mut reserved = rfa_number(r["documentNumber"].as_str().unwrap());
+    reserved["reason"] = json!("ยังไม่ยืนยัน");
+    let (s, e) = post(&app, &admin, "/api/v1/document-numbering/void", reserved).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    // its sequence is never issued again
+    assert_eq!(r["sequence"], 2, "{r}");
+    assert_all_accounted_for(&app).await;
+}

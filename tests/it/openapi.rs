@@ -34,6 +34,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/void-and-replace"),
     ("post", "/api/v1/document-numbering/manual-override"),
     ("post", "/api/v1/document-numbering/counters/{id}/resume-past-witness"),
+    ("post", "/api/v1/document-numbering/void"),
     ("post", "/api/v1/document-numbering/import"),
     // the seeds' paths (aliases)
     ("get", "/api/v1/admin/login-attempts"),

@@ -70,6 +70,13 @@ pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Re
     admin_ops::void_and_replace(&state.engine, &caller, &number_ref(&target), &reason, target.document_id.as_deref(), None).await.map_err(sfn::error)
 }
 
+/// Voids a confirmed number without a replacement (super admins).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn void_number(target: NumberTarget, reason: String) -> Result<StatusResult, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    admin_ops::void(&state.engine, &caller, &number_ref(&target), &reason).await.map_err(sfn::error)
+}
+
 /// Manual override: registers a hand-typed (legacy) number on a counter.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn override_register_number(

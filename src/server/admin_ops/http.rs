@@ -9,7 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
-use crate::contract::WitnessResume;
+use crate::contract::{StatusResult, WitnessResume};
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
@@ -30,6 +30,7 @@ where
         .routes(routes!(request_reset))
         .routes(routes!(revise))
         .routes(routes!(void_and_replace))
+        .routes(routes!(void_number))
         .routes(routes!(manual_override))
         .routes(routes!(resume_past_witness))
         .routes(routes!(list_reset_requests))
@@ -200,6 +201,21 @@ impl utoipa::PartialSchema for ReviseRequest {
 }
 impl ToSchema for ReviseRequest {}
 
+/// [`NumberBody`] as a void without replacement reads it: the project and the type named, a reason required.
+pub struct VoidOnlyRequest;
+impl utoipa::PartialSchema for VoidOnlyRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::Schema;
+        let mut schema = <NumberBody as utoipa::PartialSchema>::schema();
+        if let utoipa::openapi::RefOr::T(Schema::Object(o)) = &mut schema {
+            o.required.push("reason".into());
+            o.properties.insert("reason".into(), crate::contract::lenient::schema::reason());
+        }
+        crate::contract::lenient::schema::naming_project_and_type(schema)
+    }
+}
+impl ToSchema for VoidOnlyRequest {}
+
 /// [`VoidBody`] as the OpenAPI document states it: the project and the type named.
 pub struct VoidRequest;
 impl utoipa::PartialSchema for VoidRequest {
@@ -276,6 +292,19 @@ pub async fn void_and_replace(
     ApiJson(b): ApiJson<VoidBody>,
 ) -> Result<Json<VoidResult>, AppError> {
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), &b.reason, b.document_id.as_deref(), key.as_ref()).await?))
+}
+
+/// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (seed 003 §5.2
+/// "cancel"); the number stays on record as VOID and is never issued again. `documentId` is not used.
+#[utoipa::path(post, path = "/document-numbering/void", request_body = VoidOnlyRequest,
+    responses((status = 200, body = StatusResult, description = "the number, now VOID, with its lifecycle"), AdminNumberErrors),
+    tag = "numbering")]
+pub async fn void_number(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiJson(b): ApiJson<NumberBody>,
+) -> Result<Json<StatusResult>, AppError> {
+    Ok(Json(super::void(&s, &caller, &b.number(), b.reason.as_deref().unwrap_or_default()).await?))
 }
 
 /// Register a legacy number on a counter, or set the counter to a value: exactly one of the two.

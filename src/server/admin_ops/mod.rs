@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, WitnessResume};
+use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
 use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Conn, Tx};
@@ -201,6 +201,12 @@ pub async fn void_and_replace(
         }
     });
     logged(s, caller, "VOID_REPLACE", request, result)
+}
+
+/// See [`void_unlogged`].
+pub async fn void(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
+    let result = void_unlogged(s, caller, number, reason).await;
+    logged(s, caller, "VOID", json!({ "number": number_context(number), "reason": reason }), result)
 }
 
 /// See [`manual_override_unlogged`].
@@ -436,6 +442,26 @@ async fn store_key(tx: &mut Conn, keyed: Option<&Keyed>, answer: &impl serde::Se
         Some(k) => idempotency::insert_one(tx, &k.answered(answer, now)).await,
         None => Ok(()),
     }
+}
+
+/// Voids a confirmed number without a replacement (super admins; a reason of 1–500 characters): it stays on record as
+/// VOID, audited, and its sequence is never issued again.
+async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
+    caller.require_super_admin()?;
+    let reason = &text(reason, 1)?;
+    let snapshot = s.reference.get().await?;
+    let (project, corr_type, text) = &locate(&snapshot, number)?;
+    let at = retrying(|| async move {
+        let now = s.clock.now_ms();
+        let mut tx = s.db.begin_write().await.map_err(sql)?;
+        let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let write = admin::void(&s.lifecycle, caller, &locked, &original, reason, now)?;
+        counter_tx::apply(&mut tx, &write, now).await?;
+        tx.commit().await.map_err(sql)?;
+        Ok(now)
+    })
+    .await?;
+    Ok(StatusResult { document_number: text.clone(), status: NumberStatus::Void, workflow: Some(s.lifecycle.context(text, State::Void, at, caller)) })
 }
 
 // ---- resume past the witnessed head (SPEC §7) ----

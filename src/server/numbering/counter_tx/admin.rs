@@ -191,6 +191,31 @@ pub fn void_and_replace(
     Ok((Write { counters, new_numbers: vec![row], changes: vec![void], release: None }, result))
 }
 
+/// Voids a confirmed number without issuing a replacement (seed 003 §5.2 "cancel"; a super admin's): the number stays
+/// on record as VOID with the reason, its sequence is never issued again, and its counter does not move.
+pub fn void(lifecycle: &Lifecycle, caller: &Caller, locked: &Locked, original: &StoredNumber, reason: &str, now: i64) -> Result<Write, AppError> {
+    lifecycle.allow(Some(State::of_stored(original)), Action::Void, caller, &original.number)?;
+    let voided = AuditEntry {
+        operation: "VOID".into(),
+        status: NumberStatus::Void.as_str().into(),
+        document_number: Some(original.number.clone()),
+        sequence: Some(original.sequence),
+        template_used: Some(original.template.clone()),
+        document_id: original.document_id.clone(),
+        metadata: Some(json!({ "reason": reason, "replacedBy": null }).to_string()),
+        ..number_base(caller, &locked.counter, now)
+    };
+    let change = StatusChange {
+        id: original.id,
+        status: NumberStatus::Void,
+        document_id: None,
+        confirmed_at: None,
+        cancelled_at: Some(now),
+        cancel_reason: Some(reason.to_string()),
+    };
+    Ok(Write { counters: vec![stay(locked, vec![voided])], new_numbers: Vec::new(), changes: vec![change], release: None })
+}
+
 // ---- manual override ----
 
 /// What a manual override asks of its counter, checked against it before anything is locked (see
