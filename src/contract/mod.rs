@@ -290,6 +290,7 @@ impl utoipa::ToSchema for NumberRequest {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum TemplateSource {
     /// A template for this project and correspondence type.
     ProjectType,
@@ -312,6 +313,7 @@ impl From<crate::numbering::Step> for TemplateSource {
 /// The template that a (project, type) request resolves to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ResolvedTemplate {
     pub template: String,
     pub reset_scope: ResetScope,

@@ -755,3 +755,51 @@ async fn an_abandoned_counter_transaction_is_rolled_back_not_committed_by_the_ne
     let main: i64 = sqlx::query("SELECT @@autocommit").fetch_one(&db.pool).await.unwrap().get(0);
     assert_eq!(main, 1, "the main pool keeps autocommit on");
 }
+
+#[tokio::test]
+async fn a_retired_template_stops_numbering_its_history_stays_and_a_new_save_brings_it_back() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let project = app.project_id("LCBP3").await;
+    let t = letter_type(&app).await;
+    let configs = app.url("/api/v1/document-numbering/configs");
+    let save = json!({ "projectId": project, "correspondenceTypeId": t, "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" });
+    let r = admin.post(&configs).json(&save).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let saved: Value = r.json().await.unwrap();
+    let id = saved["id"].as_i64().unwrap();
+    let (_, n1) = app.reserve(&letter()).await;
+    assert_eq!(n1["documentNumber"], "คคง./สคฉ.3/0001/2568");
+
+    let retire = app.url(&format!("/api/v1/document-numbering/configs/{id}/retire"));
+    let r = staff.post(&retire).json(&json!({ "reason": "เลิกใช้" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = admin.post(&retire).json(&json!({ "reason": "  " })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let r = admin.post(&retire).json(&json!({ "reason": "กลับไปใช้รูปแบบมาตรฐาน" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let now: Value = r.json().await.unwrap();
+    assert_ne!(now["source"], "PROJECT_TYPE", "the next template of the order applies: {now}");
+    assert_eq!(now["template"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+
+    // the next number comes from the template that applies now, on the same counter
+    let (_, n2) = app.reserve(&letter()).await;
+    assert_eq!(n2["documentNumber"], "คคง.-สคฉ.3-0002-2568");
+    // no longer listed as in use; its history and its audit row stay
+    let listed: Value = admin.get(format!("{configs}?projectId={project}")).send().await.unwrap().json().await.unwrap();
+    assert!(!listed.as_array().unwrap().iter().any(|c| c["id"] == id), "{listed}");
+    let versions: Value =
+        admin.get(app.url(&format!("/api/v1/document-numbering/configs/{id}/versions"))).send().await.unwrap().json().await.unwrap();
+    assert_eq!(versions.as_array().unwrap().len(), 2, "{versions}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_RETIRED'").await, 1);
+    let r = admin.post(&retire).json(&json!({ "reason": "อีกครั้ง" })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT, "retired once");
+
+    // saving it again brings it back, as its next version
+    let r = admin.post(&configs).json(&save).send().await.unwrap();
+    let back: Value = r.json().await.unwrap();
+    assert_eq!((back["id"].as_i64(), &back["version"]), (Some(id), &json!(3)), "{back}");
+    let (_, n3) = app.reserve(&letter()).await;
+    assert_eq!(n3["documentNumber"], "คคง./สคฉ.3/0003/2568");
+}

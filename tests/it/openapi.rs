@@ -35,6 +35,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/manual-override"),
     ("post", "/api/v1/document-numbering/counters/{id}/resume-past-witness"),
     ("post", "/api/v1/document-numbering/void"),
+    ("post", "/api/v1/document-numbering/configs/{id}/retire"),
     ("post", "/api/v1/document-numbering/import"),
     // the seeds' paths (aliases)
     ("get", "/api/v1/admin/login-attempts"),

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::TemplateConfig;
+use crate::contract::{ResolvedTemplate, TemplateConfig};
 use crate::numbering::ResetScope;
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
@@ -29,7 +29,12 @@ where
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
     std::sync::Arc<Catalog>: axum::extract::FromRef<S>,
 {
-    OpenApiRouter::new().routes(routes!(list, create)).routes(routes!(get, update)).routes(routes!(versions)).routes(routes!(rollback))
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(get, update))
+        .routes(routes!(versions))
+        .routes(routes!(rollback))
+        .routes(routes!(retire))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -139,6 +144,29 @@ pub struct RollbackBody {
     pub reason: String,
     #[serde(default)]
     pub acknowledge_key_change: bool,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RetireBody {
+    #[schema(schema_with = crate::contract::lenient::schema::reason)]
+    pub reason: String,
+    #[serde(default)]
+    pub acknowledge_key_change: bool,
+}
+
+/// `POST /configs/{id}/retire` (the project's admins): the template stops being used; the next one of the SPEC §3
+/// order applies (answered). Its history stays; saving it again brings it back.
+#[utoipa::path(post, path = "/document-numbering/configs/{id}/retire", params(("id" = i64, Path,)), request_body = RetireBody,
+    responses((status = 200, body = ResolvedTemplate, description = "the template that applies now"), TemplateSaveErrors),
+    tag = "templates")]
+pub async fn retire(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(b): ApiJson<RetireBody>,
+) -> Result<Json<ResolvedTemplate>, AppError> {
+    Ok(Json(templates::retire(&s, &caller, id, &b.reason, b.acknowledge_key_change).await?))
 }
 
 /// `POST /configs/{id}/rollback`: restore an older version as a new one.

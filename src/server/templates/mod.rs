@@ -63,9 +63,10 @@ pub async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<V
     Ok(all.iter().filter(|t| caller.require_project_read(t.project_id).is_ok()).map(StoredTemplate::to_config).collect())
 }
 
-/// The current version of the template with this id (NB001 when there is none; 403 outside a token's scope).
+/// The current version of the template with this id, in use or retired (NB001 when there is none; 403 outside a
+/// token's scope).
 pub async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
-    let found = store::load_current(db).await?.into_iter().find(|t| t.id == id).ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
+    let found = store::by_id(db, id).await?.ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
     caller.require_project_read(found.project_id)?;
     Ok(found)
 }
@@ -128,16 +129,7 @@ pub async fn save(
         Some(id) => snapshot.corr_type(Some(id), None)?.code.clone(),
         None => String::new(),
     };
-    let reason = reason.trim();
-    if reason.is_empty() {
-        return Err(AppError::validation("ต้องระบุเหตุผลของการเปลี่ยนแปลง", "a reason is required"));
-    }
-    if reason.chars().count() > MAX_REASON_CHARS {
-        return Err(AppError::validation(
-            format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
-            format!("reason longer than {MAX_REASON_CHARS} characters"),
-        ));
-    }
+    let reason = check_reason(reason)?;
     let template = Template::validate(text, &corr_type_code, reset_scope).map_err(|errors| AppError::InvalidFormat {
         th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
         en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
@@ -174,6 +166,67 @@ pub async fn save(
             .await?;
     state.reference.reload().await?;
     Ok(saved.to_config())
+}
+
+/// The reason of a template change: 1–500 characters, trimmed.
+fn check_reason(reason: &str) -> Result<&str, AppError> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(AppError::validation("ต้องระบุเหตุผลของการเปลี่ยนแปลง", "a reason is required"));
+    }
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(AppError::validation(
+            format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
+            format!("reason longer than {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    Ok(reason)
+}
+
+/// Retires the template `id` (SPEC §5: "retire a template"): it stops being used and the next template of the SPEC §3
+/// order applies — for a type's template the project's default or the type's system default, for a project's default
+/// the system defaults. Its row and versions stay (history); saving it again brings it back. A change of the counter
+/// key must be acknowledged, as for a save. Answers the template that applies now.
+pub async fn retire(state: &Catalog, caller: &Caller, id: i64, reason: &str, acknowledge_key_change: bool) -> Result<ResolvedTemplate, AppError> {
+    let found = current(&state.db, caller, id).await?;
+    caller.require_project_admin(found.project_id)?;
+    let reason = check_reason(reason)?;
+    let snapshot = state.reference.get().await?;
+    let type_id = found.corr_type_id.unwrap_or(0);
+    if let Some(type_id) = found.corr_type_id {
+        let code = snapshot.corr_type(Some(type_id), None).map(|t| t.code.as_str()).unwrap_or("");
+        let default = snapshot.templates.get(&(found.project_id, 0)).map(|t| Stored { text: &t.template, scope: t.reset_scope });
+        let next = resolution::resolve(code, None, default);
+        let next_template = Template::parse(next.text).map_err(|_| AppError::internal(format!("template '{}' does not parse", next.text)))?;
+        let now_used = resolve(&snapshot, found.project_id, type_id);
+        if let Some((before, after)) = key_change(&now_used, &next_template, next.scope) {
+            if !acknowledge_key_change {
+                return Err(AppError::Conflict {
+                    code: ErrorCode::KeyChangeNotAcknowledged,
+                    th: format!("การเลิกใช้แม่แบบนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยัน"),
+                    en: format!("retiring moves numbering from counter key {before} to {after}; acknowledge it"),
+                });
+            }
+        }
+    }
+    let now = state.clock.now_ms();
+    let entry = AuditEntry {
+        operation: "TEMPLATE_RETIRED".into(),
+        status: "SUCCESS".into(),
+        template_used: Some(found.template.clone()),
+        old_value: Some(format!("{} [{}]", found.template, found.reset_scope.as_str())),
+        metadata: Some(
+            serde_json::json!({"projectId": found.project_id, "correspondenceTypeId": found.corr_type_id, "version": found.version, "reason": reason})
+                .to_string(),
+        ),
+        ..caller.audit_base(now)
+    };
+    if !store::retire(&state.db, id, found.version, now, entry).await? {
+        return Err(AppError::VersionConflict(format!("template {id}")));
+    }
+    state.reference.reload().await?;
+    let snapshot = state.reference.get().await?;
+    Ok(resolve(&snapshot, found.project_id, type_id))
 }
 
 /// Restores an older version as a new version (which is itself audited). Numbers already issued keep

@@ -65,14 +65,17 @@ impl From<TemplateRow> for StoredTemplate {
     }
 }
 
+/// The templates in use (a retired one is not: the next of the SPEC §3 order applies in its place).
 pub async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppError> {
-    let rows: Vec<TemplateRow> = sqlx::query_as(SELECT).fetch_all(&db.pool).await?;
+    let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL")).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
 pub async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
-    let rows: Vec<TemplateRow> =
-        sqlx::query_as(&format!("{SELECT} WHERE t.project_id = ? ORDER BY t.corr_type_id")).bind(project_id).fetch_all(&db.pool).await?;
+    let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL AND t.project_id = ? ORDER BY t.corr_type_id"))
+        .bind(project_id)
+        .fetch_all(&db.pool)
+        .await?;
     Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
@@ -134,7 +137,7 @@ async fn save_once(
         Some((id, previous_template, previous_scope, previous_version)) => {
             let version = previous_version + 1;
             let updated = sqlx::query(
-                "UPDATE numbering_templates SET template = ?, reset_scope = ?, version = ?, updated_at = ?, updated_by = ? WHERE id = ? AND version = ?",
+                "UPDATE numbering_templates SET template = ?, reset_scope = ?, version = ?, updated_at = ?, updated_by = ?, retired_at = NULL WHERE id = ? AND version = ?",
             )
             .bind(template)
             .bind(reset_scope.as_str())
@@ -188,6 +191,31 @@ async fn save_once(
     tx.commit().await.map_err(lost_race)?;
     let row: TemplateRow = sqlx::query_as(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_one(&db.pool).await?;
     Ok(row.into())
+}
+
+/// The template with this id, in use or retired.
+pub async fn by_id(db: &Db, id: i64) -> Result<Option<StoredTemplate>, AppError> {
+    let row: Option<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?;
+    Ok(row.map(StoredTemplate::from))
+}
+
+/// Retires the template `id` at `version` (the one its admin saw) with its audit row, in one transaction: false when it
+/// is retired already or has moved on meanwhile.
+pub async fn retire(db: &Db, id: i64, version: i64, now_ms: i64, audit_entry: AuditEntry) -> Result<bool, AppError> {
+    let mut tx = db.begin_write().await.map_err(lost_race)?;
+    let retired = sqlx::query("UPDATE numbering_templates SET retired_at = ? WHERE id = ? AND version = ? AND retired_at IS NULL")
+        .bind(now_ms)
+        .bind(id)
+        .bind(version)
+        .execute(&mut *tx)
+        .await
+        .map_err(lost_race)?;
+    if retired.rows_affected() != 1 {
+        return Ok(false);
+    }
+    audit::append(&mut tx, db.dialect, ADMIN_CHAIN, &[audit_entry]).await?;
+    tx.commit().await.map_err(lost_race)?;
+    Ok(true)
 }
 
 /// A row of `numbering_template_versions` with the name of who made the change.
