@@ -121,6 +121,8 @@ test('a super admin revises, voids and replaces, registers a legacy number and m
   const row = page.getByTestId('counter-row');
   await expect(row).toHaveCount(1);
   await expect(row).toHaveAttribute('data-period', 'NONE');
+  // shown in words, not as the stored key
+  await expect(row.getByTestId('counter-period')).toHaveText('ไม่เริ่มนับใหม่');
   await expect(row).toHaveAttribute('data-parts', 'RPT · TER');
   await row.getByTestId('counter-open').click();
   const detail = page.getByTestId('counter-detail');

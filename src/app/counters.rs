@@ -114,7 +114,10 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
                                 <td>{c.project_code.clone()}</td>
                                 <td>{c.correspondence_type_code.clone()}</td>
                                 <td class="small">{parts_label(c)}</td>
-                                <td class="nowrap">{period_label(&c.period)}</td>
+                                <td class="nowrap" data-testid="counter-period">{
+                                    let period = c.period.clone();
+                                    move || period_label(&period, i18n.lang.get())
+                                }</td>
                                 <td data-testid="counter-last"><strong>{c.last_number}</strong></td>
                                 <td class="small muted">{c.max_number}</td>
                                 <td class="nowrap" data-testid="counter-utilization" data-utilization=format!("{:.6}", c.utilization)>
@@ -171,7 +174,7 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
             data-last=move || counter.get().map(|c| c.last_number.to_string()).unwrap_or_default()>
             <h2>
                 {move || i18n.t("ctr.numbers")}" — #"{counter_id}" "
-                {move || counter.get().map(|c| format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period)))}
+                {move || counter.get().map(|c| format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period, i18n.lang.get())))}
             </h2>
             {move || done.get().map(|d| view! {
                 <div class="reserved-box" data-testid="op-result" data-kind=d.kind data-number=d.number.clone().unwrap_or_default()>

@@ -127,6 +127,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("tpl.reset.YEARLY", "ทุกปี (YEARLY)", "every year (YEARLY)"),
     ("tpl.reset.MONTHLY", "ทุกเดือน (MONTHLY)", "every month (MONTHLY)"),
     ("tpl.reset.NONE", "ไม่เริ่มใหม่ (NONE)", "never (NONE)"),
+    ("ctr.period.none", "ไม่เริ่มนับใหม่", "never starts again"),
     ("tpl.tokens_help", "โทเค็นที่ใช้ได้", "Tokens"),
     ("tpl.preview", "ตัวอย่างเลขที่", "Preview"),
     ("tpl.sample_year", "ปีตัวอย่าง (ค.ศ.)", "Sample year (A.D.)"),

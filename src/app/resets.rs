@@ -50,13 +50,23 @@ fn ResetList() -> impl IntoView {
     // what each counter is, for people (the request itself only knows the counter's id)
     let counters = client_fetch(move || {
         reload.track();
+        let lang = i18n.lang.get();
         async move {
             api::list_counters(CounterQuery::default())
                 .await
                 .map(|list| {
                     list.into_iter()
                         .map(|c| {
-                            (c.id, format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period)))
+                            (
+                                c.id,
+                                format!(
+                                    "{} / {} / {} / {}",
+                                    c.project_code,
+                                    c.correspondence_type_code,
+                                    parts_label(&c),
+                                    period_label(&c.period, lang)
+                                ),
+                            )
                         })
                         .collect::<HashMap<i64, String>>()
                 })

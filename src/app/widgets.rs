@@ -369,11 +369,13 @@ pub fn source_key(source: TemplateSource) -> &'static str {
 // ---- counters, as the counter browser and the reset requests show them ----
 
 /// `YEAR_2025` → `2568 (2025)`, `MONTH_2025_06` → `06/2568`, anything else as it is.
-pub fn period_label(period: &str) -> String {
+pub fn period_label(period: &str, lang: Lang) -> String {
     match crate::numbering::PeriodKey::parse(period) {
         Some(crate::numbering::PeriodKey::Year(y)) => format!("{} ({y})", y + 543),
         Some(crate::numbering::PeriodKey::Month(y, m)) => format!("{m:02}/{} ({m:02}/{y})", y + 543),
-        _ => period.to_string(),
+        // a counter that never starts again (an RFA's): words, not the stored key
+        Some(crate::numbering::PeriodKey::None) => super::i18n::word(lang, "ctr.period.none").to_string(),
+        None => period.to_string(),
     }
 }
 
@@ -528,9 +530,10 @@ mod tests {
 
     #[test]
     fn periods_read_in_buddhist_years() {
-        assert_eq!(period_label("YEAR_2025"), "2568 (2025)");
-        assert_eq!(period_label("MONTH_2025_06"), "06/2568 (06/2025)");
-        assert_eq!(period_label("NONE"), "NONE");
+        assert_eq!(period_label("YEAR_2025", Lang::Th), "2568 (2025)");
+        assert_eq!(period_label("MONTH_2025_06", Lang::En), "06/2568 (06/2025)");
+        assert_eq!(period_label("NONE", Lang::Th), "ไม่เริ่มนับใหม่");
+        assert_eq!(period_label("NONE", Lang::En), "never starts again");
     }
 
     #[test]
