@@ -130,7 +130,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("ctr.period.none", "ไม่เริ่มนับใหม่", "never starts again"),
     ("tpl.tokens_help", "โทเค็นที่ใช้ได้", "Tokens"),
     ("tpl.preview", "ตัวอย่างเลขที่", "Preview"),
-    ("tpl.sample_year", "ปีตัวอย่าง (ค.ศ.)", "Sample year (A.D.)"),
+    ("tpl.sample_year", "ปีตัวอย่าง (พ.ศ.)", "Sample year (A.D.)"),
     ("tpl.sample_month", "เดือน", "Month"),
     ("tpl.valid", "แม่แบบถูกต้อง", "The template is valid"),
     ("tpl.errors", "ข้อผิดพลาด", "Errors"),

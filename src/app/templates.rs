@@ -361,10 +361,16 @@ fn TemplateFields(
             </label>
             <label class="field small-field">
                 <span>{move || i18n.t("tpl.sample_year")}</span>
-                <input type="number" min="1900" max="2999" data-testid="template-sample-year"
-                    prop:value=move || sample_year.get().to_string()
+                // in Thai the year is the Buddhist Era's, as the numbers show it; a year half typed changes nothing
+                <input type="number" data-testid="template-sample-year"
+                    min=move || (1900 + era_offset(i18n.lang.get())).to_string()
+                    max=move || (2999 + era_offset(i18n.lang.get())).to_string()
+                    prop:value=move || (sample_year.get() + era_offset(i18n.lang.get())).to_string()
                     on:input=move |ev| {
-                        if let Ok(y) = event_target_value(&ev).parse::<i32>() { sample_year.set(y) }
+                        if let Ok(y) = event_target_value(&ev).parse::<i32>() {
+                            let ad = y - era_offset(i18n.lang.get_untracked());
+                            if (1900..=2999).contains(&ad) { sample_year.set(ad) }
+                        }
                     }/>
             </label>
             <label class="field small-field">
@@ -584,6 +590,14 @@ fn scope_word(scope: ResetScope) -> &'static str {
         ResetScope::Yearly => "tpl.reset.YEARLY",
         ResetScope::Monthly => "tpl.reset.MONTHLY",
         ResetScope::None => "tpl.reset.NONE",
+    }
+}
+
+/// The years between the era a person reads (Thai: B.E.) and A.D.
+fn era_offset(lang: Lang) -> i32 {
+    match lang {
+        Lang::Th => 543,
+        Lang::En => 0,
     }
 }
 
