@@ -26,7 +26,7 @@ use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::idempotency::{self, IdempotencyKey, Keyed};
 use crate::server::numbering::witness::Head;
-use crate::server::numbering::Engine;
+use crate::server::numbering::{Engine, Keying};
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
@@ -153,24 +153,15 @@ pub async fn revise(
 ) -> Result<IssuedNumber, AppError> {
     let request = json!({ "number": number_context(number), "documentId": document_id });
     let result = async {
-        let keyed = s.claim_key(caller, key, "REVISE", &request)?;
-        let keyed = keyed.as_ref().map(|(k, _claim)| k);
-        if let Some(answer) = stored_answer(s, keyed).await? {
-            return Ok(answer);
-        }
-        revise_unlogged(s, caller, number, document_id, keyed).await
+        let (keyed, _claim) = match s.keying(caller, key, "REVISE", &request).await? {
+            Keying::Replay(answer) => return Ok(answer),
+            Keying::Fresh(fresh) => fresh.unzip(),
+        };
+        revise_unlogged(s, caller, number, document_id, keyed.as_ref()).await
     }
     .await
     .map(|n| with_workflow(s, caller, n));
     logged(s, caller, "REVISE", request, result)
-}
-
-/// The answer an `Idempotency-Key` stored for this request, before the write's transaction.
-async fn stored_answer<T: serde::de::DeserializeOwned>(s: &Engine, keyed: Option<&Keyed>) -> Result<Option<T>, AppError> {
-    match keyed {
-        Some(k) => idempotency::answer_of(&s.db, k, s.clock.now_ms()).await,
-        None => Ok(None),
-    }
 }
 
 /// See [`void_and_replace_unlogged`].
@@ -184,12 +175,11 @@ pub async fn void_and_replace(
 ) -> Result<VoidResult, AppError> {
     let request = json!({ "number": number_context(number), "reason": reason, "documentId": document_id });
     let result = async {
-        let keyed = s.claim_key(caller, key, "VOID_REPLACE", &request)?;
-        let keyed = keyed.as_ref().map(|(k, _claim)| k);
-        if let Some(answer) = stored_answer(s, keyed).await? {
-            return Ok(answer);
-        }
-        void_and_replace_unlogged(s, caller, number, reason, document_id, keyed).await
+        let (keyed, _claim) = match s.keying(caller, key, "VOID_REPLACE", &request).await? {
+            Keying::Replay(answer) => return Ok(answer),
+            Keying::Fresh(fresh) => fresh.unzip(),
+        };
+        void_and_replace_unlogged(s, caller, number, reason, document_id, keyed.as_ref()).await
     }
     .await
     .map(|v: VoidResult| {

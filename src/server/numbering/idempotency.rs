@@ -46,16 +46,20 @@ impl IdempotencyKey {
         if ok {
             Ok(IdempotencyKey(inner.to_string()))
         } else {
-            Err(AppError::validation(
-                format!("ค่า {HEADER} ต้องเป็นตัวอักษร ASCII ที่มองเห็นได้ 1–{MAX_KEY_CHARS} ตัว (ไม่มีช่องว่างหรือเครื่องหมายคำพูด)"),
-                format!("{HEADER} must be 1-{MAX_KEY_CHARS} visible ASCII characters"),
-            ))
+            Err(malformed())
         }
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+fn malformed() -> AppError {
+    AppError::validation(
+        format!("ค่า {HEADER} ต้องเป็นตัวอักษร ASCII ที่มองเห็นได้ 1–{MAX_KEY_CHARS} ตัว (ไม่มีช่องว่างหรือเครื่องหมายคำพูด)"),
+        format!("{HEADER} must be 1-{MAX_KEY_CHARS} visible ASCII characters"),
+    )
 }
 
 /// The `Idempotency-Key` header as the OpenAPI document states it: the operations that take it list
@@ -83,7 +87,7 @@ impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
         if values.next().is_some() {
             return Err(AppError::validation(format!("ระบุ {HEADER} ได้ครั้งเดียว"), format!("more than one {HEADER} header")));
         }
-        let text = value.to_str().map_err(|_| IdempotencyKey::parse("").unwrap_err())?;
+        let text = value.to_str().map_err(|_| malformed())?;
         IdempotencyKey::parse(text).map(|k| KeyHeader(Some(k)))
     }
 }
@@ -161,36 +165,43 @@ pub struct Stored {
     pub answer: String,
 }
 
-const SELECT: &str = "SELECT fingerprint, answer FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND created_at > ?";
-
 /// The stored key of this request, if one younger than [`KEY_LIFETIME_MS`] exists. An older one is deleted here
-/// (retention would have): the key starts again.
+/// (retention would have): the key starts again. One read when there is none, as for every first request.
 pub async fn stored(db: &Db, keyed: &Keyed, now: i64) -> Result<Option<Stored>, AppError> {
     let cutoff = now - KEY_LIFETIME_MS;
-    let found = sqlx::query_as::<_, Stored>(SELECT).bind(&keyed.scope).bind(&keyed.key).bind(cutoff).fetch_optional(&db.pool).await?;
-    if found.is_none() {
-        sqlx::query("DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND created_at <= ?")
+    let found: Option<(String, String, i64)> =
+        sqlx::query_as("SELECT fingerprint, answer, created_at FROM idempotency_keys WHERE scope = ? AND idem_key = ?")
             .bind(&keyed.scope)
             .bind(&keyed.key)
-            .bind(cutoff)
-            .execute(&db.writer)
+            .fetch_optional(&db.pool)
             .await?;
+    match found {
+        Some((fingerprint, answer, created_at)) if created_at > cutoff => Ok(Some(Stored { fingerprint, answer })),
+        Some(_) => {
+            sqlx::query("DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND created_at <= ?")
+                .bind(&keyed.scope)
+                .bind(&keyed.key)
+                .bind(cutoff)
+                .execute(&db.writer)
+                .await?;
+            Ok(None)
+        }
+        None => Ok(None),
     }
-    Ok(found)
 }
 
 /// The same inside a transaction (the retry of a write whose key was stored meanwhile by another instance).
 pub async fn stored_in(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<Stored>, sqlx::Error> {
-    sqlx::query_as::<_, Stored>(SELECT).bind(&keyed.scope).bind(&keyed.key).bind(now - KEY_LIFETIME_MS).fetch_optional(&mut *tx).await
+    sqlx::query_as::<_, Stored>("SELECT fingerprint, answer FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND created_at > ?")
+        .bind(&keyed.scope)
+        .bind(&keyed.key)
+        .bind(now - KEY_LIFETIME_MS)
+        .fetch_optional(&mut *tx)
+        .await
 }
 
-/// For a write outside the counter batch (revise, void-and-replace): the answer stored for this key and request,
-/// read before the write's transaction (an expired key is deleted here).
-pub async fn answer_of<T: serde::de::DeserializeOwned>(db: &Db, keyed: &Keyed, now: i64) -> Result<Option<T>, AppError> {
-    stored(db, keyed, now).await?.map(|s| read_answer(keyed, s)).transpose()
-}
-
-/// The same inside the write's transaction: another instance may have stored the key since.
+/// For a write outside the counter batch (revise, void-and-replace), inside its transaction: the answer another
+/// instance stored for the key since [`stored`] was asked.
 pub async fn answer_in<T: serde::de::DeserializeOwned>(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<T>, AppError> {
     stored_in(tx, keyed, now).await?.map(|s| read_answer(keyed, s)).transpose()
 }

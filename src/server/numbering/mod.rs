@@ -215,12 +215,11 @@ pub struct Engine {
     in_flight: Arc<idempotency::InFlight>,
 }
 
-/// What a request's `Idempotency-Key` makes of it: nothing (no key), the answer stored for it, or a first request
-/// whose key is claimed in this instance until it is answered.
-enum Keying {
-    Unkeyed,
-    Replay(Outcome),
-    Fresh(Keyed, idempotency::Claim),
+/// What a request's `Idempotency-Key` makes of it: the answer stored for it, or a request to serve — with its key
+/// claimed in this instance until it is answered, or (None) without a key.
+pub enum Keying<T> {
+    Replay(T),
+    Fresh(Option<(Keyed, idempotency::Claim)>),
 }
 
 const MAX_REASON_CHARS: usize = 500;
@@ -388,8 +387,7 @@ impl Engine {
         let result = async {
             let (keyed, _claim) = match self.keying(caller, key, "RESERVE", req).await? {
                 Keying::Replay(outcome) => return self.reservation(caller, outcome),
-                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
-                Keying::Unkeyed => (None, None),
+                Keying::Fresh(fresh) => fresh.unzip(),
             };
             let r = self.resolve_for(caller, req).await?;
             let key = r.key.clone();
@@ -433,8 +431,7 @@ impl Engine {
             let request = serde_json::json!({ "documentId": document_id.as_str(), "request": req });
             let (keyed, _claim) = match self.keying(caller, key, "GENERATE", &request).await? {
                 Keying::Replay(outcome) => return self.generated(caller, outcome),
-                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
-                Keying::Unkeyed => (None, None),
+                Keying::Fresh(fresh) => fresh.unzip(),
             };
             let r = self.resolve_for(caller, req).await?;
             let key = r.key.clone();
@@ -460,36 +457,23 @@ impl Engine {
     }
 
     /// What a request's `Idempotency-Key` makes of it (module `idempotency`): a key stored for this request answers
-    /// with its outcome, one stored for another request is 422, one in flight here is 409.
-    async fn keying(
+    /// with its answer (`T`: the batch's `Outcome`, or an administrative write's result), one stored for another
+    /// request is 422, one in flight here is 409. Reserve, generate, confirm and cancel ask it here; revise and
+    /// void-and-replace in `admin_ops`, which store their key in their own transaction.
+    pub async fn keying<T: serde::de::DeserializeOwned>(
         &self,
         caller: &Caller,
         key: Option<&IdempotencyKey>,
         operation: &str,
         request: &impl serde::Serialize,
-    ) -> Result<Keying, AppError> {
-        let Some(key) = key else { return Ok(Keying::Unkeyed) };
+    ) -> Result<Keying<T>, AppError> {
+        let Some(key) = key else { return Ok(Keying::Fresh(None)) };
         let keyed = Keyed::new(caller, key, operation, request);
         let claim = self.in_flight.claim(&keyed)?;
         match idempotency::stored(&self.db, &keyed, self.clock.now_ms()).await? {
-            None => Ok(Keying::Fresh(keyed, claim)),
+            None => Ok(Keying::Fresh(Some((keyed, claim)))),
             Some(stored) => Ok(Keying::Replay(idempotency::read_answer(&keyed, stored)?)),
         }
-    }
-
-    /// Claims an administrative write's `Idempotency-Key` in this instance (409 while another request with it is
-    /// served here); the write itself looks the key up and stores it in its own transaction.
-    pub fn claim_key(
-        &self,
-        caller: &Caller,
-        key: Option<&IdempotencyKey>,
-        operation: &str,
-        request: &impl serde::Serialize,
-    ) -> Result<Option<(Keyed, idempotency::Claim)>, AppError> {
-        let Some(key) = key else { return Ok(None) };
-        let keyed = Keyed::new(caller, key, operation, request);
-        let claim = self.in_flight.claim(&keyed)?;
-        Ok(Some((keyed, claim)))
     }
 
     pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str, key: Option<&IdempotencyKey>) -> Result<StatusResult, AppError> {
@@ -500,8 +484,7 @@ impl Engine {
             let request = serde_json::json!({ "token": token, "documentId": document_id.as_str() });
             let (keyed, _claim) = match self.keying(caller, key, "CONFIRM", &request).await? {
                 Keying::Replay(outcome) => return self.status_answer(outcome, caller, &token),
-                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
-                Keying::Unkeyed => (None, None),
+                Keying::Fresh(fresh) => fresh.unzip(),
             };
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
@@ -527,8 +510,7 @@ impl Engine {
             let request = serde_json::json!({ "token": token, "reason": reason });
             let (keyed, _claim) = match self.keying(caller, key, "CANCEL", &request).await? {
                 Keying::Replay(outcome) => return self.status_answer(outcome, caller, &token),
-                Keying::Fresh(keyed, claim) => (Some(keyed), Some(claim)),
-                Keying::Unkeyed => (None, None),
+                Keying::Fresh(fresh) => fresh.unzip(),
             };
             let key = self.key_of_token(&token).await?;
             project = Some(key.project_id);
