@@ -187,7 +187,8 @@ pub struct NumberBody {
     /// The document the new number is for (default: the original's).
     #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
     pub document_id: Option<String>,
-    /// Not used by a revision (read for the bodies that carried it).
+    /// Required to void a number (with or without a replacement); not used by a revision (read for the bodies that
+    /// carried it).
     #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
     pub reason: Option<String>,
 }
@@ -201,9 +202,10 @@ impl utoipa::PartialSchema for ReviseRequest {
 }
 impl ToSchema for ReviseRequest {}
 
-/// [`NumberBody`] as a void without replacement reads it: the project and the type named, a reason required.
-pub struct VoidOnlyRequest;
-impl utoipa::PartialSchema for VoidOnlyRequest {
+/// [`NumberBody`] as the voids (with or without a replacement) read it: the project and the type named, a reason
+/// required.
+pub struct VoidRequest;
+impl utoipa::PartialSchema for VoidRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::Schema;
         let mut schema = <NumberBody as utoipa::PartialSchema>::schema();
@@ -214,44 +216,7 @@ impl utoipa::PartialSchema for VoidOnlyRequest {
         crate::contract::lenient::schema::naming_project_and_type(schema)
     }
 }
-impl ToSchema for VoidOnlyRequest {}
-
-/// [`VoidBody`] as the OpenAPI document states it: the project and the type named.
-pub struct VoidRequest;
-impl utoipa::PartialSchema for VoidRequest {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::contract::lenient::schema::naming_project_and_type(<VoidBody as utoipa::PartialSchema>::schema())
-    }
-}
 impl ToSchema for VoidRequest {}
-
-/// The number to void and replace: as [`NumberBody`], with its reason.
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct VoidBody {
-    pub project_id: Option<i64>,
-    pub project_code: Option<String>,
-    pub correspondence_type_id: Option<i64>,
-    pub correspondence_type_code: Option<String>,
-    pub document_number: String,
-    /// The document the replacement is for (default: the original's).
-    #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
-    pub document_id: Option<String>,
-    #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
-}
-
-impl VoidBody {
-    fn number(&self) -> NumberRef {
-        NumberRef {
-            project_id: self.project_id,
-            project_code: self.project_code.clone(),
-            correspondence_type_id: self.correspondence_type_id,
-            correspondence_type_code: self.correspondence_type_code.clone(),
-            document_number: self.document_number.clone(),
-        }
-    }
-}
 
 impl NumberBody {
     fn number(&self) -> NumberRef {
@@ -289,14 +254,15 @@ pub async fn void_and_replace(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
-    ApiJson(b): ApiJson<VoidBody>,
+    ApiJson(b): ApiJson<NumberBody>,
 ) -> Result<Json<VoidResult>, AppError> {
-    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), &b.reason, b.document_id.as_deref(), key.as_ref()).await?))
+    let reason = b.reason.as_deref().unwrap_or_default();
+    Ok(Json(super::void_and_replace(&s, &caller, &b.number(), reason, b.document_id.as_deref(), key.as_ref()).await?))
 }
 
 /// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (seed 003 §5.2
 /// "cancel"); the number stays on record as VOID and is never issued again. `documentId` is not used.
-#[utoipa::path(post, path = "/document-numbering/void", request_body = VoidOnlyRequest,
+#[utoipa::path(post, path = "/document-numbering/void", request_body = VoidRequest,
     responses((status = 200, body = StatusResult, description = "the number, now VOID, with its lifecycle"), AdminNumberErrors),
     tag = "numbering")]
 pub async fn void_number(

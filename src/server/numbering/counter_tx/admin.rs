@@ -148,16 +148,7 @@ pub fn void_and_replace(
     let document_id = document_id.or_else(|| original.document_id.clone());
     let template = resolved.template.source().to_string();
     let row = confirmed(caller, counter, sequence, &resolved.revision, &number, &template, document_id.clone(), now);
-    let voided = AuditEntry {
-        operation: "VOID".into(),
-        status: NumberStatus::Void.as_str().into(),
-        document_number: Some(original.number.clone()),
-        sequence: Some(original.sequence),
-        template_used: Some(original.template.clone()),
-        document_id: original.document_id.clone(),
-        metadata: Some(json!({ "reason": reason, "replacedBy": number }).to_string()),
-        ..number_base(caller, &old.counter, now)
-    };
+    let (voided, void) = voiding(caller, old, original, reason, Some(&number), now);
     let generated = AuditEntry {
         operation: "GENERATE".into(),
         status: NumberStatus::Confirmed.as_str().into(),
@@ -174,14 +165,6 @@ pub fn void_and_replace(
     } else {
         vec![stay(old, vec![voided]), moved(vec![generated])]
     };
-    let void = StatusChange {
-        id: original.id,
-        status: NumberStatus::Void,
-        document_id: None,
-        confirmed_at: None,
-        cancelled_at: Some(now),
-        cancel_reason: Some(reason.to_string()),
-    };
     let result = VoidResult {
         voided: original.number.clone(),
         status: NumberStatus::Void,
@@ -195,14 +178,28 @@ pub fn void_and_replace(
 /// on record as VOID with the reason, its sequence is never issued again, and its counter does not move.
 pub fn void(lifecycle: &Lifecycle, caller: &Caller, locked: &Locked, original: &StoredNumber, reason: &str, now: i64) -> Result<Write, AppError> {
     lifecycle.allow(Some(State::of_stored(original)), Action::Void, caller, &original.number)?;
-    let voided = AuditEntry {
+    let (voided, change) = voiding(caller, locked, original, reason, None, now);
+    Ok(Write { counters: vec![stay(locked, vec![voided])], new_numbers: Vec::new(), changes: vec![change], release: None })
+}
+
+/// A confirmed number voided with `reason` (and, when there is one, the number replacing it): its audit row on its
+/// counter's chain and its status change.
+fn voiding(
+    caller: &Caller,
+    locked: &Locked,
+    original: &StoredNumber,
+    reason: &str,
+    replaced_by: Option<&str>,
+    now: i64,
+) -> (AuditEntry, StatusChange) {
+    let audit = AuditEntry {
         operation: "VOID".into(),
         status: NumberStatus::Void.as_str().into(),
         document_number: Some(original.number.clone()),
         sequence: Some(original.sequence),
         template_used: Some(original.template.clone()),
         document_id: original.document_id.clone(),
-        metadata: Some(json!({ "reason": reason, "replacedBy": null }).to_string()),
+        metadata: Some(json!({ "reason": reason, "replacedBy": replaced_by }).to_string()),
         ..number_base(caller, &locked.counter, now)
     };
     let change = StatusChange {
@@ -213,7 +210,7 @@ pub fn void(lifecycle: &Lifecycle, caller: &Caller, locked: &Locked, original: &
         cancelled_at: Some(now),
         cancel_reason: Some(reason.to_string()),
     };
-    Ok(Write { counters: vec![stay(locked, vec![voided])], new_numbers: Vec::new(), changes: vec![change], release: None })
+    (audit, change)
 }
 
 // ---- manual override ----
