@@ -264,7 +264,11 @@ async fn open_witness(db: &Db, setting: Option<&str>, redis_urls: &[String]) -> 
     }
     let shown = file.as_ref().map(|p| p.display().to_string());
     let database = db::identity(db).await?;
-    let witness = Witness::open(file, shared, &database).map_err(|e| AppError::internal_from(format!("the witness file {shown:?}"), e))?;
+    // reading (and compacting) the file is plain file I/O: off the runtime's workers
+    let opened = tokio::task::spawn_blocking(move || Witness::open(file, shared, &database))
+        .await
+        .map_err(|e| AppError::internal_from("opening the witness", e))?;
+    let witness = opened.map_err(|e| AppError::internal_from(format!("the witness file {shown:?}"), e))?;
     tracing::info!(file = ?shown, shared = witness.is_shared(), "counter heads witnessed");
     Ok(Some(witness))
 }

@@ -131,10 +131,6 @@ impl Witness {
         Ok(Arc::new(Witness { file: Some((path, Mutex::new(tx))), heads, shared }))
     }
 
-    pub fn path(&self) -> Option<&Path> {
-        self.file.as_ref().map(|(p, _)| p.as_path())
-    }
-
     /// Whether the witness is shared by several instances (in Redis): a counter read afresh is then compared with
     /// the heads the others recorded ([`Witness::refresh`]).
     pub fn is_shared(&self) -> bool {
