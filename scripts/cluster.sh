@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Cluster harness (loopback only, bounded in time and count): its own MariaDB on its own port, three Redis
-# servers, three app instances; drives reserve / confirm / cancel over all instances on one hot counter and
-# many cold ones; then fault scenarios, each under load: one Redis of three killed, all Redis killed (the
-# database-lock fallback) and brought back, MariaDB restarted, one app instance kill -9'd, one Redis stalled
-# (SIGSTOP) for longer than the lock TTL and resumed. After each phase
+# Cluster harness (loopback only, bounded in time and count): its own MariaDB primary and semi-synchronous replica
+# (deploy/mariadb) on their own ports, three Redis servers, three app instances; drives reserve / confirm / cancel over
+# all instances on one hot counter and many cold ones; then fault scenarios, each under load: one Redis of three
+# killed, all Redis killed (the database-lock fallback) and brought back, MariaDB restarted, one app instance kill -9'd,
+# one Redis stalled (SIGSTOP) for longer than the lock TTL and resumed, and two database failovers (the primary
+# kill -9'd, the replica promoted, the old primary rejoined; then the other way). After each phase
 # `docnum check` proves: no number twice, every sequence 1..last issued or explained in the audit log, the
 # audit chains intact, and every number any caller received still on record.
 #
-#   scripts/cluster.sh            # the shortened run that CI does (~18,000 requests)
+#   scripts/cluster.sh            # the shortened run that CI does (~30,000 requests)
 #   CLUSTER_SCALE=10 scripts/cluster.sh   # ~180,000 requests
 #   CLUSTER_SCALE=60 scripts/cluster.sh   # the million-number run (1,080,000 reserves, ~1,020,000 numbers: the instance
 #                                         # killed in phase 5 refuses a third of its phase; BENCHMARKS.md, "Fault runs")
@@ -16,28 +17,48 @@ SCALE="${CLUSTER_SCALE:-1}"
 [ -n "${SERVER_BIN:-}" ] || build_site
 W="$(mktemp -d /tmp/docnum-cluster.XXXXXX)"
 PIDS=()
+declare -A DB_PID
 cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  [ -n "${MARIADB_PID:-}" ] && kill -9 "$MARIADB_PID" 2>/dev/null || true
+  for p in "${PIDS[@]}" "${DB_PID[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
 
-# --- MariaDB of our own ---------------------------------------------------------------------------------
-DB_PORT="$(free_port)"
+# --- MariaDB of our own: a primary and a semi-synchronous replica (deploy/mariadb, SPEC §11) ---------------
+# Both read deploy/mariadb/replication.cnf as an operator's servers would, and start read-only; the primary is made
+# writable as promote.sh would. The instances are given both (DATABASE_SERVERS) and write to the writable one.
+DB_PORT="$(free_port)"; DB2_PORT="$(free_port)"
+# start_mariadb PORT [mariadbd options…]: the server of that port on its own data directory
 start_mariadb() {
-  /usr/sbin/mariadbd --no-defaults --user=root --datadir="$W/mysql" --port="$DB_PORT" --bind-address=127.0.0.1 \
-    --socket="$W/mysql.sock" --pid-file="$W/mysql.pid" --log-error="$W/mysql.err" --skip-grant-tables \
-    --innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=256M --max-connections=500 &
-  MARIADB_PID=$!
-  for _ in $(seq 1 120); do mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e 'select 1' >/dev/null 2>&1 && return 0; sleep 0.5; done
-  echo "own MariaDB did not start"; cat "$W/mysql.err"; return 1
+  local port="$1"; shift
+  /usr/sbin/mariadbd --defaults-file="$ROOT/deploy/mariadb/replication.cnf" --user=root --datadir="$W/mysql-$port" --port="$port" \
+    --bind-address=127.0.0.1 --socket="$W/mysql-$port.sock" --pid-file="$W/mysql-$port.pid" --log-error="$W/mysql-$port.err" \
+    --server-id="$port" --innodb-buffer-pool-size=256M --max-connections=500 "$@" &
+  DB_PID[$port]=$!
+  for _ in $(seq 1 120); do mariadb -uroot -h127.0.0.1 -P"$port" -e 'select 1' >/dev/null 2>&1 && return 0; sleep 0.5; done
+  echo "own MariaDB on $port did not start"; cat "$W/mysql-$port.err"; return 1
 }
-log "cluster: own MariaDB on 127.0.0.1:$DB_PORT ($W)"
-mariadb-install-db --no-defaults --datadir="$W/mysql" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
-start_mariadb
-mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e 'CREATE DATABASE docnum CHARACTER SET utf8mb4'
-export DATABASE_URL="mysql://root@127.0.0.1:$DB_PORT/docnum"
+# as_primary PORT: the server takes writes (a server restarted in place as the primary, or the first primary)
+as_primary() { mariadb -uroot -h127.0.0.1 -P"$1" -e 'SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL read_only = OFF'; }
+replica_of() { "$ROOT/deploy/mariadb/rejoin.sh" 127.0.0.1 "$1" 127.0.0.1 "$2" repl repl-pass -uroot; }
+# replica_running PORT PHASE: the replica applies what it receives (a stopped applier would make a promotion lose commits)
+replica_running() {
+  local status; status="$(mariadb -uroot -h127.0.0.1 -P"$1" -e 'SHOW SLAVE STATUS\G')"
+  if ! grep -q 'Slave_SQL_Running: Yes' <<< "$status"; then echo "[$2] the replica stopped applying:"; grep -E 'Running|Error' <<< "$status"; exit 1; fi
+}
+log "cluster: own MariaDB primary on 127.0.0.1:$DB_PORT, semi-sync replica on 127.0.0.1:$DB2_PORT ($W)"
+for port in "$DB_PORT" "$DB2_PORT"; do
+  mariadb-install-db --no-defaults --datadir="$W/mysql-$port" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
+  start_mariadb "$port"
+done
+as_primary "$DB_PORT"
+# the service's user has no global privilege (read_only stops it too); the replicas' has REPLICATION SLAVE alone
+mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e "CREATE DATABASE docnum CHARACTER SET utf8mb4;
+  CREATE USER 'docnum'@'127.0.0.1' IDENTIFIED BY 'docnum-pass'; GRANT ALL ON docnum.* TO 'docnum'@'127.0.0.1';
+  CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'repl-pass'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'"
+replica_of "$DB2_PORT" "$DB_PORT"
+REPLICA="$DB2_PORT"
+export DATABASE_URL="mysql://docnum:docnum-pass@127.0.0.1:$DB_PORT/docnum" DATABASE_SERVERS="127.0.0.1:$DB_PORT,127.0.0.1:$DB2_PORT"
 
 # --- three Redis servers -------------------------------------------------------------------------------
 REDIS_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
@@ -114,6 +135,7 @@ print(f"[{sys.argv[2]}] check: numbers {r['numbers']} (confirmed {r['confirmed']
       f"received {r['receivedChecked']} / missing {r['receivedMissing']}, audit rows {r['auditRows']} intact = {r['auditOk']}")
 PY
   forwarded "$name"
+  [ -z "${REPLICA:-}" ] || replica_running "$REPLICA" "$name"
 }
 # forwarded PHASE: the counter jobs the live instances forwarded to a lock's holder since they started (/metrics)
 forwarded() {
@@ -167,10 +189,11 @@ echo "[no-redis] audit rows written under the database-lock fallback during the 
 
 log "phase 4: MariaDB restarted under load (errors, then recovery, nothing lost)"
 load db-restart "$HOT" "$COLD"; sleep 1
-kill -TERM "$MARIADB_PID"; wait "$MARIADB_PID" 2>/dev/null || true
+kill -TERM "${DB_PID[$DB_PORT]}"; wait "${DB_PID[$DB_PORT]}" 2>/dev/null || true
 ready_is 503 db-restart   # the database gone: not ready
 sleep 1
-start_mariadb
+start_mariadb "$DB_PORT"
+as_primary "$DB_PORT"     # restarted in place: read-only (replication.cnf) until the operator says it is the primary
 ready_is 200 db-restart
 finish db-restart; check db-restart
 
@@ -186,5 +209,56 @@ kill -STOP "${REDIS_PID[${REDIS_PORTS[2]}]}"
 sleep 7   # past the 5 s TTL: every lock that server held has expired meanwhile
 kill -CONT "${REDIS_PID[${REDIS_PORTS[2]}]}"
 finish redis-stall; check redis-stall
+
+# failover NAME OLD NEW: the primary OLD kill -9'd under load; NEW (its replica) promoted by deploy/mariadb/promote.sh
+# after a second (an operator's reaction at its quickest); the instances go on on NEW by themselves; OLD restarted
+# with --init-rpl-role=SLAVE and rejoined as NEW's replica. Reports the time from the kill to the first number
+# received after it, and checks that OLD, caught up, holds every number NEW holds.
+failover() {
+  local name="$1" old="$2" new="$3"
+  load "$name" "$((2 * HOT))" "$((2 * COLD))"; sleep 1
+  REPLICA=""   # the replica is promoted below
+  kill -9 "${DB_PID[$old]}"; wait "${DB_PID[$old]}" 2>/dev/null || true
+  local killed; killed="$(date +%s%3N)"
+  sleep 1
+  "$ROOT/deploy/mariadb/promote.sh" 127.0.0.1 "$new" -uroot
+  local promoted; promoted="$(date +%s%3N)"
+  finish "$name"; check "$name"
+  python3 - "$W/$name-hot.tsv" "$W/$name-cold.tsv" "$killed" "$promoted" "$name" <<'PY'
+import sys
+killed, promoted, name = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+times = [int(l.split("\t")[3]) for f in sys.argv[1:3] for l in open(f) if l.strip()]
+after = [t for t in times if t > killed]
+if not after:
+    sys.exit(f"[{name}] no number was received after the kill")
+first = min(after)
+print(f"[{name}] numbers received: {len(times)}, after the kill: {len(after)}; kill -> promoted {promoted - killed} ms, "
+      f"kill -> first number received {first - killed} ms (promoted -> first number {first - promoted} ms)")
+PY
+  start_mariadb "$old" --init-rpl-role=SLAVE
+  replica_of "$old" "$new"
+  REPLICA="$old"
+  # the same numbers on both once caught up (the expiry sweep may change one between the reads: read again)
+  local digest="SELECT COUNT(*), COALESCE(SUM(CRC32(CONCAT(number, '/', status))), 0) FROM docnum.document_numbers"
+  local head on_new on_old same=0
+  for _ in $(seq 1 20); do
+    head="$(mariadb -uroot -h127.0.0.1 -P"$new" -N -e 'SELECT @@gtid_binlog_pos')"
+    on_new="$(mariadb -uroot -h127.0.0.1 -P"$new" -N -e "$digest")"
+    [ "$(mariadb -uroot -h127.0.0.1 -P"$old" -N -e "SELECT MASTER_GTID_WAIT('$head', 120)")" = 0 ] \
+      || { echo "[$name] the old primary did not catch up with $head"; exit 1; }
+    on_old="$(mariadb -uroot -h127.0.0.1 -P"$old" -N -e "$digest")"
+    if [ "$on_new" = "$on_old" ]; then same=1; break; fi
+    sleep 0.5
+  done
+  [ "$same" = 1 ] || { echo "[$name] the rejoined server differs: new primary $on_new, rejoined $on_old"; exit 1; }
+  echo "[$name] the old primary rejoined as a replica and holds the same numbers (count, digest: $on_old)"
+  echo "[$name] primaries followed by the instances: $(for p in "${APP_PORTS[@]}"; do curl -fsS "http://127.0.0.1:$p/metrics" | sed -n 's/^docnum_database_primary_switches_total //p'; done | awk '{ s += $1 } END { print s }')"
+}
+
+log "phase 7: failover under load: the primary kill -9'd, the replica promoted, the old primary rejoins"
+failover failover "$DB_PORT" "$DB2_PORT"
+
+log "phase 8: a second failover, the other way"
+failover failback "$DB2_PORT" "$DB_PORT"
 
 log "cluster harness: all phases passed"

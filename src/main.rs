@@ -19,6 +19,10 @@ struct Cli {
     /// sqlite://file.db (embedded default) or mysql://user:pass@host/db
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://docnum.db", global = true)]
     database_url: String,
+    /// MariaDB with failover: every server of the replication set (host:port, comma-separated); the service writes to
+    /// the one that is not read-only, and follows a promotion (SPEC §11). The URL gives the user and the database.
+    #[arg(long, env = "DATABASE_SERVERS", value_delimiter = ',', global = true)]
+    database_servers: Vec<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -211,6 +215,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             });
             let mut config = Config {
                 database_url: cli.database_url,
+                database_servers: servers(&cli.database_servers),
                 demo_data: args.demo_data,
                 bootstrap_admin_password: args.bootstrap_admin_password,
                 reservation_ttl: Duration::from_secs(args.reservation_ttl_secs),
@@ -272,7 +277,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             run::serve(config, clock, listener).await?;
         }
         Command::CreateUser { username, password, role, display_name, admin_of } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let new = auth::users::Validated::new(&username, display_name.as_deref(), &password, &role)?;
             let snapshot = docnum::server::reference::load_snapshot(&db).await?;
             let projects = admin_of.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
@@ -280,25 +285,25 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             println!("user {} created ({})", new.username, new.role.as_str());
         }
         Command::SetPassword { username, password } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let id = user_id(&db, &username).await?;
             auth::users::set_password_as(&db, &cli_actor(), id, &password).await?;
             println!("password of {username} set");
         }
         Command::DeactivateUser { username } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let id = user_id(&db, &username).await?;
             auth::users::set_active_as(&db, &cli_actor(), id, false).await?;
             println!("user {username} deactivated");
         }
         Command::ReactivateUser { username } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let id = user_id(&db, &username).await?;
             auth::users::set_active_as(&db, &cli_actor(), id, true).await?;
             println!("user {username} reactivated");
         }
         Command::CreateToken { name, projects } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let snapshot = docnum::server::reference::load_snapshot(&db).await?;
             let ids = projects.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
             let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
@@ -306,7 +311,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             println!("{token}");
         }
         Command::Check { received } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let received: Vec<String> = match received {
                 Some(path) => std::fs::read_to_string(path)?
                     .lines()
@@ -323,7 +328,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Command::VerifyAudit => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let report = audit::verify(&db).await?;
             println!("{}", serde_json::to_string_pretty(&report)?);
             if !report.ok {
@@ -331,12 +336,12 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         Command::Backup { file } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let copied = docnum::server::db::backup(&db, &file).await?;
             println!("{}", serde_json::json!({ "backup": file, "bytes": copied }));
         }
         Command::Prune { dry_run, retention: limits } => {
-            let db = open(&cli.database_url).await?;
+            let db = open(&cli.database_url, &cli.database_servers).await?;
             let (config, now_ms) = (limits.config(Duration::ZERO), Clock::system().now_ms());
             let report = if dry_run { retention::count(&db, now_ms, &config).await? } else { retention::prune(&db, now_ms, &config, "cli").await? };
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -396,6 +401,11 @@ impl ServeArgs {
     }
 }
 
+/// `DATABASE_SERVERS` without the empty entries of an empty or trailing-comma setting.
+fn servers(given: &[String]) -> Vec<String> {
+    given.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
 /// The CLI's changes are audited under the name `cli`.
 fn cli_actor() -> docnum::server::audit::AuditEntry {
     auth::users::system_actor("cli", chrono::Utc::now().timestamp_millis())
@@ -405,8 +415,8 @@ async fn user_id(db: &Db, username: &str) -> Result<i64, Box<dyn std::error::Err
     Ok(auth::store::user_id_by_username(db, username).await?.ok_or_else(|| format!("no user {username}"))?)
 }
 
-async fn open(url: &str) -> Result<Db, Box<dyn std::error::Error>> {
-    let db = Db::connect(url).await?;
+async fn open(url: &str, servers: &[String]) -> Result<Db, Box<dyn std::error::Error>> {
+    let db = Db::connect_to(url, &self::servers(servers)).await?;
     db.migrate().await?;
     Ok(db)
 }

@@ -10,6 +10,9 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 pub struct Config {
     /// `sqlite://docnum.db` (embedded default) or `mysql://user:pass@host/db`.
     pub database_url: String,
+    /// `DATABASE_SERVERS`: MariaDB's replication set (`host:port`); writes go to its writable server (`db::primary`).
+    /// Empty: the URL's server alone.
+    pub database_servers: Vec<String>,
     /// Load the demo data set on a first run (empty database).
     pub demo_data: bool,
     /// Password of the first super admin `admin`; generated and printed once when absent.
@@ -57,6 +60,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             database_url: "sqlite://docnum.db".into(),
+            database_servers: Vec::new(),
             demo_data: true,
             bootstrap_admin_password: None,
             reservation_ttl: Duration::from_secs(300),

@@ -2,15 +2,19 @@
 //! differences (write-transaction start, migrations, pool shape) decided here and nowhere else.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::server::error::AppError;
 use std::time::Duration;
 
 use sqlx::any::{AnyArguments, AnyPoolOptions};
 use sqlx::query::{Query, QueryAs, QueryScalar};
-use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
+use sqlx::{Any, AnyPool, Executor, Transaction};
+
+use primary::{refuse_read_only, Changes, Primary};
 
 pub mod failure;
+pub mod primary;
 mod wal_writes;
 
 pub use failure::{
@@ -82,8 +86,11 @@ pub struct Db {
     /// On SQLite this is the single writer.
     pub counters: AnyPool,
     pub dialect: Dialect,
-    /// The connection URL as used (`mysql:` for MariaDB): the session store needs a typed pool of its own.
+    /// The connection URL as used (`mysql:` for MariaDB; the primary's address at the start): the session store needs
+    /// a typed pool of its own.
     pub url: String,
+    /// Which MariaDB server takes the writes, and when that last changed (`primary`); nothing for SQLite.
+    pub primary: Arc<Primary>,
 }
 
 /// SQLite: the WAL pages after which a commit copies the WAL into the database file itself, waiting for it.
@@ -110,6 +117,12 @@ impl Db {
     }
 
     pub async fn connect(url: &str) -> Result<Db, sqlx::Error> {
+        Db::connect_to(url, &[]).await
+    }
+
+    /// Like [`Db::connect`]; for MariaDB with `servers` (`host:port`, `DATABASE_SERVERS`) the service writes to whichever
+    /// of them is the writable one, and follows it when another is promoted (`primary`).
+    pub async fn connect_to(url: &str, servers: &[String]) -> Result<Db, sqlx::Error> {
         sqlx::any::install_default_drivers();
         let dialect = if url.starts_with("sqlite:") {
             Dialect::Sqlite
@@ -156,7 +169,7 @@ impl Db {
                 };
                 let writer = options(1).connect(&opened).await?;
                 let pool = options(8).connect(&opened).await?;
-                Ok(Db { pool, counters: writer.clone(), writer, dialect, url })
+                Ok(Db { pool, counters: writer.clone(), writer, dialect, url, primary: Primary::none() })
             }
             Dialect::MySql => {
                 let options = sqlx::mysql::MySqlConnectOptions::from_str(&url)?;
@@ -165,10 +178,15 @@ impl Db {
                         "DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>".into(),
                     ));
                 }
-                let pool = mysql_pool(&url, 32, Autocommit::On).await?;
+                let (primary, url) = Primary::find(&url, servers).await?;
+                let changes = primary.changes().clone();
+                let pool = mysql_pool(&url, 32, Autocommit::On, &changes).await?;
                 // lazy: the server opens it again on the committers' thread (`counters_on`)
-                let counters = mysql_pool_options(16, Autocommit::Off).connect_lazy(&counters_url(&url))?;
-                Ok(Db { writer: pool.clone(), pool, counters, dialect, url })
+                let counters = mysql_pool_options(16, Autocommit::Off, &changes).connect_lazy(&counters_url(&url))?;
+                primary.follow("main", pool.clone(), url.clone());
+                primary.follow("counters", counters.clone(), counters_url(&url));
+                primary.watch(&pool);
+                Ok(Db { writer: pool.clone(), pool, counters, dialect, url, primary })
             }
         }
     }
@@ -178,11 +196,15 @@ impl Db {
     /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
     pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
-            let url = counters_url(&self.url);
+            // the primary's address now, which may not be the one at the start
+            let url = counters_url(&self.primary.current().map_or(Ok(self.url.clone()), |server| primary::with_server(&self.url, server))?);
+            let changes = self.primary.changes().clone();
+            let opening = url.clone();
             self.counters = runtime
-                .spawn(async move { mysql_pool(&url, 16, Autocommit::Off).await })
+                .spawn(async move { mysql_pool(&opening, 16, Autocommit::Off, &changes).await })
                 .await
                 .map_err(|e| sqlx::Error::Configuration(format!("committers' thread stopped: {e}").into()))??;
+            self.primary.follow("counters", self.counters.clone(), url);
         }
         Ok(self)
     }
@@ -331,29 +353,38 @@ fn counters_url(url: &str) -> String {
 
 const COUNTER_STATEMENT_CACHE: usize = 400;
 
-async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit) -> Result<AnyPool, sqlx::Error> {
-    mysql_pool_options(max_connections, autocommit).connect(url).await
+async fn mysql_pool(url: &str, max_connections: u32, autocommit: Autocommit, changes: &Arc<Changes>) -> Result<AnyPool, sqlx::Error> {
+    mysql_pool_options(max_connections, autocommit, changes).connect(url).await
 }
 
-fn mysql_pool_options(max_connections: u32, autocommit: Autocommit) -> AnyPoolOptions {
+fn mysql_pool_options(max_connections: u32, autocommit: Autocommit, changes: &Arc<Changes>) -> AnyPoolOptions {
+    let changes = changes.clone();
     AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(10))
         // sqlx pings every connection it hands out: one round trip in seven of a single caller's batch. A
         // connection reused within the second is alive; one idle for longer may have been cut and is still
         // checked, and so is every connection for a while after a connection error (a MariaDB restart kills
-        // them all at once: without the ping each retry would draw another dead one).
+        // them all at once: without the ping each retry would draw another dead one). The check asks whether the
+        // server went read-only (a demoted primary) in the same round trip a ping takes. A connection opened before
+        // the primary changed is not used again at all (`primary`).
         .test_before_acquire(false)
-        .before_acquire(|conn, meta| {
+        .before_acquire(move |conn, meta| {
+            let changes = changes.clone();
             Box::pin(async move {
+                if changes.opened_before_change(meta.age) {
+                    return Ok(false);
+                }
                 if meta.idle_for > Duration::from_secs(1) || suspecting_connections() {
-                    conn.ping().await?;
+                    refuse_read_only(conn).await?;
                 }
                 Ok(true)
             })
         })
         .after_connect(move |conn, _| {
             Box::pin(async move {
+                // SPEC §11: never a write to a read-only server (a replica, or a primary an operator demoted)
+                refuse_read_only(conn).await?;
                 // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
                 // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,
                 // and two workers creating two *different* new counters (a new year, a new pair of

@@ -53,9 +53,11 @@ pub const BEHIND_WITNESS: &str = "docnum_counter_behind_witness_total";
 pub const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
 pub const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
 pub const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
+pub const DB_WRITABLE: &str = "docnum_database_writable";
+pub const DB_PRIMARY_SWITCHES: &str = "docnum_database_primary_switches_total";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
-/// need `REDIS_URLS`, utilization needs a counter in the current period).
+/// need `REDIS_URLS`, the database's primary needs MariaDB, utilization needs a counter in the current period).
 pub const FAMILIES: &[&str] = &[
     LOCK_WAIT,
     LOCK_ATTEMPTS,
@@ -78,6 +80,8 @@ pub const FAMILIES: &[&str] = &[
     REQUESTS_IN_FLIGHT,
     OLDEST_REQUEST_AGE,
     RUNTIME_TASKS,
+    DB_WRITABLE,
+    DB_PRIMARY_SWITCHES,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
@@ -442,6 +446,23 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
         connections.with_label_values(&[name, "idle"]).set(idle);
         connections.with_label_values(&[name, "in_use"]).set((size - idle).max(0));
         max.with_label_values(&[name]).set(i64::from(pool.options().get_max_connections()));
+    }
+
+    // MariaDB: whether the server taking the writes was writable at the last probe, and the failovers followed
+    // (`db::primary`; SPEC §11).
+    if db.dialect == Dialect::MySql {
+        let writable = register(
+            &r,
+            IntGauge::new(DB_WRITABLE, "1 when the database server taking the writes was writable (not read-only, reachable) at the last probe.")
+                .unwrap(),
+        );
+        writable.set(i64::from(db.primary.writable()));
+        let switches = register(
+            &r,
+            IntCounter::new(DB_PRIMARY_SWITCHES, "Times this instance moved its writes to another server of DATABASE_SERVERS (a failover followed).")
+                .unwrap(),
+        );
+        switches.inc_by(db.primary.switches());
     }
 
     // The watchdog: requests in flight, and per route the age of the oldest (a request that never ends shows here,

@@ -133,7 +133,7 @@ impl AppState {
         };
         let argon2 = auth::password::configure(config.argon2_concurrency);
         tracing::debug!(argon2, "Argon2 computations at once");
-        let mut db = Db::connect(&config.database_url).await?;
+        let mut db = Db::connect_to(&config.database_url, &config.database_servers).await?;
         if let Some(t) = &counter_thread {
             db = db.counters_on(t.committers()).await?;
         }

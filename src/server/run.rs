@@ -50,9 +50,24 @@ pub async fn app(state: &AppState) -> Result<axum::Router, AppError> {
         Dialect::MySql => {
             // The store's default schema `tower_sessions` is a database of its own, which the service's user
             // may not be allowed to create: keep the `session` table in the service's database instead.
-            let options = MySqlConnectOptions::from_str(&state.db.url)?;
+            // at the primary's address now, and following it (`db::primary`)
+            let url = match state.db.primary.current() {
+                Some(server) => crate::server::db::primary::with_server(&state.db.url, server)?,
+                None => state.db.url.clone(),
+            };
+            let options = MySqlConnectOptions::from_str(&url)?;
             let database = mysql_database_name(&options)?;
-            let pool = MySqlPoolOptions::new().max_connections(8).connect_with(options).await?;
+            let changes = state.db.primary.changes().clone();
+            let pool = MySqlPoolOptions::new()
+                .max_connections(8)
+                .after_connect(|conn, _| Box::pin(async move { crate::server::db::primary::refuse_read_only_mysql(conn).await }))
+                .before_acquire(move |_, meta| {
+                    let stale = changes.opened_before_change(meta.age);
+                    Box::pin(async move { Ok(!stale) })
+                })
+                .connect_with(options)
+                .await?;
+            state.db.primary.follow_mysql("sessions", pool.clone());
             let store = MySqlStore::new(pool)
                 .with_schema_name(&database)
                 .map_err(|e| AppError::internal(format!("session store for database {database:?}: {e}")))?;

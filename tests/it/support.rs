@@ -157,3 +157,105 @@ impl Drop for DocnumServer {
         let _ = self.child.wait();
     }
 }
+
+/// A MariaDB server of its own (`mariadbd` on a free port, a data directory of its own), configured as
+/// `deploy/mariadb/replication.cnf` configures a server of a replication set: it starts read-only. Killed when dropped.
+pub struct MariaDbServer {
+    pub port: u16,
+    dir: std::path::PathBuf,
+    child: Option<Child>,
+}
+
+impl MariaDbServer {
+    /// Whether this machine can start one (`.ci/run` installs MariaDB; under CI a missing one fails the test).
+    pub fn available() -> bool {
+        let there = std::path::Path::new("/usr/sbin/mariadbd").exists();
+        assert!(there || std::env::var_os("CI").is_none(), "mariadbd is not installed, and CI is set");
+        there
+    }
+
+    /// A new server in `dir` (a fresh data directory).
+    pub async fn create(dir: &std::path::Path) -> MariaDbServer {
+        let datadir = dir.join("data");
+        let out = Command::new("mariadb-install-db")
+            .args(["--no-defaults", &format!("--datadir={}", datadir.display()), "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"])
+            .output()
+            .expect("mariadb-install-db");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let mut server = MariaDbServer { port: free_port(), dir: dir.to_path_buf(), child: None };
+        server.start(&[]).await;
+        server
+    }
+
+    /// Starts the server on its data directory (again, after a kill), with extra `mariadbd` options.
+    pub async fn start(&mut self, extra: &[&str]) {
+        let d = &self.dir;
+        let child = Command::new("/usr/sbin/mariadbd")
+            .arg(format!("--defaults-file={}/deploy/mariadb/replication.cnf", env!("CARGO_MANIFEST_DIR")))
+            .args([
+                "--user=root".to_string(),
+                format!("--datadir={}", d.join("data").display()),
+                format!("--port={}", self.port),
+                "--bind-address=127.0.0.1".to_string(),
+                format!("--socket={}", d.join("mysql.sock").display()),
+                format!("--pid-file={}", d.join("mysql.pid").display()),
+                format!("--log-error={}", d.join("mysql.err").display()),
+                format!("--server-id={}", self.port),
+                "--innodb-buffer-pool-size=64M".to_string(),
+            ])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start mariadbd");
+        self.child = Some(child);
+        for _ in 0..240 {
+            if Command::new("mariadb").args(self.client_args()).args(["-e", "SELECT 1"]).output().is_ok_and(|o| o.status.success()) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        panic!("mariadbd on {} did not start: {}", self.port, std::fs::read_to_string(d.join("mysql.err")).unwrap_or_default());
+    }
+
+    /// `host:port`, as `DATABASE_SERVERS` names it.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The `mariadb` client's options for its root user.
+    pub fn client_args(&self) -> Vec<String> {
+        vec!["-uroot".into(), "-h127.0.0.1".into(), format!("-P{}", self.port)]
+    }
+
+    /// Runs SQL as root and returns what it printed (tab-separated, no column names).
+    pub fn sql(&self, sql: &str) -> String {
+        let out = Command::new("mariadb").args(self.client_args()).args(["-N", "-e", sql]).output().expect("run mariadb");
+        assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Runs one of the operator's scripts of `deploy/mariadb` (promote.sh, rejoin.sh) with these arguments.
+    pub fn operator(script: &str, args: &[String]) {
+        let out = Command::new("bash")
+            .arg(format!("{}/deploy/mariadb/{script}", env!("CARGO_MANIFEST_DIR")))
+            .args(args)
+            .output()
+            .expect("run the operator's script");
+        assert!(out.status.success(), "{script}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// `kill -9`: the server dies with whatever was in flight.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for MariaDbServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

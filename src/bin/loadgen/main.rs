@@ -72,7 +72,8 @@ struct Args {
     /// Cancel this share of the reserved numbers (0.0–1.0).
     #[arg(long, default_value_t = 0.0)]
     cancel_ratio: f64,
-    /// Write every number received (number, sequence, final status) to this file, one per line.
+    /// Write every number received (number, sequence, final status, when it was received in Unix ms) to this file, one
+    /// per line.
     #[arg(long)]
     record: Option<std::path::PathBuf>,
     /// Fault runs: failed requests are expected; only duplicates fail the run.
@@ -198,6 +199,7 @@ async fn main() {
         Arc::new((args.first_counter..args.first_counter + args.counters).map(|i| request_for(i).to_string().into_bytes()).collect());
     let ceiling = args.ceiling;
     let started = Instant::now();
+    let started_unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
     let workers: Vec<_> = (0..args.concurrency)
         .map(|_| {
             let (bases, token, next, bodies) = (bases.clone(), token.clone(), next.clone(), bodies.clone());
@@ -293,7 +295,8 @@ async fn main() {
         per_counter.entry(s.counter).or_default().push(s.sequence);
     }
     if let Some(path) = &args.record {
-        let lines: String = samples.iter().map(|s| format!("{}\t{}\t{}\n", s.number, s.sequence, s.status)).collect();
+        let received_at = |s: &Sample| (started_unix_ms + s.sent_at_ms + s.micros as f64 / 1000.0) as u64;
+        let lines: String = samples.iter().map(|s| format!("{}\t{}\t{}\t{}\n", s.number, s.sequence, s.status, received_at(s))).collect();
         std::fs::write(path, lines).expect("write --record file");
     }
     let mut broken_runs = 0;

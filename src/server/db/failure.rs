@@ -44,7 +44,9 @@ pub enum DbFailure {
     RetryableConflict,
     /// The database could not be reached (worth a retry), as opposed to a refused statement. MariaDB reports a
     /// connection killed or a server shutting down as a database error (SQLSTATE class 08, 1053
-    /// ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error.
+    /// ER_SERVER_SHUTDOWN, 1927 ER_CONNECTION_KILLED) rather than an I/O error. A server that has turned read-only
+    /// (1290 ER_OPTION_PREVENTS_STATEMENT under `--read-only`, 1836 ER_READ_ONLY_MODE) is one too: a demoted primary,
+    /// whose connections are given up while the service finds the new one (`db::primary`).
     Connection,
     /// Anything else: a failure to report, not to retry.
     Other,
@@ -91,6 +93,6 @@ pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
 pub fn is_connection_error(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_))
         || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
-        || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1927 | 2006 | 2013))
+        || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1290 | 1836 | 1927 | 2006 | 2013))
         || (mysql_error_number(e).is_some() && matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("08"))))
 }

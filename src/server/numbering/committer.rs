@@ -306,7 +306,9 @@ impl Committers {
         // parked for the next one rather than given back (a MariaDB connection given back is rolled back by
         // the pool — a round trip — and the next one is drawn, and may prepare its statements again).
         let parked = self.shards[shard].lock().unwrap().parked.take();
-        let mut conn: Option<WriteConn> = parked.filter(|(_, at)| at.elapsed() < PARK_AT_MOST).map(|(c, _)| c);
+        // not one parked before the database's primary changed: it may lead to the old primary (`db::primary`)
+        let changes = self.db.primary.changes();
+        let mut conn: Option<WriteConn> = parked.filter(|(_, at)| at.elapsed() < PARK_AT_MOST && !changes.changed_since(*at)).map(|(c, _)| c);
         let mut held_since = Instant::now();
         loop {
             let group: Vec<Pending> = {
@@ -326,7 +328,7 @@ impl Committers {
                 held_since = Instant::now(); // taken by serve_group
             }
             self.serve_group(group, &mut conn).await;
-            if !self.may_keep(held_since) {
+            if !self.may_keep(held_since) || changes.changed_since(held_since) {
                 conn = None;
             }
         }

@@ -219,15 +219,17 @@ struct Loaded {
     snapshot: Arc<Snapshot>,
     at: Instant,
     ticket: u64,
+    /// The database's primary when it was read (`db::primary`): after a failover it is read again at once.
+    primary: u64,
 }
 
 impl Loaded {
     /// Keeps the snapshot of the reload that started last. Reloads overlap: one that an aged `get` began just
     /// before a template was saved reads the old data, and may finish after the save's own reload; stored
     /// then, the old template would be served until the snapshot ages again. Returns the snapshot kept.
-    fn keep_newer(&mut self, ticket: u64, snapshot: Arc<Snapshot>) -> Arc<Snapshot> {
+    fn keep_newer(&mut self, ticket: u64, snapshot: Arc<Snapshot>, primary: u64) -> Arc<Snapshot> {
         if ticket > self.ticket {
-            *self = Loaded { snapshot, at: Instant::now(), ticket };
+            *self = Loaded { snapshot, at: Instant::now(), ticket, primary };
         }
         self.snapshot.clone()
     }
@@ -235,8 +237,9 @@ impl Loaded {
 
 impl ReferenceCache {
     pub async fn load(db: Db, max_age: Duration) -> Result<ReferenceCache, AppError> {
+        let primary = db.primary.changes().generation();
         let snapshot = Arc::new(load_snapshot(&db).await?);
-        let current = RwLock::new(Loaded { snapshot, at: Instant::now(), ticket: 0 });
+        let current = RwLock::new(Loaded { snapshot, at: Instant::now(), ticket: 0, primary });
         Ok(ReferenceCache { db, current, started: AtomicU64::new(0), max_age, aging: Mutex::new(()) })
     }
 
@@ -254,7 +257,7 @@ impl ReferenceCache {
 
     async fn fresh(&self) -> Option<Arc<Snapshot>> {
         let current = self.current.read().await;
-        (current.at.elapsed() < self.max_age).then(|| current.snapshot.clone())
+        (current.at.elapsed() < self.max_age && current.primary == self.db.primary.changes().generation()).then(|| current.snapshot.clone())
     }
 
     /// How many reloads have started since the cache was made.
@@ -265,8 +268,9 @@ impl ReferenceCache {
     /// Reads the reference data again; after a change, the snapshot returned has it.
     pub async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
         let ticket = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        let primary = self.db.primary.changes().generation();
         let snapshot = Arc::new(load_snapshot(&self.db).await?);
-        Ok(self.current.write().await.keep_newer(ticket, snapshot))
+        Ok(self.current.write().await.keep_newer(ticket, snapshot, primary))
     }
 }
 
@@ -277,14 +281,14 @@ mod tests {
     #[test]
     fn a_reload_that_started_earlier_never_replaces_one_that_started_later() {
         let (first, old, new) = (Arc::new(Snapshot::default()), Arc::new(Snapshot::default()), Arc::new(Snapshot::default()));
-        let mut loaded = Loaded { snapshot: first, at: Instant::now(), ticket: 0 };
+        let mut loaded = Loaded { snapshot: first, at: Instant::now(), ticket: 0, primary: 0 };
         // reload 1 (an aged get) reads the old data; reload 2 (after a save) reads the new data and finishes first
-        assert!(Arc::ptr_eq(&loaded.keep_newer(2, new.clone()), &new));
-        let kept = loaded.keep_newer(1, old.clone());
+        assert!(Arc::ptr_eq(&loaded.keep_newer(2, new.clone(), 0), &new));
+        let kept = loaded.keep_newer(1, old.clone(), 0);
         assert!(Arc::ptr_eq(&kept, &new), "the older reload's answer is the newer snapshot");
         assert!(Arc::ptr_eq(&loaded.snapshot, &new) && loaded.ticket == 2);
         // a later reload replaces it
         let later = Arc::new(Snapshot::default());
-        assert!(Arc::ptr_eq(&loaded.keep_newer(3, later.clone()), &later));
+        assert!(Arc::ptr_eq(&loaded.keep_newer(3, later.clone(), 0), &later));
     }
 }
