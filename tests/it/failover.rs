@@ -24,7 +24,10 @@ fn numbers_on(server: &MariaDbServer) -> Vec<String> {
 /// A gauge or counter of the instance's `/metrics` (no labels).
 async fn metric(client: &reqwest::Client, base: &str, name: &str) -> f64 {
     let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
-    text.lines().find_map(|l| l.strip_prefix(&format!("{name} "))).and_then(|v| v.trim().parse().ok()).unwrap_or_else(|| panic!("{name} not exported"))
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} not exported"))
 }
 
 /// Waits (up to 10 s) until `metric` has `value`.
@@ -54,7 +57,8 @@ async fn the_service_follows_a_promoted_replica_and_never_writes_to_a_read_only_
          CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'repl-pass'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
     );
     let rejoin = |replica: &MariaDbServer, primary: &MariaDbServer| {
-        let mut args = vec!["127.0.0.1".into(), replica.port.to_string(), "127.0.0.1".into(), primary.port.to_string(), "repl".into(), "repl-pass".into()];
+        let mut args =
+            vec!["127.0.0.1".into(), replica.port.to_string(), "127.0.0.1".into(), primary.port.to_string(), "repl".into(), "repl-pass".into()];
         args.push("-uroot".into());
         MariaDbServer::operator("rejoin.sh", &args);
     };

@@ -178,7 +178,13 @@ impl MariaDbServer {
     pub async fn create(dir: &std::path::Path) -> MariaDbServer {
         let datadir = dir.join("data");
         let out = Command::new("mariadb-install-db")
-            .args(["--no-defaults", &format!("--datadir={}", datadir.display()), "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"])
+            .args([
+                "--no-defaults",
+                &format!("--datadir={}", datadir.display()),
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ])
             .output()
             .expect("mariadb-install-db");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
