@@ -85,7 +85,7 @@ struct ItemForm {
     role: RwSignal<String>,
     active: RwSignal<bool>,
     members: RwSignal<Vec<i64>>,
-    corr_type: RwSignal<Option<i64>>,
+    correspondence_type: RwSignal<Option<i64>>,
     number: RwSignal<String>,
     error: RwSignal<Option<String>>,
     saved: RwSignal<bool>,
@@ -100,7 +100,7 @@ impl ItemForm {
             role: RwSignal::new("CONTRACTOR".to_string()),
             active: RwSignal::new(true),
             members: RwSignal::new(Vec::new()),
-            corr_type: RwSignal::new(None),
+            correspondence_type: RwSignal::new(None),
             number: RwSignal::new(String::new()),
             error: RwSignal::new(None),
             saved: RwSignal::new(false),
@@ -115,7 +115,7 @@ impl ItemForm {
         self.role.set("CONTRACTOR".into());
         self.active.set(true);
         self.members.set(vec![]);
-        self.corr_type.set(None);
+        self.correspondence_type.set(None);
         self.number.set(String::new());
         self.error.set(None);
         self.saved.set(false);
@@ -132,7 +132,7 @@ impl ItemForm {
         }
         self.active.set(r.active);
         self.members.set(r.members);
-        self.corr_type.set(Some(r.corr_type_id).filter(|id| *id != 0));
+        self.correspondence_type.set(Some(r.corr_type_id).filter(|id| *id != 0));
         self.number.set(r.number);
     }
 }
@@ -147,7 +147,7 @@ fn ReferenceAdmin() -> impl IntoView {
     });
     let kind = RwSignal::new("projects".to_string());
     let form = ItemForm::new();
-    let ItemForm { editing, code, name, role, active, members, corr_type, number, error, saved } = form;
+    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, error, saved } = form;
 
     let save = Action::new(move |_: &()| {
         let k = kind.get_untracked();
@@ -155,7 +155,7 @@ fn ReferenceAdmin() -> impl IntoView {
         let type_code = data.with_untracked(|d| {
             d.as_ref()
                 .and_then(|d| d.as_ref().ok())
-                .and_then(|d| d.correspondence_types.iter().find(|t| Some(t.id) == corr_type.get_untracked()).map(|t| t.code.clone()))
+                .and_then(|d| d.correspondence_types.iter().find(|t| Some(t.id) == correspondence_type.get_untracked()).map(|t| t.code.clone()))
                 .unwrap_or_default()
         });
         let member_codes: Vec<String> = data.with_untracked(|d| {
@@ -278,7 +278,7 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
 #[component]
 fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>) -> impl IntoView {
     let i18n = use_i18n();
-    let ItemForm { editing, code, name, role, active, members, corr_type, number, error, saved } = form;
+    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, error, saved } = form;
     let is_project = k == "projects";
     let is_org = k == "organizations";
     let is_sub = k == "sub-types";
@@ -293,8 +293,8 @@ fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>)
                 <label class="field">
                     <span>{move || i18n.t("ref.type")}</span>
                     <select data-testid="ref-type" disabled=move || editing.get().is_some()
-                        prop:value=move || corr_type.get().map(|id| id.to_string()).unwrap_or_default()
-                        on:change=move |ev| corr_type.set(parse_id(&event_target_value(&ev)))>
+                        prop:value=move || correspondence_type.get().map(|id| id.to_string()).unwrap_or_default()
+                        on:change=move |ev| correspondence_type.set(parse_id(&event_target_value(&ev)))>
                         <option value="">{move || i18n.t("common.choose")}</option>
                         {d.correspondence_types.iter().map(|t| view! { <option value=t.id.to_string() data-code=t.code.clone()>{t.code.clone()}</option> }).collect_view()}
                     </select>

@@ -11,8 +11,8 @@ const RFA_DEFAULT: &str = "{PROJECT}-{CORR_TYPE}-{DISCIPLINE}-{RFA_TYPE}-{SEQ:4}
 
 /// The system default template and reset period of a correspondence type (the seeds' defaults).
 /// RFA never resets: its template shows no year, so a yearly reset would repeat numbers (SPEC §4).
-pub fn system_default(corr_type_code: &str) -> (&'static str, ResetScope) {
-    match normalize_code(corr_type_code).as_str() {
+pub fn system_default(correspondence_type_code: &str) -> (&'static str, ResetScope) {
+    match normalize_code(correspondence_type_code).as_str() {
         "TRANSMITTAL" => (TRANSMITTAL_DEFAULT, ResetScope::Yearly),
         "RFA" => (RFA_DEFAULT, ResetScope::None),
         _ => (SYSTEM_DEFAULT_TEMPLATE, ResetScope::Yearly),
@@ -44,20 +44,20 @@ pub struct Resolution<'a> {
     pub project_default_skipped: bool,
 }
 
-/// Resolves the template of a request of type `corr_type_code`, given the project's template for the type
+/// Resolves the template of a request of type `correspondence_type_code`, given the project's template for the type
 /// (`own`) and the project's default (`project_default`), as stored.
-pub fn resolve<'a>(corr_type_code: &str, own: Option<Stored<'a>>, project_default: Option<Stored<'a>>) -> Resolution<'a> {
+pub fn resolve<'a>(correspondence_type_code: &str, own: Option<Stored<'a>>, project_default: Option<Stored<'a>>) -> Resolution<'a> {
     if let Some(t) = own {
         return Resolution { text: t.text, scope: t.scope, step: Step::ProjectType, project_default_skipped: false };
     }
     let mut project_default_skipped = false;
     if let Some(d) = project_default {
-        if Template::validate(d.text, corr_type_code, d.scope).is_ok() {
+        if Template::validate(d.text, correspondence_type_code, d.scope).is_ok() {
             return Resolution { text: d.text, scope: d.scope, step: Step::ProjectDefault, project_default_skipped };
         }
         project_default_skipped = true;
     }
-    let (text, scope) = system_default(corr_type_code);
+    let (text, scope) = system_default(correspondence_type_code);
     Resolution { text, scope, step: Step::SystemDefault, project_default_skipped }
 }
 

@@ -192,8 +192,8 @@ pub enum TemplateError {
     MultipleSeq,
     #[error("{first} and {second} (character {}) must be separated by text containing '-', '/' or a space, otherwise a number cannot be read back unambiguously", .position + 1)]
     AmbiguousAdjacentTokens { first: String, second: String, position: usize },
-    #[error("{corr_type} templates must contain {token}")]
-    MissingRequiredToken { token: String, corr_type: String },
+    #[error("{correspondence_type} templates must contain {token}")]
+    MissingRequiredToken { token: String, correspondence_type: String },
     #[error("the template is {len} characters long; the maximum is 100")]
     TooLong { len: usize },
     #[error("the longest number this template can render (codes of {} characters) exceeds {max_len} characters", MAX_CODE_LEN)]
@@ -267,8 +267,8 @@ impl TemplateError {
                  มิฉะนั้นจะแยกส่วนของเลขที่เอกสารกลับไม่ได้อย่างชัดเจน",
                 at(position)
             ),
-            MissingRequiredToken { token, corr_type } => {
-                format!("รูปแบบของเอกสารประเภท {corr_type} ต้องมี {token}")
+            MissingRequiredToken { token, correspondence_type } => {
+                format!("รูปแบบของเอกสารประเภท {correspondence_type} ต้องมี {token}")
             }
             TooLong { len } => format!("รูปแบบยาว {len} อักขระ เกินกำหนด {MAX_NUMBER_LEN} อักขระ"),
             RenderTooLong { max_len } => format!("เลขที่เอกสารที่ยาวที่สุดจากรูปแบบนี้ (เมื่อรหัสยาว {MAX_CODE_LEN} อักขระ) จะเกิน {max_len} อักขระ"),
@@ -290,7 +290,7 @@ pub struct RenderValues<'a> {
     pub project: &'a str,
     pub originator: &'a str,
     pub recipient: &'a str,
-    pub corr_type: &'a str,
+    pub correspondence_type: &'a str,
     /// The sub-type number as text, e.g. "21".
     pub sub_type: &'a str,
     pub rfa_type: &'a str,
@@ -307,7 +307,7 @@ pub struct RenderValues<'a> {
 pub struct ParsedNumber {
     pub originator: Option<String>,
     pub recipient: Option<String>,
-    pub corr_type: Option<String>,
+    pub correspondence_type: Option<String>,
     pub sub_type: Option<String>,
     pub rfa_type: Option<String>,
     pub discipline: Option<String>,
@@ -400,9 +400,9 @@ impl Template {
         Ok(Template { source: src.to_string(), segments })
     }
 
-    /// Every rule of SPEC §3 for a template of correspondence type `corr_type_code` (empty for a
+    /// Every rule of SPEC §3 for a template of correspondence type `correspondence_type_code` (empty for a
     /// project default) with reset scope `reset`. Returns all errors, so an editor can list them.
-    pub fn validate(src: &str, corr_type_code: &str, reset: ResetScope) -> Result<Template, Vec<TemplateError>> {
+    pub fn validate(src: &str, correspondence_type_code: &str, reset: ResetScope) -> Result<Template, Vec<TemplateError>> {
         let (pieces, mut errors) = scan(src);
         let tokens: Vec<(Token, usize)> = pieces.iter().filter_map(|p| if let Piece::Tok(t, pos) = p { Some((*t, *pos)) } else { None }).collect();
         let shows = |f: fn(&Token) -> bool| tokens.iter().any(|(t, _)| f(t));
@@ -441,14 +441,14 @@ impl Template {
             }
         }
 
-        let required: &[Token] = match normalize_code(corr_type_code).as_str() {
+        let required: &[Token] = match normalize_code(correspondence_type_code).as_str() {
             "RFA" => &[Token::Project, Token::Discipline],
             "TRANSMITTAL" => &[Token::SubType],
             _ => &[],
         };
         for req in required {
             if !tokens.iter().any(|(t, _)| t == req) {
-                errors.push(TemplateError::MissingRequiredToken { token: req.name(), corr_type: normalize_code(corr_type_code) });
+                errors.push(TemplateError::MissingRequiredToken { token: req.name(), correspondence_type: normalize_code(correspondence_type_code) });
             }
         }
 
@@ -535,7 +535,7 @@ impl Template {
                 Token::Project => write!(out, "{}", v.project),
                 Token::Originator => write!(out, "{}", v.originator),
                 Token::Recipient => write!(out, "{}", v.recipient),
-                Token::CorrType => write!(out, "{}", v.corr_type),
+                Token::CorrType => write!(out, "{}", v.correspondence_type),
                 Token::SubType => write!(out, "{}", v.sub_type),
                 Token::RfaType => write!(out, "{}", v.rfa_type),
                 Token::Discipline => write!(out, "{}", v.discipline),
@@ -728,7 +728,7 @@ impl Reader {
         ParsedNumber {
             originator: text(0),
             recipient: text(1),
-            corr_type: text(2),
+            correspondence_type: text(2),
             sub_type: text(3),
             rfa_type: text(4),
             discipline: text(5),
@@ -780,7 +780,15 @@ mod tests {
 
         let (src, scope) = system_default("RFA");
         let t = validated(src, "RFA", scope);
-        let v = RenderValues { project: "LCBP3-C2", corr_type: "RFA", discipline: "TER", rfa_type: "RPT", rev: "A", seq: 1, ..Default::default() };
+        let v = RenderValues {
+            project: "LCBP3-C2",
+            correspondence_type: "RFA",
+            discipline: "TER",
+            rfa_type: "RPT",
+            rev: "A",
+            seq: 1,
+            ..Default::default()
+        };
         assert_eq!(t.render(&v), "LCBP3-C2-RFA-TER-RPT-0001-A");
     }
 
@@ -901,18 +909,18 @@ mod tests {
 
         assert_eq!(
             errors("{PROJECT}-{SEQ:4}-{REV}", "RFA", ResetScope::None),
-            vec![MissingRequiredToken { token: "{DISCIPLINE}".into(), corr_type: "RFA".into() }]
+            vec![MissingRequiredToken { token: "{DISCIPLINE}".into(), correspondence_type: "RFA".into() }]
         );
         assert_eq!(
             errors("{SEQ:4}", "RFA", ResetScope::None),
             vec![
-                MissingRequiredToken { token: "{PROJECT}".into(), corr_type: "RFA".into() },
-                MissingRequiredToken { token: "{DISCIPLINE}".into(), corr_type: "RFA".into() }
+                MissingRequiredToken { token: "{PROJECT}".into(), correspondence_type: "RFA".into() },
+                MissingRequiredToken { token: "{DISCIPLINE}".into(), correspondence_type: "RFA".into() }
             ]
         );
         assert_eq!(
             errors(SYSTEM_DEFAULT_TEMPLATE, "TRANSMITTAL", y),
-            vec![MissingRequiredToken { token: "{SUB_TYPE}".into(), corr_type: "TRANSMITTAL".into() }]
+            vec![MissingRequiredToken { token: "{SUB_TYPE}".into(), correspondence_type: "TRANSMITTAL".into() }]
         );
 
         // 101 characters of template text
@@ -949,7 +957,7 @@ mod tests {
                 DeprecatedToken { name: "{ORG}".into(), replacement: "{ORIGINATOR}".into(), position: 6 },
                 MissingSeq,
                 AmbiguousAdjacentTokens { first: "{RECIPIENT}".into(), second: "{DISCIPLINE}".into(), position: 22 },
-                MissingRequiredToken { token: "{PROJECT}".into(), corr_type: "RFA".into() },
+                MissingRequiredToken { token: "{PROJECT}".into(), correspondence_type: "RFA".into() },
                 ResetNeedsYear { scope: y },
             ]
         );
@@ -960,7 +968,7 @@ mod tests {
         let t = Template::parse(system_default("RFA").0).unwrap();
         let got = t.parse_number("LCBP3-C2-RFA-TER-RPT-0001-A", "LCBP3-C2").unwrap();
         let want = ParsedNumber {
-            corr_type: Some("RFA".into()),
+            correspondence_type: Some("RFA".into()),
             discipline: Some("TER".into()),
             rfa_type: Some("RPT".into()),
             seq: 1,
@@ -1069,7 +1077,7 @@ mod tests {
         project: String,
         originator: String,
         recipient: String,
-        corr_type: String,
+        correspondence_type: String,
         sub_type: String,
         rfa_type: String,
         discipline: String,
@@ -1085,7 +1093,7 @@ mod tests {
                 project: &self.project,
                 originator: &self.originator,
                 recipient: &self.recipient,
-                corr_type: &self.corr_type,
+                correspondence_type: &self.correspondence_type,
                 sub_type: &self.sub_type,
                 rfa_type: &self.rfa_type,
                 discipline: &self.discipline,
@@ -1099,11 +1107,11 @@ mod tests {
 
     fn owned() -> impl Strategy<Value = Owned> {
         (("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE), (0u32..100_000, CODE, CODE), (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278))
-            .prop_map(|((project, originator, recipient, corr_type), (sub, rfa_type, discipline), (seq, year, month, rev))| Owned {
+            .prop_map(|((project, originator, recipient, correspondence_type), (sub, rfa_type, discipline), (seq, year, month, rev))| Owned {
                 project,
                 originator,
                 recipient,
-                corr_type,
+                correspondence_type,
                 sub_type: sub.to_string(),
                 rfa_type,
                 discipline,
@@ -1121,7 +1129,7 @@ mod tests {
             match tok {
                 Token::Originator => p.originator = Some(v.originator.into()),
                 Token::Recipient => p.recipient = Some(v.recipient.into()),
-                Token::CorrType => p.corr_type = Some(v.corr_type.into()),
+                Token::CorrType => p.correspondence_type = Some(v.correspondence_type.into()),
                 Token::SubType => p.sub_type = Some(v.sub_type.into()),
                 Token::RfaType => p.rfa_type = Some(v.rfa_type.into()),
                 Token::Discipline => p.discipline = Some(v.discipline.into()),
@@ -1144,7 +1152,7 @@ mod tests {
         #[test]
         fn prop_reads_back_what_it_renders(src in template_src(5), o in owned(), sc in scope()) {
             let Ok(t) = Template::validate(&src, "LETTER", sc) else { return Err(TestCaseError::reject("invalid")) };
-            for code in [&o.originator, &o.recipient, &o.corr_type, &o.rfa_type, &o.discipline] {
+            for code in [&o.originator, &o.recipient, &o.correspondence_type, &o.rfa_type, &o.discipline] {
                 prop_assert!(validate_code(CodeKind::Party, code).is_ok());
             }
             prop_assert!(validate_code(CodeKind::Project, &o.project).is_ok());
@@ -1159,7 +1167,7 @@ mod tests {
                 project: &"ก".repeat(MAX_CODE_LEN),
                 originator: &"ข".repeat(MAX_CODE_LEN),
                 recipient: &"ค".repeat(MAX_CODE_LEN),
-                corr_type: &"A".repeat(MAX_CODE_LEN),
+                correspondence_type: &"A".repeat(MAX_CODE_LEN),
                 sub_type: "99999",
                 rfa_type: &"ง".repeat(MAX_CODE_LEN),
                 discipline: &".".repeat(MAX_CODE_LEN),

@@ -46,7 +46,7 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
     }
     let mut types = Vec::new();
     for (code, name) in CORRESPONDENCE_TYPES {
-        types.push((reference::create_corr_type(db, code, name).await?, *code));
+        types.push((reference::create_correspondence_type(db, code, name).await?, *code));
     }
     let transmittal = types.iter().find(|(_, c)| *c == "TRANSMITTAL").map(|(id, _)| *id).unwrap_or_default();
     for (number, code, name) in

@@ -210,7 +210,7 @@ async fn parts_by_id_work_like_parts_by_code() {
     let app = TestApp::spawn().await;
     let snapshot = app.state.reference.get().await.unwrap();
     let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
-    let t = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let t = snapshot.correspondence_type(None, Some("LETTER")).unwrap().id;
     let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
     let r = snapshot.org(None, Some("สคฉ.3"), docnum::server::reference::Part::Recipient).unwrap().id;
     let (s, b) = app.reserve(&json!({ "projectId": p, "correspondenceTypeId": t, "originatorOrgId": o, "recipientOrgId": r })).await;
@@ -345,7 +345,7 @@ async fn a_template_change_applies_to_new_numbers_only() {
     let admin = app.login("admin", ADMIN_PASSWORD).await;
     let (_, first) = app.reserve(&letter()).await;
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().corr_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let r = admin
         .post(app.url("/api/v1/document-numbering/configs"))
         .json(&json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:5}/{YEAR:A.D.}", "resetScope": "YEARLY", "reason": "รูปแบบใหม่ตามมติที่ประชุม" }))
@@ -387,7 +387,7 @@ async fn past_the_seq_maximum_answers_nb002_instead_of_widening() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     // a new type without its own template uses the project default
-    let t = docnum::server::reference::store::create_corr_type(&app.state.db, "SITEREPORT", "รายงานหน้างาน").await.unwrap();
+    let t = docnum::server::reference::store::create_correspondence_type(&app.state.db, "SITEREPORT", "รายงานหน้างาน").await.unwrap();
     app.state.reference.reload().await.unwrap();
     let body = json!({ "projectCode": "LCBP3", "correspondenceTypeId": t, "originatorCode": "คคง." });
     for i in 1..=9 {
@@ -520,7 +520,7 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
 }
 
 async fn letter_type(app: &TestApp) -> i64 {
-    app.state.reference.get().await.unwrap().corr_type(None, Some("LETTER")).unwrap().id
+    app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id
 }
 
 #[tokio::test]

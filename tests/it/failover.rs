@@ -48,7 +48,7 @@ async fn the_service_follows_a_promoted_replica_and_never_writes_to_a_read_only_
         return;
     }
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let (mut a, mut b) = tokio::join!(MariaDbServer::create(dir_a.path()), MariaDbServer::create(dir_b.path()));
+    let (a, mut b) = tokio::join!(MariaDbServer::create(dir_a.path()), MariaDbServer::create(dir_b.path()));
     // a: the primary, as an operator makes one; the service's user has no global privilege, as deploy/README.md says
     a.sql("SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL read_only = OFF");
     a.sql(

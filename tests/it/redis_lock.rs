@@ -81,7 +81,7 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
     // another instance holds the LETTER คคง.→สคฉ.3 counter of LCBP3 (ids from the demo data order)
     let snapshot = docnum::server::reference::load_snapshot(&db).await.unwrap();
     let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
-    let t = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let t = snapshot.correspondence_type(None, Some("LETTER")).unwrap().id;
     let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
     let r = snapshot.org(None, Some("สคฉ.3"), docnum::server::reference::Part::Recipient).unwrap().id;
     let name = format!("docnum:{p}:{t}:{o}:{r}:0:0:0:YEAR_2025");

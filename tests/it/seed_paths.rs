@@ -215,7 +215,7 @@ async fn the_seeds_counter_key_body_is_numbered_as_written() {
     let app = TestApp::spawn().await;
     let snapshot = app.state.reference.get().await.unwrap();
     let project = snapshot.project(None, Some("LCBP3")).unwrap().id;
-    let letter_type = snapshot.corr_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = snapshot.correspondence_type(None, Some("LETTER")).unwrap().id;
     let part = docnum::server::reference::Part::Originator;
     let originator = snapshot.org(None, Some("คคง."), part).unwrap().id;
     let recipient = snapshot.org(None, Some("สคฉ.3"), part).unwrap().id;

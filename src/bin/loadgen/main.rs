@@ -385,7 +385,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     let snapshot = state.reference.get().await.unwrap();
     for p in &snapshot.data.projects {
         for t in TYPES {
-            let type_id = snapshot.corr_type(None, Some(t)).unwrap().id;
+            let type_id = snapshot.correspondence_type(None, Some(t)).unwrap().id;
             docnum::server::templates::store::save_version(
                 &state.db,
                 p.id,

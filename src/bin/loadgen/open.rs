@@ -69,7 +69,7 @@ impl Op {
 struct Body {
     json: Vec<u8>,
     project: String,
-    corr_type: String,
+    correspondence_type: String,
 }
 
 /// The bodies of the mix, one per counter, in three classes (index ranges of `bodies`).
@@ -85,8 +85,8 @@ impl Mix {
         let mut bodies = Vec::new();
         let mut push = |v: Value| {
             let project = v["projectCode"].as_str().unwrap_or_default().to_string();
-            let corr_type = v["correspondenceTypeCode"].as_str().unwrap_or_default().to_string();
-            bodies.push(Body { json: v.to_string().into_bytes(), project, corr_type });
+            let correspondence_type = v["correspondenceTypeCode"].as_str().unwrap_or_default().to_string();
+            bodies.push(Body { json: v.to_string().into_bytes(), project, correspondence_type });
         };
         // RFA: the default template shows project, discipline and RFA type (no originator): one counter each
         for p in PROJECTS {
@@ -648,8 +648,11 @@ fn summarize(args: &Args, rate: f64, run: &Run, still_out: usize) -> i32 {
     // every number received: none twice within its (project, type), and per counter one contiguous run
     let bodies = &run.mix.bodies;
     let mut distinct = HashSet::new();
-    let duplicates =
-        tally.received.iter().filter(|r| !distinct.insert((&bodies[r.counter].project, &bodies[r.counter].corr_type, r.number.as_str()))).count();
+    let duplicates = tally
+        .received
+        .iter()
+        .filter(|r| !distinct.insert((&bodies[r.counter].project, &bodies[r.counter].correspondence_type, r.number.as_str())))
+        .count();
     let mut per_counter: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for r in &tally.received {
         per_counter.entry(r.counter).or_default().push(r.sequence);

@@ -350,7 +350,7 @@ async fn revise_unlogged(
     keyed: Option<&Keyed>,
 ) -> Result<IssuedNumber, AppError> {
     let snapshot = s.reference.get().await?;
-    let (project, corr_type, text) = &locate(&snapshot, number)?;
+    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
     caller.require_numbering(project.id)?;
     let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
     retrying(|| async move {
@@ -359,7 +359,7 @@ async fn revise_unlogged(
         if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
             return Ok(answer);
         }
-        let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
         let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
         let (write, issued) = admin::revise(&s.lifecycle, caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
@@ -384,13 +384,13 @@ async fn void_and_replace_unlogged(
     let reason = &text(reason, 1)?;
     let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
     let snapshot = s.reference.get().await?;
-    let (project, corr_type, text) = &locate(&snapshot, number)?;
-    let original = store::number_by_text(&s.db.pool, project.id, corr_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
+    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
+    let original = store::number_by_text(&s.db.pool, project.id, correspondence_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
     s.lifecycle.allow(Some(State::of_stored(&original)), Action::Void, caller, &original.number)?;
     let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
     let request = NumberRequest {
         project_id: Some(project.id),
-        correspondence_type_id: Some(corr_type.id),
+        correspondence_type_id: Some(correspondence_type.id),
         originator_code: parsed.originator.clone(),
         recipient_code: parsed.recipient.clone(),
         sub_type_number: parsed.sub_type.clone(),
@@ -405,7 +405,7 @@ async fn void_and_replace_unlogged(
         if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
             return Ok(answer);
         }
-        let (old, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let (old, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
         // the replacement's counter: today's period, often the same row (already held by this transaction)
         let max = resolved.template.max_seq() as i64;
         let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
@@ -440,11 +440,11 @@ async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: 
     caller.require_super_admin()?;
     let reason = &text(reason, 1)?;
     let snapshot = s.reference.get().await?;
-    let (project, corr_type, text) = &locate(&snapshot, number)?;
+    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
     let at = retrying(|| async move {
         let now = s.clock.now_ms();
         let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (locked, original) = lock_number(&mut tx, s, project.id, corr_type.id, text).await?;
+        let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
         let write = admin::void(&s.lifecycle, caller, &locked, &original, reason, now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
         tx.commit().await.map_err(sql)?;
@@ -620,8 +620,8 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
             return Err(mismatch(th, en));
         }
     }
-    if let Some(code) = &p.corr_type {
-        if snapshot.corr_type(None, Some(code)).ok().map(|t| t.id) != Some(c.key.corr_type_id) {
+    if let Some(code) = &p.correspondence_type {
+        if snapshot.correspondence_type(None, Some(code)).ok().map(|t| t.id) != Some(c.key.corr_type_id) {
             return Err(mismatch("ประเภทเอกสาร", "correspondence type"));
         }
     }
@@ -705,7 +705,7 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
         project_id: k.project_id,
         project_code: snapshot.project(Some(k.project_id), None).map(|p| p.code.clone()).unwrap_or_default(),
         correspondence_type_id: k.corr_type_id,
-        correspondence_type_code: snapshot.corr_type(Some(k.corr_type_id), None).map(|t| t.code.clone()).unwrap_or_default(),
+        correspondence_type_code: snapshot.correspondence_type(Some(k.corr_type_id), None).map(|t| t.code.clone()).unwrap_or_default(),
         originator_code: org(k.originator_id, Part::Originator),
         recipient_code: org(k.recipient_id, Part::Recipient),
         sub_type_number: (k.sub_type_id != 0)
@@ -740,7 +740,7 @@ async fn lock_number(tx: &mut Tx<'_>, s: &Engine, project_id: i64, corr_type_id:
 
 fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, String), AppError> {
     let project = snapshot.project(r.project_id, r.project_code.as_deref())?.clone();
-    let corr_type = snapshot.corr_type(r.correspondence_type_id, r.correspondence_type_code.as_deref())?.clone();
+    let correspondence_type = snapshot.correspondence_type(r.correspondence_type_id, r.correspondence_type_code.as_deref())?.clone();
     let text: String = r.document_number.trim().nfc().collect();
     if text.is_empty() {
         return Err(AppError::validation("ต้องระบุเลขที่เอกสาร (documentNumber)", "documentNumber is required"));
@@ -751,7 +751,7 @@ fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, S
             en: format!("documentNumber longer than {MAX_NUMBER_LEN} characters"),
         });
     }
-    Ok((project, corr_type, text))
+    Ok((project, correspondence_type, text))
 }
 
 /// Free text with at least `min` characters — counted as Unicode characters, not bytes — and at most 500.

@@ -37,7 +37,10 @@ pub async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummary, AppE
     let mut issued_today: Vec<IssuedToday> = per_type
         .into_iter()
         .map(|(type_id, count)| IssuedToday {
-            correspondence_type_code: snapshot.corr_type(Some(type_id), None).map(|t| t.code.clone()).unwrap_or_else(|_| type_id.to_string()),
+            correspondence_type_code: snapshot
+                .correspondence_type(Some(type_id), None)
+                .map(|t| t.code.clone())
+                .unwrap_or_else(|_| type_id.to_string()),
             count,
         })
         .collect();

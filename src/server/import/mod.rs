@@ -355,13 +355,15 @@ async fn bulk_import_unlogged(
 /// Checks a row against the reference data and computes the numbering request its counter is found with.
 fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<Planned, AppError> {
     let project = snapshot.project(None, Some(r.project_code.as_deref().ok_or_else(|| required("projectCode", "รหัสโครงการ"))?))?;
-    let corr_type = snapshot
-        .corr_type(None, Some(r.correspondence_type_code.as_deref().ok_or_else(|| required("correspondenceTypeCode", "รหัสประเภทเอกสาร"))?))?;
-    let base = NumberRequest { project_id: Some(project.id), correspondence_type_id: Some(corr_type.id), ..Default::default() };
+    let correspondence_type = snapshot.correspondence_type(
+        None,
+        Some(r.correspondence_type_code.as_deref().ok_or_else(|| required("correspondenceTypeCode", "รหัสประเภทเอกสาร"))?),
+    )?;
+    let base = NumberRequest { project_id: Some(project.id), correspondence_type_id: Some(correspondence_type.id), ..Default::default() };
     match (r.document_number, r.value) {
         (Some(number), None) => {
             // The number's own parts and period select its counter: read it with the template of (project, type).
-            let chosen = templates::resolve(snapshot, project.id, corr_type.id);
+            let chosen = templates::resolve(snapshot, project.id, correspondence_type.id);
             let template =
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = number.trim().nfc().collect();
@@ -416,7 +418,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
             // how people name the counter: project, type, the parts given, the year (B.E.) and month asked for
             let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code];
             let parts: Vec<&str> = parts.iter().filter_map(|p| p.as_deref()).collect();
-            let mut key: String = format!("{} {} {}", project.code, corr_type.code, parts.join(" ")).trim_end().chars().take(120).collect();
+            let mut key: String = format!("{} {} {}", project.code, correspondence_type.code, parts.join(" ")).trim_end().chars().take(120).collect();
             key.push_str(&format!(" {}", year + 543));
             if r.month.is_some() {
                 key.push_str(&format!("/{month:02}"));

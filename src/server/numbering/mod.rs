@@ -46,7 +46,7 @@ pub struct Resolved {
     pub project_id: i64,
     pub project_code: String,
     pub corr_type_id: i64,
-    pub corr_type_code: String,
+    pub correspondence_type_code: String,
     pub template: Template,
     pub reset_scope: ResetScope,
     pub originator: String,
@@ -65,7 +65,7 @@ impl Resolved {
             project: &self.project_code,
             originator: &self.originator,
             recipient: &self.recipient,
-            corr_type: &self.corr_type_code,
+            correspondence_type: &self.correspondence_type_code,
             sub_type: &self.sub_type,
             rfa_type: &self.rfa_type,
             discipline: &self.discipline,
@@ -83,8 +83,8 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
     if !project.active {
         return Err(AppError::validation(format!("โครงการ {} ปิดใช้งานแล้ว", project.code), format!("project {} is inactive", project.code)));
     }
-    let corr_type = snapshot.corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())?;
-    let chosen = templates::resolve(snapshot, project.id, corr_type.id);
+    let correspondence_type = snapshot.correspondence_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())?;
+    let chosen = templates::resolve(snapshot, project.id, correspondence_type.id);
     let template = Template::parse(&chosen.template).map_err(|errors| AppError::InvalidFormat {
         th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
         en: format!("stored template '{}' is invalid", chosen.template),
@@ -118,7 +118,7 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
     }
     let mut sub_type = String::new();
     if parts.sub_type {
-        let s = snapshot.sub_type(corr_type.id, req.sub_type_id, req.sub_type_number.as_deref())?;
+        let s = snapshot.sub_type(correspondence_type.id, req.sub_type_id, req.sub_type_number.as_deref())?;
         ids.sub_type = s.id;
         sub_type = s.sub_type_number.clone();
     }
@@ -157,12 +157,12 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         }
     }
     let period = Period::at(chosen.reset_scope, now);
-    let key = CounterKey::new(project.id, corr_type.id, parts, &ids, &period);
+    let key = CounterKey::new(project.id, correspondence_type.id, parts, &ids, &period);
     Ok(Resolved {
         project_id: project.id,
         project_code: project.code.clone(),
-        corr_type_id: corr_type.id,
-        corr_type_code: corr_type.code.clone(),
+        corr_type_id: correspondence_type.id,
+        correspondence_type_code: correspondence_type.code.clone(),
         template,
         reset_scope: chosen.reset_scope,
         originator,
@@ -339,17 +339,17 @@ impl Engine {
     pub async fn probe_preview(&self) -> Result<Option<String>, AppError> {
         let snapshot = self.reference.get().await?;
         let d = &snapshot.data;
-        let (Some(project), Some(corr_type)) = (d.projects.iter().find(|p| p.active), d.correspondence_types.first()) else {
+        let (Some(project), Some(correspondence_type)) = (d.projects.iter().find(|p| p.active), d.correspondence_types.first()) else {
             return Ok(None);
         };
         let mut members = project.member_org_ids.iter().copied();
         let originator = members.next();
         let req = NumberRequest {
             project_id: Some(project.id),
-            correspondence_type_id: Some(corr_type.id),
+            correspondence_type_id: Some(correspondence_type.id),
             originator_org_id: originator,
             recipient_org_id: members.next().or(originator),
-            sub_type_id: d.sub_types.iter().find(|s| s.corr_type_id == corr_type.id).map(|s| s.id),
+            sub_type_id: d.sub_types.iter().find(|s| s.corr_type_id == correspondence_type.id).map(|s| s.id),
             rfa_type_id: d.rfa_types.first().map(|r| r.id),
             discipline_id: d.disciplines.first().map(|x| x.id),
             ..Default::default()
@@ -647,7 +647,7 @@ async fn record_generation<T>(state: &Numbering, req: &NumberRequest, result: &R
 async fn type_label(s: &Numbering, req: &NumberRequest) -> String {
     match s.engine.reference.get().await {
         Ok(snapshot) => snapshot
-            .corr_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
+            .correspondence_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())
             .map(|t| t.code.clone())
             .unwrap_or_else(|_| metrics::UNKNOWN.to_string()),
         Err(_) => metrics::UNKNOWN.to_string(),

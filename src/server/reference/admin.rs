@@ -391,7 +391,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
         }
         Item::SubType(x) => {
             let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
-            let corr_type_id: i64 = match store::corr_type_id_by_code(tx, &type_code).await? {
+            let corr_type_id: i64 = match store::correspondence_type_id_by_code(tx, &type_code).await? {
                 Some(id) => id,
                 None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
             };

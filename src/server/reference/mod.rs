@@ -114,8 +114,8 @@ impl Snapshot {
     pub fn project(&self, id: Option<i64>, code: Option<&str>) -> Result<&ProjectItem, AppError> {
         pick(id, code, &self.project_by_id, &self.project_by_code, &self.data.projects, Part::Project)
     }
-    pub fn corr_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
-        pick(id, code, &self.type_by_id, &self.type_by_code, &self.data.correspondence_types, Part::CorrType)
+    pub fn correspondence_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+        pick(id, code, &self.type_by_id, &self.type_by_code, &self.data.correspondence_types, Part::CorrespondenceType)
     }
     pub fn org(&self, id: Option<i64>, code: Option<&str>, part: Part) -> Result<&OrgItem, AppError> {
         pick(id, code, &self.org_by_id, &self.org_by_code, &self.data.organizations, part)
@@ -151,7 +151,7 @@ impl Snapshot {
 #[derive(Clone, Copy, Debug)]
 pub enum Part {
     Project,
-    CorrType,
+    CorrespondenceType,
     Originator,
     Recipient,
     SubType,
@@ -163,7 +163,7 @@ impl Part {
     pub fn names(&self) -> (&'static str, &'static str) {
         match self {
             Part::Project => ("โครงการ", "projectId or projectCode"),
-            Part::CorrType => ("ประเภทเอกสาร", "correspondenceTypeId or correspondenceTypeCode"),
+            Part::CorrespondenceType => ("ประเภทเอกสาร", "correspondenceTypeId or correspondenceTypeCode"),
             Part::Originator => ("หน่วยงานผู้ส่ง", "originatorOrgId or originatorCode"),
             Part::Recipient => ("หน่วยงานผู้รับ", "recipientOrgId or recipientCode"),
             Part::SubType => ("ประเภทย่อย", "subTypeId or subTypeNumber"),

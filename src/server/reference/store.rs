@@ -164,7 +164,7 @@ pub async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), App
     Ok(())
 }
 
-pub async fn create_corr_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
         .bind(code.clone())
@@ -346,7 +346,7 @@ pub async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str)
     Ok(())
 }
 
-pub async fn corr_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub async fn correspondence_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 

@@ -23,7 +23,7 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
     fn as_stored(t: &StoredTemplate) -> Stored<'_> {
         Stored { text: &t.template, scope: t.reset_scope }
     }
-    let code = snapshot.corr_type(Some(corr_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
+    let code = snapshot.correspondence_type(Some(corr_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
     let (own, default) = if corr_type_id == 0 { (None, stored(0)) } else { (stored(corr_type_id), stored(0)) };
     let chosen = resolution::resolve(code, own.map(as_stored), default.map(as_stored));
     let config_id = match chosen.step {
@@ -47,7 +47,7 @@ pub async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, cor
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
     caller.require_project_read(project_id)?;
-    snapshot.corr_type(Some(corr_type_id), None)?;
+    snapshot.correspondence_type(Some(corr_type_id), None)?;
     Ok(resolve(&snapshot, project_id, corr_type_id))
 }
 
@@ -125,12 +125,12 @@ pub async fn save(
     let snapshot = state.reference.get().await?;
     let project = snapshot.project(Some(project_id), None)?;
     caller.require_project_admin(project.id)?;
-    let corr_type_code = match corr_type_id {
-        Some(id) => snapshot.corr_type(Some(id), None)?.code.clone(),
+    let correspondence_type_code = match corr_type_id {
+        Some(id) => snapshot.correspondence_type(Some(id), None)?.code.clone(),
         None => String::new(),
     };
     let reason = check_reason(reason)?;
-    let template = Template::validate(text, &corr_type_code, reset_scope).map_err(|errors| AppError::InvalidFormat {
+    let template = Template::validate(text, &correspondence_type_code, reset_scope).map_err(|errors| AppError::InvalidFormat {
         th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
         en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
     })?;
@@ -194,7 +194,7 @@ pub async fn retire(state: &Catalog, caller: &Caller, id: i64, reason: &str, ack
     let snapshot = state.reference.get().await?;
     let type_id = found.corr_type_id.unwrap_or(0);
     if let Some(type_id) = found.corr_type_id {
-        let code = snapshot.corr_type(Some(type_id), None).map(|t| t.code.as_str()).unwrap_or("");
+        let code = snapshot.correspondence_type(Some(type_id), None).map(|t| t.code.as_str()).unwrap_or("");
         let default = snapshot.templates.get(&(found.project_id, 0)).map(|t| Stored { text: &t.template, scope: t.reset_scope });
         let next = resolution::resolve(code, None, default);
         let next_template = Template::parse(next.text).map_err(|_| AppError::internal(format!("template '{}' does not parse", next.text)))?;

@@ -158,7 +158,7 @@ pub fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
 /// The correspondence type code of the batch's issues, for the metrics.
 pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
     jobs.iter().find_map(|j| match j {
-        JobKind::Issue { req, .. } => Some(req.corr_type_code.clone()),
+        JobKind::Issue { req, .. } => Some(req.correspondence_type_code.clone()),
         _ => None,
     })
 }
@@ -478,7 +478,7 @@ mod tests {
             project_id: 1,
             project_code: "P".into(),
             corr_type_id: 2,
-            corr_type_code: "LETTER".into(),
+            correspondence_type_code: "LETTER".into(),
             template: Template::parse(template).unwrap(),
             reset_scope: ResetScope::Yearly,
             originator: "O".into(),
