@@ -54,6 +54,11 @@ test('audit search finds the numbers reserved, pages through them and exports th
     }
   };
   await collect();
+  // the counter named by its codes and its year, not by ids; what few need is folded away
+  await expect(rows.first().getByTestId('audit-row-counter')).toHaveText('ตัวนับ: LCBP3-C3 · RFI · คคง. → ผรม.2 · 2568 (2025)');
+  await expect(rows.first().getByTestId('audit-row-template')).toBeHidden();
+  await rows.first().getByTestId('audit-row-more').locator('summary').click();
+  await expect(rows.first().getByTestId('audit-row-template')).toBeVisible();
 
   await page.getByTestId('audit-next').click();
   await expect(page.getByTestId('audit-page')).toHaveAttribute('data-page', '2');

@@ -299,28 +299,36 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
                                 <td>{r.sequence.map(|s| s.to_string())}</td>
                                 <td>{r.user.clone()}{r.ip_address.clone().map(|ip| view! { <div class="small muted">{ip}</div> })}</td>
                                 <td class="small details">
+                                    {r.counter.clone().map(|c| view! {
+                                        <div data-testid="audit-row-counter">{move || i18n.t("audit.counter_key")}": "{move || counter_label(&c, i18n.lang.get())}</div>
+                                    })}
                                     {r.document_id.clone().map(|d| view! {
                                         <div>{move || i18n.t("audit.document_id")}": "<code>{d.clone()}</code></div>
                                     })}
                                     {fallback.map(|f| view! { <div>{move || i18n.t("audit.fallback")}": "{f.clone()}</div> })}
-                                    {r.old_value.clone().map(|v| view! { <div>{move || i18n.t("audit.old")}": "<code>{v.clone()}</code></div> })}
-                                    {r.new_value.clone().map(|v| view! { <div>{move || i18n.t("audit.new")}": "<code>{v.clone()}</code></div> })}
-                                    {r.template_used.clone().map(|t| view! { <div>{move || i18n.t("audit.template")}": "<code>{t.clone()}</code></div> })}
-                                    {r.counter_key.as_deref().map(counter_key_text).map(|k| view! { <div>{move || i18n.t("audit.counter_key")}": "{k.clone()}</div> })}
-                                    {(r.total_ms > 0 || r.lock_wait_ms > 0 || r.retry_count > 0).then(|| {
-                                        let (wait, retries, total) = (r.lock_wait_ms, r.retry_count, r.total_ms);
-                                        view! {
-                                            <div data-testid="audit-row-timing">
-                                                {move || format!("{} {wait} ms · {} {retries} · {} {total} ms", i18n.t("audit.lock_wait"), i18n.t("audit.retries"), i18n.t("audit.total"))}
-                                            </div>
-                                        }
-                                    })}
-                                    {r.user_agent.clone().map(|ua| view! { <div class="muted">{move || i18n.t("audit.user_agent")}": "{ua.clone()}</div> })}
-                                    {r.metadata.clone().map(|metadata| view! {
-                                        <dl class="muted meta">
-                                            {move || metadata_lines(&metadata).into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
-                                        </dl>
-                                    })}
+                                    {r.old_value.clone().map(|v| view! { <ValueLines label="audit.old" value=v/> })}
+                                    {r.new_value.clone().map(|v| view! { <ValueLines label="audit.new" value=v/> })}
+                                    // what few need, folded: a row stays a few lines high
+                                    <details class="more" data-testid="audit-row-more">
+                                        <summary>{move || i18n.t("audit.more")}</summary>
+                                        {r.template_used.clone().map(|t| view! { <div data-testid="audit-row-template">{move || i18n.t("audit.template")}": "<code>{t.clone()}</code></div> })}
+                                        {(r.counter.is_none()).then(|| r.counter_key.as_deref().map(counter_key_text)).flatten()
+                                            .map(|k| view! { <div>{move || i18n.t("audit.counter_key")}": "{k.clone()}</div> })}
+                                        {(r.total_ms > 0 || r.lock_wait_ms > 0 || r.retry_count > 0).then(|| {
+                                            let (wait, retries, total) = (r.lock_wait_ms, r.retry_count, r.total_ms);
+                                            view! {
+                                                <div data-testid="audit-row-timing">
+                                                    {move || format!("{} {wait} ms · {} {retries} · {} {total} ms", i18n.t("audit.lock_wait"), i18n.t("audit.retries"), i18n.t("audit.total"))}
+                                                </div>
+                                            }
+                                        })}
+                                        {r.user_agent.clone().map(|ua| view! { <div class="muted">{move || i18n.t("audit.user_agent")}": "{ua.clone()}</div> })}
+                                        {r.metadata.clone().map(|metadata| view! {
+                                            <dl class="muted meta">
+                                                {move || metadata_lines(&metadata).into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
+                                            </dl>
+                                        })}
+                                    </details>
                                 </td>
                             </tr>
                         }
@@ -331,7 +339,39 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
     }
 }
 
-/// A stored counter key (JSON) as one line: its parts and period, without the ids nobody reads.
+/// An old or new value: a JSON object as one line per field (as metadata is shown), anything else as it is.
+#[component]
+fn ValueLines(label: &'static str, value: String) -> impl IntoView {
+    let i18n = use_i18n();
+    let lines = metadata_lines(&value);
+    if lines.len() == 1 && lines[0].0.is_empty() {
+        return view! { <div>{move || i18n.t(label)}": "<code>{value.clone()}</code></div> }.into_any();
+    }
+    view! {
+        <div>
+            {move || i18n.t(label)}":"
+            <dl class="meta">{lines.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}</dl>
+        </div>
+    }
+    .into_any()
+}
+
+/// A counter as people name it: `LCBP3-C3 · RFI · คคง. → ผรม.2 · 2568 (2025)`.
+fn counter_label(c: &CounterName, lang: super::i18n::Lang) -> String {
+    let mut parts = vec![c.project.clone(), c.correspondence_type.clone()];
+    match (&c.originator, &c.recipient) {
+        (Some(o), Some(r)) => parts.push(format!("{o} → {r}")),
+        (Some(o), None) => parts.push(o.clone()),
+        (None, Some(r)) => parts.push(format!("→ {r}")),
+        (None, None) => {}
+    }
+    parts.extend([&c.sub_type, &c.rfa_type, &c.discipline].into_iter().flatten().cloned());
+    parts.push(super::widgets::period_label(&c.period, lang));
+    parts.join(" · ")
+}
+
+/// A stored counter key (JSON) as one line, when its parts could not be named: its parts and period, without the
+/// ids of parts the template does not show.
 fn counter_key_text(key: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(key) {
         Ok(serde_json::Value::Object(map)) => map
@@ -386,6 +426,28 @@ mod tests {
         );
         assert_eq!(metadata_lines("plain text"), vec![(String::new(), "plain text".into())]);
         assert_eq!(counter_key_text(r#"{"project_id":3,"originator_id":0,"period":"YEAR_2025"}"#), "period=YEAR_2025 · project_id=3");
+    }
+
+    #[test]
+    fn a_counter_reads_by_its_codes() {
+        let c = CounterName {
+            project: "LCBP3-C3".into(),
+            correspondence_type: "RFI".into(),
+            originator: Some("คคง.".into()),
+            recipient: Some("ผรม.2".into()),
+            period: "YEAR_2025".into(),
+            ..Default::default()
+        };
+        assert_eq!(counter_label(&c, super::super::i18n::Lang::Th), "LCBP3-C3 · RFI · คคง. → ผรม.2 · 2568 (2025)");
+        let rfa = CounterName {
+            discipline: Some("TER".into()),
+            rfa_type: Some("RPT".into()),
+            originator: None,
+            recipient: None,
+            period: "NONE".into(),
+            ..c
+        };
+        assert_eq!(counter_label(&rfa, super::super::i18n::Lang::En), "LCBP3-C3 · RFI · RPT · TER · never starts again");
     }
 
     #[test]

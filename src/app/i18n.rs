@@ -194,6 +194,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("audit.new", "ใหม่", "new"),
     ("audit.template", "แม่แบบ", "template"),
     ("audit.counter_key", "ตัวนับ", "counter"),
+    ("audit.more", "รายละเอียดเพิ่มเติม", "more details"),
     ("audit.lock_wait", "รอล็อก", "lock wait"),
     ("audit.retries", "ลองซ้ำ", "retries"),
     ("audit.total", "รวม", "total"),

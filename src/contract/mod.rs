@@ -469,9 +469,12 @@ pub struct AuditRow {
     pub old_value: Option<String>,
     pub new_value: Option<String>,
     pub metadata: Option<String>,
-    /// The counter's key as JSON (project, type, parts, period).
+    /// The counter's key as JSON (project, type, parts, period), as stored.
     #[serde(default)]
     pub counter_key: Option<String>,
+    /// The same counter named by its codes, for people (absent for a row of no counter).
+    #[serde(default)]
+    pub counter: Option<CounterName>,
     #[serde(default)]
     pub template_used: Option<String>,
     #[serde(default)]
@@ -484,6 +487,22 @@ pub struct AuditRow {
     pub lock_wait_ms: i64,
     #[serde(default)]
     pub total_ms: i64,
+}
+
+/// A counter named by the codes of its parts (a part the template does not show is absent) and its period key
+/// (`YEAR_2026`, `MONTH_2026_03`, `NONE`). A part whose id is no longer known is `#<id>`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct CounterName {
+    pub project: String,
+    pub correspondence_type: String,
+    pub originator: Option<String>,
+    pub recipient: Option<String>,
+    pub sub_type: Option<String>,
+    pub rfa_type: Option<String>,
+    pub discipline: Option<String>,
+    pub period: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

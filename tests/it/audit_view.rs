@@ -43,6 +43,13 @@ async fn the_audit_search_and_its_csv_carry_lock_wait_retries_and_the_rest() {
     assert_eq!(row["userAgent"], "dms-backend/2.1", "{row}");
     let key: Value = serde_json::from_str(row["counterKey"].as_str().expect("counterKey")).expect("the counter key is JSON");
     assert!(key.is_object(), "{key}");
+    // and named for people by its codes (issue 37: the audit search named it by ids)
+    assert_eq!(
+        row["counter"],
+        serde_json::json!({ "project": "LCBP3", "correspondenceType": "LETTER", "originator": "คคง.", "recipient": "สคฉ.3",
+            "subType": null, "rfaType": null, "discipline": null, "period": "YEAR_2025" }),
+        "{row}"
+    );
 
     let csv = admin
         .get(app.url(&format!("/api/v1/document-numbering/logs/audit?number={}&operation=RESERVE&format=csv", urlencode(&number))))

@@ -12,7 +12,8 @@ use crate::server::sfn;
 #[server(prefix = "/sfn", input = Json)]
 pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    logs::audit_page(&state.db, &caller, &query).await.map_err(sfn::error)
+    let snapshot = state.engine.reference.get().await.map_err(sfn::error)?;
+    logs::audit_page(&state.db, &snapshot, &caller, &query).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]

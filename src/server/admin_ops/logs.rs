@@ -10,7 +10,8 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{AuditPage, AuditQuery, ErrorPage, ErrorQuery};
+use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorPage, ErrorQuery};
+use crate::numbering::key::CounterKey;
 use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
@@ -18,6 +19,7 @@ use crate::server::db::Db;
 use crate::server::error::{ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors, SignedInErrors};
 use crate::server::errors_log;
 use crate::server::numbering::Engine;
+use crate::server::reference::{Part, Snapshot};
 
 // ---- the services (REST and the server functions) ----
 
@@ -37,9 +39,32 @@ fn audit_scope<'c>(caller: &'c Caller, q: &AuditQuery) -> Result<Option<&'c [i64
     Ok(scope)
 }
 
-/// One page of the audit rows this caller may read.
-pub async fn audit_page(db: &Db, caller: &Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
-    audit::search(db, audit_scope(caller, q)?, q).await
+/// One page of the audit rows this caller may read, each counter named by its codes (`snapshot`).
+pub async fn audit_page(db: &Db, snapshot: &Snapshot, caller: &Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
+    let mut page = audit::search(db, audit_scope(caller, q)?, q).await?;
+    for row in &mut page.rows {
+        row.counter = row.counter_key.as_deref().and_then(|key| counter_name(snapshot, key));
+    }
+    Ok(page)
+}
+
+/// A stored counter key (JSON) named by the codes of its parts; a part no longer known shows its id (`#7`).
+fn counter_name(snapshot: &Snapshot, stored: &str) -> Option<CounterName> {
+    let key: CounterKey = serde_json::from_str(stored).ok()?;
+    let shown = |id: i64, code: &dyn Fn(i64) -> Option<String>| (id != 0).then(|| code(id).unwrap_or_else(|| format!("#{id}")));
+    let org = |part: Part| move |id: i64| snapshot.org(Some(id), None, part).ok().map(|o| o.code.clone());
+    Some(CounterName {
+        project: snapshot.project(Some(key.project_id), None).map_or_else(|_| format!("#{}", key.project_id), |p| p.code.clone()),
+        correspondence_type: snapshot
+            .correspondence_type(Some(key.corr_type_id), None)
+            .map_or_else(|_| format!("#{}", key.corr_type_id), |t| t.code.clone()),
+        originator: shown(key.originator_id, &org(Part::Originator)),
+        recipient: shown(key.recipient_id, &org(Part::Recipient)),
+        sub_type: shown(key.sub_type_id, &|id| snapshot.sub_type(key.corr_type_id, Some(id), None).ok().map(|s| s.sub_type_number.clone())),
+        rfa_type: shown(key.rfa_type_id, &|id| snapshot.rfa_type(Some(id), None).ok().map(|t| t.code.clone())),
+        discipline: shown(key.discipline_id, &|id| snapshot.discipline(Some(id), None).ok().map(|d| d.code.clone())),
+        period: key.period,
+    })
 }
 
 /// The audit rows this caller may read, as CSV.
@@ -97,7 +122,8 @@ pub async fn search(
         ];
         return Ok((headers, body).into_response());
     }
-    Ok(Json(audit_page(&s.db, &caller, &query).await?).into_response())
+    let snapshot = s.reference.get().await?;
+    Ok(Json(audit_page(&s.db, &snapshot, &caller, &query).await?).into_response())
 }
 
 /// `format=csv` beside the filters (a separate extractor: serde's flatten would read numbers as strings).

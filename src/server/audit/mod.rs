@@ -418,6 +418,7 @@ impl From<StoredAuditRow> for AuditRow {
             new_value: r.new_value,
             metadata: r.metadata,
             counter_key: r.counter_key,
+            counter: None,
             template_used: r.template_used,
             user_agent: r.user_agent,
             retry_count: r.retry_count,
