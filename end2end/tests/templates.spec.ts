@@ -98,6 +98,44 @@ test('an admin saves a template with a reason; the server answers and the reserv
   await expect(page.getByTestId('preview-number')).toHaveText('ผรม.2/คคง./NOTICE/001/2025');
 });
 
+test('an admin retires a template: its history stays, requests use the next template of the order', async ({ page }) => {
+  await login(page, ADMIN);
+  await page.goto('/templates');
+  await waitHydrated(page);
+
+  // LCBP3-C1 / EMAIL: no other test uses it
+  await selectByCode(page, 'select-project', 'LCBP3-C1');
+  await selectByCode(page, 'select-type', 'EMAIL');
+  const input = page.getByTestId('template-input');
+  await expect(input).toBeEnabled();
+  const retiredText = '{ORIGINATOR}-{RECIPIENT}-EM-{SEQ:4}-{YEAR:B.E.}';
+  await input.fill(retiredText);
+  await page.getByTestId('template-reason').fill('แม่แบบชั่วคราวสำหรับทดสอบการเลิกใช้');
+  await page.getByTestId('template-save').click();
+  await expect(page.getByTestId('template-saved')).toBeVisible();
+
+  // retire it: a reason first
+  await page.getByTestId('template-retire').click();
+  await expect(page.getByTestId('template-retire-confirm')).toBeDisabled();
+  await page.getByTestId('template-retire-reason').fill('เลิกใช้แม่แบบชั่วคราว');
+  await page.getByTestId('template-retire-confirm').click();
+  const retired = page.getByTestId('template-retired');
+  await expect(retired).toBeVisible();
+  await expect(retired).not.toContainText(retiredText);
+  await expect(page.getByTestId('template-retire')).toHaveCount(0); // nothing of its own any more
+  await expect(page.getByTestId('template-origin')).not.toContainText('ฉบับที่');
+  // the history is kept
+  await expect(page.getByTestId('template-version-row').first()).toContainText(retiredText);
+
+  // the staff form no longer reads it
+  await page.goto('/');
+  await waitHydrated(page);
+  await selectByCode(page, 'select-project', 'LCBP3-C1');
+  await selectByCode(page, 'select-type', 'EMAIL');
+  await expect(page.getByTestId('resolved-template')).not.toHaveText(retiredText);
+  await expect(page.getByTestId('resolved-template')).not.toHaveText('');
+});
+
 test('the editor is locked while the chosen project\'s templates load, so a late answer never replaces what was typed', async ({ page }) => {
   await login(page, ADMIN);
   await page.goto('/templates');

@@ -22,7 +22,7 @@ pub fn TemplatesPage() -> impl IntoView {
 #[derive(Clone, Debug, PartialEq)]
 enum Origin {
     /// The stored template of exactly this (project, type) / project default.
-    Own { version: i64, updated_by: String, updated_at: String },
+    Own { id: i64, version: i64, updated_by: String, updated_at: String },
     /// No own template: the request falls back to this one (and passes over the project default when it breaks
     /// the type's rules).
     Inherited { source: TemplateSource, project_default_skipped: bool },
@@ -133,8 +133,113 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
         <SaveBar draft validation acknowledgment saved saved_version/>
 
         <TemplateHistory project ctype reload=saved_version saved/>
+
+        <RetireBox loaded reload=saved_version/>
     }
     .into_any()
+}
+
+/// Retiring the selection's own template (seed 003 §5.2): a reason, and the acknowledgment when the counter key
+/// changes with it (the server says so); afterwards requests use the next template of the SPEC §3 order, named here.
+#[component]
+fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoView {
+    let i18n = use_i18n();
+    let own = Memo::new(move |_| match loaded.get() {
+        Some(Loaded { origin: Origin::Own { id, .. }, .. }) => Some(id),
+        _ => None,
+    });
+    let open = RwSignal::new(false);
+    let reason = RwSignal::new(String::new());
+    let needs_ack = RwSignal::new(false);
+    let ack = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let retired = RwSignal::new(None::<ResolvedTemplate>);
+    Effect::new(move |_| {
+        own.track();
+        open.set(false);
+        reason.set(String::new());
+        needs_ack.set(false);
+        ack.set(false);
+        error.set(None);
+    });
+    let retire = Action::new(move |(id, why, acked): &(i64, String, bool)| {
+        let (id, why, acked) = (*id, why.clone(), *acked);
+        async move {
+            match api::retire_template(id, why, acked).await {
+                Ok(now) => {
+                    retired.set(Some(now));
+                    reload.update(|v| *v += 1);
+                }
+                Err(e) => {
+                    if e.code == ErrorCode::KeyChangeNotAcknowledged {
+                        needs_ack.set(true);
+                        ack.set(false);
+                    }
+                    error.set(Some(error_text(&e)));
+                }
+            }
+        }
+    });
+    let can_retire = move || reason.with(|r| !r.trim().is_empty()) && (!needs_ack.get() || ack.get()) && !retire.pending().get();
+    let on_retire = move |_| {
+        let Some(id) = own.get_untracked() else { return };
+        error.set(None);
+        retire.dispatch((id, reason.get_untracked().trim().to_string(), needs_ack.get_untracked() && ack.get_untracked()));
+    };
+    view! {
+        {move || retired.get().map(|now| view! {
+            <p class="ok" data-testid="template-retired" role="status">
+                {move || i18n.t("tpl.retire.done")}" "<code>{now.template.clone()}</code>
+                " ("{move || i18n.t(source_key(now.source))}")"
+            </p>
+        })}
+        <Show when=move || own.get().is_some()>
+            <section class="retire" data-testid="template-retire-section">
+                <Show when=move || !open.get()>
+                    <button type="button" class="secondary" data-testid="template-retire" on:click=move |_| {
+                        retired.set(None);
+                        open.set(true);
+                    }>
+                        {move || i18n.t("tpl.retire")}
+                    </button>
+                </Show>
+                <Show when=move || open.get()>
+                    <div class="rollback-box" data-testid="template-retire-form">
+                        <p class="small">{move || i18n.t("tpl.retire.note")}</p>
+                        <Show when=move || needs_ack.get()>
+                            <div class="warning-box" data-testid="template-retire-key-change" role="alert">
+                                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                                <p>{move || i18n.t("tpl.key_change.body")}</p>
+                                <label class="check">
+                                    <input type="checkbox" data-testid="template-retire-ack"
+                                        prop:checked=move || ack.get()
+                                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
+                                    {move || i18n.t("tpl.key_change.ack")}
+                                </label>
+                            </div>
+                        </Show>
+                        <label class="field">
+                            <span>{move || i18n.t("tpl.retire.reason")}</span>
+                            <input type="text" data-testid="template-retire-reason" maxlength="500"
+                                prop:value=move || reason.get()
+                                on:input=move |ev| reason.set(event_target_value(&ev))/>
+                        </label>
+                        <div class="form-row">
+                            <button type="button" class="primary" data-testid="template-retire-confirm"
+                                disabled=move || !can_retire() on:click=on_retire>
+                                {move || i18n.t("tpl.retire.confirm")}
+                            </button>
+                            <button type="button" class="secondary" data-testid="template-retire-cancel"
+                                on:click=move |_| open.set(false)>
+                                {move || i18n.t("common.cancel")}
+                            </button>
+                        </div>
+                        <ErrorSlot error/>
+                    </div>
+                </Show>
+            </section>
+        </Show>
+    }
 }
 
 /// Loads the stored templates of the chosen project and the template the (project, type) resolves to — when
@@ -195,7 +300,7 @@ fn loaded_memo(project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>, lis
                 key: (p, t),
                 text: c.template.clone(),
                 scope: c.reset_scope,
-                origin: Origin::Own { version: c.version, updated_by: c.updated_by.clone(), updated_at: bangkok_time(&c.updated_at) },
+                origin: Origin::Own { id: c.id, version: c.version, updated_by: c.updated_by.clone(), updated_at: bangkok_time(&c.updated_at) },
             });
         }
         match t {
@@ -311,7 +416,7 @@ fn OriginLine(loaded: Memo<Option<Loaded>>) -> impl IntoView {
         <p class="small muted" data-testid="template-origin">
             {move || match loaded.get() {
                 None => i18n.t("common.loading").to_string(),
-                Some(Loaded { origin: Origin::Own { version, updated_by, updated_at }, .. }) => format!(
+                Some(Loaded { origin: Origin::Own { version, updated_by, updated_at, .. }, .. }) => format!(
                     "{}: {} {version} {} {updated_by}, {updated_at}",
                     i18n.t("tpl.current"), i18n.t("tpl.version"), i18n.t("tpl.by")
                 ),

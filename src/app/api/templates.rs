@@ -58,3 +58,11 @@ pub async fn rollback_template(
         .await
         .map_err(sfn::error)
 }
+
+/// Retires a (project, type) template or a project default: its history stays, requests use the next template of
+/// the SPEC §3 order. Answers the template now used.
+#[server(prefix = "/sfn", input = Json)]
+pub async fn retire_template(id: i64, reason: String, acknowledge_key_change: bool) -> Result<ResolvedTemplate, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    templates::retire(&state.catalog, &caller, id, &reason, acknowledge_key_change).await.map_err(sfn::error)
+}
