@@ -8,7 +8,7 @@ use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::widgets::{
     bangkok_time, choice_named, paged_search, search_pager, search_state, AdminContext, AdminPage, Choice, IdSelect, NothingFound, PagedSearch,
-    ResultsHead, TableHead,
+    ResultsHead, TableHead, TableWrap,
 };
 use crate::contract::*;
 
@@ -281,7 +281,7 @@ fn AuditResults(search: PagedSearch<AuditQuery, AuditPage>) -> impl IntoView {
 fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <div class="table-wrap">
+        <TableWrap>
             <table class="list" data-testid="audit-table">
                 <TableHead columns=vec!["audit.col.time", "audit.col.operation", "audit.col.status", "audit.col.number", "audit.col.sequence", "audit.col.user", "audit.col.details"]/>
                 <tbody>
@@ -335,7 +335,7 @@ fn AuditTable(rows: Vec<AuditRow>) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
-        </div>
+        </TableWrap>
     }
 }
 

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
-use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead};
+use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead, TableWrap};
 use super::widgets::{parts_label, period_label};
 use crate::contract::*;
 
@@ -98,7 +98,7 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
         <p class="small muted" data-testid="counter-total" data-total=count.to_string()>
             {move || format!("{} {} {}", i18n.t("common.found"), count, i18n.t("common.items"))}
         </p>
-        <div class="table-wrap">
+        <TableWrap>
             <table class="list" data-testid="counter-table">
                 <TableHead columns=vec!["ctr.col.id", "ctr.project", "ctr.type", "ctr.col.parts", "ctr.col.period", "ctr.col.last", "ctr.col.max", "ctr.col.use", ""]/>
                 <tbody>
@@ -135,7 +135,7 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
                     }).collect_view()}
                 </tbody>
             </table>
-        </div>
+        </TableWrap>
     }
 }
 
@@ -307,7 +307,7 @@ fn NumbersView(
     let next = n.next_after_sequence;
     let paged = after.get_untracked().is_some();
     view! {
-        <div class="table-wrap">
+        <TableWrap>
             <table class="list" data-testid="number-table">
                 <TableHead columns={
                     let mut columns = vec!["ctr.col.seq", "ctr.col.number", "ctr.col.status", "ctr.col.document", "ctr.col.time", "ctr.col.note"];
@@ -320,7 +320,7 @@ fn NumbersView(
                     {n.numbers.into_iter().map(|x| view! { <NumberRow x is_super ops/> }).collect_view()}
                 </tbody>
             </table>
-        </div>
+        </TableWrap>
         <div class="pager">
             {paged.then(|| view! {
                 <button type="button" class="secondary small" data-testid="numbers-first" on:click=move |_| after.set(None)>{move || i18n.t("ctr.first")}</button>
@@ -417,7 +417,7 @@ fn GapTable(gaps: Vec<GapView>) -> impl IntoView {
         return view! { <p class="muted" data-testid="gaps-none">{move || i18n.t("ctr.gaps.none")}</p> }.into_any();
     }
     view! {
-        <table class="list" data-testid="gap-table">
+        <TableWrap><table class="list" data-testid="gap-table">
             <tbody>
                 {gaps.into_iter().map(|g| {
                     let e = g.explanation.clone();
@@ -442,7 +442,7 @@ fn GapTable(gaps: Vec<GapView>) -> impl IntoView {
                     }
                 }).collect_view()}
             </tbody>
-        </table>
+        </table></TableWrap>
     }
     .into_any()
 }
@@ -454,7 +454,7 @@ fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
     (!released.is_empty()).then(|| {
         view! {
             <h2>{move || i18n.t("ctr.released")}</h2>
-            <table class="list" data-testid="released-table">
+            <TableWrap><table class="list" data-testid="released-table">
                 <tbody>
                     {released.into_iter().map(|r| view! {
                         <tr data-testid="released-row" data-sequence=r.sequence.to_string() data-number=r.document_number.clone()>
@@ -466,7 +466,7 @@ fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
                         </tr>
                     }).collect_view()}
                 </tbody>
-            </table>
+            </table></TableWrap>
         }
     })
 }

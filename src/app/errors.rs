@@ -4,7 +4,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, paged_search, search_pager, search_state, AdminContext, AdminPage, ErrorSlot, NothingFound, ResultsHead};
+use super::widgets::{
+    bangkok_time, paged_search, search_pager, search_state, AdminContext, AdminPage, ErrorSlot, NothingFound, ResultsHead, TableWrap,
+};
 use crate::contract::*;
 
 /// The error types of SPEC §7.
@@ -113,7 +115,7 @@ fn ErrorLog() -> impl IntoView {
 fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<i64, ()>, action_error: RwSignal<Option<String>>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <div class="table-wrap">
+        <TableWrap>
             <table class="list" data-testid="error-table">
                 <thead><tr>
                     <th>{move || i18n.t("errors.col.time")}</th>
@@ -160,6 +162,6 @@ fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<i64, ()>, action_error: RwSig
                     }).collect_view()}
                 </tbody>
             </table>
-        </div>
+        </TableWrap>
     }
 }

@@ -42,6 +42,8 @@ impl Lang {
 /// (key, Thai, English)
 const WORDS: &[(&str, &str, &str)] = &[
     ("app.name", "ระบบออกเลขที่เอกสาร", "Document Numbering"),
+    ("nav.menu", "เมนู", "Menu"),
+    ("common.table", "ตาราง (เลื่อนไปทางข้างได้)", "Table (scrolls sideways)"),
     ("nav.reserve", "ออกเลขที่", "Numbers"),
     ("nav.templates", "แม่แบบ", "Templates"),
     ("nav.tokens", "API tokens", "API tokens"),

@@ -25,6 +25,13 @@ pub fn Header() -> impl IntoView {
     });
 
     let switch_lang = move |_| i18n.set(i18n.lang.get_untracked().other());
+    // under 640 px the links fold into a menu (style/main.css); a page change folds it again
+    let menu_open = RwSignal::new(false);
+    let location = leptos_router::hooks::use_location();
+    Effect::new(move |_| {
+        location.pathname.track();
+        menu_open.set(false);
+    });
 
     view! {
         <header class="topbar">
@@ -37,7 +44,13 @@ pub fn Header() -> impl IntoView {
                             let is_super = u.role == crate::contract::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
-                                <nav class="nav">
+                                <button type="button" class="menu-toggle" data-testid="menu-toggle" aria-controls="main-menu"
+                                    aria-expanded=move || menu_open.get().to_string()
+                                    on:click=move |_| menu_open.update(|o| *o = !*o)>
+                                    "☰ "{move || i18n.t("nav.menu")}
+                                </button>
+                                <div class="menu" id="main-menu" class:open=move || menu_open.get()>
+                                <nav class="nav" on:click=move |_| menu_open.set(false)>
                                     <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
                                     <Show when=move || is_admin>
                                         <A href="/templates" attr:data-testid="nav-templates">{move || i18n.t("nav.templates")}</A>
@@ -66,6 +79,7 @@ pub fn Header() -> impl IntoView {
                                     on:click=move |_| { logout.dispatch(()); }>
                                     {move || i18n.t("nav.logout")}
                                 </button>
+                                </div>
                             }.into_any()
                         }
                         _ => ().into_any(),

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, paged_search, search_pager, search_state, AdminContext, AdminPage, NothingFound, ResultsHead};
+use super::widgets::{bangkok_time, paged_search, search_pager, search_state, AdminContext, AdminPage, NothingFound, ResultsHead, TableWrap};
 use crate::contract::*;
 
 const PAGE_SIZE: u32 = 50;
@@ -99,7 +99,7 @@ fn Attempts() -> impl IntoView {
 fn AttemptTable(rows: Vec<LoginAttempt>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <div class="table-wrap">
+        <TableWrap>
             <table class="list" data-testid="logins-table">
                 <thead><tr>
                     <th>{move || i18n.t("logins.col.time")}</th>
@@ -129,6 +129,6 @@ fn AttemptTable(rows: Vec<LoginAttempt>) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
-        </div>
+        </TableWrap>
     }
 }

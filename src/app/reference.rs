@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, ReportView, RequireUser};
+use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, ReportView, RequireUser, TableWrap};
 use crate::contract::import::ImportReport;
 use crate::contract::{ReferenceData, Role, UserInfo};
 
@@ -228,7 +228,7 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
     let is_org = k == "organizations";
     let is_sub = k == "sub-types";
     view! {
-        <table class="list" data-testid="ref-table" data-kind=k.clone()>
+        <TableWrap><table class="list" data-testid="ref-table" data-kind=k.clone()>
             <thead><tr>
                 <th>{move || i18n.t("ref.code")}</th>
                 <th>{move || i18n.t("ref.name")}</th>
@@ -270,7 +270,7 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
                     }
                 }).collect_view()}
             </tbody>
-        </table>
+        </table></TableWrap>
     }
 }
 

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
-use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, RequireUser};
+use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, NumberText, RequireUser};
 use crate::contract::*;
 use crate::numbering::{Segment, Template, Token};
 
@@ -411,7 +411,7 @@ fn PreviewBox(request: Memo<Option<NumberRequest>>, current_preview: Memo<Option
                 (true, None) => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
                 (true, Some(Ok(p))) => view! {
                     <div class="label">{i18n.t("reserve.preview")}</div>
-                    <div class="number" data-testid="preview-number">{p.document_number}</div>
+                    <div class="number" data-testid="preview-number"><NumberText text=p.document_number.clone()/></div>
                     <div class="muted small" data-testid="preview-note">{i18n.t("reserve.preview.note")}</div>
                 }.into_any(),
                 (true, Some(Err(m))) => view! { <p class="error" data-testid="preview-error">{m}</p> }.into_any(),
@@ -479,7 +479,7 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
     view! {
         <div class="reserved-box" data-testid="reservation">
             <div class="label">{move || i18n.t("reserve.reserved")}</div>
-            <div class="number big" data-testid="reserved-number">{number.clone()}</div>
+            <div class="number big" data-testid="reserved-number"><NumberText text=number.clone()/></div>
             <CopyButton text=move || number.clone() testid="copy-button"/>
             // words for people; the status code stays on the element for scripts and tests
             <p>

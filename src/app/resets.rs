@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead, TableWrap};
 use crate::contract::*;
 
 const STATES: &[&str] = &["PENDING", "APPROVED", "REJECTED"];
@@ -114,7 +114,7 @@ fn ResetList() -> impl IntoView {
             Some(Ok(rows)) => {
                 let labels = counters.get().unwrap_or_default();
                 view! {
-                    <div class="table-wrap">
+                    <TableWrap>
                         <table class="list" data-testid="reset-table">
                             <TableHead columns=vec!["rst.col.id", "rst.col.counter", "rst.col.values", "rst.col.reason", "rst.col.by", "rst.state", "rst.col.history", "rst.col.actions"]/>
                             <tbody>
@@ -124,7 +124,7 @@ fn ResetList() -> impl IntoView {
                                 }).collect_view()}
                             </tbody>
                         </table>
-                    </div>
+                    </TableWrap>
                 }.into_any()
             }
         }}

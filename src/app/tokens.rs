@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead, TableWrap};
 use crate::contract::*;
 
 #[component]
@@ -148,7 +148,7 @@ fn TokenTable(
         move |id: i64| projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")));
 
     view! {
-        <table class="list" data-testid="token-table">
+        <TableWrap><table class="list" data-testid="token-table">
             <TableHead columns=vec!["tokens.name", "tokens.prefix", "tokens.scope", "tokens.created", "tokens.state", ""]/>
             <tbody>
                 {tokens.into_iter().map(|t| {
@@ -184,6 +184,6 @@ fn TokenTable(
                     }
                 }).collect_view()}
             </tbody>
-        </table>
+        </table></TableWrap>
     }
 }

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead, TableWrap};
 use crate::contract::*;
 
 const ROLES: [Role; 3] = [Role::Staff, Role::ProjectAdmin, Role::SuperAdmin];
@@ -40,12 +40,12 @@ fn Users(projects: Vec<ProjectItem>, me: i64) -> impl IntoView {
             None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
             Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
             Some(Ok(users)) => view! {
-                <table class="list" data-testid="users-table">
+                <TableWrap><table class="list" data-testid="users-table">
                     <TableHead columns=vec!["users.username", "users.role", "users.projects", "users.state", "users.password"]/>
                     <tbody>
                         {users.into_iter().map(|u| view! { <UserRow user=u projects me error notice version/> }).collect_view()}
                     </tbody>
-                </table>
+                </table></TableWrap>
             }.into_any(),
         }}
     }

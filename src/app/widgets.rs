@@ -276,6 +276,7 @@ pub fn ReportView(report: ImportReport) -> impl IntoView {
                 " · " {move || i18n.t("import.ok_rows")} ": " <span data-testid="import-ok">{ok}</span>
                 " · " {move || i18n.t("import.error_rows")} ": " <span data-testid="import-errors">{err}</span>
             </p>
+            <TableWrap>
             <table class="list">
                 <TableHead columns=vec!["import.row", "import.kind", "import.key", "import.action", "import.last_number", "import.result"]/>
                 <tbody>
@@ -304,6 +305,7 @@ pub fn ReportView(report: ImportReport) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
+            </TableWrap>
         </div>
     }
 }
@@ -364,6 +366,30 @@ pub fn source_key(source: TemplateSource) -> &'static str {
         TemplateSource::ProjectDefault => "reserve.source.ProjectDefault",
         TemplateSource::SystemDefault => "reserve.source.SystemDefault",
     }
+}
+
+/// A table that scrolls sideways inside itself on a narrow screen (the page does not): focusable, so the keyboard
+/// scrolls it too, and named for screen readers.
+#[component]
+pub fn TableWrap(children: Children) -> impl IntoView {
+    let i18n = use_i18n();
+    view! { <div class="table-wrap" tabindex="0" role="region" aria-label=move || i18n.t("common.table")>{children()}</div> }
+}
+
+/// A document number that wraps, on a narrow screen, only after its separators (`-`, `/`, space): never inside
+/// `2569`. (Line breaking does not break after a hyphen before a digit on its own.)
+#[component]
+pub fn NumberText(text: String) -> impl IntoView {
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    for c in text.chars() {
+        piece.push(c);
+        if matches!(c, '-' | '/' | ' ') {
+            pieces.push(std::mem::take(&mut piece));
+        }
+    }
+    pieces.push(piece);
+    pieces.into_iter().map(|p| view! { {p}<wbr/> }).collect_view()
 }
 
 // ---- counters, as the counter browser and the reset requests show them ----
