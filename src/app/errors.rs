@@ -124,7 +124,7 @@ fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<i64, ()>, action_error: RwSig
                     <th>{move || i18n.t("errors.col.ref")}</th>
                     <th>"IP"</th>
                     <th>{move || i18n.t("errors.col.state")}</th>
-                    <th></th>
+                    <th><span class="visually-hidden">{move || i18n.t("common.actions")}</span></th>
                 </tr></thead>
                 <tbody>
                     {rows.into_iter().map(|r| {

@@ -43,6 +43,7 @@ impl Lang {
 const WORDS: &[(&str, &str, &str)] = &[
     ("app.name", "ระบบออกเลขที่เอกสาร", "Document Numbering"),
     ("nav.menu", "เมนู", "Menu"),
+    ("common.actions", "การทำงาน", "Actions"),
     ("common.table", "ตาราง (เลื่อนไปทางข้างได้)", "Table (scrolls sideways)"),
     ("nav.reserve", "ออกเลขที่", "Numbers"),
     ("nav.templates", "แม่แบบ", "Templates"),
@@ -244,6 +245,8 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("users.display_name", "ชื่อที่แสดง", "Display name"),
     ("users.password", "รหัสผ่าน", "Password"),
     ("users.role", "บทบาท", "Role"),
+    ("users.role_of", "บทบาทของ", "Role of"),
+    ("users.new_password_of", "รหัสผ่านใหม่ของ", "New password of"),
     ("users.projects", "โครงการที่ดูแล", "Projects administered"),
     ("users.state", "สถานะ", "State"),
     ("users.create", "เพิ่มผู้ใช้", "Create user"),
@@ -460,7 +463,7 @@ pub fn provide_i18n() -> I18n {
 }
 
 #[cfg(feature = "ssr")]
-fn initial_lang() -> Lang {
+pub(super) fn initial_lang() -> Lang {
     use_context::<axum::http::request::Parts>()
         .and_then(|parts| {
             parts
@@ -475,12 +478,12 @@ fn initial_lang() -> Lang {
 }
 
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-fn initial_lang() -> Lang {
+pub(super) fn initial_lang() -> Lang {
     Lang::from_cookie_header(&crate::app::browser::document_cookie())
 }
 
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-fn initial_lang() -> Lang {
+pub(super) fn initial_lang() -> Lang {
     Lang::Th
 }
 

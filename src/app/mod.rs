@@ -47,9 +47,11 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
     let stylesheet = use_context::<StylesheetHref>()
         .map(|h| h.0.to_string())
         .unwrap_or_else(|| format!("/{}/{}.css", options.site_pkg_dir.trim_matches('/'), options.output_name));
+    // the language of the words the page is rendered in (the visitor's cookie); the switch changes it in the browser
+    let lang = i18n::initial_lang().code();
     view! {
         <!DOCTYPE html>
-        <html lang="th">
+        <html lang=lang>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>

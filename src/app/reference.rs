@@ -232,9 +232,13 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
             <thead><tr>
                 <th>{move || i18n.t("ref.code")}</th>
                 <th>{move || i18n.t("ref.name")}</th>
-                <th>{move || if is_project { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "" }}</th>
-                <th>{move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else { "" }}</th>
-                <th></th>
+                <th>
+                    {move || if is_project { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "—" }}
+                </th>
+                <th>
+                    {move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else { "—" }}
+                </th>
+                <th><span class="visually-hidden">{move || i18n.t("common.actions")}</span></th>
             </tr></thead>
             <tbody>
                 {rows(&d, &k).into_iter().map(|r| {
@@ -394,7 +398,7 @@ fn ReferenceImport(version: RwSignal<u32>) -> impl IntoView {
         <section class="card">
             <h2>{move || i18n.t("ref.import_title")}</h2>
             <p class="muted">{move || i18n.t("ref.import_help")}</p>
-            <textarea rows="10" spellcheck="false" data-testid="ref-import-text"
+            <textarea rows="10" spellcheck="false" data-testid="ref-import-text" aria-label=move || i18n.t("ref.import_title")
                 prop:value=move || doc.get() on:input=move |ev| doc.set(event_target_value(&ev))></textarea>
             <div class="actions">
                 <button type="button" data-testid="ref-import-dry"

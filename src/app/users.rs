@@ -80,9 +80,9 @@ fn ProjectChecks(projects: StoredValue<Vec<ProjectItem>>, chosen: RwSignal<Vec<i
 
 /// A select of the three roles.
 #[component]
-fn RoleSelect(role: RwSignal<Role>, testid: &'static str) -> impl IntoView {
+fn RoleSelect(role: RwSignal<Role>, testid: &'static str, #[prop(optional, into)] label: Option<Signal<String>>) -> impl IntoView {
     view! {
-        <select data-testid=testid on:change=move |ev| {
+        <select data-testid=testid aria-label=move || label.map(|l| l.get()) on:change=move |ev| {
             if let Some(r) = Role::parse(&event_target_value(&ev)) { role.set(r) }
         }>
             {ROLES.into_iter().map(|r| view! {
@@ -232,7 +232,10 @@ fn UserRow(
                 <strong>{user.username.clone()}</strong>
                 <div class="small muted">{user.display_name.clone()}" · "{bangkok_time(&user.created_at)}</div>
             </td>
-            <td><RoleSelect role testid="user-role"/></td>
+            <td><RoleSelect role testid="user-role" label=Signal::derive({
+                let name = user.username.clone();
+                move || format!("{} {name}", i18n.t("users.role_of"))
+            })/></td>
             <td>
                 <Show when=move || role.get() == Role::ProjectAdmin fallback=|| "—">
                     <ProjectChecks projects chosen testid="user-project"/>
@@ -273,6 +276,10 @@ fn UserRow(
             </td>
             <td>
                 <input type="password" autocomplete="new-password" data-testid="user-new-password"
+                    aria-label={
+                        let name = user.username.clone();
+                        move || format!("{} {name}", i18n.t("users.new_password_of"))
+                    }
                     prop:value=move || new_password.get() on:input=move |ev| new_password.set(event_target_value(&ev))/>
                 <button type="button" class="secondary small" data-testid="user-set-password"
                     disabled=move || set_password.pending().get() || new_password.with(String::is_empty)

@@ -56,7 +56,14 @@ pub fn ToLogin() -> impl IntoView {
 #[component]
 pub fn TableHead(columns: Vec<&'static str>) -> impl IntoView {
     let i18n = use_i18n();
-    let cells = columns.into_iter().map(|key| view! { <th>{move || if key.is_empty() { "" } else { i18n.t(key) }}</th> }).collect_view();
+    // a column of buttons has no heading shown, but one for screen readers
+    let cells = columns
+        .into_iter()
+        .map(|key| match key {
+            "" => view! { <th><span class="visually-hidden">{move || i18n.t("common.actions")}</span></th> }.into_any(),
+            key => view! { <th>{move || i18n.t(key)}</th> }.into_any(),
+        })
+        .collect_view();
     view! { <thead><tr>{cells}</tr></thead> }
 }
 
