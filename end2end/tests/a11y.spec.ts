@@ -4,7 +4,7 @@ import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated } from './helpers';
 
 // Accessibility (issue 37, item 2): axe-core on every page, in Thai and in English, at an office screen and a phone,
 // as a super admin and as staff: no violation of any impact. And the reserve flow by keyboard alone. Only this file
-// takes numbers from LCBP3-C1 / MOM ผรม.1 → คคง. (and one of LCBP3-C1 / NOTICE, phone.spec.ts' counter).
+// takes numbers from LCBP3-C1 / MOM ผรม.2 → สคฉ.3 (and one of LCBP3-C1 / NOTICE, phone.spec.ts' counter).
 
 const ADMIN_PAGES = ['/', '/account', '/templates', '/tokens', '/audit', '/errors', '/counters', '/resets', '/reference', '/import', '/users', '/logins'];
 const STAFF_PAGES = ['/', '/account'];
@@ -44,7 +44,7 @@ for (const size of SIZES) {
         if (user === ADMIN) {
           // rows for every table: a number (counters, audit), a token, an error-log row
           const REST = '/api/v1/document-numbering';
-          const number = { projectCode: 'LCBP3-C1', correspondenceTypeCode: 'NOTICE', originatorCode: 'ผรม.1', recipientCode: 'คคง.' };
+          const number = { projectCode: 'LCBP3-C1', correspondenceTypeCode: 'NOTICE', originatorCode: 'ผรม.2', recipientCode: 'สคฉ.3' };
           expect((await page.request.post(`${REST}/reserve`, { headers: SAME_ORIGIN, data: number })).status()).toBe(200);
           const bad = { ...number, projectCode: `NO-SUCH-PROJECT-${size.width}` };
           expect((await page.request.post(`${REST}/reserve`, { headers: SAME_ORIGIN, data: bad })).status()).toBeGreaterThanOrEqual(400);
@@ -89,10 +89,10 @@ test('staff reserve and confirm a number by keyboard alone', async ({ page }) =>
   await waitHydrated(page);
   await chooseByKeys(page, 'select-project', 'LCBP3-C1');
   await chooseByKeys(page, 'select-type', 'MOM');
-  await chooseByKeys(page, 'select-originator', 'ผรม.1');
-  await chooseByKeys(page, 'select-recipient', 'คคง.');
+  await chooseByKeys(page, 'select-originator', 'ผรม.2');
+  await chooseByKeys(page, 'select-recipient', 'สคฉ.3');
   const preview = page.getByTestId('preview-number');
-  await expect(preview).toHaveText(/^ผรม\.1-คคง\..*2568$/);
+  await expect(preview).toHaveText(/^ผรม\.2-สคฉ\.3-.*2568$/);
   const expected = (await preview.innerText()).trim();
   await tabTo(page, 'reserve-button');
   await page.keyboard.press('Enter');

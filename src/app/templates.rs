@@ -206,24 +206,8 @@ fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoVi
                 <Show when=move || open.get()>
                     <div class="rollback-box" data-testid="template-retire-form">
                         <p class="small">{move || i18n.t("tpl.retire.note")}</p>
-                        <Show when=move || needs_ack.get()>
-                            <div class="warning-box" data-testid="template-retire-key-change" role="alert">
-                                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
-                                <p>{move || i18n.t("tpl.key_change.body")}</p>
-                                <label class="check">
-                                    <input type="checkbox" data-testid="template-retire-ack"
-                                        prop:checked=move || ack.get()
-                                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
-                                    {move || i18n.t("tpl.key_change.ack")}
-                                </label>
-                            </div>
-                        </Show>
-                        <label class="field">
-                            <span>{move || i18n.t("tpl.retire.reason")}</span>
-                            <input type="text" data-testid="template-retire-reason" maxlength="500"
-                                prop:value=move || reason.get()
-                                on:input=move |ev| reason.set(event_target_value(&ev))/>
-                        </label>
+                        <AcknowledgeKeyChange when=needs_ack ack testid="template-retire"/>
+                        <ReasonField label="tpl.retire.reason" testid="template-retire-reason" reason/>
                         <div class="form-row">
                             <button type="button" class="primary" data-testid="template-retire-confirm"
                                 disabled=move || !can_retire() on:click=on_retire>
@@ -558,6 +542,41 @@ fn ValidationResult(validation: Memo<Result<(), Vec<TemplateError>>>) -> impl In
     }
 }
 
+/// The reason a change to a template is asked for (saved with it, audited).
+#[component]
+fn ReasonField(label: &'static str, testid: &'static str, reason: RwSignal<String>) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <label class="field">
+            <span>{move || i18n.t(label)}</span>
+            <input type="text" data-testid=testid maxlength="500"
+                prop:value=move || reason.get()
+                on:input=move |ev| reason.set(event_target_value(&ev))/>
+        </label>
+    }
+}
+
+/// When the server says that a rollback or a retirement changes the counter key: the warning and the box that
+/// acknowledges it (`<testid>-key-change`, `<testid>-ack`).
+#[component]
+fn AcknowledgeKeyChange(#[prop(into)] when: Signal<bool>, ack: RwSignal<bool>, testid: &'static str) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <Show when=move || when.get()>
+            <div class="warning-box" data-testid=format!("{testid}-key-change") role="alert">
+                <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
+                <p>{move || i18n.t("tpl.key_change.body")}</p>
+                <label class="check">
+                    <input type="checkbox" data-testid=format!("{testid}-ack")
+                        prop:checked=move || ack.get()
+                        on:change=move |ev| ack.set(event_target_checked(&ev))/>
+                    {move || i18n.t("tpl.key_change.ack")}
+                </label>
+            </div>
+        </Show>
+    }
+}
+
 /// The warning that the counter key changes (before / after), and the box that acknowledges it.
 #[component]
 fn KeyChangeWarning(acknowledgment: Acknowledgment) -> impl IntoView {
@@ -646,12 +665,7 @@ fn SaveBar(
     });
 
     view! {
-        <label class="field">
-            <span>{move || i18n.t("tpl.reason")}</span>
-            <input type="text" data-testid="template-reason" maxlength="500"
-                prop:value=move || reason.get()
-                on:input=move |ev| reason.set(event_target_value(&ev))/>
-        </label>
+        <ReasonField label="tpl.reason" testid="template-reason" reason/>
         <button type="button" class="primary" data-testid="template-save" disabled=move || !can_save() on:click=on_save>
             {move || if save.pending().get() { i18n.t("tpl.saving") } else { i18n.t("tpl.save") }}
         </button>
@@ -934,24 +948,8 @@ fn RollbackForm(rb: Rollback) -> impl IntoView {
     view! {
         <div class="rollback-box" data-testid="template-rollback-form">
             <p class="small">{move || i18n.t("tpl.rollback.note")}</p>
-            <Show when=move || rb_needs_ack.get()>
-                <div class="warning-box" data-testid="template-rollback-key-change" role="alert">
-                    <p><strong>{move || i18n.t("tpl.key_change.title")}</strong></p>
-                    <p>{move || i18n.t("tpl.key_change.body")}</p>
-                    <label class="check">
-                        <input type="checkbox" data-testid="template-rollback-ack"
-                            prop:checked=move || rb_ack.get()
-                            on:change=move |ev| rb_ack.set(event_target_checked(&ev))/>
-                        {move || i18n.t("tpl.key_change.ack")}
-                    </label>
-                </div>
-            </Show>
-            <label class="field">
-                <span>{move || i18n.t("tpl.rollback.reason")}</span>
-                <input type="text" data-testid="template-rollback-reason" maxlength="500"
-                    prop:value=move || rb_reason.get()
-                    on:input=move |ev| rb_reason.set(event_target_value(&ev))/>
-            </label>
+            <AcknowledgeKeyChange when=rb_needs_ack ack=rb_ack testid="template-rollback"/>
+            <ReasonField label="tpl.rollback.reason" testid="template-rollback-reason" reason=rb_reason/>
             <div class="form-row">
                 <button type="button" class="primary" data-testid="template-rollback-confirm"
                     disabled=move || !can_rollback() on:click=on_rollback>
