@@ -170,13 +170,7 @@ fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoVi
                     retired.set(Some(now));
                     reload.update(|v| *v += 1);
                 }
-                Err(e) => {
-                    if e.code == ErrorCode::KeyChangeNotAcknowledged {
-                        needs_ack.set(true);
-                        ack.set(false);
-                    }
-                    error.set(Some(error_text(&e)));
-                }
+                Err(e) => refused(&e, needs_ack, ack, error),
             }
         }
     });
@@ -542,6 +536,16 @@ fn ValidationResult(validation: Memo<Result<(), Vec<TemplateError>>>) -> impl In
     }
 }
 
+/// A rollback or retirement refused: its message, and when the server says the counter key changes, the
+/// acknowledgment asked for (unticked).
+fn refused(e: &ApiError, server_wants_ack: RwSignal<bool>, ack: RwSignal<bool>, error: RwSignal<Option<String>>) {
+    if e.code == ErrorCode::KeyChangeNotAcknowledged {
+        server_wants_ack.set(true);
+        ack.set(false);
+    }
+    error.set(Some(error_text(e)));
+}
+
 /// The reason a change to a template is asked for (saved with it, audited).
 #[component]
 fn ReasonField(label: &'static str, testid: &'static str, reason: RwSignal<String>) -> impl IntoView {
@@ -801,13 +805,7 @@ impl Rollback {
                         saved.set(Some(cfg));
                         reload.update(|v| *v += 1);
                     }
-                    Err(e) => {
-                        if e.code == ErrorCode::KeyChangeNotAcknowledged {
-                            rb_server_wants_ack.set(true);
-                            rb_ack.set(false);
-                        }
-                        rb_error.set(Some(error_text(&e)));
-                    }
+                    Err(e) => refused(&e, rb_server_wants_ack, rb_ack, rb_error),
                 }
             }
         });
