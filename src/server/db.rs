@@ -197,7 +197,7 @@ impl Db {
     pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
             // the primary's address now, which may not be the one at the start
-            let url = counters_url(&self.primary.current().map_or(Ok(self.url.clone()), |server| primary::with_server(&self.url, server))?);
+            let url = counters_url(&self.primary.url()?);
             let changes = self.primary.changes().clone();
             let opening = url.clone();
             self.counters = runtime

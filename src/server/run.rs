@@ -51,11 +51,7 @@ pub async fn app(state: &AppState) -> Result<axum::Router, AppError> {
             // The store's default schema `tower_sessions` is a database of its own, which the service's user
             // may not be allowed to create: keep the `session` table in the service's database instead.
             // at the primary's address now, and following it (`db::primary`)
-            let url = match state.db.primary.current() {
-                Some(server) => crate::server::db::primary::with_server(&state.db.url, server)?,
-                None => state.db.url.clone(),
-            };
-            let options = MySqlConnectOptions::from_str(&url)?;
+            let options = MySqlConnectOptions::from_str(&state.db.primary.url()?)?;
             let database = mysql_database_name(&options)?;
             let changes = state.db.primary.changes().clone();
             let pool = MySqlPoolOptions::new()

@@ -33,7 +33,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 const START_PATIENCE: Duration = Duration::from_secs(30);
 
 /// Asks a server whether it is read-only, as a number on every driver.
-pub(crate) const READ_ONLY_QUERY: &str = "SELECT CAST(@@global.read_only AS SIGNED)";
+const READ_ONLY_QUERY: &str = "SELECT CAST(@@global.read_only AS SIGNED)";
 
 /// The error of a connection to a read-only server: a connection failure (503, retried), not a refused statement.
 pub(crate) fn read_only_refusal() -> sqlx::Error {
@@ -43,19 +43,19 @@ pub(crate) fn read_only_refusal() -> sqlx::Error {
     ))
 }
 
-/// `Err` when the server of `conn` is read-only (see [`READ_ONLY_QUERY`]).
+/// `Err` (a connection failure) when the server of `conn` is read-only (see [`READ_ONLY_QUERY`]).
 pub(crate) async fn refuse_read_only(conn: &mut sqlx::AnyConnection) -> Result<(), sqlx::Error> {
-    let read_only: i64 = sqlx::query_scalar(READ_ONLY_QUERY).fetch_one(conn).await?;
-    if read_only == 0 {
-        Ok(())
-    } else {
-        Err(read_only_refusal())
-    }
+    writable_or_refused(sqlx::query_scalar(READ_ONLY_QUERY).fetch_one(conn).await?)
 }
 
-/// [`refuse_read_only`] for a typed MariaDB connection (the session store's).
+/// [`refuse_read_only`] for a typed MariaDB connection (the session store's). The two drivers' connections share no
+/// executor type a pool callback's future can be generic over, hence the twin; the answer is read in one place.
 pub(crate) async fn refuse_read_only_mysql(conn: &mut sqlx::MySqlConnection) -> Result<(), sqlx::Error> {
-    let read_only: i64 = sqlx::query_scalar(READ_ONLY_QUERY).fetch_one(conn).await?;
+    writable_or_refused(sqlx::query_scalar(READ_ONLY_QUERY).fetch_one(conn).await?)
+}
+
+/// What [`READ_ONLY_QUERY`] answered, as the pools take it.
+fn writable_or_refused(read_only: i64) -> Result<(), sqlx::Error> {
     if read_only == 0 {
         Ok(())
     } else {
@@ -236,6 +236,15 @@ impl Primary {
     /// The server now taking the writes (`host:port`).
     pub fn current(&self) -> Option<&str> {
         self.servers.get(self.current.load(Ordering::SeqCst)).map(String::as_str)
+    }
+
+    /// The service's URL at the server now taking the writes: for a pool opened after the start (the committers',
+    /// the session store's).
+    pub fn url(&self) -> Result<String, sqlx::Error> {
+        match self.current() {
+            Some(server) => with_server(&self.base_url, server),
+            None => Ok(self.base_url.clone()),
+        }
     }
 
     /// Whether the last probe found the current server writable.
