@@ -306,8 +306,8 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let db = open(&cli.database_url, &cli.database_servers).await?;
             let snapshot = docnum::server::reference::load_snapshot(&db).await?;
             let ids = projects.iter().map(|c| snapshot.project(None, Some(c)).map(|p| p.id)).collect::<Result<Vec<_>, _>>()?;
-            let admin = auth::store::credentials_by_username(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
-            let (_, token) = auth::tokens::create_as(&db, &cli_actor(), &name, &ids, admin.0).await?;
+            let admin = auth::system::user_id(&db, "admin").await?.ok_or("no admin user yet: start the service once")?;
+            let (_, token) = auth::tokens::create_as(&db, &cli_actor(), &name, &ids, admin).await?;
             println!("{token}");
         }
         Command::Check { received } => {
@@ -412,7 +412,7 @@ fn cli_actor() -> docnum::server::audit::AuditEntry {
 }
 
 async fn user_id(db: &Db, username: &str) -> Result<i64, Box<dyn std::error::Error>> {
-    Ok(auth::store::user_id_by_username(db, username).await?.ok_or_else(|| format!("no user {username}"))?)
+    Ok(auth::system::user_id(db, username).await?.ok_or_else(|| format!("no user {username}"))?)
 }
 
 async fn open(url: &str, servers: &[String]) -> Result<Db, Box<dyn std::error::Error>> {

@@ -24,27 +24,27 @@ use leptos::config::LeptosOptions;
 use tower_http::services::ServeDir;
 
 /// What a hashed file gets: a year, never revalidated.
-pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+pub(crate) const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// What every other file under `/pkg` gets: use it only after asking whether it changed.
-pub const NO_CACHE: &str = "no-cache";
+pub(crate) const NO_CACHE: &str = "no-cache";
 
 /// The bundle the server hands out (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bundle {
+pub(crate) struct Bundle {
     /// The stylesheet's address: `/pkg/docnum.<hash>.css`, or `/pkg/docnum.css` without hashing.
-    pub css_href: Arc<str>,
+    pub(crate) css_href: Arc<str>,
     /// The file names under `/pkg` that carry their content's hash: served `immutable`.
     hashed: HashSet<String>,
 }
 
 impl Bundle {
     /// The plain names of a build without hashing.
-    pub fn plain(options: &LeptosOptions) -> Bundle {
+    pub(crate) fn plain(options: &LeptosOptions) -> Bundle {
         Bundle { css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(), hashed: HashSet::new() }
     }
 
     /// The names of a hash file's contents (`js: …`, `wasm: …`, `css: …`; other lines are ignored).
-    pub fn from_hash_file(text: &str, options: &LeptosOptions) -> Bundle {
+    pub(crate) fn from_hash_file(text: &str, options: &LeptosOptions) -> Bundle {
         let name = &options.output_name;
         let mut bundle = Bundle::plain(options);
         for (kind, hash) in text.lines().filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim(), v.trim())) {
@@ -66,7 +66,7 @@ impl Bundle {
     /// The bundle of this build. With `hash-files` on and the hash file next to the executable (where
     /// `HydrationScripts` looks for it), its names; otherwise the plain names, and hashing is turned off in
     /// `options` so that the hydration script asks for those too.
-    pub fn load(options: &mut LeptosOptions) -> Bundle {
+    pub(crate) fn load(options: &mut LeptosOptions) -> Bundle {
         if !options.hash_files {
             return Bundle::plain(options);
         }
@@ -89,13 +89,13 @@ impl Bundle {
     }
 
     /// Whether `file` (a name under `/pkg`) carries its content's hash.
-    pub fn is_hashed(&self, file: &str) -> bool {
+    pub(crate) fn is_hashed(&self, file: &str) -> bool {
         self.hashed.contains(file)
     }
 }
 
 /// Where Leptos reads the hash file: beside the running executable.
-pub fn hash_file_path(options: &LeptosOptions) -> Option<PathBuf> {
+pub(crate) fn hash_file_path(options: &LeptosOptions) -> Option<PathBuf> {
     Some(std::env::current_exe().ok()?.parent()?.join(&*options.hash_file))
 }
 
@@ -104,12 +104,12 @@ fn pkg_dir(options: &LeptosOptions) -> &str {
 }
 
 /// The route of the bundle's files: `/pkg`.
-pub fn route(options: &LeptosOptions) -> String {
+pub(crate) fn route(options: &LeptosOptions) -> String {
     format!("/{}", pkg_dir(options))
 }
 
 /// `<site-root>/<site-pkg-dir>` served with its precompressed variants and the cache headers of `bundle`.
-pub fn service(options: &LeptosOptions, bundle: Arc<Bundle>) -> Router {
+pub(crate) fn service(options: &LeptosOptions, bundle: Arc<Bundle>) -> Router {
     let dir = Path::new(&*options.site_root).join(pkg_dir(options));
     Router::new()
         .fallback_service(ServeDir::new(dir).precompressed_br().precompressed_gzip())

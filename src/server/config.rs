@@ -143,7 +143,7 @@ impl RateLimits {
 
     /// The limits of the requests that take no new number (preview, confirm, cancel): each number limit times
     /// `light_factor`, saturating; 0 stays 0 (off).
-    pub fn light(&self) -> RateLimits {
+    pub(crate) fn light(&self) -> RateLimits {
         let times = |limit: u32| limit.saturating_mul(self.light_factor);
         RateLimits {
             per_user_per_min: times(self.per_user_per_min),
@@ -177,13 +177,6 @@ impl Default for LoginThrottleConfig {
             first_wait: Duration::from_secs(1),
             max_wait: Duration::from_secs(15 * 60),
         }
-    }
-}
-
-impl LoginThrottleConfig {
-    /// Nothing is throttled (benchmarks).
-    pub fn off() -> LoginThrottleConfig {
-        LoginThrottleConfig { per_user_failures: 0, per_address_failures: 0, ..LoginThrottleConfig::default() }
     }
 }
 

@@ -13,13 +13,11 @@ use sqlx::{Any, AnyPool, Executor, Transaction};
 
 use primary::{refuse_read_only, Changes, Primary};
 
-pub mod failure;
-pub mod primary;
+pub(crate) mod failure;
+pub(crate) mod primary;
 mod wal_writes;
 
-pub use failure::{
-    classify, is_connection_error, is_retryable_conflict, is_unique_violation, suspect_connections, suspecting_connections, DbFailure,
-};
+pub(crate) use failure::{classify, is_connection_error, is_unique_violation, suspect_connections, suspecting_connections, DbFailure};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
@@ -31,7 +29,7 @@ pub enum Dialect {
 impl Dialect {
     /// Appended to a `SELECT` that locks the rows it reads for the rest of the transaction: `FOR UPDATE` on
     /// MariaDB; nothing on SQLite, whose write transaction (`BEGIN IMMEDIATE`) already holds the one writer lock.
-    pub fn for_update(self) -> &'static str {
+    pub(crate) fn for_update(self) -> &'static str {
         match self {
             Dialect::Sqlite => "",
             Dialect::MySql => " FOR UPDATE",
@@ -40,7 +38,7 @@ impl Dialect {
 
     /// The audit chain key of a counter, from the SQL expression of its id: `audit::counter_chain` in SQL (a unit
     /// test holds the two together), so a project's audit rows are found by its counters' chains.
-    pub fn counter_chain_key(self, id: &str) -> String {
+    pub(crate) fn counter_chain_key(self, id: &str) -> String {
         match self {
             Dialect::Sqlite => format!("('counter:' || {id})"),
             Dialect::MySql => format!("CONCAT('counter:', {id})"),
@@ -48,7 +46,7 @@ impl Dialect {
     }
 
     /// Integer division of two integer expressions.
-    pub fn int_div(self) -> &'static str {
+    pub(crate) fn int_div(self) -> &'static str {
         match self {
             Dialect::Sqlite => "/",
             Dialect::MySql => "DIV",
@@ -57,7 +55,7 @@ impl Dialect {
 
     /// Appended to a multi-row INSERT: a row whose unique key is taken already is left out, and no other failure is
     /// (not `INSERT OR IGNORE` / `INSERT IGNORE`, which would also swallow a failed check or foreign key).
-    pub fn on_duplicate_key_do_nothing(self) -> &'static str {
+    pub(crate) fn on_duplicate_key_do_nothing(self) -> &'static str {
         match self {
             Dialect::Sqlite => "ON CONFLICT DO NOTHING",
             Dialect::MySql => "ON DUPLICATE KEY UPDATE id = id",
@@ -65,7 +63,7 @@ impl Dialect {
     }
 
     /// Adds a project's member organization (binds: project id, organization id) unless it is one already.
-    pub fn insert_project_member_if_absent(self) -> &'static str {
+    pub(crate) fn insert_project_member_if_absent(self) -> &'static str {
         match self {
             Dialect::Sqlite => "INSERT OR IGNORE INTO project_organizations (project_id, org_id) VALUES (?, ?)",
             // not INSERT IGNORE: on MariaDB it would also swallow a foreign-key failure
@@ -101,16 +99,16 @@ const WAL_AUTOCHECKPOINT: &str = "PRAGMA wal_autocheckpoint = 10000";
 /// How often the background checkpointer copies the committed WAL pages into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
-pub type Tx<'c> = Transaction<'c, Any>;
+pub(crate) type Tx<'c> = Transaction<'c, Any>;
 /// The connection a transaction runs on: store functions that run inside one take this, so they serve a
 /// `Tx` (by deref) and a counter batch's `BatchTx` alike.
-pub type Conn = sqlx::AnyConnection;
+pub(crate) type Conn = sqlx::AnyConnection;
 /// A write connection a counter worker keeps from one batch to the next (see `numbering::queue`).
-pub type WriteConn = sqlx::pool::PoolConnection<Any>;
+pub(crate) type WriteConn = sqlx::pool::PoolConnection<Any>;
 
 impl Db {
     /// The file of a SQLite database (None for MariaDB and an in-memory SQLite database).
-    pub fn sqlite_file(&self) -> Option<std::path::PathBuf> {
+    pub(crate) fn sqlite_file(&self) -> Option<std::path::PathBuf> {
         let rest = self.url.strip_prefix("sqlite://").or_else(|| self.url.strip_prefix("sqlite:"))?;
         let path = rest.split('?').next().unwrap_or_default();
         (self.dialect == Dialect::Sqlite && !path.is_empty() && !path.starts_with(":memory:")).then(|| std::path::PathBuf::from(path))
@@ -194,7 +192,7 @@ impl Db {
     /// This handle with its MariaDB counter pool opened on another runtime (the committers' thread's), so that the
     /// committers' connections are driven by the runtime they run on. SQLite keeps its single writer connection: its
     /// I/O runs on a thread of its own anyway, and a second writer would only contend for the file lock.
-    pub async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
+    pub(crate) async fn counters_on(mut self, runtime: &tokio::runtime::Handle) -> Result<Db, sqlx::Error> {
         if self.dialect == Dialect::MySql {
             // the primary's address now, which may not be the one at the start
             let url = counters_url(&self.primary.url()?);
@@ -226,7 +224,7 @@ impl Db {
     /// MariaDB sessions run READ COMMITTED (see `mysql_pool_options`), where each statement sees its own moment:
     /// this one transaction runs REPEATABLE READ, whose reads all come from the snapshot its first read takes.
     /// SQLite's read transactions see one snapshot anyway.
-    pub async fn begin_snapshot(&self) -> Result<Tx<'static>, sqlx::Error> {
+    pub(crate) async fn begin_snapshot(&self) -> Result<Tx<'static>, sqlx::Error> {
         let mut conn = self.pool.acquire().await?;
         if self.dialect == Dialect::MySql {
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").await?;
@@ -235,7 +233,7 @@ impl Db {
     }
 
     /// A counter batch's transaction on a connection of `counters` that the worker keeps.
-    pub async fn begin_batch<'c>(&self, conn: &'c mut WriteConn) -> Result<BatchTx<'c>, sqlx::Error> {
+    pub(crate) async fn begin_batch<'c>(&self, conn: &'c mut WriteConn) -> Result<BatchTx<'c>, sqlx::Error> {
         Ok(match self.dialect {
             Dialect::Sqlite => BatchTx::Explicit(Transaction::begin(&mut **conn, self.begin_statement()).await?),
             Dialect::MySql => BatchTx::Implicit(conn),
@@ -256,7 +254,7 @@ impl Db {
     /// SQLite: copies committed WAL pages into the database file every `CHECKPOINT_EVERY`, on a reading
     /// connection beside the writer (a PASSIVE checkpoint waits for no reader or writer), so that commits do
     /// not carry the checkpoint. Ends when the pool is closed. Nothing to do on MariaDB.
-    pub fn checkpoint_in_background(&self) {
+    pub(crate) fn checkpoint_in_background(&self) {
         if self.dialect != Dialect::Sqlite {
             return;
         }
@@ -273,7 +271,7 @@ impl Db {
         });
     }
 
-    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+    pub(crate) async fn ping(&self) -> Result<(), sqlx::Error> {
         sqlx::query("SELECT 1").execute(&self.pool).await.map(|_| ())
     }
 }
@@ -282,7 +280,7 @@ impl Db {
 /// to 8, then rounded up to 12, 16, 24, 32, 48, 64…; the extra places repeat the last item, which changes nothing.
 /// A statement text per group size would be prepared for each size, and push the others out of the driver's cache
 /// of prepared statements (BENCHMARKS.md, "MariaDB").
-pub fn padded_len(n: usize) -> usize {
+pub(crate) fn padded_len(n: usize) -> usize {
     if n <= 8 {
         return n;
     }
@@ -295,7 +293,7 @@ pub fn padded_len(n: usize) -> usize {
 }
 
 /// `items` stretched to [`padded_len`] by repeating the last one.
-pub fn padded<T>(items: &[T]) -> impl Iterator<Item = &T> + Clone {
+pub(crate) fn padded<T>(items: &[T]) -> impl Iterator<Item = &T> + Clone {
     let extra = padded_len(items.len()) - items.len();
     items.iter().chain(std::iter::repeat_n(items.last(), extra).flatten())
 }
@@ -303,27 +301,27 @@ pub fn padded<T>(items: &[T]) -> impl Iterator<Item = &T> + Clone {
 /// A counter batch's transaction. On MariaDB's autocommit-off connections the first statement opens it
 /// (`Implicit`), and `COMMIT` / `ROLLBACK` end it; a connection given back to the pool mid-transaction (a
 /// panic) is rolled back on its way there. On SQLite it is a `BEGIN IMMEDIATE` transaction.
-pub enum BatchTx<'c> {
+pub(crate) enum BatchTx<'c> {
     Explicit(Tx<'c>),
     Implicit(&'c mut Conn),
 }
 
 impl BatchTx<'_> {
-    pub fn conn(&mut self) -> &mut Conn {
+    pub(crate) fn conn(&mut self) -> &mut Conn {
         match self {
             BatchTx::Explicit(tx) => tx,
             BatchTx::Implicit(conn) => conn,
         }
     }
 
-    pub async fn commit(self) -> Result<(), sqlx::Error> {
+    pub(crate) async fn commit(self) -> Result<(), sqlx::Error> {
         match self {
             BatchTx::Explicit(tx) => tx.commit().await,
             BatchTx::Implicit(conn) => conn.execute("COMMIT").await.map(|_| ()),
         }
     }
 
-    pub async fn rollback(self) -> Result<(), sqlx::Error> {
+    pub(crate) async fn rollback(self) -> Result<(), sqlx::Error> {
         match self {
             BatchTx::Explicit(tx) => tx.rollback().await,
             BatchTx::Implicit(conn) => conn.execute("ROLLBACK").await.map(|_| ()),
@@ -427,18 +425,18 @@ fn with_sqlite_param(url: &str, name: &str, value: &str) -> String {
     }
 }
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
 /// The last page a listing serves: past it the client is asking for rows no listing here holds (at 500 a page,
 /// half a billion rows), so the answer is a clear 400 rather than an empty page.
-pub const MAX_PAGE: u32 = 1_000_000;
+pub(crate) const MAX_PAGE: u32 = 1_000_000;
 
 /// A page of a listing as a client asked for it, made safe: the page at least 1 and at most [`MAX_PAGE`]
 /// (400 beyond), the size within `1..=max_size` (`default_size` when absent), and the offset of its first row
 /// computed without overflow.
-pub fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> Result<(u32, u32, i64), AppError> {
+pub(crate) fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> Result<(u32, u32, i64), AppError> {
     let page = page.unwrap_or(1).max(1);
     if page > MAX_PAGE {
         return Err(AppError::validation(format!("หน้าที่ขอต้องไม่เกิน {MAX_PAGE}"), format!("page {page} is beyond the last page {MAX_PAGE}")));
@@ -452,7 +450,7 @@ pub fn ms_to_datetime(ms: i64) -> chrono::DateTime<chrono::Utc> {
 }
 
 /// A value bound to a `?` of a [`Conditions`] clause.
-pub enum SqlValue {
+pub(crate) enum SqlValue {
     Int(i64),
     Text(String),
 }
@@ -477,7 +475,7 @@ impl From<&str> for SqlValue {
 
 /// A `WHERE` clause built from optional filters, with its values in placeholder order, so the same
 /// filters can serve a count and a page (or an export) of one query.
-pub struct Conditions {
+pub(crate) struct Conditions {
     sql: String,
     values: Vec<SqlValue>,
 }
@@ -490,7 +488,7 @@ impl Default for Conditions {
 
 impl Conditions {
     /// Adds `AND clause`, binding `values` to its placeholders.
-    pub fn and(&mut self, clause: &str, values: impl IntoIterator<Item = SqlValue>) -> &mut Self {
+    pub(crate) fn and(&mut self, clause: &str, values: impl IntoIterator<Item = SqlValue>) -> &mut Self {
         self.sql.push_str(" AND ");
         self.sql.push_str(clause);
         self.values.extend(values);
@@ -498,7 +496,7 @@ impl Conditions {
     }
 
     /// Adds `AND clause` with one value, when there is a value.
-    pub fn and_if<V: Into<SqlValue>>(&mut self, clause: &str, value: Option<V>) -> &mut Self {
+    pub(crate) fn and_if<V: Into<SqlValue>>(&mut self, clause: &str, value: Option<V>) -> &mut Self {
         if let Some(v) = value {
             self.and(clause, [v.into()]);
         }
@@ -507,7 +505,7 @@ impl Conditions {
 
     /// Adds `AND clause` where the clause's `{}` becomes one placeholder per id (`IN ({})`); no ids matches
     /// nothing (an empty scope sees no rows).
-    pub fn and_in(&mut self, clause: &str, ids: &[i64]) -> &mut Self {
+    pub(crate) fn and_in(&mut self, clause: &str, ids: &[i64]) -> &mut Self {
         if ids.is_empty() {
             return self.and("1 = 0", []);
         }
@@ -515,18 +513,18 @@ impl Conditions {
         self.and(&clause.replace("{}", &placeholders), ids.iter().map(|id| SqlValue::Int(*id)))
     }
 
-    pub fn sql(&self) -> &str {
+    pub(crate) fn sql(&self) -> &str {
         &self.sql
     }
 
     /// Binds the values to a `query`, `query_as` or `query_scalar` of this clause.
-    pub fn bind<'q, Q: BindValue<'q>>(&self, q: Q) -> Q {
+    pub(crate) fn bind<'q, Q: BindValue<'q>>(&self, q: Q) -> Q {
         bind_values(q, &self.values)
     }
 }
 
 /// Binds values to a query's placeholders, in order.
-pub fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
+pub(crate) fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
     for v in values {
         q = q.bind_value(v);
     }
@@ -534,7 +532,7 @@ pub fn bind_values<'q, Q: BindValue<'q>>(mut q: Q, values: &[SqlValue]) -> Q {
 }
 
 /// A query a [`Conditions`] value can be bound to.
-pub trait BindValue<'q> {
+pub(crate) trait BindValue<'q> {
     fn bind_value(self, v: &SqlValue) -> Self;
 }
 
@@ -566,7 +564,7 @@ impl<'q, O> BindValue<'q> for QueryScalar<'q, Any, O, AnyArguments<'q>> {
 }
 
 /// The database's identity (migration 15): a random id made once, kept by backups and restores.
-pub async fn identity(db: &Db) -> Result<String, sqlx::Error> {
+pub(crate) async fn identity(db: &Db) -> Result<String, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM database_identity").fetch_one(&db.pool).await
 }
 

@@ -8,7 +8,7 @@ use crate::server::error::AppError;
 use crate::server::reference::store as reference;
 use crate::server::templates::store as templates;
 
-pub const CORRESPONDENCE_TYPES: &[(&str, &str)] = &[
+pub(crate) const CORRESPONDENCE_TYPES: &[(&str, &str)] = &[
     ("LETTER", "หนังสือ"),
     ("RFI", "ขอข้อมูลเพิ่มเติม (RFI)"),
     ("MEMO", "บันทึกข้อความ"),
@@ -23,7 +23,7 @@ pub const CORRESPONDENCE_TYPES: &[(&str, &str)] = &[
 ];
 
 /// Loads the demo data set when the database has no project yet.
-pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
+pub(crate) async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
     if !reference::is_empty(db).await? {
         return Ok(false);
     }
@@ -76,7 +76,7 @@ pub async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError> {
 pub const PUBLISHED_DEMO_PASSWORD: &str = "admin-demo-2568";
 
 /// Creates the first super admin `admin` when there is none (audited as `system`); prints a generated password once.
-pub async fn ensure_admin(db: &Db, configured_password: Option<&str>, now_ms: i64) -> Result<(), AppError> {
+pub(crate) async fn ensure_admin(db: &Db, configured_password: Option<&str>, now_ms: i64) -> Result<(), AppError> {
     if users::user_exists(db, "admin").await? {
         return Ok(());
     }
@@ -93,7 +93,7 @@ pub async fn ensure_admin(db: &Db, configured_password: Option<&str>, now_ms: i6
 }
 
 /// Whether the user `admin` still has the published demo password (its stored hash verifies against it).
-pub async fn admin_has_published_password(db: &Db) -> Result<bool, AppError> {
+pub(crate) async fn admin_has_published_password(db: &Db) -> Result<bool, AppError> {
     Ok(match users::password_hash_of(db, "admin").await? {
         Some(hash) => password::verify(PUBLISHED_DEMO_PASSWORD.to_string(), hash).await,
         None => false,
@@ -103,7 +103,7 @@ pub async fn admin_has_published_password(db: &Db) -> Result<bool, AppError> {
 /// A server about to listen on `addr` beyond loopback (`0.0.0.0`, a LAN address) while `admin` still has the
 /// published demo password: the refusal, saying how to set a password. Loopback is left alone (a demo on one's
 /// own machine).
-pub async fn refuse_published_password(db: &Db, addr: std::net::SocketAddr) -> Result<(), String> {
+pub(crate) async fn refuse_published_password(db: &Db, addr: std::net::SocketAddr) -> Result<(), String> {
     if addr.ip().is_loopback() {
         return Ok(());
     }

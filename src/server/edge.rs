@@ -34,27 +34,27 @@ use leptos::nonce::Nonce;
 use crate::server::error::AppError;
 use crate::server::AppState;
 
-pub use crate::server::auth::ClientAddr;
+pub(crate) use crate::server::auth::ClientAddr;
 
 /// Where the server functions live (the `prefix` of every `#[server]`).
-pub const SERVER_FN_PATH: &str = "/sfn/";
+pub(crate) const SERVER_FN_PATH: &str = "/sfn/";
 
 /// The session cookie's name.
-pub const SESSION_COOKIE: &str = "docnum_session";
+pub(crate) const SESSION_COOKIE: &str = "docnum_session";
 
 /// How a request reached the service, as far as the service can tell.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reached {
+pub(crate) struct Reached {
     /// The client: the TCP peer, or the address a trusted proxy forwarded for.
-    pub client: Option<IpAddr>,
+    pub(crate) client: Option<IpAddr>,
     /// `https` / `http` when known: `SECURE_COOKIES` says https; a trusted proxy's `X-Forwarded-Proto` says which.
-    pub scheme: Option<&'static str>,
+    pub(crate) scheme: Option<&'static str>,
     /// The host (and port) the request was sent to: `Host` (or a trusted proxy's `X-Forwarded-Host`).
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
 }
 
 impl Reached {
-    pub fn https(&self) -> bool {
+    pub(crate) fn https(&self) -> bool {
         self.scheme == Some("https")
     }
 }
@@ -72,7 +72,7 @@ pub const API_CSP: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 
 const HSTS: &str = "max-age=31536000";
 
 /// The middleware (wired in `http::router`, outside the sessions).
-pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+pub(crate) async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let reached = resolve(peer, req.headers(), req.uri(), &state.config.trusted_proxies, state.config.secure_cookies);
     if let Some(ip) = reached.client {
@@ -98,7 +98,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
 /// hydration and streaming scripts; the CSP header of the response names the same nonce. Called from the
 /// router's additional context, right after leptos_axum has provided the request parts (and a nonce of its own,
 /// which this one replaces).
-pub fn provide_nonce() {
+pub(crate) fn provide_nonce() {
     use leptos::prelude::{provide_context, use_context};
     if let Some(nonce) = use_context::<axum::http::request::Parts>().and_then(|p| p.extensions.get::<Nonce>().cloned()) {
         provide_context(nonce);
@@ -106,7 +106,7 @@ pub fn provide_nonce() {
 }
 
 /// The client, scheme and host of a request that came from `peer` (see the module documentation).
-pub fn resolve(peer: Option<IpAddr>, headers: &HeaderMap, uri: &Uri, trusted: &[IpNet], secure_cookies: bool) -> Reached {
+pub(crate) fn resolve(peer: Option<IpAddr>, headers: &HeaderMap, uri: &Uri, trusted: &[IpNet], secure_cookies: bool) -> Reached {
     let peer = peer.map(|p| p.to_canonical());
     let from_proxy = peer.is_some_and(|p| is_trusted(p, trusted));
     let client = match peer {
@@ -170,7 +170,7 @@ fn last_value(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
 }
 
 /// The refusals of the edge: a state change from another site (403), a server function body that is not JSON (415).
-pub fn check(method: &Method, path: &str, headers: &HeaderMap, reached: &Reached) -> Result<(), AppError> {
+pub(crate) fn check(method: &Method, path: &str, headers: &HeaderMap, reached: &Reached) -> Result<(), AppError> {
     if matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS) {
         return Ok(());
     }
@@ -251,7 +251,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// The policy of a page: scripts from the site and the inline ones with this response's nonce (Leptos' hydration
 /// and streaming scripts), WebAssembly compiled from the site, styles and images from the site, no plugins, no
 /// framing, forms and `<base>` only to the site. Under `cargo leptos watch` the live-reload socket is allowed.
-pub fn page_csp(nonce: &str) -> String {
+pub(crate) fn page_csp(nonce: &str) -> String {
     static CONNECT: OnceLock<&'static str> = OnceLock::new();
     let connect = CONNECT.get_or_init(|| if std::env::var_os("LEPTOS_WATCH").is_some() { "'self' ws: wss:" } else { "'self'" });
     format!(

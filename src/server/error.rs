@@ -8,11 +8,11 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::contract::ApiError;
-pub use crate::contract::ErrorCode;
+pub(crate) use crate::contract::ErrorCode;
 
 /// The cause of an internal failure. Shared (`Arc`), so that one failure can answer every job of a batch and
 /// `AppError` stays `Clone`.
-pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+pub(crate) type Cause = Arc<dyn std::error::Error + Send + Sync>;
 
 /// The errors' `Display` is their own message only; [`AppError::report`] adds the chain of causes (for logs).
 #[derive(Clone, Debug, thiserror::Error)]
@@ -87,9 +87,9 @@ pub enum AppError {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RemoteError {
     #[serde(flatten)]
-    pub answer: ApiError,
+    pub(crate) answer: ApiError,
     /// The English detail (`Display`), for logs and the §6 body's `detail`.
-    pub en: String,
+    pub(crate) en: String,
 }
 
 impl From<&AppError> for RemoteError {
@@ -101,47 +101,47 @@ impl From<&AppError> for RemoteError {
 /// The JSON error body of SPEC §6.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ErrorBody {
-    pub status_code: u16,
-    pub code: String,
-    pub error: String,
-    pub message: String,
+pub(crate) struct ErrorBody {
+    pub(crate) status_code: u16,
+    pub(crate) code: String,
+    pub(crate) error: String,
+    pub(crate) message: String,
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub retry_after: Option<u64>,
+    pub(crate) retry_after: Option<u64>,
     /// English detail for logs and developers.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub(crate) detail: Option<String>,
 }
 
 impl AppError {
-    pub fn validation(th: impl Into<String>, en: impl Into<String>) -> Self {
+    pub(crate) fn validation(th: impl Into<String>, en: impl Into<String>) -> Self {
         AppError::Validation { th: th.into(), en: en.into() }
     }
-    pub fn not_found(th: impl Into<String>, en: impl Into<String>) -> Self {
+    pub(crate) fn not_found(th: impl Into<String>, en: impl Into<String>) -> Self {
         AppError::NotFound { th: th.into(), en: en.into() }
     }
-    pub fn forbidden(en: impl Into<String>) -> Self {
+    pub(crate) fn forbidden(en: impl Into<String>) -> Self {
         AppError::Forbidden(en.into())
     }
     /// An internal failure with no underlying error (a broken invariant).
-    pub fn internal(message: impl Into<String>) -> Self {
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
         AppError::Internal { ref_id: new_ref_id(), message: message.into(), source: None }
     }
 
     /// An internal failure caused by `source`; `context` says what was being done.
-    pub fn internal_from(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn internal_from(context: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         AppError::Internal { ref_id: new_ref_id(), message: context.into(), source: Some(Arc::new(source)) }
     }
 
     /// A database failure; one failure may stand for several requests (a counter batch), hence the `Arc`.
-    pub fn database(source: Arc<sqlx::Error>) -> Self {
+    pub(crate) fn database(source: Arc<sqlx::Error>) -> Self {
         AppError::Database { ref_id: new_ref_id(), source }
     }
 
     /// The message followed by its chain of causes, `: `-separated: what logs and the error log record.
-    pub fn report(&self) -> String {
+    pub(crate) fn report(&self) -> String {
         report(self)
     }
 
@@ -174,12 +174,12 @@ impl AppError {
         }
     }
 
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         StatusCode::from_u16(self.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
     /// The message shown to people (Thai, SPEC §6).
-    pub fn message_th(&self) -> String {
+    pub(crate) fn message_th(&self) -> String {
         use AppError::*;
         match self {
             ConfigNotFound(_) => "ไม่พบการตั้งค่ารูปแบบเลขที่เอกสาร".into(),
@@ -212,7 +212,7 @@ impl AppError {
         }
     }
 
-    pub fn reference(&self) -> Option<&str> {
+    pub(crate) fn reference(&self) -> Option<&str> {
         match self {
             AppError::Database { ref_id, .. } | AppError::Internal { ref_id, .. } => Some(ref_id),
             AppError::Remote(r) => r.answer.reference.as_deref(),
@@ -220,7 +220,7 @@ impl AppError {
         }
     }
 
-    pub fn retry_after(&self) -> Option<u64> {
+    pub(crate) fn retry_after(&self) -> Option<u64> {
         match self {
             AppError::LockTimeout { retry_after_secs, .. } | AppError::RateLimited { retry_after_secs, .. } => Some(*retry_after_secs),
             AppError::Remote(r) => r.answer.retry_after,
@@ -229,7 +229,7 @@ impl AppError {
     }
 
     /// The error-log type of SPEC §7, for the errors worth recording there.
-    pub fn log_type(&self) -> Option<&'static str> {
+    pub(crate) fn log_type(&self) -> Option<&'static str> {
         // by code, so that an error a counter's lock holder answered (`Remote`) is logged as the holder's own
         Some(match self.code() {
             ErrorCode::LockTimeout => "LOCK_TIMEOUT",
@@ -246,7 +246,7 @@ impl AppError {
         })
     }
 
-    pub fn body(&self) -> ErrorBody {
+    pub(crate) fn body(&self) -> ErrorBody {
         let (status, code) = (self.status(), self.code());
         let detail = match code {
             ErrorCode::DbError | ErrorCode::InternalError => None, // never leak internals (a lock holder's neither)
@@ -298,7 +298,7 @@ impl From<sqlx::Error> for AppError {
 
 /// A database error inside a transaction that the operation retries: a lost race (MariaDB deadlock, lock wait
 /// timeout) becomes a version conflict; anything else is a database error.
-pub fn lost_race_as_conflict(e: sqlx::Error) -> AppError {
+pub(crate) fn lost_race_as_conflict(e: sqlx::Error) -> AppError {
     match crate::server::db::failure::classify(&e) {
         crate::server::db::failure::DbFailure::RetryableConflict => AppError::VersionConflict("a transaction that lost a race to another".into()),
         _ => e.into(),
@@ -322,7 +322,7 @@ pub fn report(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// A reference id people can quote to an administrator: `ERR-YYYYMMDD-HHMM-XXXX`.
-pub fn new_ref_id() -> String {
+pub(crate) fn new_ref_id() -> String {
     use rand::Rng;
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     let mut rng = rand::thread_rng();
@@ -333,7 +333,7 @@ pub fn new_ref_id() -> String {
 /// JSON body extractor whose rejections (malformed JSON, wrong types, wrong content type) answer with
 /// the error body of SPEC §6 instead of axum's plain-text defaults.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ApiJson<T>(pub T);
+pub(crate) struct ApiJson<T>(pub(crate) T);
 
 impl<T, S> axum::extract::FromRequest<S> for ApiJson<T>
 where
@@ -377,7 +377,7 @@ where
 
 /// The media type a request names in `Content-Type`, without its parameters, in lower case (`text/csv` for
 /// `Text/CSV; charset=utf-8`); None without one.
-pub fn media_type(headers: &axum::http::HeaderMap) -> Option<String> {
+pub(crate) fn media_type(headers: &axum::http::HeaderMap) -> Option<String> {
     let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
     Some(value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
 }
@@ -456,7 +456,7 @@ impl<T: Serialize> IntoResponse for ApiJson<T> {
 }
 
 /// Path extractor whose rejections (e.g. `/configs/abc` where a number is expected) answer with the §6 body.
-pub struct ApiPath<T>(pub T);
+pub(crate) struct ApiPath<T>(pub(crate) T);
 
 impl<T, S> axum::extract::FromRequestParts<S> for ApiPath<T>
 where
@@ -474,7 +474,7 @@ where
 }
 
 /// Query-string extractor with the §6 error body.
-pub struct ApiQuery<T>(pub T);
+pub(crate) struct ApiQuery<T>(pub(crate) T);
 
 impl<T, S> axum::extract::FromRequestParts<S> for ApiQuery<T>
 where
@@ -493,35 +493,63 @@ where
 
 // ---- the one retry loop ----
 
-/// How an operation that failed is tried again: how many more times, and the pause before each try. Lost races (a
-/// version conflict, a transaction the database rolled back) are tried again this way by the counter transaction, the
-/// template store and the retention job's audit row.
+/// How an operation that failed is tried again: how many more times, and the pause before each try. Every retry of
+/// the service takes its policy from here: the counter transaction's lost races ([`Retry::run`] for the
+/// administrative writes, [`Retry::pause_before`] in the committers' batch loop, which threads its attempt through
+/// a committer and so cannot hand over a closure), the committers' lost connections, the template store and the
+/// retention job's audit row.
 #[derive(Clone, Copy, Debug)]
-pub struct Retry {
+pub(crate) struct Retry {
     /// Tries after the first.
-    pub times: u32,
-    /// Before try `n` (from 1): a random pause of 1 to `jitter_ms × n` ms, so racers part; 0 = none.
-    pub jitter_ms: u64,
+    pub(crate) times: u32,
+    pub(crate) pause: Pause,
+}
+
+/// The pause before try `n` (from 1) after the first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pause {
+    /// At once.
+    None,
+    /// A random pause of 1 to `ms × n` ms, so racers part.
+    Jitter(u64),
+    /// `ms`, then twice that, and so on: a lost connection given time to come back.
+    Doubling(u64),
 }
 
 impl Retry {
+    /// The pause before the next try when `tried` retries have been made already; None when none is left.
+    pub(crate) fn pause_before(self, tried: u32) -> Option<std::time::Duration> {
+        if tried >= self.times {
+            return None;
+        }
+        let n = u64::from(tried) + 1;
+        let ms = match self.pause {
+            Pause::None => 0,
+            Pause::Jitter(ms) if ms > 0 => rand::Rng::gen_range(&mut rand::thread_rng(), 1..=ms * n),
+            Pause::Jitter(_) => 0,
+            Pause::Doubling(ms) => ms.saturating_mul(1 << tried.min(16)),
+        };
+        Some(std::time::Duration::from_millis(ms))
+    }
+
     /// Runs `op` until it succeeds, fails with an error that `retryable` refuses, or has been tried `times` more.
-    pub async fn run<T, F, Fut>(self, retryable: impl Fn(&AppError) -> bool, mut op: F) -> Result<T, AppError>
+    pub(crate) async fn run<T, F, Fut>(self, retryable: impl Fn(&AppError) -> bool, mut op: F) -> Result<T, AppError>
     where
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<T, AppError>>,
     {
-        let mut tries = 0;
+        let mut tried = 0;
         loop {
             match op().await {
-                Err(e) if tries < self.times && retryable(&e) => {
-                    tries += 1;
-                    if self.jitter_ms > 0 {
-                        use rand::Rng;
-                        let pause = rand::thread_rng().gen_range(1..=self.jitter_ms * u64::from(tries));
-                        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+                Err(e) if retryable(&e) => match self.pause_before(tried) {
+                    Some(pause) => {
+                        tried += 1;
+                        if !pause.is_zero() {
+                            tokio::time::sleep(pause).await;
+                        }
                     }
-                }
+                    None => return Err(e),
+                },
                 other => return other,
             }
         }
@@ -529,7 +557,7 @@ impl Retry {
 }
 
 /// Whether an error is a lost race: a version conflict (the store maps the database's own to it).
-pub fn is_lost_race(e: &AppError) -> bool {
+pub(crate) fn is_lost_race(e: &AppError) -> bool {
     matches!(e, AppError::VersionConflict(_))
 }
 
@@ -538,21 +566,21 @@ pub fn is_lost_race(e: &AppError) -> bool {
 /// An import that was refused: the §6 error body, with the per-row report when the rows could be read
 /// (`code` = `IMPORT_REJECTED`; nothing was changed).
 #[derive(Serialize, utoipa::ToSchema)]
-pub struct ImportRejected {
+pub(crate) struct ImportRejected {
     #[serde(flatten)]
-    pub error: ErrorBody,
+    pub(crate) error: ErrorBody,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub report: Option<crate::contract::import::ImportReport>,
+    pub(crate) report: Option<crate::contract::import::ImportReport>,
 }
 
 /// The body as text, at most `limit` bytes (413 with the §6 body beyond), valid UTF-8 (else 400).
-pub async fn body_text(request: axum::extract::Request, limit: usize) -> Result<String, AppError> {
+pub(crate) async fn body_text(request: axum::extract::Request, limit: usize) -> Result<String, AppError> {
     let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| AppError::PayloadTooLarge)?;
     String::from_utf8(bytes.to_vec()).map_err(|_| AppError::validation("ข้อมูลที่ส่งมาต้องเป็นข้อความ UTF-8", "the body is not UTF-8 text"))
 }
 
 /// 200 with the report, or — when an import to apply had refused rows — 400 with the §6 body and the report.
-pub fn report_response(report: crate::contract::import::ImportReport) -> Response {
+pub(crate) fn report_response(report: crate::contract::import::ImportReport) -> Response {
     if report.dry_run || report.applied {
         return axum::Json(report).into_response();
     }
@@ -569,16 +597,18 @@ pub fn report_response(report: crate::contract::import::ImportReport) -> Respons
 // ---- the error answers of the OpenAPI document, derived from the codes an operation can return ----
 
 /// Any request can end in a failure of the service (500; the body carries a reference, never the cause).
-pub const FAILURES: &[ErrorCode] = &[ErrorCode::DbError, ErrorCode::InternalError];
+pub(crate) const FAILURES: &[ErrorCode] = &[ErrorCode::DbError, ErrorCode::InternalError];
 /// A request that needs a caller: none, or an expired one (401); a role, a project or a cross-site cookie that
 /// does not allow it (403).
-pub const SIGNED_IN: &[ErrorCode] = &[ErrorCode::Unauthenticated, ErrorCode::Forbidden];
+pub(crate) const SIGNED_IN: &[ErrorCode] = &[ErrorCode::Unauthenticated, ErrorCode::Forbidden];
 /// A request with a JSON body, a path id or a query string: one that does not read (400), a body over the bound (413).
-pub const INPUT: &[ErrorCode] = &[ErrorCode::ValidationError, ErrorCode::PayloadTooLarge];
+pub(crate) const INPUT: &[ErrorCode] = &[ErrorCode::ValidationError, ErrorCode::PayloadTooLarge];
 
 /// The OpenAPI `responses` of an operation that can answer `codes`: one per HTTP status, each the §6 body whose
 /// `error` is one of that status's codes, with `Retry-After` where the answer tells a wait.
-pub fn error_responses(codes: &[ErrorCode]) -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
+pub(crate) fn error_responses(
+    codes: &[ErrorCode],
+) -> std::collections::BTreeMap<String, utoipa::openapi::RefOr<utoipa::openapi::response::Response>> {
     use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, SchemaType, Type};
     use utoipa::openapi::{ContentBuilder, HeaderBuilder, Ref, ResponseBuilder};
     let mut by_status: std::collections::BTreeMap<u16, Vec<ErrorCode>> = Default::default();
@@ -618,7 +648,7 @@ pub fn error_responses(codes: &[ErrorCode]) -> std::collections::BTreeMap<String
 }
 
 /// Declares, once, a set of error codes that operations answer with: a type for `#[utoipa::path(responses(…, Set))]`
-/// whose OpenAPI answers [`error_responses`] derives. `error_set!(pub Name: BASE, OTHER_BASE; Code, Code)`: the base
+/// whose OpenAPI answers [`error_responses`] derives. `error_set!(pub(crate) Name: BASE, OTHER_BASE; Code, Code)`: the base
 /// sets (consts of codes) and the set's own codes.
 macro_rules! error_set {
     ($(#[$doc:meta])* $vis:vis $name:ident: $($base:ident),* ; $($code:ident),* $(,)?) => {
@@ -626,7 +656,7 @@ macro_rules! error_set {
         $vis struct $name;
         impl $name {
             /// Every code of the set.
-            pub fn codes() -> Vec<$crate::contract::ErrorCode> {
+            pub(crate) fn codes() -> Vec<$crate::contract::ErrorCode> {
                 let mut codes: Vec<$crate::contract::ErrorCode> = Vec::new();
                 $(codes.extend_from_slice($base);)*
                 let own: &[$crate::contract::ErrorCode] = &[$($crate::contract::ErrorCode::$code),*];
@@ -667,6 +697,34 @@ error_set!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_retry_policy_allows_its_tries_and_pauses_as_it_says() {
+        let doubling = Retry { times: 3, pause: Pause::Doubling(100) };
+        let pauses: Vec<_> = (0..5).map(|tried| doubling.pause_before(tried)).collect();
+        let ms = |n| Some(Duration::from_millis(n));
+        assert_eq!(pauses, vec![ms(100), ms(200), ms(400), None, None]);
+        let at_once = Retry { times: 2, pause: Pause::None };
+        assert_eq!((0..3).map(|t| at_once.pause_before(t)).collect::<Vec<_>>(), vec![ms(0), ms(0), None]);
+        for tried in 0..4 {
+            let p = Retry { times: 4, pause: Pause::Jitter(5) }.pause_before(tried).unwrap();
+            assert!((1..=5 * (u64::from(tried) + 1)).contains(&(p.as_millis() as u64)), "{p:?} before try {tried}");
+        }
+    }
+
+    #[tokio::test]
+    async fn run_stops_after_its_tries_and_returns_the_last_error() {
+        let tries = std::sync::atomic::AtomicU32::new(0);
+        let out: Result<(), AppError> = Retry { times: 2, pause: Pause::None }
+            .run(is_lost_race, || async {
+                tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Err(AppError::VersionConflict("k".into()))
+            })
+            .await;
+        assert!(matches!(out, Err(AppError::VersionConflict(_))));
+        assert_eq!(tries.into_inner(), 3, "the first try and two more");
+    }
 
     #[test]
     fn a_database_error_keeps_its_source_but_the_body_shows_only_the_reference() {

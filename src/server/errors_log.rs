@@ -7,29 +7,29 @@ use crate::server::db::Db;
 use crate::server::error::AppError;
 
 /// Repeats of one error (same caller, code, message and project) within this window write one row.
-pub const REPEAT_WINDOW_MS: i64 = 60_000;
+pub(crate) const REPEAT_WINDOW_MS: i64 = 60_000;
 /// Longest text kept of each string in a row's context (the request that failed, …).
 pub const MAX_CONTEXT_TEXT_CHARS: usize = 200;
 /// Most items kept of each array or object in the context, and how deep it is kept.
 const MAX_CONTEXT_ITEMS: usize = 20;
 const MAX_CONTEXT_DEPTH: usize = 4;
 /// Longest context stored, whatever its shape.
-pub const MAX_CONTEXT_CHARS: usize = 4000;
+pub(crate) const MAX_CONTEXT_CHARS: usize = 4000;
 /// Most distinct errors remembered for the repeat window (then the expired ones are dropped, or all).
 const MAX_RECENT: usize = 10_000;
 
 /// Who a failing request came from, as the log keeps it (`auth::Caller::who` makes one).
-pub struct Who {
+pub(crate) struct Who {
     /// The name shown: a username, or `token:<name>` for an API token.
-    pub name: String,
+    pub(crate) name: String,
     /// The user's id, when a person.
-    pub user_id: Option<i64>,
+    pub(crate) user_id: Option<i64>,
     /// The client address.
-    pub ip: Option<String>,
+    pub(crate) ip: Option<String>,
 }
 
 #[derive(Clone)]
-pub struct ErrorLog {
+pub(crate) struct ErrorLog {
     db: Db,
     clock: std::sync::Arc<crate::server::clock::Clock>,
     repeats: std::sync::Arc<Repeats>,
@@ -56,7 +56,7 @@ struct Recent {
 }
 
 impl ErrorLog {
-    pub fn new(db: Db, clock: std::sync::Arc<crate::server::clock::Clock>) -> ErrorLog {
+    pub(crate) fn new(db: Db, clock: std::sync::Arc<crate::server::clock::Clock>) -> ErrorLog {
         let (outages, events) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(write_outages(db.clone(), events));
         ErrorLog { db, clock, repeats: Default::default(), outages }
@@ -64,18 +64,18 @@ impl ErrorLog {
 
     /// Redis lost its quorum (SPEC §7 REDIS_ERROR): one row per outage, however many requests fall back to the
     /// database lock meanwhile. No new row while an earlier outage's row is still open (another instance's).
-    pub fn redis_outage_began(&self, detail: &str) {
+    pub(crate) fn redis_outage_began(&self, detail: &str) {
         crate::server::metrics::error_seen("REDIS_ERROR");
         let _ = self.outages.send(Outage::Began { at_ms: self.clock.now_ms(), detail: detail.chars().take(500).collect() });
     }
 
     /// Redis answers again: the open outage row is marked resolved at this time.
-    pub fn redis_outage_ended(&self) {
+    pub(crate) fn redis_outage_ended(&self) {
         let _ = self.outages.send(Outage::Ended { at_ms: self.clock.now_ms() });
     }
 
     /// [`ErrorLog::record_in`] for an error of no known project (super admins see it).
-    pub fn record(&self, error: &AppError, who: &Who, context: serde_json::Value) {
+    pub(crate) fn record(&self, error: &AppError, who: &Who, context: serde_json::Value) {
         self.record_in(error, who, None, context)
     }
 
@@ -83,7 +83,7 @@ impl ErrorLog {
     /// failing request when known, off the request path. The context's texts are clipped; an error without a
     /// reference id repeated by the same caller within [`REPEAT_WINDOW_MS`] is written once, the next row after
     /// the window saying how many repeats were skipped.
-    pub fn record_in(&self, error: &AppError, who: &Who, project_id: Option<i64>, context: serde_json::Value) {
+    pub(crate) fn record_in(&self, error: &AppError, who: &Who, project_id: Option<i64>, context: serde_json::Value) {
         let Some(error_type) = error.log_type() else { return };
         crate::server::metrics::error_seen(error_type);
         let code = error.code().code();
@@ -248,7 +248,7 @@ impl From<StoredError> for ErrorRow {
 
 /// The error log, newest first, filtered by type and (optionally) unresolved only; kept to the rows of `projects`
 /// (None: every row).
-pub async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let mut filter = Conditions::default();
     if let Some(projects) = projects {
@@ -278,7 +278,7 @@ pub async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) -> Result
 
 /// Marks an error as dealt with at `now_ms`, if it is one of `projects`' rows (None: any); 404 when there is no such
 /// unresolved error.
-pub async fn resolve(db: &Db, now_ms: i64, projects: Option<&[i64]>, id: i64) -> Result<(), AppError> {
+pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[i64]>, id: i64) -> Result<(), AppError> {
     let mut filter = Conditions::default();
     filter.and("id = ?", [id.into()]).and("resolved_at IS NULL", []);
     if let Some(projects) = projects {

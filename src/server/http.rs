@@ -33,7 +33,7 @@ use crate::server::{admin_ops, auth, bundle, edge, import, inflight, metrics, nu
     components(schemas(ErrorBody)),
     modifiers(&Security)
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// Authentication: an API token (`Authorization: Bearer …`) or the session cookie of `POST /api/v1/auth/login`
 /// (state-changing requests with the cookie must come from the service's own pages: `Origin`).
@@ -59,13 +59,13 @@ impl utoipa::Modify for Security {
 }
 
 /// The largest JSON body the API reads; anything bigger is 413 with the §6 body.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The largest server-function body: the bulk import's text (JSON-escaped, with room for escapes)
 /// plus the other fields.
 pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES + 64 * 1024;
 
-pub use edge::{SERVER_FN_PATH, SESSION_COOKIE};
+pub(crate) use edge::{SERVER_FN_PATH, SESSION_COOKIE};
 
 /// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
 /// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
@@ -81,12 +81,12 @@ async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middlew
 }
 
 /// Where the REST API is mounted.
-pub const API_PREFIX: &str = "/api/v1";
+pub(crate) const API_PREFIX: &str = "/api/v1";
 
 /// The REST API (under [`API_PREFIX`]) and its OpenAPI document, both built from the same routers: every route
 /// registered with `routes!` brings its `#[utoipa::path]` (paths, parameters, bodies, responses) into the
 /// document. Also the JSON 404 and the body bound (the imports read their bodies with their own, larger limits).
-pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let features = OpenApiRouter::new()
         .merge(auth::http::router())
         .merge(numbering::http::router())
@@ -108,7 +108,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The REST API with `/api/v1/openapi.json`; merged into the whole application (its paths carry the prefix).
-pub fn api_router() -> Router<AppState> {
+pub(crate) fn api_router() -> Router<AppState> {
     let (router, doc) = api();
     let doc = std::sync::Arc::new(doc);
     router.route(&format!("{API_PREFIX}/openapi.json"), get(move || std::future::ready(Json(doc.as_ref().clone()))))
@@ -248,7 +248,7 @@ async fn pages_need_a_session(
 }
 
 /// The whole application: API, server functions, pages, static files, sessions.
-pub fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
+pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store: Store) -> Router {
     let routes = route_list();
     let options = state.leptos_options.clone();
     let sessions = SessionManagerLayer::new(session_store)

@@ -18,16 +18,16 @@ use axum::response::Response;
 use http_body::{Frame, SizeHint};
 
 /// The route label of a request that matched no route (the 404 page, a file of the site root).
-pub const UNMATCHED: &str = "other";
+pub(crate) const UNMATCHED: &str = "other";
 
 #[derive(Default)]
-pub struct InFlight {
+pub(crate) struct InFlight {
     next_id: AtomicU64,
     requests: Mutex<HashMap<u64, (Arc<str>, Instant)>>,
 }
 
 /// One request in flight, as long as it is alive.
-pub struct Tracked {
+pub(crate) struct Tracked {
     registry: Arc<InFlight>,
     id: u64,
 }
@@ -39,14 +39,14 @@ impl Drop for Tracked {
 }
 
 impl InFlight {
-    pub fn begin(self: &Arc<Self>, route: Arc<str>) -> Tracked {
+    pub(crate) fn begin(self: &Arc<Self>, route: Arc<str>) -> Tracked {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.requests.lock().unwrap_or_else(|e| e.into_inner()).insert(id, (route, Instant::now()));
         Tracked { registry: self.clone(), id }
     }
 
     /// Every request in flight with its age, oldest first.
-    pub fn snapshot(&self) -> Vec<(Arc<str>, Duration)> {
+    pub(crate) fn snapshot(&self) -> Vec<(Arc<str>, Duration)> {
         let now = Instant::now();
         let mut all: Vec<_> =
             self.requests.lock().unwrap_or_else(|e| e.into_inner()).values().map(|(route, since)| (route.clone(), now - *since)).collect();
@@ -55,7 +55,7 @@ impl InFlight {
     }
 
     /// Per route: the age of its oldest request in flight and how many there are.
-    pub fn oldest_by_route(&self) -> Vec<(Arc<str>, Duration, usize)> {
+    pub(crate) fn oldest_by_route(&self) -> Vec<(Arc<str>, Duration, usize)> {
         let mut by_route: HashMap<Arc<str>, (Duration, usize)> = HashMap::new();
         for (route, age) in self.snapshot() {
             let entry = by_route.entry(route).or_default();
@@ -65,17 +65,13 @@ impl InFlight {
         by_route.into_iter().map(|(route, (age, n))| (route, age, n)).collect()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.requests.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
 /// Middleware (per route, so the route's pattern is known): counts the request until its answer is sent or dropped.
-pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Next) -> Response {
+pub(crate) async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Next) -> Response {
     let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
     let tracked = registry.begin(route);
     let response = next.run(req).await;
@@ -86,13 +82,13 @@ pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Ne
 /// An answer's body with something that must last as long as it: the guard is dropped right after the body (fields drop
 /// in declaration order), whether the last frame went or the client hung up. Its size hint is the body's own: without
 /// it hyper would send every answer chunked, without Content-Length.
-pub struct BodyWith<G> {
+pub(crate) struct BodyWith<G> {
     body: Body,
     _guard: G,
 }
 
 impl<G: Unpin + Send + 'static> BodyWith<G> {
-    pub fn wrap(body: Body, guard: G) -> Body {
+    pub(crate) fn wrap(body: Body, guard: G) -> Body {
         Body::new(BodyWith { body, _guard: guard })
     }
 }

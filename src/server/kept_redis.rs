@@ -10,7 +10,7 @@ use redis::aio::MultiplexedConnection;
 /// How long a server is left alone after a failure.
 const REST_MS: i64 = 1000;
 
-pub struct KeptRedis {
+pub(crate) struct KeptRedis {
     client: redis::Client,
     slot: tokio::sync::Mutex<Option<MultiplexedConnection>>,
     /// Until when (system clock, ms) the server is left alone after a failure.
@@ -18,23 +18,23 @@ pub struct KeptRedis {
 }
 
 impl KeptRedis {
-    pub fn new(client: redis::Client) -> KeptRedis {
+    pub(crate) fn new(client: redis::Client) -> KeptRedis {
         KeptRedis { client, slot: tokio::sync::Mutex::new(None), rest_until_ms: AtomicI64::new(0) }
     }
 
     /// Whether the server is being left alone after a failure (the caller does without it meanwhile).
-    pub fn resting(&self) -> bool {
+    pub(crate) fn resting(&self) -> bool {
         chrono::Utc::now().timestamp_millis() < self.rest_until_ms.load(Ordering::Relaxed)
     }
 
     /// After a failed or timed-out command: the next `get` connects afresh, and not before a second has passed.
-    pub async fn failed(&self) {
+    pub(crate) async fn failed(&self) {
         self.reset().await;
         self.rest_until_ms.store(chrono::Utc::now().timestamp_millis() + REST_MS, Ordering::Relaxed);
     }
 
     /// The kept connection (a cheap clone: commands multiplex over one socket), connecting when there is none.
-    pub async fn get(&self) -> redis::RedisResult<MultiplexedConnection> {
+    pub(crate) async fn get(&self) -> redis::RedisResult<MultiplexedConnection> {
         let mut slot = self.slot.lock().await;
         if let Some(c) = slot.as_ref() {
             return Ok(c.clone());
@@ -45,7 +45,7 @@ impl KeptRedis {
     }
 
     /// After an error or a timeout: the next `get` connects afresh.
-    pub async fn reset(&self) {
+    pub(crate) async fn reset(&self) {
         *self.slot.lock().await = None;
     }
 }

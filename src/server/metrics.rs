@@ -46,13 +46,13 @@ pub const LOCK_FALLBACK_ACTIVE: &str = "docnum_lock_fallback_active";
 pub const DB_POOL_CONNECTIONS: &str = "docnum_db_pool_connections";
 pub const DB_POOL_MAX: &str = "docnum_db_pool_max_connections";
 pub const SEQUENCE_UTILIZATION: &str = "docnum_sequence_utilization_ratio";
-pub const ERRORS: &str = "docnum_errors_total";
-pub const FORWARDED: &str = "docnum_forwarded_jobs_total";
-pub const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
-pub const BEHIND_WITNESS: &str = "docnum_counter_behind_witness_total";
-pub const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
-pub const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
-pub const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
+pub(crate) const ERRORS: &str = "docnum_errors_total";
+pub(crate) const FORWARDED: &str = "docnum_forwarded_jobs_total";
+pub(crate) const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
+pub(crate) const BEHIND_WITNESS: &str = "docnum_counter_behind_witness_total";
+pub(crate) const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
+pub(crate) const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
+pub(crate) const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
 pub const DB_WRITABLE: &str = "docnum_database_writable";
 pub const DB_PRIMARY_SWITCHES: &str = "docnum_database_primary_switches_total";
 
@@ -85,7 +85,7 @@ pub const FAMILIES: &[&str] = &[
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
-pub const ERROR_TYPES: &[&str] = &[
+pub(crate) const ERROR_TYPES: &[&str] = &[
     "DB_ERROR",
     "LOCK_TIMEOUT",
     "VERSION_CONFLICT",
@@ -98,9 +98,9 @@ pub const ERROR_TYPES: &[&str] = &[
 ];
 
 /// The type label for a request whose correspondence type could not be resolved.
-pub const UNKNOWN: &str = "unknown";
+pub(crate) const UNKNOWN: &str = "unknown";
 /// The status label of a successful generation.
-pub const SUCCESS: &str = "success";
+pub(crate) const SUCCESS: &str = "success";
 
 /// Which lock a counter batch ran under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +114,7 @@ pub enum LockKind {
 }
 
 impl LockKind {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             LockKind::Local => "local",
             LockKind::Redis => "redis",
@@ -125,10 +125,10 @@ impl LockKind {
 
 /// The `outcome` label of [`FORWARDED`]: jobs this instance sent to a counter's lock holder and got answered, could
 /// not deliver (then served here), or sent without an answer (the callers got 503); and jobs it received as holder.
-pub const FORWARD_OUTCOMES: &[&str] = &["answered", "not_delivered", "unanswered", "received"];
+pub(crate) const FORWARD_OUTCOMES: &[&str] = &["answered", "not_delivered", "unanswered", "received"];
 
 /// The reasons [`lock_failed`] records; anything else is recorded as `other`.
-pub const LOCK_FAILURE_REASONS: &[&str] = &["timeout", "redis_down", "error"];
+pub(crate) const LOCK_FAILURE_REASONS: &[&str] = &["timeout", "redis_down", "error"];
 
 // ---- the recorded series ----
 
@@ -262,7 +262,7 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
 
 /// A failure of an error-log type happened (counted whether or not the log writes a row for it); a type outside
 /// [`ERROR_TYPES`] is counted as `other`.
-pub fn error_seen(error_type: &str) {
+pub(crate) fn error_seen(error_type: &str) {
     let label = if ERROR_TYPES.contains(&error_type) { error_type } else { "other" };
     RECORDED.errors.with_label_values(&[label]).inc();
 }
@@ -284,22 +284,22 @@ pub fn lock_failed(reason: &str) {
 }
 
 /// `jobs` counter jobs forwarded (or received) with this outcome, one of [`FORWARD_OUTCOMES`].
-pub fn forwarded(outcome: &'static str, jobs: usize) {
+pub(crate) fn forwarded(outcome: &'static str, jobs: usize) {
     RECORDED.forwarded.with_label_values(&[outcome]).inc_by(jobs as u64);
 }
 
 /// A counter batch was refused: the database is behind the counter's witness.
-pub fn behind_witness() {
+pub(crate) fn behind_witness() {
     RECORDED.behind_witness.inc();
 }
 
 /// A login was refused during a throttle wait.
-pub fn login_throttled() {
+pub(crate) fn login_throttled() {
     RECORDED.login_throttled.inc();
 }
 
 /// One transaction committed the batches of `batches` counters.
-pub fn commit_group(batches: usize) {
+pub(crate) fn commit_group(batches: usize) {
     RECORDED.commit_group.observe(batches as f64);
 }
 
@@ -317,9 +317,9 @@ pub enum GroupPhase {
 }
 
 impl GroupPhase {
-    pub const ALL: [GroupPhase; 4] = [GroupPhase::Read, GroupPhase::Plan, GroupPhase::Write, GroupPhase::Commit];
+    pub(crate) const ALL: [GroupPhase; 4] = [GroupPhase::Read, GroupPhase::Plan, GroupPhase::Write, GroupPhase::Commit];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             GroupPhase::Read => "read",
             GroupPhase::Plan => "plan",
@@ -343,18 +343,18 @@ pub fn batch(size: usize, retries: u32) {
 
 /// One number request finished. `type_code` must be a correspondence type code from the reference data
 /// (or [`UNKNOWN`]); `status` is [`SUCCESS`] or an error name ([`status_of`]).
-pub fn generation(type_code: &str, status: &str, latency: Duration) {
+pub(crate) fn generation(type_code: &str, status: &str, latency: Duration) {
     RECORDED.generation.with_label_values(&[type_code, status]).observe(latency.as_secs_f64());
 }
 
 /// `n` numbers of correspondence type `type_code` were issued (committed).
-pub fn issued(type_code: &str, n: u64) {
+pub(crate) fn issued(type_code: &str, n: u64) {
     RECORDED.issued.with_label_values(&[type_code]).inc_by(n);
 }
 
 /// The status label of a result: [`SUCCESS`], or the error's name (`VALIDATION_ERROR`, `LOCK_TIMEOUT`, …: a
 /// fixed set, see `AppError::kind`).
-pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
+pub(crate) fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
     match result {
         Ok(_) => SUCCESS,
         Err(e) => e.code().name(),
@@ -365,19 +365,19 @@ pub fn status_of<T>(result: &Result<T, AppError>) -> &'static str {
 
 /// What a scrape reports of the running service beyond the recorded series, as plain values gathered by the edge
 /// (`http::scrape_metrics`) from the parts that know them.
-pub struct Snapshot<'a> {
+pub(crate) struct Snapshot<'a> {
     /// With `REDIS_URLS`: whether a quorum answers PING now ([`redis_quorum_answers`]), and whether numbering
     /// currently runs on the database-lock fallback.
-    pub redis: Option<(bool, bool)>,
-    pub db: &'a Db,
+    pub(crate) redis: Option<(bool, bool)>,
+    pub(crate) db: &'a Db,
     /// Per route: the age of its oldest request in flight and how many there are.
-    pub in_flight: Vec<(std::sync::Arc<str>, Duration, usize)>,
+    pub(crate) in_flight: Vec<(std::sync::Arc<str>, Duration, usize)>,
     /// Per correspondence type, the fullest counter of the current period (None: the query failed or took too long).
-    pub utilization: Option<Vec<(String, f64)>>,
+    pub(crate) utilization: Option<Vec<(String, f64)>>,
 }
 
 /// `/metrics`' answer: the recorded series and the snapshot's gauges, in the text format.
-pub fn scrape(snapshot: Snapshot<'_>) -> Response {
+pub(crate) fn scrape(snapshot: Snapshot<'_>) -> Response {
     let encoder = TextEncoder::new();
     let mut families = RECORDED.registry.gather();
     families.extend(scrape_time(snapshot).gather());
@@ -393,7 +393,7 @@ pub fn scrape(snapshot: Snapshot<'_>) -> Response {
 }
 
 /// Whether the request carries `Authorization: Bearer <expected>` (`METRICS_TOKEN`), compared in constant time.
-pub fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
+pub(crate) fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
     let Some(given) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -407,7 +407,7 @@ pub fn bearer_matches(headers: &HeaderMap, expected: &str) -> bool {
 }
 
 /// The answer to a scrape without the token `METRICS_TOKEN` asks for.
-pub fn unauthorized() -> Response {
+pub(crate) fn unauthorized() -> Response {
     let mut r = (StatusCode::UNAUTHORIZED, "metrics: Authorization: Bearer <METRICS_TOKEN> required\n").into_response();
     r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     r
@@ -499,7 +499,7 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
 }
 
 /// Whether a quorum of `urls` answers PING within 250 ms (fresh connections: this runs once per scrape).
-pub async fn redis_quorum_answers(urls: &[String]) -> bool {
+pub(crate) async fn redis_quorum_answers(urls: &[String]) -> bool {
     let pings = urls.iter().map(|url| async move {
         let ping = async {
             let client = redis::Client::open(url.as_str())?;

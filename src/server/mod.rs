@@ -1,10 +1,10 @@
 //! The server half (feature `ssr`): storage, the numbering engine, access control and HTTP.
 
-pub mod admin_ops;
+pub(crate) mod admin_ops;
 pub mod audit;
 pub mod auth;
 // the browser bundle under /pkg: hashed names, precompressed files, cache headers
-pub mod bundle;
+pub(crate) mod bundle;
 pub mod clock;
 pub mod config;
 pub mod db;
@@ -14,7 +14,7 @@ pub mod edge;
 pub mod error;
 pub mod errors_log;
 pub mod http;
-pub mod kept_redis;
+pub(crate) mod kept_redis;
 // --- observability (SPEC §10): Prometheus metrics and /metrics ---
 pub mod metrics;
 pub mod numbering;
@@ -22,16 +22,16 @@ pub mod reference;
 // what ages out (SPEC §7): the daily prune, one instance at a time, and `docnum prune`
 pub mod retention;
 pub mod run;
-pub mod seed_paths;
-pub mod sfn;
-pub mod templates;
-pub mod workflow;
+pub(crate) mod seed_paths;
+pub(crate) mod sfn;
+pub(crate) mod templates;
+pub(crate) mod workflow;
 // bulk import of counters and legacy numbers
-pub mod import;
+pub(crate) mod import;
 // the requests in flight: the watchdog's gauge, and what a stop past its deadline reports
-pub mod inflight;
+pub(crate) mod inflight;
 // a page render's reactive tree, cleaned up when its client hangs up
-pub mod page_owner;
+pub(crate) mod page_owner;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,21 +67,21 @@ impl std::ops::Deref for AppState {
 /// The parts of [`AppState`].
 pub struct Services {
     pub db: Db,
-    pub clock: Arc<Clock>,
+    pub(crate) clock: Arc<Clock>,
     pub engine: Arc<Engine>,
     pub reference: Arc<ReferenceCache>,
     /// Callers, tokens, logins (`auth`): the database, the clock, the token cache, the login throttle.
-    pub access: Arc<Access>,
+    pub(crate) access: Arc<Access>,
     /// The numbering requests' handles (`numbering::Numbering`): the engine, the rate limits, the cluster secret.
-    pub numbering: Arc<Numbering>,
+    pub(crate) numbering: Arc<Numbering>,
     /// Reference data, templates, workflows (`reference::Catalog`).
-    pub catalog: Arc<Catalog>,
-    pub leptos_options: LeptosOptions,
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) leptos_options: LeptosOptions,
     /// The bundle's file names (hashed in a production build) and how `/pkg` serves them.
-    pub bundle: Arc<bundle::Bundle>,
-    pub config: Arc<Config>,
+    pub(crate) bundle: Arc<bundle::Bundle>,
+    pub(crate) config: Arc<Config>,
     /// The requests in flight (`inflight`): their routes and ages.
-    pub inflight: Arc<inflight::InFlight>,
+    pub(crate) inflight: Arc<inflight::InFlight>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -24,7 +24,7 @@ use crate::server::inflight::BodyWith;
 
 /// The root owner of the page rendered for this request, once the render has started.
 #[derive(Clone, Default)]
-pub struct RenderOwner(Arc<Mutex<Option<Owner>>>);
+pub(crate) struct RenderOwner(Arc<Mutex<Option<Owner>>>);
 
 impl RenderOwner {
     fn take(&self) -> Option<Owner> {
@@ -33,7 +33,7 @@ impl RenderOwner {
 }
 
 /// Called from the page context, inside the render's root owner: keeps that owner for the body's drop.
-pub fn remember() {
+pub(crate) fn remember() {
     let slot = use_context::<axum::http::request::Parts>().and_then(|parts| parts.extensions.get::<RenderOwner>().cloned());
     if let (Some(slot), Some(owner)) = (slot, Owner::current()) {
         *slot.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(owner);
@@ -43,7 +43,7 @@ pub fn remember() {
 /// Middleware for the page routes (and the 404 page): the slot in, the cleanup when the body goes. A client that
 /// hangs up before the first chunk drops this future at its `await` (Leptos answers only once the render has its
 /// first chunk): the guard then cleans up as it goes.
-pub async fn layer(mut req: Request, next: Next) -> Response {
+pub(crate) async fn layer(mut req: Request, next: Next) -> Response {
     let slot = RenderOwner::default();
     req.extensions_mut().insert(slot.clone());
     let cleanup = CleanUp(slot);

@@ -24,7 +24,7 @@ use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
 /// The seeds' paths (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
@@ -37,7 +37,11 @@ where
 #[utoipa::path(get, path = "/document-numbering/sequences", operation_id = "sequences", params(CountersQuery),
     responses((status = 200, body = [CounterView], description = "as GET /document-numbering/counters"), ByIdErrors),
     tag = "seed paths")]
-pub async fn sequences(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<CountersQuery>) -> Result<Json<Vec<CounterView>>, AppError> {
+pub(crate) async fn sequences(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    q: ApiQuery<CountersQuery>,
+) -> Result<Json<Vec<CounterView>>, AppError> {
     counters::list_counters(s, caller, q).await
 }
 
@@ -50,21 +54,26 @@ pub async fn sequences(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQ
         ImportErrors,
     ),
     tag = "seed paths")]
-pub async fn bulk_import(s: State<std::sync::Arc<Engine>>, caller: Caller, q: ApiQuery<ImportQuery>, request: Request) -> Result<Response, AppError> {
+pub(crate) async fn bulk_import(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    q: ApiQuery<ImportQuery>,
+    request: Request,
+) -> Result<Response, AppError> {
     import::import(s, caller, q, request).await
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResetCounterBody {
+pub(crate) struct ResetCounterBody {
     /// A counter numbered under this configuration (its project, and its type unless the configuration is the
     /// project default).
-    pub counter_id: i64,
+    pub(crate) counter_id: i64,
     /// Default 0.
     #[schema(minimum = 0)]
-    pub new_value: Option<i64>,
+    pub(crate) new_value: Option<i64>,
     #[schema(schema_with = crate::contract::reset_reason_schema)]
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// `POST /document-numbering/configs/{id}/reset-counter` — the seeds' way to ask for a counter reset: as
@@ -77,7 +86,7 @@ pub struct ResetCounterBody {
         ResetRequestErrors,
     ),
     tag = "seed paths")]
-pub async fn reset_counter(
+pub(crate) async fn reset_counter(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(config_id): ApiPath<i64>,
@@ -91,6 +100,6 @@ pub async fn reset_counter(
 #[utoipa::path(get, path = "/document-numbering/metrics", operation_id = "metrics_summary",
     responses((status = 200, body = MetricsSummary), SignedInErrors),
     tag = "seed paths")]
-pub async fn metrics_summary(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
+pub(crate) async fn metrics_summary(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
     Ok(Json(admin_ops::summary::summary(&s, &caller).await?))
 }

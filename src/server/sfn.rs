@@ -14,7 +14,7 @@ use crate::server::AppState;
 
 /// A service error as the browser receives it. A refusal from a browser call is a 4xx like on the REST API;
 /// while a page renders on the server the page keeps its own status.
-pub fn error(e: AppError) -> ApiError {
+pub(crate) fn error(e: AppError) -> ApiError {
     let browser_call = use_context::<Parts>().is_some_and(|p| p.uri.path().starts_with(crate::server::http::SERVER_FN_PATH));
     if let (true, Some(response)) = (browser_call, use_context::<leptos_axum::ResponseOptions>()) {
         response.set_status(e.status());
@@ -29,7 +29,7 @@ pub fn error(e: AppError) -> ApiError {
 }
 
 /// The server state (provided to every server function by the router).
-pub fn state() -> Result<AppState, ApiError> {
+pub(crate) fn state() -> Result<AppState, ApiError> {
     use_context::<AppState>().ok_or_else(|| error(AppError::internal("server state missing from the server-function context")))
 }
 
@@ -38,19 +38,19 @@ fn parts() -> Result<Parts, ApiError> {
 }
 
 /// The session of this call (login, logout and "who am I" work on it directly).
-pub async fn session(state: &AppState) -> Result<Session, ApiError> {
+pub(crate) async fn session(state: &AppState) -> Result<Session, ApiError> {
     let mut parts = parts()?;
     Session::from_request_parts(&mut parts, state).await.map_err(|_| error(AppError::Unauthenticated))
 }
 
 /// Where this call comes from (client address and user agent).
-pub fn client() -> Result<auth::ClientInfo, ApiError> {
+pub(crate) fn client() -> Result<auth::ClientInfo, ApiError> {
     Ok(auth::ClientInfo::of(&parts()?))
 }
 
 /// The server state and the logged-in user behind this call (sessions only: tokens are for the REST API);
 /// no session user is 401.
-pub async fn caller() -> Result<(AppState, Caller), ApiError> {
+pub(crate) async fn caller() -> Result<(AppState, Caller), ApiError> {
     let state = state()?;
     let parts = parts()?;
     let (ip, user_agent) = client_of(&parts);

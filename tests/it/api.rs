@@ -387,8 +387,14 @@ async fn past_the_seq_maximum_answers_nb002_instead_of_widening() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     // a new type without its own template uses the project default
-    let t = docnum::server::reference::store::create_correspondence_type(&app.state.db, "SITEREPORT", "รายงานหน้างาน").await.unwrap();
-    app.state.reference.reload().await.unwrap();
+    let r = admin
+        .post(app.url("/api/v1/reference/correspondence-types"))
+        .json(&json!({ "code": "SITEREPORT", "name": "รายงานหน้างาน" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let t = r.json::<Value>().await.unwrap()["id"].as_i64().unwrap();
     let body = json!({ "projectCode": "LCBP3", "correspondenceTypeId": t, "originatorCode": "คคง." });
     for i in 1..=9 {
         let (s, r) = app.reserve(&body).await;

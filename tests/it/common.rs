@@ -116,7 +116,7 @@ impl TestApp {
         tokio::spawn(async move {
             axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
         });
-        let admin_id = auth::store::credentials_by_username(&state.db, "admin").await.unwrap().unwrap().0;
+        let admin_id = auth::system::user_id(&state.db, "admin").await.unwrap().unwrap();
         let (_, token) = auth::system::create_token(&state.db, "tests", &[], admin_id, 0).await.unwrap();
         TestApp {
             base: format!("http://{addr}"),

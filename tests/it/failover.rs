@@ -73,7 +73,7 @@ async fn the_service_follows_a_promoted_replica_and_never_writes_to_a_read_only_
     server.wait_healthy(&client).await;
     let db = Db::connect_to(&url, &[b.address(), a.address()]).await.unwrap();
     assert_eq!(db.primary.current(), Some(a.address().as_str()));
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "failover", &[], admin, 0).await.unwrap();
     db.pool.close().await;
     db.counters.close().await;

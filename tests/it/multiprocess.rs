@@ -28,7 +28,7 @@ async fn hammer(extra_env: &[(&str, String)]) -> (tempfile::TempDir, Db, [Docnum
     b.wait_healthy(&client).await;
 
     let db = Db::connect(&db_url).await.unwrap();
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "hammer", &[], admin, 0).await.unwrap();
     let body = json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": "สคฉ.3" });
 
@@ -121,7 +121,7 @@ async fn a_sqlite_server_killed_under_load_has_every_number_it_answered_on_recor
     let mut server = DocnumServer::start(&db_url, &[]);
     server.wait_healthy(&client).await;
     let db = Db::connect(&db_url).await.unwrap();
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "killed", &[], admin, 0).await.unwrap();
 
     // 16 callers on four counters, until the server is gone
@@ -199,7 +199,7 @@ async fn a_thousand_keyed_requests_retried_through_a_kill_take_one_number_each()
     let mut server = DocnumServer::start(&db_url, &[]);
     server.wait_healthy(&client).await;
     let db = Db::connect(&db_url).await.unwrap();
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "keyed", &[], admin, 0).await.unwrap();
     let body = |i: usize| crate::common::letter_to(crate::common::RECIPIENTS[i % 4]);
 

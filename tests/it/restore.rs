@@ -117,7 +117,7 @@ async fn a_restored_database_issues_nothing_twice() {
     let mut server = DocnumServer::start(&url, &env);
     server.wait_healthy(&client).await;
     let db = Db::connect(&url).await.unwrap();
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "drill", &[], admin, 0).await.unwrap();
 
     let mut issued = Vec::new();
@@ -209,7 +209,7 @@ async fn an_instance_that_never_issued_on_the_counter_finds_its_restored_databas
     let mut a = DocnumServer::start(&url, &env);
     a.wait_healthy(&client).await;
     let db = Db::connect(&url).await.unwrap();
-    let admin = docnum::server::auth::store::credentials_by_username(&db, "admin").await.unwrap().unwrap().0;
+    let admin = docnum::server::auth::system::user_id(&db, "admin").await.unwrap().unwrap();
     let (_, token) = docnum::server::auth::system::create_token(&db, "drill", &[], admin, 0).await.unwrap();
     db.pool.close().await;
     db.writer.close().await;

@@ -448,7 +448,7 @@ async fn abandon(host: &str, path: &str, cookie: &str, read_bytes: usize, patien
 }
 
 /// Logs in on one instance; the session cookie its page loads send.
-async fn login(base: &str, username: &str, password: &str) -> Result<String, String> {
+pub async fn login(base: &str, username: &str, password: &str) -> Result<String, String> {
     let mut conn = Conn::new(base);
     let body = json!({ "username": username, "password": password }).to_string();
     let answer = conn.send("POST", LOGIN, &[("Content-Type", "application/json")], body.as_bytes()).await.map_err(|e| format!("{base}: {e}"))?;

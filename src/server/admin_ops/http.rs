@@ -18,7 +18,7 @@ use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
 /// The counter browser, reset-request and super-admin operation routes (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
@@ -52,11 +52,11 @@ error_set!(
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct CountersQuery {
-    pub project_id: Option<i64>,
-    pub correspondence_type_id: Option<i64>,
+pub(crate) struct CountersQuery {
+    pub(crate) project_id: Option<i64>,
+    pub(crate) correspondence_type_id: Option<i64>,
     /// A.D. or B.E.
-    pub year: Option<i32>,
+    pub(crate) year: Option<i32>,
 }
 
 /// `GET /document-numbering/counters?projectId&correspondenceTypeId&year`
@@ -66,7 +66,7 @@ pub struct CountersQuery {
         ByIdErrors,
     ),
     tag = "counters")]
-pub async fn list_counters(
+pub(crate) async fn list_counters(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<CountersQuery>,
@@ -77,10 +77,10 @@ pub async fn list_counters(
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct NumbersQuery {
+pub(crate) struct NumbersQuery {
     #[param(minimum = 0)]
-    pub after_sequence: Option<i64>,
-    pub limit: Option<i64>,
+    pub(crate) after_sequence: Option<i64>,
+    pub(crate) limit: Option<i64>,
 }
 
 /// `GET /document-numbering/counters/{id}/numbers?afterSequence&limit`
@@ -90,7 +90,7 @@ pub struct NumbersQuery {
         ByIdErrors,
     ),
     tag = "counters")]
-pub async fn counter_numbers(
+pub(crate) async fn counter_numbers(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -101,12 +101,12 @@ pub async fn counter_numbers(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResetBody {
+pub(crate) struct ResetBody {
     /// Default 0.
     #[schema(minimum = 0)]
-    pub new_value: Option<i64>,
+    pub(crate) new_value: Option<i64>,
     #[schema(schema_with = crate::contract::reset_reason_schema)]
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// `POST /document-numbering/counters/{id}/reset-requests` `{"newValue"?, "reason"}`
@@ -116,7 +116,7 @@ pub struct ResetBody {
         ResetRequestErrors,
     ),
     tag = "counters")]
-pub async fn request_reset(
+pub(crate) async fn request_reset(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -127,9 +127,9 @@ pub async fn request_reset(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResumeBody {
+pub(crate) struct ResumeBody {
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 error_set!(
@@ -143,7 +143,7 @@ error_set!(
 #[utoipa::path(post, path = "/document-numbering/counters/{id}/resume-past-witness", params(("id" = i64, Path,)), request_body = ResumeBody,
     responses((status = 200, body = WitnessResume, description = "the counter resumed, the numbers passed over"), ResumeErrors),
     tag = "counters")]
-pub async fn resume_past_witness(
+pub(crate) async fn resume_past_witness(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -155,9 +155,9 @@ pub async fn resume_past_witness(
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct ResetListQuery {
-    pub state: Option<String>,
-    pub counter_id: Option<i64>,
+pub(crate) struct ResetListQuery {
+    pub(crate) state: Option<String>,
+    pub(crate) counter_id: Option<i64>,
 }
 
 /// `GET /workflow/reset-requests?state&counterId`
@@ -167,7 +167,7 @@ pub struct ResetListQuery {
         QueryErrors,
     ),
     tag = "workflow")]
-pub async fn list_reset_requests(
+pub(crate) async fn list_reset_requests(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ResetListQuery>,
@@ -178,23 +178,23 @@ pub async fn list_reset_requests(
 /// The number an operation applies to: project and type (by id or code) and its text.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NumberBody {
-    pub project_id: Option<i64>,
-    pub project_code: Option<String>,
-    pub correspondence_type_id: Option<i64>,
-    pub correspondence_type_code: Option<String>,
-    pub document_number: String,
+pub(crate) struct NumberBody {
+    pub(crate) project_id: Option<i64>,
+    pub(crate) project_code: Option<String>,
+    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) correspondence_type_code: Option<String>,
+    pub(crate) document_number: String,
     /// The document the new number is for (default: the original's).
     #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
-    pub document_id: Option<String>,
+    pub(crate) document_id: Option<String>,
     /// Required to void a number (with or without a replacement); not used by a revision (read for the bodies that
     /// carried it).
     #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 /// [`NumberBody`] as the OpenAPI document states it: the project and the type named.
-pub struct ReviseRequest;
+pub(crate) struct ReviseRequest;
 impl utoipa::PartialSchema for ReviseRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         crate::contract::lenient::schema::naming_project_and_type(<NumberBody as utoipa::PartialSchema>::schema())
@@ -204,7 +204,7 @@ impl ToSchema for ReviseRequest {}
 
 /// [`NumberBody`] as the voids (with or without a replacement) read it: the project and the type named, a reason
 /// required.
-pub struct VoidRequest;
+pub(crate) struct VoidRequest;
 impl utoipa::PartialSchema for VoidRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::Schema;
@@ -234,7 +234,7 @@ impl NumberBody {
 #[utoipa::path(post, path = "/document-numbering/revise", request_body = ReviseRequest, params(KeyParam),
     responses((status = 200, body = IssuedNumber, description = "the next revision of a confirmed number"), AdminNumberErrors),
     tag = "numbering")]
-pub async fn revise(
+pub(crate) async fn revise(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
@@ -250,7 +250,7 @@ pub async fn revise(
         AdminNumberErrors,
     ),
     tag = "numbering")]
-pub async fn void_and_replace(
+pub(crate) async fn void_and_replace(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
@@ -265,7 +265,7 @@ pub async fn void_and_replace(
 #[utoipa::path(post, path = "/document-numbering/void", request_body = VoidRequest,
     responses((status = 200, body = StatusResult, description = "the number, now VOID, with its lifecycle"), AdminNumberErrors),
     tag = "numbering")]
-pub async fn void_number(
+pub(crate) async fn void_number(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiJson(b): ApiJson<NumberBody>,
@@ -276,14 +276,14 @@ pub async fn void_number(
 /// Register a legacy number on a counter, or set the counter to a value: exactly one of the two.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct OverrideBody {
-    pub counter_id: i64,
+pub(crate) struct OverrideBody {
+    pub(crate) counter_id: i64,
     /// Register this legacy number (with the document it belongs to) …
-    pub document_number: Option<String>,
-    pub document_id: Option<String>,
+    pub(crate) document_number: Option<String>,
+    pub(crate) document_id: Option<String>,
     /// … or set the counter to this value.
-    pub value: Option<i64>,
-    pub reason: String,
+    pub(crate) value: Option<i64>,
+    pub(crate) reason: String,
 }
 
 /// The two shapes of [`OverrideBody`], each naming the other's fields only as `null` (absent and `null` read alike).
@@ -329,7 +329,7 @@ impl ToSchema for OverrideBody {}
         AdminNumberErrors,
     ),
     tag = "numbering")]
-pub async fn manual_override(
+pub(crate) async fn manual_override(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiJson(b): ApiJson<OverrideBody>,

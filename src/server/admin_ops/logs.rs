@@ -24,7 +24,7 @@ use crate::server::reference::{Part, Snapshot};
 // ---- the services (REST and the server functions) ----
 
 /// Recomputes every audit chain: super admins only (it reads every project's chains).
-pub async fn verify_chains(db: &Db, caller: &Caller) -> Result<VerifyReport, AppError> {
+pub(crate) async fn verify_chains(db: &Db, caller: &Caller) -> Result<VerifyReport, AppError> {
     caller.require_super_admin()?;
     audit::verify(db).await
 }
@@ -40,7 +40,7 @@ fn audit_scope<'c>(caller: &'c Caller, q: &AuditQuery) -> Result<Option<&'c [i64
 }
 
 /// One page of the audit rows this caller may read, each counter named by its codes (`snapshot`).
-pub async fn audit_page(db: &Db, snapshot: &Snapshot, caller: &Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
+pub(crate) async fn audit_page(db: &Db, snapshot: &Snapshot, caller: &Caller, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let mut page = audit::search(db, audit_scope(caller, q)?, q).await?;
     for row in &mut page.rows {
         row.counter = row.counter_key.as_deref().and_then(|key| counter_name(snapshot, key));
@@ -68,24 +68,24 @@ fn counter_name(snapshot: &Snapshot, stored: &str) -> Option<CounterName> {
 }
 
 /// The audit rows this caller may read, as CSV.
-pub async fn audit_csv(db: &Db, caller: &Caller, q: &AuditQuery) -> Result<String, AppError> {
+pub(crate) async fn audit_csv(db: &Db, caller: &Caller, q: &AuditQuery) -> Result<String, AppError> {
     audit::export_csv(db, audit_scope(caller, q)?, q).await
 }
 
 /// One page of the error log as this caller may read it (admins; a project admin their projects' rows).
-pub async fn error_page(db: &Db, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+pub(crate) async fn error_page(db: &Db, caller: &Caller, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     errors_log::search(db, caller.admin_scope()?, q).await
 }
 
 /// Marks an error resolved, if the caller may read it (404 otherwise, as for no such unresolved error).
-pub async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub(crate) async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: i64) -> Result<(), AppError> {
     errors_log::resolve(db, clock.now_ms(), caller.admin_scope()?, id).await
 }
 
 // ---- REST ----
 
 /// The audit and error-log routes (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
@@ -96,7 +96,7 @@ where
 
 #[utoipa::path(get, path = "/document-numbering/logs/audit/verify",
     responses((status = 200, body = VerifyReport), SignedInErrors), tag = "audit")]
-pub async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
+pub(crate) async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<VerifyReport>, AppError> {
     Ok(Json(verify_chains(&s.db, &caller).await?))
 }
 
@@ -108,7 +108,7 @@ pub async fn verify(State(s): State<std::sync::Arc<Engine>>, caller: Caller) -> 
         QueryErrors,
     ),
     tag = "audit")]
-pub async fn search(
+pub(crate) async fn search(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(query): ApiQuery<AuditQuery>,
@@ -129,15 +129,19 @@ pub async fn search(
 /// `format=csv` beside the filters (a separate extractor: serde's flatten would read numbers as strings).
 #[derive(serde::Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct Format {
+pub(crate) struct Format {
     /// `csv` for a CSV export (the same filters, every matching row)
-    pub format: Option<String>,
+    pub(crate) format: Option<String>,
 }
 
 /// `GET /logs/errors?errorType&unresolvedOnly&page&pageSize` (admins).
 #[utoipa::path(get, path = "/document-numbering/logs/errors", params(ErrorQuery),
     responses((status = 200, body = ErrorPage), QueryErrors), tag = "audit")]
-pub async fn errors(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiQuery(q): ApiQuery<ErrorQuery>) -> Result<Json<ErrorPage>, AppError> {
+pub(crate) async fn errors(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ErrorQuery>,
+) -> Result<Json<ErrorPage>, AppError> {
     Ok(Json(error_page(&s.db, &caller, &q).await?))
 }
 
@@ -145,13 +149,17 @@ pub async fn errors(State(s): State<std::sync::Arc<Engine>>, caller: Caller, Api
 #[utoipa::path(post, path = "/document-numbering/logs/errors/{id}/resolve", params(("id" = i64, Path,)),
     responses((status = 200, body = Resolved, description = "marked resolved"), ByIdErrors),
     tag = "audit")]
-pub async fn resolve_error(State(s): State<std::sync::Arc<Engine>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Resolved>, AppError> {
+pub(crate) async fn resolve_error(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<Resolved>, AppError> {
     resolve(&s.db, &s.clock, &caller, id).await?;
     Ok(Json(Resolved { resolved: id }))
 }
 
 /// `{"resolved": id}`
 #[derive(Serialize, ToSchema)]
-pub struct Resolved {
-    pub resolved: i64,
+pub(crate) struct Resolved {
+    pub(crate) resolved: i64,
 }

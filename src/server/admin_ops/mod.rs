@@ -5,11 +5,11 @@
 //! (the counters and their chain heads in one fenced UPDATE, then the rows) → answer. A lost race is retried by
 //! the same policy as the batch (`counter_tx::retrying`).
 
-pub mod http;
-pub mod logs;
-pub mod store;
-pub mod summary;
-pub mod workflows;
+pub(crate) mod http;
+pub(crate) mod logs;
+pub(crate) mod store;
+pub(crate) mod summary;
+pub(crate) mod workflows;
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,47 +32,46 @@ use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
-pub const RESET_WORKFLOW: &str = "COUNTER_RESET";
+pub(crate) const RESET_WORKFLOW: &str = "COUNTER_RESET";
 /// A super admin's approval to issue again on a counter whose database is behind its witness (SPEC §7).
-pub const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
-pub use crate::contract::MIN_RESET_REASON_CHARS;
+pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
+pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
-pub use admin::MAX_SKIP;
 const MAX_COUNTERS: i64 = 2000;
 /// Numbers that were confirmed: a VOID number was confirmed before it was voided, and stays on record.
 const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void];
 
 // ---- views (the shared ones are in `crate::contract`) ----
 
-pub use crate::contract::{
+pub(crate) use crate::contract::{
     AuditView, CounterNumbers, CounterView, GapView, IssuedNumber, NumberView, OverrideResult, ReleasedView, ResetRequestView, VoidResult,
 };
 
 /// A reset request as stored (see `store::reset_requests`).
 #[derive(Clone, Debug)]
-pub struct ResetRow {
-    pub id: i64,
-    pub counter_id: i64,
-    pub previous_value: i64,
-    pub new_value: i64,
-    pub reason: String,
-    pub requested_by: String,
-    pub requested_at: i64,
-    pub instance: Instance,
+pub(crate) struct ResetRow {
+    pub(crate) id: i64,
+    pub(crate) counter_id: i64,
+    pub(crate) previous_value: i64,
+    pub(crate) new_value: i64,
+    pub(crate) reason: String,
+    pub(crate) requested_by: String,
+    pub(crate) requested_at: i64,
+    pub(crate) instance: Instance,
 }
 
 /// Identifies an issued number: its text is unique within (project, correspondence type).
 #[derive(Clone, Debug, Default)]
-pub struct NumberRef {
-    pub project_id: Option<i64>,
-    pub project_code: Option<String>,
-    pub correspondence_type_id: Option<i64>,
-    pub correspondence_type_code: Option<String>,
-    pub document_number: String,
+pub(crate) struct NumberRef {
+    pub(crate) project_id: Option<i64>,
+    pub(crate) project_code: Option<String>,
+    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) correspondence_type_code: Option<String>,
+    pub(crate) document_number: String,
 }
 
 /// What a manual override does to a counter.
-pub enum Override {
+pub(crate) enum Override {
     /// Register a number typed by hand (legacy), read with the counter's template.
     Register { document_number: String, document_id: Option<String> },
     /// Move the counter forward to this value.
@@ -96,7 +95,7 @@ fn number_context(number: &NumberRef) -> serde_json::Value {
 }
 
 /// See [`request_reset_unlogged`].
-pub async fn request_reset(
+pub(crate) async fn request_reset(
     s: &Engine,
     caller: &Caller,
     counter_id: i64,
@@ -109,7 +108,7 @@ pub async fn request_reset(
 
 /// The seeds' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
 /// `config_id` — of its project and, unless it is the project default, of its type. Then as [`request_reset`].
-pub async fn request_reset_of_config(
+pub(crate) async fn request_reset_of_config(
     s: &Engine,
     caller: &Caller,
     config_id: i64,
@@ -132,7 +131,7 @@ pub async fn request_reset_of_config(
 }
 
 /// See [`act_on_reset_unlogged`].
-pub async fn act_on_reset(
+pub(crate) async fn act_on_reset(
     s: &Engine,
     caller: &Caller,
     public_id: &str,
@@ -144,7 +143,7 @@ pub async fn act_on_reset(
 }
 
 /// See [`revise_unlogged`].
-pub async fn revise(
+pub(crate) async fn revise(
     s: &Engine,
     caller: &Caller,
     number: &NumberRef,
@@ -165,7 +164,7 @@ pub async fn revise(
 }
 
 /// See [`void_and_replace_unlogged`].
-pub async fn void_and_replace(
+pub(crate) async fn void_and_replace(
     s: &Engine,
     caller: &Caller,
     number: &NumberRef,
@@ -194,13 +193,13 @@ pub async fn void_and_replace(
 }
 
 /// See [`void_unlogged`].
-pub async fn void(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
+pub(crate) async fn void(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
     let result = void_unlogged(s, caller, number, reason).await;
     logged(s, caller, "VOID", json!({ "number": number_context(number), "reason": reason }), result)
 }
 
 /// See [`manual_override_unlogged`].
-pub async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
     let described = match &what {
         Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
         Override::SetValue(value) => json!({ "value": value }),
@@ -294,14 +293,14 @@ async fn act_on_reset_unlogged(
 }
 
 /// One reset request with its envelope (super admins only).
-pub async fn reset_request(s: &Engine, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
+pub(crate) async fn reset_request(s: &Engine, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
     caller.require_super_admin()?;
     let rows = store::reset_requests(&s.db, Some(public_id), None, None, 1).await?;
     envelopes(s, caller, rows).await?.pop().ok_or_else(|| workflow::not_found(public_id))
 }
 
 /// `GET /workflow/reset-requests`: newest first, optionally by state and counter.
-pub async fn reset_requests(
+pub(crate) async fn reset_requests(
     s: &Engine,
     caller: &Caller,
     state: Option<&str>,
@@ -461,7 +460,7 @@ async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: 
 /// failover that lost commits). The counter moves to the last number the witness saw, each number passed over with
 /// an audit row (as a manual override records them: `docnum check` finds them explained), and the witness takes the
 /// database's new head. Refused (409) for a counter that is not behind.
-pub async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
+pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
     let result = resume_past_witness_unlogged(s, caller, counter_id, reason).await;
     logged(s, caller, "RESUME_PAST_WITNESS", json!({ "counterId": counter_id, "reason": reason }), result)
 }
@@ -532,7 +531,7 @@ async fn manual_override_unlogged(s: &Engine, caller: &Caller, counter_id: i64, 
 
 /// Checks what an override asks for against the counter before anything is locked: a value within the counter's
 /// range, or a legacy number read with the counter's template (format, parts and period must be the counter's own).
-pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<Prepared, AppError> {
+pub(crate) fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<Prepared, AppError> {
     match what {
         Override::SetValue(value) if value < 0 => {
             Err(AppError::validation(format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number), "value must not be negative"))
@@ -565,7 +564,7 @@ pub fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) 
 /// Applies a prepared override inside the caller's write transaction (which it does not commit): locks the
 /// counter, reads what the plan needs, plans (`counter_tx::admin::manual_override`) and applies.
 /// `reason` must already be checked (`check_reason`). Used per row by the bulk import, all rows in one transaction.
-pub async fn apply_override(
+pub(crate) async fn apply_override(
     s: &Engine,
     tx: &mut Tx<'_>,
     caller: &Caller,
@@ -585,7 +584,7 @@ pub async fn apply_override(
 }
 
 /// The reason of an administrative operation: 1–500 characters (what `manual_override` requires).
-pub fn check_reason(reason: &str) -> Result<String, AppError> {
+pub(crate) fn check_reason(reason: &str) -> Result<String, AppError> {
     text(reason, 1)
 }
 
@@ -638,7 +637,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
 // ---- the counter browser ----
 
 /// `GET /counters`: admins; a project admin sees the counters of their projects.
-pub async fn counters(
+pub(crate) async fn counters(
     s: &Engine,
     caller: &Caller,
     project_id: Option<i64>,
@@ -659,7 +658,7 @@ pub async fn counters(
 
 /// `GET /counters/{id}/numbers`: every number in a window of sequences, and for each missing sequence the audit
 /// row that explains it.
-pub async fn counter_numbers(
+pub(crate) async fn counter_numbers(
     s: &Engine,
     caller: &Caller,
     counter_id: i64,

@@ -8,20 +8,20 @@ use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
 use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
-pub use crate::server::error::lost_race_as_conflict as sql;
+pub(crate) use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::AppError;
 use crate::server::numbering::counter_tx::store::{status_of, CounterRecord, StoredRecord, COUNTER_COLUMNS, STORED_COLUMNS};
-pub use crate::server::numbering::counter_tx::{Counter, StoredNumber};
+pub(crate) use crate::server::numbering::counter_tx::{Counter, StoredNumber};
 use crate::server::workflow::Instance;
 
-pub async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
+pub(crate) async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?");
     Ok(sqlx::query_as::<_, CounterRecord>(&sql_text).bind(id).fetch_optional(&db.pool).await?.map(Counter::from))
 }
 
 /// Counters, optionally of one project / type / A.D. year (yearly and monthly periods of that year).
 /// Counters by project, type and year; `scope` (a project admin's projects) keeps them to those projects.
-pub async fn counters(
+pub(crate) async fn counters(
     db: &Db,
     project_id: Option<i64>,
     scope: Option<&[i64]>,
@@ -48,7 +48,7 @@ fn typed<O: for<'r> sqlx::FromRow<'r, AnyRow>>(rows: Vec<AnyRow>) -> Result<Vec<
 }
 
 /// The highest sequence of the counter among numbers in one of `statuses`.
-pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[NumberStatus]) -> Result<i64, AppError> {
+pub(crate) async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[NumberStatus]) -> Result<i64, AppError> {
     let sql_text = format!(
         "SELECT COALESCE(MAX(sequence), 0) FROM document_numbers WHERE counter_id = ? AND status IN ({})",
         vec!["?"; statuses.len()].join(", ")
@@ -60,7 +60,7 @@ pub async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[Numb
     q.fetch_one(&mut **tx).await.map_err(sql)
 }
 
-pub async fn number_by_text<'e>(
+pub(crate) async fn number_by_text<'e>(
     e: impl Executor<'e, Database = Any>,
     project_id: i64,
     corr_type_id: i64,
@@ -72,7 +72,7 @@ pub async fn number_by_text<'e>(
 }
 
 /// The revision labels issued for one sequence of a counter.
-pub async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
+pub(crate) async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
     sqlx::query_scalar::<_, String>("SELECT revision FROM document_numbers WHERE counter_id = ? AND sequence = ?")
         .bind(counter_id)
         .bind(sequence)
@@ -83,7 +83,7 @@ pub async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Resul
 // ---- reset requests ----
 
 /// The public id of a PENDING reset request of the counter, if one exists.
-pub async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
+pub(crate) async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
     sqlx::query_scalar::<_, String>(
         "SELECT w.public_id FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id \
          WHERE r.counter_id = ? AND w.workflow_code = ? AND w.state = 'PENDING'",
@@ -96,7 +96,7 @@ pub async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str
 }
 
 #[allow(clippy::too_many_arguments)]
-pub async fn insert_reset_request(
+pub(crate) async fn insert_reset_request(
     tx: &mut Tx<'_>,
     instance_id: i64,
     counter_id: i64,
@@ -123,7 +123,7 @@ pub async fn insert_reset_request(
 }
 
 const RESET_SELECT: &str = "SELECT r.id, r.counter_id, r.previous_value, r.new_value, r.reason, COALESCE(u.username, '') AS requested_by, \
-    r.requested_at, w.id AS instance_id, w.public_id, w.workflow_code, w.state, w.version, w.created_by, w.created_at, w.updated_at \
+    r.requested_at, w.id AS instance_id, w.public_id, w.workflow_code, w.state, w.version, w.created_by, w.updated_at \
     FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id LEFT JOIN users u ON u.id = r.requested_by";
 
 #[derive(sqlx::FromRow)]
@@ -141,7 +141,6 @@ struct ResetRecord {
     state: String,
     version: i64,
     created_by: Option<i64>,
-    created_at: i64,
     updated_at: i64,
 }
 
@@ -162,20 +161,19 @@ impl From<ResetRecord> for ResetRow {
                 state: r.state,
                 version: r.version,
                 created_by: r.created_by,
-                created_at: r.created_at,
                 updated_at: r.updated_at,
             },
         }
     }
 }
 
-pub async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
+pub(crate) async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
     let sql_text = format!("{RESET_SELECT} WHERE r.instance_id = ?");
     Ok(sqlx::query_as::<_, ResetRecord>(&sql_text).bind(instance_id).fetch_optional(&mut **tx).await.map_err(sql)?.map(ResetRow::from))
 }
 
 /// Reset requests, newest first, filtered by instance public id, state and counter.
-pub async fn reset_requests(
+pub(crate) async fn reset_requests(
     db: &Db,
     public_id: Option<&str>,
     state: Option<&str>,
@@ -204,7 +202,7 @@ struct NumberViewRow {
     cancel_reason: Option<String>,
 }
 
-pub async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<NumberView>, AppError> {
+pub(crate) async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<NumberView>, AppError> {
     Ok(sqlx::query_as::<_, NumberViewRow>(
         "SELECT sequence, revision, number, status, document_id, created_at, confirmed_at, cancelled_at, cancel_reason FROM document_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY sequence, revision",
@@ -241,7 +239,7 @@ struct ReleasedRow {
     released_at: i64,
 }
 
-pub async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<ReleasedView>, AppError> {
+pub(crate) async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<ReleasedView>, AppError> {
     Ok(sqlx::query_as::<_, ReleasedRow>(
         "SELECT sequence, revision, number, status, reset_request_id, released_at FROM released_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY id",
@@ -277,7 +275,7 @@ struct GapAuditRow {
 }
 
 /// The audit rows of the counter that name one of `sequences`, oldest first, as (sequence, row).
-pub async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i64]) -> Result<Vec<(i64, AuditView)>, AppError> {
+pub(crate) async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i64]) -> Result<Vec<(i64, AuditView)>, AppError> {
     let mut out = Vec::new();
     for chunk in sequences.chunks(500) {
         let sql_text = format!(

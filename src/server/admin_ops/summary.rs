@@ -11,7 +11,7 @@ use crate::server::error::AppError;
 use crate::server::numbering::Engine;
 
 /// How many of the fullest counters the summary lists.
-pub const FULLEST_COUNTERS: usize = 10;
+pub(crate) const FULLEST_COUNTERS: usize = 10;
 
 /// The Bangkok day of `now`, and the epoch milliseconds of the midnight that began it (Asia/Bangkok keeps UTC+7
 /// all year, so that midnight exists exactly once).
@@ -21,7 +21,7 @@ fn bangkok_day(now: chrono::DateTime<chrono::Utc>) -> (NaiveDate, i64) {
     (day, midnight.map_or(now.timestamp_millis(), |t| t.timestamp_millis()))
 }
 
-pub async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummary, AppError> {
+pub(crate) async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummary, AppError> {
     let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
     let now = s.clock.now();
     let (day, since) = bangkok_day(now);

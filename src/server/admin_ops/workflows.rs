@@ -17,7 +17,7 @@ use crate::server::numbering::Engine;
 use crate::server::workflow::{not_found, workflow_of, Envelope};
 
 /// The generic workflow routes (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
@@ -28,9 +28,9 @@ where
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ActionBody {
+pub(crate) struct ActionBody {
     #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
-    pub comment: Option<String>,
+    pub(crate) comment: Option<String>,
 }
 
 /// `GET /workflow/{publicId}`: one instance with its envelope.
@@ -40,7 +40,7 @@ pub struct ActionBody {
         ByIdErrors,
     ),
     tag = "workflow")]
-pub async fn get(
+pub(crate) async fn get(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath(public_id): ApiPath<String>,
@@ -67,7 +67,7 @@ error_set!(
         WorkflowActionErrors,
     ),
     tag = "workflow")]
-pub async fn act(
+pub(crate) async fn act(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiPath((public_id, action)): ApiPath<(String, String)>,

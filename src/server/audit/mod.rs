@@ -116,15 +116,15 @@ async fn chain_head(tx: &mut Conn, dialect: Dialect, chain_key: &str) -> Result<
 /// Entries given their places on a chain: sequence numbers and hashes, computed before anything is
 /// written so the new head can travel in the same statement as other updates (the counter batch does).
 pub struct Placed<'a> {
-    pub chain_key: &'a str,
-    pub start: ChainHead,
+    pub(crate) chain_key: &'a str,
+    pub(crate) start: ChainHead,
     pub head: ChainHead,
     entries: &'a [AuditEntry],
     links: Vec<(String, String)>,
 }
 
 impl Placed<'_> {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 }
@@ -147,7 +147,7 @@ pub async fn insert_placed(tx: &mut Conn, placed: &Placed<'_>) -> Result<(), App
 
 /// Inserts the placed rows of several chains in as few statements as the bound-parameter limit allows (a
 /// group of counter batches: one statement for all their audit rows).
-pub async fn insert_placed_many(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<(), AppError> {
+pub(crate) async fn insert_placed_many(tx: &mut Conn, placed: &[&Placed<'_>]) -> Result<(), AppError> {
     // SQLite allows 32766 bound parameters per statement; 25 per row keeps chunks of 500 rows well inside.
     const ROWS: usize = 500;
     let rows: Vec<(&Placed<'_>, usize)> = placed.iter().flat_map(|p| (0..p.entries.len()).map(move |at| (*p, at))).collect();
@@ -239,7 +239,7 @@ pub async fn verify(db: &Db) -> Result<VerifyReport, AppError> {
 
 /// [`verify`] inside the caller's transaction. Heads and rows must come from one snapshot: read apart, a row
 /// appended between the two reads looks like a chain longer than its head.
-pub async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError> {
+pub(crate) async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError> {
     let mut report = VerifyReport { ok: true, ..Default::default() };
     let mut heads: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&mut *conn).await?;
@@ -299,7 +299,7 @@ pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError>
 }
 
 /// [`unexplained_gaps`] inside the caller's transaction, so that heads and rows come from one snapshot.
-pub async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
+pub(crate) async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
     let counters: Vec<(i64, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
     let mut gaps = Vec::new();
     for (id, last) in counters {
@@ -428,12 +428,12 @@ impl From<StoredAuditRow> for AuditRow {
     }
 }
 
-pub const MAX_PAGE_SIZE: u32 = 500;
+pub(crate) const MAX_PAGE_SIZE: u32 = 500;
 /// The CSV export stops here; narrow the filters for more.
-pub const MAX_EXPORT_ROWS: i64 = 100_000;
+pub(crate) const MAX_EXPORT_ROWS: i64 = 100_000;
 
 /// One page of audit rows matching the filters, newest first, with the total count; kept to `projects` (None: all).
-pub async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<AuditPage, AppError> {
+pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let filter = scoped_filter(projects, q, db.dialect);
     let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE)?;
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
@@ -452,7 +452,7 @@ pub async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result
 }
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line; kept to `projects` (None: all).
-pub async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<String, AppError> {
+pub(crate) async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<String, AppError> {
     let filter = scoped_filter(projects, q, db.dialect);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;
@@ -519,7 +519,7 @@ pub async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Re
 
 /// A CSV cell a spreadsheet program will not run (SPEC §8): text beginning with `=`, `+`, `-`, `@`, a tab or a
 /// carriage return gets a `'` in front, so it shows as text instead of being evaluated as a formula.
-pub fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
     match cell.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
         _ => cell.into(),

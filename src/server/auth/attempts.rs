@@ -10,7 +10,7 @@ use crate::server::db::{paging, Db};
 use crate::server::error::AppError;
 
 /// The longest username kept in a row (longer ones are cut).
-pub const MAX_USERNAME_CHARS: usize = 100;
+pub(crate) const MAX_USERNAME_CHARS: usize = 100;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -22,7 +22,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Ok => "OK",
             Outcome::WrongPassword => "WRONG_PASSWORD",
@@ -34,7 +34,14 @@ impl Outcome {
 }
 
 /// Appends one attempt.
-pub async fn record(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<i64>, client: &ClientInfo, outcome: Outcome) -> Result<(), AppError> {
+pub(crate) async fn record(
+    db: &Db,
+    at_ms: i64,
+    typed_username: &str,
+    user_id: Option<i64>,
+    client: &ClientInfo,
+    outcome: Outcome,
+) -> Result<(), AppError> {
     let username: String = typed_username.chars().filter(|c| !c.is_control()).take(MAX_USERNAME_CHARS).collect();
     let user_agent: Option<String> = client.user_agent.as_deref().map(|ua| ua.chars().take(300).collect());
     store::insert_login_attempt(
@@ -52,14 +59,14 @@ pub async fn record(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<i
 }
 
 /// Records a refused attempt; a failure to record is logged, the refusal stands.
-pub async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<i64>, client: &ClientInfo, outcome: Outcome) {
+pub(crate) async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<i64>, client: &ClientInfo, outcome: Outcome) {
     if let Err(e) = record(db, at_ms, typed_username, user_id, client, outcome).await {
         tracing::warn!(error = %e.report(), outcome = outcome.as_str(), "a refused login could not be recorded");
     }
 }
 
 /// The login attempts, newest first, optionally of one username (as typed) and one outcome (super admins).
-pub async fn search(db: &Db, caller: &Caller, q: &LoginAttemptQuery) -> Result<LoginAttemptPage, AppError> {
+pub(crate) async fn search(db: &Db, caller: &Caller, q: &LoginAttemptQuery) -> Result<LoginAttemptPage, AppError> {
     caller.require_super_admin()?;
     let outcome = q.outcome.as_deref().filter(|o| !o.is_empty());
     if let Some(o) = outcome {

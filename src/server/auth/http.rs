@@ -32,7 +32,7 @@ error_set!(
 );
 
 /// The login, token and user routes (under `/api/v1`); the OpenAPI document comes from the same calls.
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     Arc<Access>: FromRef<S>,
@@ -54,9 +54,9 @@ where
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct LoginBody {
-    pub username: String,
-    pub password: String,
+pub(crate) struct LoginBody {
+    pub(crate) username: String,
+    pub(crate) password: String,
 }
 
 /// `POST /auth/login`: a username and password for the session cookie `docnum_session`; throttled per username
@@ -64,7 +64,7 @@ pub struct LoginBody {
 #[utoipa::path(post, path = "/auth/login", request_body = LoginBody, security(()),
     responses((status = 200, body = UserInfo, description = "logged in; the session cookie is set"), LoginErrors),
     tag = "auth")]
-pub async fn login(
+pub(crate) async fn login(
     State(s): State<Arc<Access>>,
     session: Session,
     client: ClientInfo,
@@ -78,7 +78,7 @@ pub async fn login(
 #[utoipa::path(get, path = "/admin/login-attempts", params(LoginAttemptQuery),
     responses((status = 200, body = LoginAttemptPage), QueryErrors),
     tag = "users")]
-pub async fn login_attempts(
+pub(crate) async fn login_attempts(
     State(s): State<Arc<Access>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<LoginAttemptQuery>,
@@ -88,15 +88,15 @@ pub async fn login_attempts(
 
 /// `{"ok": true}`
 #[derive(Serialize, ToSchema)]
-pub struct LoggedOut {
-    pub ok: bool,
+pub(crate) struct LoggedOut {
+    pub(crate) ok: bool,
 }
 
 /// `POST /auth/logout`: ends the session (if any).
 #[utoipa::path(post, path = "/auth/logout", security((), ("session" = [])),
     responses((status = 200, body = LoggedOut, description = "the session is ended"), LogoutErrors),
     tag = "auth")]
-pub async fn logout(session: Session) -> Result<Json<LoggedOut>, AppError> {
+pub(crate) async fn logout(session: Session) -> Result<Json<LoggedOut>, AppError> {
     auth::logout(&session).await?;
     Ok(Json(LoggedOut { ok: true }))
 }
@@ -104,7 +104,7 @@ pub async fn logout(session: Session) -> Result<Json<LoggedOut>, AppError> {
 /// Who the caller is: a logged-in user, or the name of an API token.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
-pub enum Me {
+pub(crate) enum Me {
     User(UserInfo),
     Token {
         /// The API token's name.
@@ -115,7 +115,7 @@ pub enum Me {
 /// `GET /auth/me`
 #[utoipa::path(get, path = "/auth/me",
     responses((status = 200, body = Me, description = "the caller: a user, or an API token's name"), SignedInErrors), tag = "auth")]
-pub async fn me(caller: Caller) -> Json<Me> {
+pub(crate) async fn me(caller: Caller) -> Json<Me> {
     Json(match caller.user() {
         Some(u) => Me::User(u.clone()),
         None => Me::Token { token: caller.display_name() },
@@ -124,20 +124,20 @@ pub async fn me(caller: Caller) -> Json<Me> {
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateTokenBody {
+pub(crate) struct CreateTokenBody {
     #[schema(schema_with = crate::contract::lenient::schema::token_name)]
-    pub name: String,
+    pub(crate) name: String,
     /// Projects the token may number; empty or absent = all projects (super admins only).
     #[serde(default)]
     #[schema(schema_with = crate::contract::lenient::schema::ids)]
-    pub project_ids: Vec<i64>,
+    pub(crate) project_ids: Vec<i64>,
 }
 
 /// `POST /admin/api-tokens` (admins): a new token; the secret is in the answer, once.
 #[utoipa::path(post, path = "/admin/api-tokens", request_body = CreateTokenBody,
     responses((status = 200, body = CreatedApiToken), CreateErrors),
     tag = "auth")]
-pub async fn create_token(
+pub(crate) async fn create_token(
     State(s): State<Arc<Access>>,
     caller: Caller,
     ApiJson(body): ApiJson<CreateTokenBody>,
@@ -148,21 +148,21 @@ pub async fn create_token(
 /// `GET /admin/api-tokens` (admins): the tokens the caller administers.
 #[utoipa::path(get, path = "/admin/api-tokens",
     responses((status = 200, body = [ApiTokenInfo]), SignedInErrors), tag = "auth")]
-pub async fn list_tokens(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
+pub(crate) async fn list_tokens(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<ApiTokenInfo>>, AppError> {
     Ok(Json(tokens::list(&s, &caller).await?))
 }
 
 /// `{"revoked": id}`
 #[derive(Serialize, ToSchema)]
-pub struct Revoked {
-    pub revoked: i64,
+pub(crate) struct Revoked {
+    pub(crate) revoked: i64,
 }
 
 /// `DELETE /admin/api-tokens/{id}` (admins).
 #[utoipa::path(delete, path = "/admin/api-tokens/{id}", params(("id" = i64, Path,)),
     responses((status = 200, body = Revoked), ByIdErrors),
     tag = "auth")]
-pub async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
+pub(crate) async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
     tokens::revoke(&s, &caller, id).await?;
     Ok(Json(Revoked { revoked: id }))
 }
@@ -171,14 +171,14 @@ pub async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(
 #[utoipa::path(post, path = "/admin/users", request_body = NewUser,
     responses((status = 200, body = UserInfo, description = "the new user"), CreateErrors),
     tag = "users")]
-pub async fn create_user(State(s): State<Arc<Access>>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
+pub(crate) async fn create_user(State(s): State<Arc<Access>>, caller: Caller, ApiJson(body): ApiJson<NewUser>) -> Result<Json<UserInfo>, AppError> {
     Ok(Json(users::create_user(&s, &caller, &body).await?))
 }
 
 /// `GET /admin/users`: every user with role, projects administered and state (super admins).
 #[utoipa::path(get, path = "/admin/users",
     responses((status = 200, body = [UserAdminInfo]), SignedInErrors), tag = "users")]
-pub async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
+pub(crate) async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> Result<Json<Vec<UserAdminInfo>>, AppError> {
     Ok(Json(users::list(&s, &caller).await?))
 }
 
@@ -186,7 +186,7 @@ pub async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> Result<
 #[utoipa::path(put, path = "/admin/users/{id}", params(("id" = i64, Path,)), request_body = UserUpdate,
     responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
-pub async fn update_user(
+pub(crate) async fn update_user(
     State(s): State<Arc<Access>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -199,7 +199,11 @@ pub async fn update_user(
 #[utoipa::path(post, path = "/admin/users/{id}/deactivate", params(("id" = i64, Path,)),
     responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
-pub async fn deactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+pub(crate) async fn deactivate_user(
+    State(s): State<Arc<Access>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, false).await?))
 }
 
@@ -207,22 +211,26 @@ pub async fn deactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPa
 #[utoipa::path(post, path = "/admin/users/{id}/reactivate", params(("id" = i64, Path,)),
     responses((status = 200, body = UserAdminInfo), ByIdErrors),
     tag = "users")]
-pub async fn reactivate_user(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<UserAdminInfo>, AppError> {
+pub(crate) async fn reactivate_user(
+    State(s): State<Arc<Access>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, true).await?))
 }
 
 /// `{"passwordSet": id}`
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PasswordSetResult {
-    pub password_set: i64,
+pub(crate) struct PasswordSetResult {
+    pub(crate) password_set: i64,
 }
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
 #[utoipa::path(post, path = "/admin/users/{id}/password", params(("id" = i64, Path,)), request_body = PasswordSet,
     responses((status = 200, body = PasswordSetResult, description = "the password is set"), ByIdErrors),
     tag = "users")]
-pub async fn set_user_password(
+pub(crate) async fn set_user_password(
     State(s): State<Arc<Access>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -235,15 +243,15 @@ pub async fn set_user_password(
 /// `{"passwordChanged": true}`
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PasswordChanged {
-    pub password_changed: bool,
+pub(crate) struct PasswordChanged {
+    pub(crate) password_changed: bool,
 }
 
 /// `POST /auth/password`: the logged-in user changes their own password (current and new).
 #[utoipa::path(post, path = "/auth/password", request_body = PasswordChange,
     responses((status = 200, body = PasswordChanged, description = "the password is changed"), PasswordChangeErrors),
     tag = "auth")]
-pub async fn change_password(
+pub(crate) async fn change_password(
     State(s): State<Arc<Access>>,
     caller: Caller,
     ApiJson(body): ApiJson<PasswordChange>,

@@ -1,11 +1,11 @@
 //! Who is calling, and what they may do. A caller is a logged-in user (session cookie) or a machine
 //! client (API token); every handler and server function asks `Caller` before it acts.
 
-pub mod attempts;
-pub mod http;
+pub(crate) mod attempts;
+pub(crate) mod http;
 pub mod password;
 pub mod rate_limit;
-pub mod store;
+pub(crate) mod store;
 pub mod system;
 pub mod throttle;
 pub mod tokens;
@@ -25,7 +25,7 @@ use crate::server::clock::Clock;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
-pub const SESSION_USER_KEY: &str = "user_id";
+pub(crate) const SESSION_USER_KEY: &str = "user_id";
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Principal {
@@ -42,16 +42,16 @@ pub struct Caller {
 }
 
 impl Caller {
-    pub fn user(&self) -> Option<&UserInfo> {
+    pub(crate) fn user(&self) -> Option<&UserInfo> {
         match &self.principal {
             Principal::User(u) => Some(u),
             Principal::Token { .. } => None,
         }
     }
-    pub fn user_id(&self) -> Option<i64> {
+    pub(crate) fn user_id(&self) -> Option<i64> {
         self.user().map(|u| u.id)
     }
-    pub fn api_token_id(&self) -> Option<i64> {
+    pub(crate) fn api_token_id(&self) -> Option<i64> {
         match &self.principal {
             Principal::Token { id, .. } => Some(*id),
             Principal::User(_) => None,
@@ -59,11 +59,11 @@ impl Caller {
     }
     /// The name shown in audit rows: the username, or `token:<name>` for a machine client.
     /// This caller as the error log keeps it.
-    pub fn who(&self) -> crate::server::errors_log::Who {
+    pub(crate) fn who(&self) -> crate::server::errors_log::Who {
         crate::server::errors_log::Who { name: self.display_name(), user_id: self.user_id(), ip: self.ip.clone() }
     }
 
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         match &self.principal {
             Principal::User(u) => u.username.clone(),
             Principal::Token { name, .. } => format!("token:{name}"),
@@ -71,7 +71,7 @@ impl Caller {
     }
 
     /// May this caller take numbers in the project? Users: any project; tokens: their scope.
-    pub fn require_numbering(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_numbering(&self, project_id: i64) -> Result<(), AppError> {
         match &self.principal {
             Principal::User(_) => Ok(()),
             Principal::Token { project_ids, .. } if project_ids.is_empty() || project_ids.contains(&project_id) => Ok(()),
@@ -79,21 +79,21 @@ impl Caller {
         }
     }
 
-    pub fn require_project_admin(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_project_admin(&self, project_id: i64) -> Result<(), AppError> {
         match &self.principal {
             Principal::User(u) if u.can_edit_templates(project_id) => Ok(()),
             _ => Err(AppError::forbidden(format!("{} may not administer project {project_id}", self.display_name()))),
         }
     }
 
-    pub fn require_admin(&self) -> Result<&UserInfo, AppError> {
+    pub(crate) fn require_admin(&self) -> Result<&UserInfo, AppError> {
         match &self.principal {
             Principal::User(u) if u.is_admin() => Ok(u),
             _ => Err(AppError::forbidden(format!("{} is not an administrator", self.display_name()))),
         }
     }
 
-    pub fn require_super_admin(&self) -> Result<&UserInfo, AppError> {
+    pub(crate) fn require_super_admin(&self) -> Result<&UserInfo, AppError> {
         match &self.principal {
             Principal::User(u) if u.role == Role::SuperAdmin => Ok(u),
             _ => Err(AppError::forbidden(format!("{} is not a super admin", self.display_name()))),
@@ -103,19 +103,19 @@ impl Caller {
     /// The projects whose records (audit rows, error-log rows, counters) this administrator may read:
     /// `None` = every project and the rows of no project (super admin); `Some(ids)` = a project admin's own.
     /// Staff and API tokens: 403.
-    pub fn admin_scope(&self) -> Result<Option<&[i64]>, AppError> {
+    pub(crate) fn admin_scope(&self) -> Result<Option<&[i64]>, AppError> {
         let user = self.require_admin()?;
         Ok(if user.role == Role::SuperAdmin { None } else { Some(&user.admin_project_ids) })
     }
 
     /// May this caller read the project's configuration (its templates)? The projects it may take numbers in:
     /// people any project, an API token its scope.
-    pub fn require_project_read(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_project_read(&self, project_id: i64) -> Result<(), AppError> {
         self.require_numbering(project_id)
     }
 
     /// An audit entry carrying who, from where, and when.
-    pub fn audit_base(&self, now_ms: i64) -> AuditEntry {
+    pub(crate) fn audit_base(&self, now_ms: i64) -> AuditEntry {
         AuditEntry {
             user_id: self.user_id(),
             username: Some(self.display_name()),
@@ -136,11 +136,11 @@ impl Caller {
 /// The client's address as the edge resolved it (`edge::guard`: the TCP peer, or the client a trusted proxy
 /// forwarded for), put into the request's extensions for the callers and audit rows read here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientAddr(pub std::net::IpAddr);
+pub(crate) struct ClientAddr(pub(crate) std::net::IpAddr);
 
 /// Client address and user agent of a request. The address is the one `edge::guard` resolved (the TCP peer, or
 /// the client a trusted proxy forwarded for); the TCP peer when the request did not pass the edge.
-pub fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
+pub(crate) fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
     let ip = parts
         .extensions
         .get::<ClientAddr>()
@@ -151,7 +151,7 @@ pub fn client_of(parts: &Parts) -> (Option<String>, Option<String>) {
     (ip, ua)
 }
 
-pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -161,12 +161,12 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 
 /// What the access services use: the database, the clock, the token cache and the login throttle. A sub-state of
 /// the application's (`FromRef`), one `Arc` to clone per request.
-pub struct Access {
-    pub db: Db,
-    pub clock: Arc<Clock>,
-    pub tokens: Arc<AuthCache>,
+pub(crate) struct Access {
+    pub(crate) db: Db,
+    pub(crate) clock: Arc<Clock>,
+    pub(crate) tokens: Arc<AuthCache>,
     /// Failed logins per username and per client address (`throttle`).
-    pub login_throttle: Arc<throttle::LoginThrottle>,
+    pub(crate) login_throttle: Arc<throttle::LoginThrottle>,
 }
 
 impl<S> FromRequestParts<S> for Caller
@@ -192,7 +192,7 @@ where
     }
 }
 
-pub async fn user_from_session(db: &Db, session: &Session) -> Result<Option<UserInfo>, AppError> {
+pub(crate) async fn user_from_session(db: &Db, session: &Session) -> Result<Option<UserInfo>, AppError> {
     let user_id: Option<i64> = session.get(SESSION_USER_KEY).await.map_err(|e| AppError::internal_from("session store", e))?;
     match user_id {
         Some(id) => store::user_by_id(db, id).await,
@@ -202,13 +202,13 @@ pub async fn user_from_session(db: &Db, session: &Session) -> Result<Option<User
 
 /// Where a request comes from: the client address (as the edge resolved it) and the user agent.
 #[derive(Clone, Debug, Default)]
-pub struct ClientInfo {
-    pub ip: Option<String>,
-    pub user_agent: Option<String>,
+pub(crate) struct ClientInfo {
+    pub(crate) ip: Option<String>,
+    pub(crate) user_agent: Option<String>,
 }
 
 impl ClientInfo {
-    pub fn of(parts: &Parts) -> ClientInfo {
+    pub(crate) fn of(parts: &Parts) -> ClientInfo {
         let (ip, user_agent) = client_of(parts);
         ClientInfo { ip, user_agent }
     }
@@ -235,7 +235,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientInfo {
 ///
 /// Every attempt, refused or not, is a row of `login_attempts` (`attempts`), except repeats during one wait: of
 /// those only the first (in each instance) is, so knocking on during a wait does not grow the record.
-pub async fn login(state: &Access, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
+pub(crate) async fn login(state: &Access, session: &Session, client: &ClientInfo, username: &str, password: &str) -> Result<UserInfo, AppError> {
     use attempts::Outcome;
     let name = username.trim();
     let keys = state.login_throttle.keys(name, client.ip.as_deref());
@@ -292,17 +292,17 @@ async fn throttled(state: &Access, client: &ClientInfo, username: &str, user_id:
     refusal.error
 }
 
-pub async fn logout(session: &Session) -> Result<(), AppError> {
+pub(crate) async fn logout(session: &Session) -> Result<(), AppError> {
     session.flush().await.map_err(|e| AppError::internal_from("session store", e))
 }
 
 /// Cache of token → principal, so that a machine client's every request is not a database read.
 /// Revocation takes effect within `TOKEN_CACHE_SECS` on other instances, immediately on this one.
-pub struct AuthCache {
+pub(crate) struct AuthCache {
     tokens: std::sync::Mutex<std::collections::HashMap<String, (Principal, std::time::Instant)>>,
 }
 
-pub const TOKEN_CACHE_SECS: u64 = 5;
+pub(crate) const TOKEN_CACHE_SECS: u64 = 5;
 
 impl Default for AuthCache {
     fn default() -> Self {
@@ -311,7 +311,7 @@ impl Default for AuthCache {
 }
 
 impl AuthCache {
-    pub async fn principal_for_token(&self, db: &crate::server::db::Db, token: &str) -> Result<Option<Principal>, AppError> {
+    pub(crate) async fn principal_for_token(&self, db: &crate::server::db::Db, token: &str) -> Result<Option<Principal>, AppError> {
         if token.len() > 200 {
             return Ok(None);
         }
@@ -334,7 +334,7 @@ impl AuthCache {
         Ok(principal)
     }
 
-    pub fn forget_all(&self) {
+    pub(crate) fn forget_all(&self) {
         self.tokens.lock().unwrap().clear();
     }
 }

@@ -14,7 +14,7 @@ use argon2::Argon2;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// A valid Argon2 hash of a random password, verified against when a username is unknown.
-pub const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$pVyqcD0WNrULjAvOu/Ti4d/DO0Xh0V1Ug/JDr3Rx1jM";
+pub(crate) const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$pVyqcD0WNrULjAvOu/Ti4d/DO0Xh0V1Ug/JDr3Rx1jM";
 
 /// The semaphore and its size.
 struct Gate {
@@ -31,7 +31,7 @@ pub fn default_concurrency() -> usize {
 
 /// Sizes the semaphore (0 = [`default_concurrency`]). The first call wins (one process, one bound: tests start
 /// many services in one process); returns the size in force.
-pub fn configure(permits: usize) -> usize {
+pub(crate) fn configure(permits: usize) -> usize {
     let size = if permits == 0 { default_concurrency() } else { permits };
     GATE.get_or_init(|| Gate { permits: Arc::new(Semaphore::new(size)), size }).size
 }
@@ -43,17 +43,12 @@ fn gate() -> &'static Gate {
     })
 }
 
-/// How many Argon2 computations may run at once in this process.
-pub fn concurrency() -> usize {
-    gate().size
-}
-
 /// A permit to run one Argon2 computation; waits while all are taken.
-pub async fn permit() -> OwnedSemaphorePermit {
+pub(crate) async fn permit() -> OwnedSemaphorePermit {
     gate().permits.clone().acquire_owned().await.expect("the Argon2 semaphore is never closed")
 }
 
-pub fn hash_blocking(password: &str) -> String {
+pub(crate) fn hash_blocking(password: &str) -> String {
     let salt = SaltString::generate(&mut OsRng);
     Argon2::default().hash_password(password.as_bytes(), &salt).expect("argon2 hashing with default parameters").to_string()
 }
@@ -72,12 +67,12 @@ pub async fn hash(password: String) -> String {
     .expect("hashing task")
 }
 
-pub async fn verify(password: String, hash: String) -> bool {
+pub(crate) async fn verify(password: String, hash: String) -> bool {
     verify_holding(permit().await, password, hash).await
 }
 
 /// Verifies with a permit the caller already holds (login checks its throttle once more after the wait for one).
-pub async fn verify_holding(permit: OwnedSemaphorePermit, password: String, hash: String) -> bool {
+pub(crate) async fn verify_holding(permit: OwnedSemaphorePermit, password: String, hash: String) -> bool {
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         verify_blocking(&password, &hash)
@@ -87,7 +82,7 @@ pub async fn verify_holding(permit: OwnedSemaphorePermit, password: String, hash
 }
 
 /// A readable random password for the first super admin when none is configured.
-pub fn generate() -> String {
+pub(crate) fn generate() -> String {
     use rand::Rng;
     const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     let mut rng = rand::thread_rng();

@@ -21,7 +21,7 @@ pub use crate::server::config::{RateLimits, DEFAULT_LIGHT_FACTOR};
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;
 
-pub struct NumberRateLimiter {
+pub(crate) struct NumberRateLimiter {
     limits: RateLimits,
     user: Option<DefaultKeyedRateLimiter<i64>>,
     ip: Option<DefaultKeyedRateLimiter<String>>,
@@ -40,7 +40,7 @@ fn quota(per_min: u32) -> Option<Quota> {
 const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 
 impl NumberRateLimiter {
-    pub fn new(limits: &RateLimits) -> Self {
+    pub(crate) fn new(limits: &RateLimits) -> Self {
         NumberRateLimiter {
             limits: limits.clone(),
             user: quota(limits.per_user_per_min).map(RateLimiter::keyed),
@@ -54,12 +54,12 @@ impl NumberRateLimiter {
 
     /// The limiter of the requests that take no new number (preview, confirm, cancel): [`RateLimits::light`],
     /// counted apart from the number requests.
-    pub fn light(limits: &RateLimits) -> Self {
+    pub(crate) fn light(limits: &RateLimits) -> Self {
         NumberRateLimiter { prefix: "docnum:rl:light:", ..NumberRateLimiter::new(&limits.light()) }
     }
 
     /// Shares the counts through this Redis server.
-    pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
+    pub(crate) fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
         let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
         self.shared = Some(KeptRedis::new(client));
         Ok(self)
@@ -84,7 +84,7 @@ impl NumberRateLimiter {
     }
 
     /// Takes one request from every limit that applies to the caller.
-    pub async fn check(&self, caller: &Caller) -> Result<(), AppError> {
+    pub(crate) async fn check(&self, caller: &Caller) -> Result<(), AppError> {
         let limits = self.applicable(caller);
         if limits.is_empty() {
             return Ok(());

@@ -17,7 +17,7 @@ struct UserRow {
 }
 
 /// An active user (None for an unknown or deactivated one: their sessions stop working at once).
-pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
+pub(crate) async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
     let row: Option<UserRow> =
         sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1").bind(id).fetch_optional(&db.pool).await?;
     let Some(r) = row else { return Ok(None) };
@@ -33,48 +33,54 @@ pub async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> 
 }
 
 /// The id and password hash of an active user.
-pub async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
+pub(crate) async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
     Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1").bind(username).fetch_optional(&db.pool).await?)
 }
 
 /// The password hash of a user, active or not.
-pub async fn password_hash_of(db: &Db, username: &str) -> Result<Option<String>, AppError> {
+pub(crate) async fn password_hash_of(db: &Db, username: &str) -> Result<Option<String>, AppError> {
     Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?)
 }
 
-pub async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
+pub(crate) async fn user_exists(db: &Db, username: &str) -> Result<bool, AppError> {
     let id: Option<i64> = sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?;
     Ok(id.is_some())
 }
 
-pub async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
+pub(crate) async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
     Ok(sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username.trim()).fetch_optional(&db.pool).await?)
 }
 
 /// A user's row as it stands inside a transaction (locked on MariaDB until the transaction ends).
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct UserState {
-    pub id: i64,
-    pub username: String,
-    pub role: String,
-    pub active: i64,
+pub(crate) struct UserState {
+    pub(crate) username: String,
+    pub(crate) role: String,
+    pub(crate) active: i64,
 }
 
-pub async fn lock_user(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<UserState>, AppError> {
-    Ok(sqlx::query_as(&format!("SELECT id, username, role, active FROM users WHERE id = ?{}", dialect.for_update()))
+pub(crate) async fn lock_user(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<UserState>, AppError> {
+    Ok(sqlx::query_as(&format!("SELECT username, role, active FROM users WHERE id = ?{}", dialect.for_update()))
         .bind(id)
         .fetch_optional(&mut *tx)
         .await?)
 }
 
 /// The ids of the active super admins, locked (MariaDB) so that two changes cannot each remove "another" one.
-pub async fn lock_active_super_admins(tx: &mut Conn, dialect: Dialect) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn lock_active_super_admins(tx: &mut Conn, dialect: Dialect) -> Result<Vec<i64>, AppError> {
     Ok(sqlx::query_scalar(&format!("SELECT id FROM users WHERE role = 'SUPER_ADMIN' AND active = 1 ORDER BY id{}", dialect.for_update()))
         .fetch_all(&mut *tx)
         .await?)
 }
 
-pub async fn insert_user(tx: &mut Conn, username: &str, display_name: &str, password_hash: &str, role: Role, now_ms: i64) -> Result<i64, AppError> {
+pub(crate) async fn insert_user(
+    tx: &mut Conn,
+    username: &str,
+    display_name: &str,
+    password_hash: &str,
+    role: Role,
+    now_ms: i64,
+) -> Result<i64, AppError> {
     sqlx::query_scalar("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
         .bind(username)
         .bind(display_name)
@@ -93,37 +99,33 @@ pub async fn insert_user(tx: &mut Conn, username: &str, display_name: &str, pass
         })
 }
 
-pub async fn set_role(tx: &mut Conn, user_id: i64, role: Role) -> Result<(), AppError> {
+pub(crate) async fn set_role(tx: &mut Conn, user_id: i64, role: Role) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET role = ? WHERE id = ?").bind(role.as_str()).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
-pub async fn set_active(tx: &mut Conn, user_id: i64, active: bool) -> Result<(), AppError> {
+pub(crate) async fn set_active(tx: &mut Conn, user_id: i64, active: bool) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET active = ? WHERE id = ?").bind(i64::from(active)).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
-pub async fn set_password_hash(tx: &mut Conn, user_id: i64, hash: &str) -> Result<(), AppError> {
+pub(crate) async fn set_password_hash(tx: &mut Conn, user_id: i64, hash: &str) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?").bind(hash).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
-pub async fn password_hash_by_id(tx: &mut Conn, user_id: i64) -> Result<Option<String>, AppError> {
-    Ok(sqlx::query_scalar("SELECT password_hash FROM users WHERE id = ?").bind(user_id).fetch_optional(&mut *tx).await?)
-}
-
 /// The projects a user administers, inside a transaction.
-pub async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<i64>, AppError> {
     Ok(sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id").bind(user_id).fetch_all(&mut *tx).await?)
 }
 
 /// The code of a project, or None when there is no project of that id.
-pub async fn project_code(tx: &mut Conn, project_id: i64) -> Result<Option<String>, AppError> {
+pub(crate) async fn project_code(tx: &mut Conn, project_id: i64) -> Result<Option<String>, AppError> {
     Ok(sqlx::query_scalar("SELECT code FROM projects WHERE id = ?").bind(project_id).fetch_optional(&mut *tx).await?)
 }
 
 /// Adds a project-admin right; false when the user had it already.
-pub async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<bool, AppError> {
+pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<bool, AppError> {
     let had: Option<i64> = sqlx::query_scalar("SELECT user_id FROM project_admins WHERE user_id = ? AND project_id = ?")
         .bind(user_id)
         .bind(project_id)
@@ -136,7 +138,7 @@ pub async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) 
     Ok(true)
 }
 
-pub async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<(), AppError> {
+pub(crate) async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<(), AppError> {
     sqlx::query("DELETE FROM project_admins WHERE user_id = ? AND project_id = ?").bind(user_id).bind(project_id).execute(&mut *tx).await?;
     Ok(())
 }
@@ -152,7 +154,7 @@ struct UserAdminRow {
 }
 
 /// Every user with their role, projects and state, by username.
-pub async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
+pub(crate) async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
     let rows: Vec<UserAdminRow> =
         sqlx::query_as("SELECT id, username, display_name, role, active, created_at FROM users ORDER BY username").fetch_all(&db.pool).await?;
     let grants: Vec<(i64, i64)> =
@@ -171,12 +173,12 @@ pub async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
         .collect())
 }
 
-pub fn hash_token(token: &str) -> String {
+pub(crate) fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 /// A new random API token (256 bits), returned in clear once; only its hash is stored.
-pub fn generate_token() -> String {
+pub(crate) fn generate_token() -> String {
     use rand::RngCore;
     let mut bytes = [0u8; 32];
     rand::thread_rng().fill_bytes(&mut bytes);
@@ -185,13 +187,13 @@ pub fn generate_token() -> String {
 
 /// A token's stored scope: a JSON array of project ids (empty = every project). Anything else is None, and
 /// such a token grants nothing.
-pub fn parse_scope(stored: &str) -> Option<Vec<i64>> {
+pub(crate) fn parse_scope(stored: &str) -> Option<Vec<i64>> {
     serde_json::from_str::<Vec<i64>>(stored).ok()
 }
 
 /// The principal of an active token; None for an unknown or revoked one, and for one whose stored scope
 /// cannot be read (logged: the row was written by something other than this service).
-pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
+pub(crate) async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
     let row: Option<(i64, String, String)> =
         sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
             .bind(token_hash)
@@ -206,7 +208,7 @@ pub async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Princip
     }))
 }
 
-pub async fn insert_token(tx: &mut Conn, name: &str, token: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<i64, AppError> {
+pub(crate) async fn insert_token(tx: &mut Conn, name: &str, token: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<i64, AppError> {
     let prefix: String = token.chars().take(12).collect();
     Ok(sqlx::query_scalar(
         "INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -254,40 +256,40 @@ const TOKEN_SELECT: &str = "SELECT t.id, t.name, t.prefix, t.project_ids, t.crea
      FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by";
 
 /// Every token, newest first (the services decide who sees which).
-pub async fn list_tokens(db: &Db) -> Result<Vec<ApiTokenInfo>, AppError> {
+pub(crate) async fn list_tokens(db: &Db) -> Result<Vec<ApiTokenInfo>, AppError> {
     let rows: Vec<TokenRow> = sqlx::query_as(&format!("{TOKEN_SELECT} ORDER BY t.id DESC")).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(ApiTokenInfo::from).collect())
 }
 
 /// One token, inside a transaction.
-pub async fn token_by_id(tx: &mut Conn, id: i64) -> Result<Option<ApiTokenInfo>, AppError> {
+pub(crate) async fn token_by_id(tx: &mut Conn, id: i64) -> Result<Option<ApiTokenInfo>, AppError> {
     let row: Option<TokenRow> = sqlx::query_as(&format!("{TOKEN_SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&mut *tx).await?;
     Ok(row.map(ApiTokenInfo::from))
 }
 
-pub async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<bool, AppError> {
+pub(crate) async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<bool, AppError> {
     let r = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(now_ms).bind(id).execute(&mut *tx).await?;
     Ok(r.rows_affected() == 1)
 }
 
 /// The id, password hash and state of the user of this name (active or not), for login.
-pub async fn login_credentials(db: &Db, username: &str) -> Result<Option<(i64, String, bool)>, AppError> {
+pub(crate) async fn login_credentials(db: &Db, username: &str) -> Result<Option<(i64, String, bool)>, AppError> {
     let row: Option<(i64, String, i64)> =
         sqlx::query_as("SELECT id, password_hash, active FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?;
     Ok(row.map(|(id, hash, active)| (id, hash, active != 0)))
 }
 
 /// A login attempt to record (`login_attempts`); the texts are bounded by the caller.
-pub struct NewLoginAttempt<'a> {
-    pub at_ms: i64,
-    pub username: &'a str,
-    pub user_id: Option<i64>,
-    pub ip_address: Option<&'a str>,
-    pub user_agent: Option<&'a str>,
-    pub outcome: &'a str,
+pub(crate) struct NewLoginAttempt<'a> {
+    pub(crate) at_ms: i64,
+    pub(crate) username: &'a str,
+    pub(crate) user_id: Option<i64>,
+    pub(crate) ip_address: Option<&'a str>,
+    pub(crate) user_agent: Option<&'a str>,
+    pub(crate) outcome: &'a str,
 }
 
-pub async fn insert_login_attempt(db: &Db, a: &NewLoginAttempt<'_>) -> Result<(), AppError> {
+pub(crate) async fn insert_login_attempt(db: &Db, a: &NewLoginAttempt<'_>) -> Result<(), AppError> {
     sqlx::query("INSERT INTO login_attempts (created_at, username, user_id, ip_address, user_agent, outcome) VALUES (?, ?, ?, ?, ?, ?)")
         .bind(a.at_ms)
         .bind(a.username)
@@ -312,7 +314,7 @@ struct LoginAttemptRow {
 }
 
 /// One page of login attempts (newest first) matching the filters, and how many match in all.
-pub async fn login_attempts(
+pub(crate) async fn login_attempts(
     db: &Db,
     username: Option<&str>,
     outcome: Option<&str>,
@@ -345,7 +347,7 @@ pub async fn login_attempts(
 }
 
 /// Which of these project ids exist (a token's scope names projects; the reference snapshot is the catalog's, above).
-pub async fn existing_projects(db: &Db, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn existing_projects(db: &Db, ids: &[i64]) -> Result<Vec<i64>, AppError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }

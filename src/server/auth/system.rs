@@ -17,6 +17,11 @@ pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result
     super::users::grant_project_admin_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), user_id, project_id).await
 }
 
+/// The id of the user with this name, if there is one: what a tool or a test names a user by.
+pub async fn user_id(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
+    super::store::user_id_by_username(db, username).await
+}
+
 /// Creates a token without a caller's check, writing its `TOKEN_CREATED` audit row as the system: for tools
 /// and tests. The service is `auth::tokens::create`.
 pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {

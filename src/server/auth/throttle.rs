@@ -28,7 +28,7 @@ use crate::server::kept_redis::KeptRedis;
 
 impl LoginThrottleConfig {
     /// The wait (ms) after `failures` consecutive failures of a key whose threshold is `threshold`.
-    pub fn wait_ms(&self, threshold: u32, failures: u64) -> i64 {
+    pub(crate) fn wait_ms(&self, threshold: u32, failures: u64) -> i64 {
         if threshold == 0 || failures < u64::from(threshold) {
             return 0;
         }
@@ -44,12 +44,12 @@ impl LoginThrottleConfig {
 }
 
 /// Which count refused an attempt (the `scope` of [`AppError::RateLimited`]).
-pub const USER_SCOPE: &str = "login-user";
-pub const ADDRESS_SCOPE: &str = "login-address";
+pub(crate) const USER_SCOPE: &str = "login-user";
+pub(crate) const ADDRESS_SCOPE: &str = "login-address";
 
 /// The counts one attempt touches: (scope, key, threshold); keys whose threshold is 0 are left out.
 #[derive(Clone, Debug, Default)]
-pub struct Keys(Vec<(&'static str, String, u32)>);
+pub(crate) struct Keys(Vec<(&'static str, String, u32)>);
 
 /// A key's consecutive failures and when the last one was (service-clock milliseconds).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -58,7 +58,7 @@ struct Record {
     last_ms: i64,
 }
 
-pub struct LoginThrottle {
+pub(crate) struct LoginThrottle {
     config: LoginThrottleConfig,
     local: Mutex<HashMap<String, Record>>,
     /// The Redis server the counts are shared through (left alone for a second after a failure).
@@ -70,13 +70,13 @@ pub struct LoginThrottle {
 /// An attempt refused during a wait: the 429 to answer, and whether it is the first refusal of that wait in this
 /// instance (the one the login record keeps; the others are only counted in `/metrics`).
 #[derive(Debug)]
-pub struct Refusal {
-    pub error: AppError,
-    pub first_of_its_wait: bool,
+pub(crate) struct Refusal {
+    pub(crate) error: AppError,
+    pub(crate) first_of_its_wait: bool,
 }
 
 /// At most this many keys in memory.
-pub const MAX_LOCAL_KEYS: usize = 100_000;
+pub(crate) const MAX_LOCAL_KEYS: usize = 100_000;
 
 const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 const KEY_PREFIX: &str = "docnum:login:";
@@ -104,23 +104,19 @@ return n
 ";
 
 impl LoginThrottle {
-    pub fn new(config: &LoginThrottleConfig) -> LoginThrottle {
+    pub(crate) fn new(config: &LoginThrottleConfig) -> LoginThrottle {
         LoginThrottle { config: config.clone(), local: Mutex::new(HashMap::new()), shared: None, refused_waits: Mutex::new(HashMap::new()) }
     }
 
     /// Shares the counts through this Redis server.
-    pub fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
+    pub(crate) fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
         let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
         self.shared = Some(KeptRedis::new(client));
         Ok(self)
     }
 
-    pub fn config(&self) -> &LoginThrottleConfig {
-        &self.config
-    }
-
     /// The counts of an attempt for `username` (trimmed, compared without case) from `ip`.
-    pub fn keys(&self, username: &str, ip: Option<&str>) -> Keys {
+    pub(crate) fn keys(&self, username: &str, ip: Option<&str>) -> Keys {
         let mut keys = Vec::new();
         if self.config.per_user_failures > 0 {
             let name: String = username.trim().to_lowercase().chars().take(100).collect();
@@ -150,7 +146,7 @@ impl LoginThrottle {
     }
 
     /// Refuses (429 with `Retry-After`) while any of the keys is waiting.
-    pub async fn check(&self, keys: &Keys, now_ms: i64) -> Result<(), Refusal> {
+    pub(crate) async fn check(&self, keys: &Keys, now_ms: i64) -> Result<(), Refusal> {
         if keys.0.is_empty() {
             return Ok(());
         }
@@ -188,7 +184,7 @@ impl LoginThrottle {
     }
 
     /// Counts a failed attempt on every key.
-    pub async fn failed(&self, keys: &Keys, now_ms: i64) {
+    pub(crate) async fn failed(&self, keys: &Keys, now_ms: i64) {
         if keys.0.is_empty() {
             return;
         }
@@ -220,7 +216,7 @@ impl LoginThrottle {
     }
 
     /// A successful login: its username's failures are forgotten.
-    pub async fn succeeded(&self, keys: &Keys) {
+    pub(crate) async fn succeeded(&self, keys: &Keys) {
         let Some((_, user_key, _)) = keys.0.iter().find(|(scope, _, _)| *scope == USER_SCOPE) else { return };
         self.local.lock().unwrap().remove(user_key);
         if let Some(shared) = self.shared.as_ref().filter(|s| !s.resting()) {

@@ -13,7 +13,7 @@ use crate::server::error::AppError;
 
 /// A new API token (admins): a project admin only for projects they administer, a super admin for any
 /// (no project = every project, super admins only). The secret is shown once, here.
-pub async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
+pub(crate) async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
     let admin = caller.require_admin()?;
     let known = store::existing_projects(&s.db, project_ids).await?;
     for p in project_ids {
@@ -63,7 +63,7 @@ pub async fn create_as(db: &Db, actor: &AuditEntry, name: &str, project_ids: &[i
 
 /// Whether an admin may see and revoke a token: a super admin any; a project admin one whose (readable) scope
 /// names only projects they administer — not a token for every project.
-pub fn administers(user: &UserInfo, token: &ApiTokenInfo) -> bool {
+pub(crate) fn administers(user: &UserInfo, token: &ApiTokenInfo) -> bool {
     match user.role {
         Role::SuperAdmin => true,
         Role::ProjectAdmin => {
@@ -74,13 +74,13 @@ pub fn administers(user: &UserInfo, token: &ApiTokenInfo) -> bool {
 }
 
 /// The tokens the caller administers, newest first (admins).
-pub async fn list(s: &Access, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
+pub(crate) async fn list(s: &Access, caller: &Caller) -> Result<Vec<ApiTokenInfo>, AppError> {
     let admin = caller.require_admin()?;
     Ok(store::list_tokens(&s.db).await?.into_iter().filter(|t| administers(admin, t)).collect())
 }
 
 /// Revokes an active token the caller administers (403 for another's; 404 when there is no active token of that id).
-pub async fn revoke(s: &Access, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub(crate) async fn revoke(s: &Access, caller: &Caller, id: i64) -> Result<(), AppError> {
     let admin = caller.require_admin()?;
     let gone = || AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}"));
     let actor = caller.audit_base(s.clock.now_ms());

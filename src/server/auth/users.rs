@@ -23,7 +23,7 @@ pub fn system_actor(name: &str, now_ms: i64) -> AuditEntry {
 /// A user to create, checked: username, display name, password length, role.
 pub struct Validated {
     pub username: String,
-    pub display_name: String,
+    pub(crate) display_name: String,
     password: String,
     pub role: Role,
 }
@@ -54,7 +54,7 @@ fn parse_role(role: &str) -> Result<Role, AppError> {
 }
 
 /// A new password: at least [`MIN_PASSWORD_CHARS`] characters, at most what login reads.
-pub fn check_password(password: &str) -> Result<(), AppError> {
+pub(crate) fn check_password(password: &str) -> Result<(), AppError> {
     let chars = password.chars().count();
     if chars > MAX_PASSWORD_CHARS {
         return Err(AppError::validation(
@@ -123,7 +123,7 @@ pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_
 }
 
 /// Grants one project-admin right, audited. No caller check (tools and tests).
-pub async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, project_id: i64) -> Result<(), AppError> {
+pub(crate) async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, project_id: i64) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
     let user = store::lock_user(&mut tx, db.dialect, user_id).await?.ok_or_else(|| not_found_user(user_id))?;
     if let Some(entry) = grant(&mut tx, actor, user_id, &user.username, project_id).await? {
@@ -134,7 +134,7 @@ pub async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, p
 }
 
 /// `POST /admin/users`: creates a user with the projects they administer (super admins).
-pub async fn create_user(s: &Access, caller: &Caller, new: &NewUser) -> Result<UserInfo, AppError> {
+pub(crate) async fn create_user(s: &Access, caller: &Caller, new: &NewUser) -> Result<UserInfo, AppError> {
     caller.require_super_admin()?;
     let validated = Validated::new(&new.username, new.display_name.as_deref(), &new.password, new.role.as_str())?;
     let id = create_user_as(&s.db, &caller.audit_base(s.clock.now_ms()), &validated, &new.admin_project_ids).await?;
@@ -142,7 +142,7 @@ pub async fn create_user(s: &Access, caller: &Caller, new: &NewUser) -> Result<U
 }
 
 /// `GET /admin/users`: every user, active or not (super admins).
-pub async fn list(s: &Access, caller: &Caller) -> Result<Vec<UserAdminInfo>, AppError> {
+pub(crate) async fn list(s: &Access, caller: &Caller) -> Result<Vec<UserAdminInfo>, AppError> {
     caller.require_super_admin()?;
     store::list_users(&s.db).await
 }
@@ -161,7 +161,7 @@ fn last_super_admin(username: &str) -> AppError {
 /// `PUT /admin/users/{id}`: sets a user's role and the projects they administer (super admins). Each change is its
 /// own audit row: `ROLE_CHANGED`, `PROJECT_ADMIN_GRANTED`, `PROJECT_ADMIN_REMOVED`. A super admin keeps their own
 /// role; the last active super admin cannot lose it.
-pub async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
+pub(crate) async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     let role = change.role;
     if me.id == id && role != Role::SuperAdmin {
@@ -221,7 +221,7 @@ pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: i64, active: bool) -
 
 /// `POST /admin/users/{id}/deactivate|reactivate` (super admins; not themself). A deactivated user cannot log in,
 /// and the sessions they have stop working at once (a session is read back through `store::user_by_id`).
-pub async fn set_active(s: &Access, caller: &Caller, id: i64, active: bool) -> Result<UserAdminInfo, AppError> {
+pub(crate) async fn set_active(s: &Access, caller: &Caller, id: i64, active: bool) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     if me.id == id && !active {
         return Err(AppError::validation("ปิดการใช้งานบัญชีของตนเองไม่ได้", "a super admin cannot deactivate themself"));
@@ -249,13 +249,13 @@ pub async fn set_password_as(db: &Db, actor: &AuditEntry, id: i64, plain: &str) 
 }
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
-pub async fn set_password(s: &Access, caller: &Caller, id: i64, plain: &str) -> Result<(), AppError> {
+pub(crate) async fn set_password(s: &Access, caller: &Caller, id: i64, plain: &str) -> Result<(), AppError> {
     caller.require_super_admin()?;
     set_password_as(&s.db, &caller.audit_base(s.clock.now_ms()), id, plain).await
 }
 
 /// `POST /auth/password`: a logged-in user changes their own password, giving the current one.
-pub async fn change_own_password(s: &Access, caller: &Caller, current: &str, new: &str) -> Result<(), AppError> {
+pub(crate) async fn change_own_password(s: &Access, caller: &Caller, current: &str, new: &str) -> Result<(), AppError> {
     let user = caller.user().ok_or_else(|| AppError::forbidden(format!("{} is an API token: it has no password", caller.display_name())))?;
     check_password(new)?;
     let stored = store::credentials_by_username(&s.db, &user.username).await?.ok_or(AppError::Unauthenticated)?;

@@ -9,12 +9,12 @@ static SUSPECT_UNTIL_MS: AtomicI64 = AtomicI64::new(0);
 
 /// Called on a connection error: for the next 10 s every pooled connection is pinged before use, so dead
 /// ones are replaced instead of failing the retry.
-pub fn suspect_connections() {
+pub(crate) fn suspect_connections() {
     SUSPECT_UNTIL_MS.store(chrono::Utc::now().timestamp_millis() + 10_000, Ordering::Relaxed);
 }
 
 /// Whether pooled connections are to be pinged before use now (a connection error in the last 10 s).
-pub fn suspecting_connections() -> bool {
+pub(crate) fn suspecting_connections() -> bool {
     chrono::Utc::now().timestamp_millis() < SUSPECT_UNTIL_MS.load(Ordering::Relaxed)
 }
 
@@ -29,7 +29,7 @@ fn mysql_error_number(e: &sqlx::Error) -> Option<u16> {
 
 /// What a failed statement means to the code that ran it: the one classification of `sqlx` errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DbFailure {
+pub(crate) enum DbFailure {
     /// The database refused a duplicate (unique constraint).
     /// SQLite: extended codes 2067 (UNIQUE) / 1555 (PRIMARY KEY). MariaDB: error 1062 ER_DUP_ENTRY (and kin).
     /// Not SQLSTATE 23000 alone: MariaDB uses it for foreign-key, NOT NULL and CHECK failures too.
@@ -53,7 +53,7 @@ pub enum DbFailure {
 }
 
 /// Classifies a `sqlx` error (see [`DbFailure`]). A retryable conflict is checked before a unique violation.
-pub fn classify(e: &sqlx::Error) -> DbFailure {
+pub(crate) fn classify(e: &sqlx::Error) -> DbFailure {
     if is_retryable_conflict(e) {
         DbFailure::RetryableConflict
     } else if is_unique_violation(e) {
@@ -66,7 +66,7 @@ pub fn classify(e: &sqlx::Error) -> DbFailure {
 }
 
 /// `classify(e) == DbFailure::UniqueViolation`.
-pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
             db.is_unique_violation()
@@ -80,7 +80,7 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
 }
 
 /// Whether `e` is a [`DbFailure::RetryableConflict`].
-pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
+pub(crate) fn is_retryable_conflict(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Database(db) => {
             mysql_error_number(e).is_some_and(|n| matches!(n, 1020 | 1205 | 1213)) || db.code().is_some_and(|c| c == "40001")
@@ -90,7 +90,7 @@ pub fn is_retryable_conflict(e: &sqlx::Error) -> bool {
 }
 
 /// Whether `e` is a [`DbFailure::Connection`].
-pub fn is_connection_error(e: &sqlx::Error) -> bool {
+pub(crate) fn is_connection_error(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed | sqlx::Error::Tls(_))
         || matches!(e, sqlx::Error::Database(db) if db.message().contains("database is locked"))
         || mysql_error_number(e).is_some_and(|n| matches!(n, 1053 | 1290 | 1836 | 1927 | 2006 | 2013))

@@ -65,7 +65,7 @@ fn writable_or_refused(read_only: i64) -> Result<(), sqlx::Error> {
 
 /// What a probe found a server to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Probe {
+pub(crate) enum Probe {
     Writable,
     ReadOnly,
     Unreachable,
@@ -73,7 +73,7 @@ pub enum Probe {
 
 /// What the watcher does after a round of probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// The current server is the one writable server.
     Stay,
     /// Another server is the one writable server.
@@ -85,7 +85,7 @@ pub enum Decision {
 }
 
 /// The rule of the watcher, without I/O.
-pub fn decide(current: usize, probes: &[Probe]) -> Decision {
+pub(crate) fn decide(current: usize, probes: &[Probe]) -> Decision {
     let writable: Vec<usize> = probes.iter().enumerate().filter(|(_, p)| **p == Probe::Writable).map(|(i, _)| i).collect();
     match writable.as_slice() {
         [] => Decision::NoPrimary,
@@ -103,7 +103,7 @@ enum Follower {
 
 /// When the primary last changed: shared by the `Primary` and its pools' callbacks (which cannot hold the
 /// `Primary`: it holds the pools).
-pub struct Changes {
+pub(crate) struct Changes {
     born: Instant,
     /// When (ns after `born`) the primary last changed; 0: never.
     changed_at_ns: AtomicU64,
@@ -115,18 +115,18 @@ impl Changes {
     }
 
     /// Changes whenever the primary does: what is cached from the database is read again when this moved.
-    pub fn generation(&self) -> u64 {
+    pub(crate) fn generation(&self) -> u64 {
         self.changed_at_ns.load(Ordering::SeqCst)
     }
 
     /// Whether a connection of this `age` was opened before the primary last changed (it may lead to the old one).
-    pub fn opened_before_change(&self, age: Duration) -> bool {
+    pub(crate) fn opened_before_change(&self, age: Duration) -> bool {
         let changed = self.changed_at_ns.load(Ordering::SeqCst);
         changed != 0 && age.as_nanos() > (self.born.elapsed().as_nanos()).saturating_sub(u128::from(changed))
     }
 
     /// Whether the primary changed after `since` (a committer's kept connection is given up then).
-    pub fn changed_since(&self, since: Instant) -> bool {
+    pub(crate) fn changed_since(&self, since: Instant) -> bool {
         let changed = self.changed_at_ns.load(Ordering::SeqCst);
         changed != 0 && self.born + Duration::from_nanos(changed) > since
     }
@@ -152,7 +152,7 @@ pub struct Primary {
 
 impl Primary {
     /// For SQLite: no servers, never changes.
-    pub fn none() -> Arc<Primary> {
+    pub(crate) fn none() -> Arc<Primary> {
         Arc::new(Primary::new(Vec::new(), String::new(), 0))
     }
 
@@ -171,7 +171,7 @@ impl Primary {
     /// Finds the one writable server among `servers` (`host:port`; empty: the URL's own server, used as it is) and
     /// returns the primary and the URL of that server. Waits up to [`START_PATIENCE`] for a primary to appear;
     /// refuses to start beside two.
-    pub async fn find(url: &str, servers: &[String]) -> Result<(Arc<Primary>, String), sqlx::Error> {
+    pub(crate) async fn find(url: &str, servers: &[String]) -> Result<(Arc<Primary>, String), sqlx::Error> {
         if servers.is_empty() {
             let own = server_of(url)?;
             return Ok((Arc::new(Primary::new(vec![own], url.to_string(), 0)), url.to_string()));
@@ -218,12 +218,12 @@ impl Primary {
     }
 
     /// Points `pool` (opened with `url`, any host) at the primary from now on, in place of an earlier pool of that name.
-    pub fn follow(&self, name: &'static str, pool: AnyPool, url: String) {
+    pub(crate) fn follow(&self, name: &'static str, pool: AnyPool, url: String) {
         self.add_follower(name, Follower::Any(pool, url));
     }
 
     /// Points a typed MariaDB pool (the session store's) at the primary from now on.
-    pub fn follow_mysql(&self, name: &'static str, pool: MySqlPool) {
+    pub(crate) fn follow_mysql(&self, name: &'static str, pool: MySqlPool) {
         self.add_follower(name, Follower::MySql(pool));
     }
 
@@ -240,7 +240,7 @@ impl Primary {
 
     /// The service's URL at the server now taking the writes: for a pool opened after the start (the committers',
     /// the session store's).
-    pub fn url(&self) -> Result<String, sqlx::Error> {
+    pub(crate) fn url(&self) -> Result<String, sqlx::Error> {
         match self.current() {
             Some(server) => with_server(&self.base_url, server),
             None => Ok(self.base_url.clone()),
@@ -248,17 +248,17 @@ impl Primary {
     }
 
     /// Whether the last probe found the current server writable.
-    pub fn writable(&self) -> bool {
+    pub(crate) fn writable(&self) -> bool {
         self.writable.load(Ordering::SeqCst)
     }
 
     /// How many times the service has moved to another server.
-    pub fn switches(&self) -> u64 {
+    pub(crate) fn switches(&self) -> u64 {
         self.switches.load(Ordering::SeqCst)
     }
 
     /// When the primary last changed (see [`Changes`]).
-    pub fn changes(&self) -> &Arc<Changes> {
+    pub(crate) fn changes(&self) -> &Arc<Changes> {
         &self.changes
     }
 
@@ -269,7 +269,7 @@ impl Primary {
 
     /// Probes the servers until `pool` is closed, and follows the primary (see the module's comment).
     /// Ends when the `Db` is gone or its pool closed.
-    pub fn watch(self: &Arc<Self>, pool: &AnyPool) {
+    pub(crate) fn watch(self: &Arc<Self>, pool: &AnyPool) {
         if self.servers.is_empty() {
             return;
         }
@@ -360,7 +360,7 @@ async fn probe(url: &str, server: &str) -> Probe {
 }
 
 /// `url` with its host and port replaced by `server` (`host:port`).
-pub fn with_server(url: &str, server: &str) -> Result<String, sqlx::Error> {
+pub(crate) fn with_server(url: &str, server: &str) -> Result<String, sqlx::Error> {
     let (host, port) = split_server(server)?;
     let mut parsed = url::Url::parse(url).map_err(|e| sqlx::Error::Configuration(format!("DATABASE_URL: {e}").into()))?;
     parsed.set_host(Some(&host)).map_err(|e| sqlx::Error::Configuration(format!("DATABASE_SERVERS entry {server:?}: {e}").into()))?;

@@ -25,7 +25,7 @@ use libsqlite3_sys::{
 };
 
 /// The name to open a connection with (`SqliteConnectOptions::vfs`, or `vfs=` in the URL).
-pub const VFS_NAME: &str = "docnum-unix";
+pub(crate) const VFS_NAME: &str = "docnum-unix";
 const VFS_NAME_C: &CStr = c"docnum-unix";
 
 /// A WAL frame header's size; a write of exactly this size to a WAL file is one (the file's own header is 32 bytes).
@@ -40,7 +40,7 @@ static UNIX: AtomicPtr<sqlite3_vfs> = AtomicPtr::new(ptr::null_mut());
 
 /// Registers the VFS once per process (not as the default). Connections opened with it must also run
 /// `PRAGMA cache_spill = OFF` (see the module's comment).
-pub fn register() -> Result<(), String> {
+pub(crate) fn register() -> Result<(), String> {
     static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| unsafe {

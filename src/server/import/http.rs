@@ -15,7 +15,7 @@ use crate::server::error::{body_text, media_type, report_response, ApiQuery, App
 use crate::server::numbering::Engine;
 
 /// The bulk import route (under `/api/v1`); it reads its body with its own, larger limit.
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
@@ -26,7 +26,7 @@ where
 
 /// The JSON body of a bulk import, for the OpenAPI document (the handler reads the text itself, leniently:
 /// numbers may be JSON numbers or text).
-pub struct ImportBody;
+pub(crate) struct ImportBody;
 
 /// `[row, …]` or `{"reason"?, "rows": [row, …]}`, 1–10,000 rows (`import::read_json` reads it).
 impl utoipa::PartialSchema for ImportBody {
@@ -51,15 +51,15 @@ impl ToSchema for ImportBody {}
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct ImportQuery {
+pub(crate) struct ImportQuery {
     /// Default false: apply. `true`: check every row, change nothing.
-    pub dry_run: Option<bool>,
+    pub(crate) dry_run: Option<bool>,
     /// `json` or `csv`; default from the Content-Type (`text/csv` → csv, else json).
     #[param(value_type = Option<String>, pattern = "^(json|csv)$")]
-    pub format: Option<ImportFormat>,
+    pub(crate) format: Option<ImportFormat>,
     /// The reason recorded in every audit row (JSON bodies may carry `reason` too).
     #[param(schema_with = crate::contract::lenient::schema::optional_reason)]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 /// `POST /document-numbering/import` — bulk import of counters and legacy numbers (super admins).
@@ -75,7 +75,7 @@ pub struct ImportQuery {
         ImportErrors,
     ),
     tag = "numbering")]
-pub async fn import(
+pub(crate) async fn import(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ImportQuery>,

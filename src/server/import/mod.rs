@@ -8,7 +8,7 @@
 //! and rolls back, so its report sees what the database would say (duplicates, numbers already issued, rows of
 //! the same file that collide). Any refused row rolls the whole import back.
 
-pub mod http;
+pub(crate) mod http;
 
 use chrono::{TimeZone, Utc};
 use serde::Deserialize;
@@ -29,15 +29,15 @@ use crate::server::reference::Snapshot;
 use crate::server::templates;
 
 /// Most rows one import takes.
-pub const MAX_ROWS: usize = 10_000;
+pub(crate) const MAX_ROWS: usize = 10_000;
 /// Largest import text (JSON or CSV), in bytes.
-pub const MAX_BYTES: usize = 2 * 1024 * 1024;
+pub(crate) const MAX_BYTES: usize = 2 * 1024 * 1024;
 /// Most sequences one import may pass over in total (each gets an audit row, SPEC §5: no unexplained gap).
-pub const MAX_TOTAL_SKIPPED: i64 = 200_000;
+pub(crate) const MAX_TOTAL_SKIPPED: i64 = 200_000;
 const DEFAULT_REASON: &str = "นำเข้าข้อมูลเลขที่เอกสารและตัวนับ (bulk import)";
 
 /// The columns of a row (JSON keys and CSV header names alike).
-pub const COLUMNS: &[&str] = &[
+pub(crate) const COLUMNS: &[&str] = &[
     "projectCode",
     "correspondenceTypeCode",
     "documentNumber",
@@ -56,43 +56,43 @@ pub const COLUMNS: &[&str] = &[
 /// reported on its row, not as a failure of the whole file.
 #[derive(Clone, Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RowInput {
+pub(crate) struct RowInput {
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub project_code: Option<String>,
+    pub(crate) project_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub correspondence_type_code: Option<String>,
+    pub(crate) correspondence_type_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub document_number: Option<String>,
+    pub(crate) document_number: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub document_id: Option<String>,
+    pub(crate) document_id: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub originator_code: Option<String>,
+    pub(crate) originator_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub recipient_code: Option<String>,
+    pub(crate) recipient_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub sub_type_number: Option<String>,
+    pub(crate) sub_type_number: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub rfa_type_code: Option<String>,
+    pub(crate) rfa_type_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub discipline_code: Option<String>,
+    pub(crate) discipline_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub year: Option<String>,
+    pub(crate) year: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub month: Option<String>,
+    pub(crate) month: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
 }
 
 /// A cell of a row: text or a number (read as its text); blank or null = empty.
@@ -118,7 +118,7 @@ type ReadRow = Result<RowInput, AppError>;
 
 /// Reads the rows of a JSON document: `[row, …]` or `{"reason"?, "rows": [row, …]}`. Returns the rows and the
 /// document's reason. A syntax error, a wrong shape or too many rows fails the whole text (400).
-pub fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError> {
+pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         AppError::validation(format!("รูปแบบ JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {})", e.line(), e.column()), format!("malformed JSON: {e}"))
     })?;
@@ -168,7 +168,7 @@ pub fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError>
 }
 
 /// Reads CSV with a header row of [`COLUMNS`] names (any order, unused ones may be left out).
-pub fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
+pub(crate) fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a BOM from spreadsheet programs
     let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
     let headers = reader
@@ -239,7 +239,7 @@ struct Planned {
 }
 
 /// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (SPEC §7).
-pub async fn bulk_import(
+pub(crate) async fn bulk_import(
     s: &Engine,
     caller: &Caller,
     text: &str,

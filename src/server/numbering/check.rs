@@ -12,17 +12,17 @@ use crate::server::error::AppError;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckReport {
-    pub counters: i64,
+    pub(crate) counters: i64,
     pub numbers: i64,
-    pub confirmed: i64,
-    pub reserved: i64,
+    pub(crate) confirmed: i64,
+    pub(crate) reserved: i64,
     pub cancelled: i64,
     pub duplicates: i64,
     pub unexplained_gaps: i64,
-    pub audit_rows: i64,
+    pub(crate) audit_rows: i64,
     pub audit_ok: bool,
-    pub received_checked: usize,
-    pub received_missing: usize,
+    pub(crate) received_checked: usize,
+    pub(crate) received_missing: usize,
     pub ok: bool,
     pub problems: Vec<String>,
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use sqlx::Executor;
 use tokio::sync::oneshot;
 
-use super::counter_tx::{self, should_retry, GroupBatch, Known, Lifecycle, PlanJob, Planned, Start, TxError};
+use super::counter_tx::{self, GroupBatch, Known, Lifecycle, PlanJob, Planned, Start, TxError};
 use super::idempotency::{self, Keyed};
 use super::witness::{Head, Witness};
 use crate::contract::ErrorCode;
@@ -26,13 +26,13 @@ use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, BatchTx, Conn, Db, Dialect, WriteConn};
-use crate::server::error::{new_ref_id, AppError};
+use crate::server::error::{new_ref_id, AppError, Pause, Retry};
 use crate::server::metrics::{self, GroupPhase};
 
-pub use super::counter_tx::{JobKind, Outcome};
+pub(crate) use super::counter_tx::{JobKind, Outcome};
 
-/// Connection errors are retried three times with exponential backoff (SPEC §6).
-const MAX_CONNECTION_RETRIES: u32 = 3;
+/// Connection errors are retried three times with exponential backoff (SPEC §6): 100, 200, 400 ms.
+const LOST_CONNECTION: Retry = Retry { times: 3, pause: Pause::Doubling(100) };
 /// Most counters' batches one transaction serves: past a few dozen the savepoints and the longer hold of the
 /// rows cost more than the shared commit saves.
 const MAX_GROUP: usize = 64;
@@ -48,22 +48,22 @@ pub struct Work {
 }
 
 /// One try at serving a counter's batch, handed to its shard's committer and handed back with the outcome.
-pub struct Attempt {
-    pub key: CounterKey,
-    pub work: Vec<Work>,
-    pub lock_wait_ms: i64,
+pub(crate) struct Attempt {
+    pub(crate) key: CounterKey,
+    pub(crate) work: Vec<Work>,
+    pub(crate) lock_wait_ms: i64,
     /// Retries so far (recorded in the audit rows).
-    pub retries: u32,
+    pub(crate) retries: u32,
     /// The lock fallback in use (`NONE` / `DB_LOCK`), for the audit rows.
-    pub fallback: &'static str,
+    pub(crate) fallback: &'static str,
     /// The counter and chain head as this worker's previous batch left them, when it may trust that.
-    pub known: Option<Known>,
+    pub(crate) known: Option<Known>,
     /// Look for numbers that exist already first (the retry after a unique violation).
-    pub precheck: bool,
+    pub(crate) precheck: bool,
 }
 
 /// Each job's outcome and the memory for the counter's next batch, once committed.
-pub type Committed = (Vec<Result<Outcome, AppError>>, Known);
+pub(crate) type Committed = (Vec<Result<Outcome, AppError>>, Known);
 
 /// A group's transaction: each batch's result, or the batch whose failure lost the whole transaction.
 type GroupOutcome = Result<Vec<Result<Committed, TxError>>, (usize, TxError)>;
@@ -219,15 +219,16 @@ impl Committers {
                 }
                 // A stale memory (another process moved the counter) is not a lost race: read afresh.
                 Err(TxError::Conflict) if from_memory => {}
-                Err(e) if should_retry(e.lost_race(), conflicts) => {
+                Err(e) if e.lost_race() && counter_tx::LOST_RACE.pause_before(conflicts).is_some() => {
                     conflicts += 1;
                     precheck = true;
                 }
                 Err(TxError::Conflict | TxError::Unique) => return failed(AppError::VersionConflict(key.lock_name())),
-                Err(TxError::Db(e)) if is_connection_error(&e) && connection_failures < MAX_CONNECTION_RETRIES => {
+                Err(TxError::Db(e)) if is_connection_error(&e) && LOST_CONNECTION.pause_before(connection_failures).is_some() => {
+                    let pause = LOST_CONNECTION.pause_before(connection_failures).unwrap_or_default();
                     connection_failures += 1;
                     tracing::warn!(error = %e, attempt = connection_failures, "database unreachable, retrying batch");
-                    tokio::time::sleep(Duration::from_millis(50 << connection_failures)).await;
+                    tokio::time::sleep(pause).await;
                 }
                 Err(TxError::Db(e)) => {
                     let ref_id = new_ref_id();

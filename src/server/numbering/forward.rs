@@ -70,7 +70,7 @@ struct Answers {
 
 /// Why a forwarded batch has no answers.
 #[derive(Debug)]
-pub enum Failed {
+pub(crate) enum Failed {
     /// The holder did not take the jobs (refused connection, refused request): serve them here.
     NotDelivered(String),
     /// Sent, but no answer came back: the jobs may have been served there, so they must not be served again here.
@@ -78,14 +78,14 @@ pub enum Failed {
 }
 
 /// Sends batches to the holders of the counters' locks, over kept connections.
-pub struct Forwarder {
+pub(crate) struct Forwarder {
     client: reqwest::Client,
     secret: String,
 }
 
 impl Forwarder {
     /// `patience`: how long to wait for a holder's answers (its lock wait and its commit).
-    pub fn new(secret: String, patience: Duration) -> Result<Forwarder, AppError> {
+    pub(crate) fn new(secret: String, patience: Duration) -> Result<Forwarder, AppError> {
         let client = reqwest::Client::builder()
             .timeout(patience)
             .connect_timeout(Duration::from_millis(500))
@@ -96,7 +96,7 @@ impl Forwarder {
     }
 
     /// The holder's answer to each job, in order.
-    pub async fn send(
+    pub(crate) async fn send(
         &self,
         holder: &str,
         key: &CounterKey,
@@ -142,7 +142,7 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
 /// `POST /internal/forward`: another instance's batch for a counter this instance holds (or will hold: the jobs
 /// join this instance's queue for the key, whatever its worker holds by then). The body is read only once the
 /// secret has passed.
-pub async fn receive(State(state): State<std::sync::Arc<Numbering>>, request: Request) -> Response {
+pub(crate) async fn receive(State(state): State<std::sync::Arc<Numbering>>, request: Request) -> Response {
     let Some(secret) = state.cluster_secret.as_deref() else {
         return AppError::not_found("ที่อยู่นี้", "forwarding is off (no CLUSTER_SECRET)").into_response();
     };

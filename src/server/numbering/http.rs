@@ -16,7 +16,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// The numbering routes (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
@@ -45,26 +45,26 @@ error_set!(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ConfirmBody {
+pub(crate) struct ConfirmBody {
     #[schema(schema_with = crate::contract::lenient::schema::reservation_token)]
-    pub token: String,
+    pub(crate) token: String,
     #[schema(schema_with = crate::contract::lenient::schema::document_id)]
-    pub document_id: String,
+    pub(crate) document_id: String,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CancelBody {
+pub(crate) struct CancelBody {
     #[schema(schema_with = crate::contract::lenient::schema::reservation_token)]
-    pub token: String,
+    pub(crate) token: String,
     #[schema(schema_with = crate::contract::lenient::schema::optional_reason)]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 #[utoipa::path(post, path = "/document-numbering/preview", request_body = AnyNumberRequest,
     responses((status = 200, body = PreviewResult), NumberErrors),
     tag = "numbering")]
-pub async fn preview(
+pub(crate) async fn preview(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
@@ -75,7 +75,7 @@ pub async fn preview(
 #[utoipa::path(post, path = "/document-numbering/reserve", request_body = AnyNumberRequest, params(KeyParam),
     responses((status = 200, body = ReservationResult), KeyedNumberErrors),
     tag = "numbering")]
-pub async fn reserve(
+pub(crate) async fn reserve(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
@@ -87,7 +87,7 @@ pub async fn reserve(
 #[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody, params(KeyParam),
     responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
-pub async fn confirm(
+pub(crate) async fn confirm(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
@@ -99,7 +99,7 @@ pub async fn confirm(
 #[utoipa::path(post, path = "/document-numbering/cancel", request_body = CancelBody, params(KeyParam),
     responses((status = 200, body = StatusResult), ReservationErrors),
     tag = "numbering")]
-pub async fn cancel(
+pub(crate) async fn cancel(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     KeyHeader(key): KeyHeader,
@@ -113,7 +113,7 @@ pub async fn cancel(
         pattern = r"^[^\S\x1c-\x1f]*[^\s\x00-\x1f\x7f-\x9f]([^\x00-\x1f\x7f-\x9f]{0,98}[^\s\x00-\x1f\x7f-\x9f])?[^\S\x1c-\x1f]*$"), KeyParam),
     responses((status = 200, body = GenerateResult), KeyedNumberErrors),
     tag = "numbering")]
-pub async fn generate(
+pub(crate) async fn generate(
     State(s): State<std::sync::Arc<Numbering>>,
     caller: Caller,
     ApiPath(document_id): ApiPath<String>,

@@ -27,19 +27,24 @@ use crate::server::db::{Conn, Db};
 use crate::server::error::AppError;
 
 /// The request header.
-pub const HEADER: &str = "Idempotency-Key";
+pub(crate) const HEADER: &str = "Idempotency-Key";
 /// How long a key answers with its first outcome (SPEC §5: 24 h); retention prunes it after that.
-pub const KEY_LIFETIME_MS: i64 = 24 * 3_600_000;
+pub(crate) const KEY_LIFETIME_MS: i64 = 24 * 3_600_000;
 /// The longest key accepted, in characters (visible ASCII only).
-pub const MAX_KEY_CHARS: usize = 255;
+pub(crate) const MAX_KEY_CHARS: usize = 255;
 
 /// An `Idempotency-Key` header as sent: 1–255 visible ASCII characters (no space, no double quote), optionally written as the draft's
 /// structured-field string (in double quotes, which are not part of the key).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IdempotencyKey(String);
+pub(crate) struct IdempotencyKey(String);
 
 impl IdempotencyKey {
-    pub fn parse(raw: &str) -> Result<IdempotencyKey, AppError> {
+    #[cfg(test)]
+    fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub(crate) fn parse(raw: &str) -> Result<IdempotencyKey, AppError> {
         let raw = raw.trim();
         let inner = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
         let ok = !inner.is_empty() && inner.len() <= MAX_KEY_CHARS && inner.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'"');
@@ -48,10 +53,6 @@ impl IdempotencyKey {
         } else {
             Err(malformed())
         }
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 
@@ -66,7 +67,7 @@ fn malformed() -> AppError {
 /// `params(KeyParam)`.
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
-pub struct KeyParam {
+pub(crate) struct KeyParam {
     /// Makes a retry safe: the same key with the same request within 24 h answers as the first request did (the
     /// same number), even after a restart or from another instance; with another request it is 422, and while the
     /// first is still being served 409. Keys are per caller; use a new one (a UUID) for each new request.
@@ -76,7 +77,7 @@ pub struct KeyParam {
 }
 
 /// The optional `Idempotency-Key` header of a REST request; a malformed one is a 400 before anything runs.
-pub struct KeyHeader(pub Option<IdempotencyKey>);
+pub(crate) struct KeyHeader(pub(crate) Option<IdempotencyKey>);
 
 impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
     type Rejection = AppError;
@@ -96,16 +97,16 @@ impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Keyed {
     /// `user:<id>` or `token:<id>`.
-    pub scope: String,
-    pub key: String,
+    pub(crate) scope: String,
+    pub(crate) key: String,
     /// SHA-256 (hex) of the operation and the request as the server read it (so spacing and field order of the
     /// JSON do not matter; the two request shapes of SPEC §9 are one request).
-    pub fingerprint: String,
-    pub operation: String,
+    pub(crate) fingerprint: String,
+    pub(crate) operation: String,
 }
 
 impl Keyed {
-    pub fn new(caller: &Caller, key: &IdempotencyKey, operation: &str, request: &impl Serialize) -> Keyed {
+    pub(crate) fn new(caller: &Caller, key: &IdempotencyKey, operation: &str, request: &impl Serialize) -> Keyed {
         let scope = match &caller.principal {
             Principal::User(u) => format!("user:{}", u.id),
             Principal::Token { id, .. } => format!("token:{id}"),
@@ -118,12 +119,12 @@ impl Keyed {
     }
 
     /// The row that records this key with its answer.
-    pub fn answered(&self, answer: &impl Serialize, now: i64) -> NewKey {
+    pub(crate) fn answered(&self, answer: &impl Serialize, now: i64) -> NewKey {
         NewKey { keyed: self.clone(), answer: serde_json::to_string(answer).unwrap_or_default(), created_at: now }
     }
 
     /// What a stored key answers this request: its answer when it was made for the same request, else 422.
-    pub fn replay(&self, stored: Stored) -> Result<String, AppError> {
+    pub(crate) fn replay(&self, stored: Stored) -> Result<String, AppError> {
         if stored.fingerprint == self.fingerprint {
             Ok(stored.answer)
         } else {
@@ -133,7 +134,7 @@ impl Keyed {
 }
 
 /// The same key sent with another request.
-pub fn reused(key: &str) -> AppError {
+pub(crate) fn reused(key: &str) -> AppError {
     AppError::Conflict {
         code: ErrorCode::IdempotencyKeyReused,
         th: format!("คีย์ {HEADER} นี้ใช้กับคำขออื่นไปแล้ว กรุณาใช้คีย์ใหม่สำหรับคำขอใหม่"),
@@ -142,7 +143,7 @@ pub fn reused(key: &str) -> AppError {
 }
 
 /// The same key while its first request is still being served.
-pub fn in_progress(key: &str) -> AppError {
+pub(crate) fn in_progress(key: &str) -> AppError {
     AppError::Conflict {
         code: ErrorCode::IdempotencyInProgress,
         th: format!("คำขอที่ใช้คีย์ {HEADER} นี้กำลังดำเนินการอยู่ กรุณาลองใหม่อีกครั้ง"),
@@ -152,22 +153,22 @@ pub fn in_progress(key: &str) -> AppError {
 
 /// A key to store in the transaction, with its answer (JSON).
 #[derive(Clone, Debug, PartialEq)]
-pub struct NewKey {
-    pub keyed: Keyed,
-    pub answer: String,
-    pub created_at: i64,
+pub(crate) struct NewKey {
+    pub(crate) keyed: Keyed,
+    pub(crate) answer: String,
+    pub(crate) created_at: i64,
 }
 
 /// A stored key: the request it was made for and its answer (JSON).
 #[derive(Debug, sqlx::FromRow)]
-pub struct Stored {
-    pub fingerprint: String,
-    pub answer: String,
+pub(crate) struct Stored {
+    pub(crate) fingerprint: String,
+    pub(crate) answer: String,
 }
 
 /// The stored key of this request, if one younger than [`KEY_LIFETIME_MS`] exists. An older one is deleted here
 /// (retention would have): the key starts again. One read when there is none, as for every first request.
-pub async fn stored(db: &Db, keyed: &Keyed, now: i64) -> Result<Option<Stored>, AppError> {
+pub(crate) async fn stored(db: &Db, keyed: &Keyed, now: i64) -> Result<Option<Stored>, AppError> {
     let cutoff = now - KEY_LIFETIME_MS;
     let found: Option<(String, String, i64)> =
         sqlx::query_as("SELECT fingerprint, answer, created_at FROM idempotency_keys WHERE scope = ? AND idem_key = ?")
@@ -191,7 +192,7 @@ pub async fn stored(db: &Db, keyed: &Keyed, now: i64) -> Result<Option<Stored>, 
 }
 
 /// The same inside a transaction (the retry of a write whose key was stored meanwhile by another instance).
-pub async fn stored_in(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<Stored>, sqlx::Error> {
+pub(crate) async fn stored_in(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<Stored>, sqlx::Error> {
     sqlx::query_as::<_, Stored>("SELECT fingerprint, answer FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND created_at > ?")
         .bind(&keyed.scope)
         .bind(&keyed.key)
@@ -202,19 +203,19 @@ pub async fn stored_in(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<
 
 /// For a write outside the counter batch (revise, void-and-replace), inside its transaction: the answer another
 /// instance stored for the key since [`stored`] was asked.
-pub async fn answer_in<T: serde::de::DeserializeOwned>(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<T>, AppError> {
+pub(crate) async fn answer_in<T: serde::de::DeserializeOwned>(tx: &mut Conn, keyed: &Keyed, now: i64) -> Result<Option<T>, AppError> {
     stored_in(tx, keyed, now).await?.map(|s| read_answer(keyed, s)).transpose()
 }
 
 /// A stored answer read back as the type its operation answers (422 when it was stored for another request).
-pub fn read_answer<T: serde::de::DeserializeOwned>(keyed: &Keyed, stored: Stored) -> Result<T, AppError> {
+pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(keyed: &Keyed, stored: Stored) -> Result<T, AppError> {
     let answer = keyed.replay(stored)?;
     serde_json::from_str(&answer).map_err(|e| AppError::internal(format!("stored idempotent answer of {} unreadable: {e}", keyed.operation)))
 }
 
 /// Inserts keys with their answers, in the caller's transaction. A key stored meanwhile (another instance served
 /// the same key) fails it with a unique violation.
-pub async fn insert(tx: &mut Conn, keys: &[NewKey]) -> Result<(), sqlx::Error> {
+pub(crate) async fn insert(tx: &mut Conn, keys: &[NewKey]) -> Result<(), sqlx::Error> {
     // a group of many keyed batches stays under SQLite's limit of bound values per statement
     for chunk in keys.chunks(500) {
         let rows = vec!["(?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
@@ -229,7 +230,7 @@ pub async fn insert(tx: &mut Conn, keys: &[NewKey]) -> Result<(), sqlx::Error> {
 }
 
 /// [`insert`] for an administrative write: a key stored meanwhile is a lost race (the write's retry then finds it).
-pub async fn insert_one(tx: &mut Conn, key: &NewKey) -> Result<(), AppError> {
+pub(crate) async fn insert_one(tx: &mut Conn, key: &NewKey) -> Result<(), AppError> {
     insert(tx, std::slice::from_ref(key)).await.map_err(|e| match classify(&e) {
         DbFailure::UniqueViolation | DbFailure::RetryableConflict => AppError::VersionConflict(format!("{HEADER} stored meanwhile")),
         _ => e.into(),
@@ -239,16 +240,16 @@ pub async fn insert_one(tx: &mut Conn, key: &NewKey) -> Result<(), AppError> {
 /// The keys being served in this instance: a second request with a key in flight is answered 409 at once instead
 /// of racing the first into the database.
 #[derive(Default)]
-pub struct InFlight(Mutex<HashSet<(String, String)>>);
+pub(crate) struct InFlight(Mutex<HashSet<(String, String)>>);
 
 /// A key's place in [`InFlight`], given back when dropped (the request answered, or its caller gone).
-pub struct Claim {
+pub(crate) struct Claim {
     set: Arc<InFlight>,
     id: (String, String),
 }
 
 impl InFlight {
-    pub fn claim(self: &Arc<Self>, keyed: &Keyed) -> Result<Claim, AppError> {
+    pub(crate) fn claim(self: &Arc<Self>, keyed: &Keyed) -> Result<Claim, AppError> {
         let id = (keyed.scope.clone(), keyed.key.clone());
         if !self.0.lock().unwrap().insert(id.clone()) {
             return Err(in_progress(&keyed.key));

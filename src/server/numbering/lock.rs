@@ -39,7 +39,7 @@ pub enum Held {
 }
 
 impl Held {
-    pub fn fallback(&self) -> &'static str {
+    pub(crate) fn fallback(&self) -> &'static str {
         match self {
             Held::DbFallback => "DB_LOCK",
             _ => "NONE",
@@ -47,7 +47,7 @@ impl Held {
     }
 
     /// Whether to keep it between batches: only a Redis lock costs round trips to take again.
-    pub fn lingers(&self) -> bool {
+    pub(crate) fn lingers(&self) -> bool {
         matches!(self, Held::Redis { .. })
     }
 }
@@ -61,7 +61,7 @@ pub enum Acquired {
 
 /// A kept Redis lock is reconsidered this often: handed over if another instance wants it, extended before
 /// half its TTL has passed.
-pub const HOLD_SLICE: Duration = Duration::from_millis(10);
+pub(crate) const HOLD_SLICE: Duration = Duration::from_millis(10);
 const PROBE_EVERY: Duration = Duration::from_millis(100);
 /// How long a marker server whose command failed is passed over before it is tried again.
 const MARKER_PAUSE: Duration = Duration::from_secs(1);
@@ -102,7 +102,7 @@ impl CounterLock {
     /// At the stop's deadline: lets go of every Redis lock this instance holds, those under a batch that is still
     /// running (stuck) included, so that the other instances need not wait out the TTL. Safe even if that batch
     /// goes on: its commit is fenced by the counter's version, and the process is about to end.
-    pub async fn release_all(&self) {
+    pub(crate) async fn release_all(&self) {
         let CounterLock::Redis(r) = self else { return };
         let held: Vec<_> = r.held.lock().unwrap().drain().collect();
         let releases = held.into_iter().map(|(val, (resource, lock_manager))| async move {
@@ -116,7 +116,7 @@ impl CounterLock {
     /// Before serving another batch under a lock kept from the previous one: true to go on holding it.
     /// Every `HOLD_SLICE` a Redis holder looks for another instance's wait marker (then it lets go, so a hot
     /// counter changes hands in slices instead of starving the others) and extends the lock past half its TTL.
-    pub async fn keep(&self, name: &str, held: &mut Held) -> bool {
+    pub(crate) async fn keep(&self, name: &str, held: &mut Held) -> bool {
         let (CounterLock::Redis(r), Held::Redis { lock, acquired, checked }) = (self, held) else { return true };
         if checked.elapsed() < HOLD_SLICE {
             return true;
@@ -140,7 +140,7 @@ impl CounterLock {
     }
 
     /// The longest a batch waits for the lock before NB003.
-    pub fn max_wait(&self) -> Duration {
+    pub(crate) fn max_wait(&self) -> Duration {
         match self {
             CounterLock::InProcess => Duration::ZERO,
             CounterLock::Redis(r) => r.config.max_wait,
@@ -148,7 +148,7 @@ impl CounterLock {
     }
 
     /// Asks the servers now (readiness): None when no Redis is configured.
-    pub async fn redis_reachable(&self) -> Option<bool> {
+    pub(crate) async fn redis_reachable(&self) -> Option<bool> {
         match self {
             CounterLock::InProcess => None,
             CounterLock::Redis(r) => Some(r.reachable().await),
@@ -156,7 +156,7 @@ impl CounterLock {
     }
 
     /// None when no Redis is configured.
-    pub fn redis_up(&self) -> Option<bool> {
+    pub(crate) fn redis_up(&self) -> Option<bool> {
         match self {
             CounterLock::InProcess => None,
             CounterLock::Redis(r) => Some(r.up.load(Ordering::Relaxed)),
@@ -180,7 +180,7 @@ pub struct RedisLock {
     /// Milliseconds since `started` at which the last "down" verdict was reached.
     down_since_ms: AtomicU64,
     started: Instant,
-    pub fallbacks: AtomicU64,
+    pub(crate) fallbacks: AtomicU64,
     /// For the advisory markers (a lock's holder, its wait markers): a connection to each server. They go to the
     /// first server that has not failed in the last second, so one dead server does not stop forwarding; instances
     /// that see the same failure move to the same next server.
@@ -277,7 +277,7 @@ impl RedisLock {
     }
 
     /// Records each outage (and its end) in this error log.
-    pub fn recording_outages_in(mut self, errors: ErrorLog) -> Self {
+    pub(crate) fn recording_outages_in(mut self, errors: ErrorLog) -> Self {
         self.errors = Some(errors);
         self
     }

@@ -8,12 +8,12 @@ pub mod check;
 pub mod committer;
 pub mod counter_tx;
 pub mod forward;
-pub mod http;
-pub mod idempotency;
+pub(crate) mod http;
+pub(crate) mod idempotency;
 pub mod lock;
 pub mod queue;
-pub mod store;
-pub mod witness;
+pub(crate) mod store;
+pub(crate) mod witness;
 
 use futures::StreamExt;
 use std::sync::Arc;
@@ -43,24 +43,24 @@ use queue::{JobKind, Outcome, Queues};
 /// as it is to a counter's lock holder (`forward`): the holder issues what this instance resolved.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Resolved {
-    pub project_id: i64,
-    pub project_code: String,
-    pub corr_type_id: i64,
-    pub correspondence_type_code: String,
-    pub template: Template,
-    pub reset_scope: ResetScope,
-    pub originator: String,
-    pub recipient: String,
-    pub sub_type: String,
-    pub rfa_type: String,
-    pub discipline: String,
-    pub revision: String,
+    pub(crate) project_id: i64,
+    pub(crate) project_code: String,
+    pub(crate) corr_type_id: i64,
+    pub(crate) correspondence_type_code: String,
+    pub(crate) template: Template,
+    pub(crate) reset_scope: ResetScope,
+    pub(crate) originator: String,
+    pub(crate) recipient: String,
+    pub(crate) sub_type: String,
+    pub(crate) rfa_type: String,
+    pub(crate) discipline: String,
+    pub(crate) revision: String,
     pub key: CounterKey,
-    pub period: Period,
+    pub(crate) period: Period,
 }
 
 impl Resolved {
-    pub fn render(&self, sequence: u64) -> String {
+    pub(crate) fn render(&self, sequence: u64) -> String {
         self.template.render(&RenderValues {
             project: &self.project_code,
             originator: &self.originator,
@@ -177,17 +177,17 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
 }
 
 #[derive(Clone, Debug)]
-pub struct EngineConfig {
-    pub reservation_ttl: Duration,
+pub(crate) struct EngineConfig {
+    pub(crate) reservation_ttl: Duration,
     /// How many waiting requests one counter's batch serves at most.
-    pub max_batch: usize,
+    pub(crate) max_batch: usize,
     /// MariaDB committers, each serving many counters' batches per transaction (SQLite: always one).
-    pub committers: usize,
+    pub(crate) committers: usize,
     /// The cluster secret, when batches go to the instance holding their counter's lock (`forward`); the lock
     /// must advertise this instance too (`lock::RedisLock::forwarding_as`).
-    pub forward_secret: Option<String>,
+    pub(crate) forward_secret: Option<String>,
     /// Where the counters' heads are witnessed outside the database (SPEC §7); None: not witnessed.
-    pub witness: Option<Arc<witness::Witness>>,
+    pub(crate) witness: Option<Arc<witness::Witness>>,
 }
 
 impl Default for EngineConfig {
@@ -203,13 +203,13 @@ impl Default for EngineConfig {
 }
 
 pub struct Engine {
-    pub db: Db,
-    pub clock: Arc<Clock>,
-    pub reference: Arc<ReferenceCache>,
+    pub(crate) db: Db,
+    pub(crate) clock: Arc<Clock>,
+    pub(crate) reference: Arc<ReferenceCache>,
     /// Every number's lifecycle (the `NUMBER` workflow's rows), loaded once.
     pub lifecycle: Arc<Lifecycle>,
-    pub errors: ErrorLog,
-    pub config: EngineConfig,
+    pub(crate) errors: ErrorLog,
+    pub(crate) config: EngineConfig,
     queues: Arc<Queues>,
     /// The `Idempotency-Key`s being served in this instance.
     in_flight: Arc<idempotency::InFlight>,
@@ -217,7 +217,7 @@ pub struct Engine {
 
 /// What a request's `Idempotency-Key` makes of it: the answer stored for it, or a request to serve — with its key
 /// claimed in this instance until it is answered, or (None) without a key.
-pub enum Keying<T> {
+pub(crate) enum Keying<T> {
     Replay(T),
     Fresh(Option<(Keyed, idempotency::Claim)>),
 }
@@ -232,7 +232,7 @@ const EXPIRY_IN_FLIGHT: usize = 16;
 
 impl Engine {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
+    pub(crate) fn new(
         db: Db,
         clock: Arc<Clock>,
         reference: Arc<ReferenceCache>,
@@ -252,7 +252,7 @@ impl Engine {
     }
 
     /// Serves the jobs another instance forwarded for `key` (`forward`): each joins this instance's queue, in order.
-    pub async fn serve_forwarded(
+    pub(crate) async fn serve_forwarded(
         &self,
         key: CounterKey,
         jobs: Vec<(JobKind, Caller, Option<Keyed>)>,
@@ -273,21 +273,21 @@ impl Engine {
     /// Per correspondence type, the highest `last_number / max_number` over the counters of the current period (this
     /// year's yearly counters, this month's monthly ones, and counters that never reset), as a ratio 0..1: the
     /// `/metrics` gauge. One grouped query; rows = number of types.
-    pub async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
+    pub(crate) async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
         let now = self.clock.now();
         let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
         store::max_utilization_by_type(&self.db, &periods).await
     }
 
     /// Lets every counter lock go before the process exits (see `Queues::close`).
-    pub async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         self.queues.close(Duration::from_secs(2)).await;
     }
 
     /// At the stop's deadline, with requests still in flight: the lingering workers let their locks go as in `stop`
     /// (for a moment only), then every Redis lock still held goes too — a batch stuck under one would otherwise
     /// make the other instances wait out its TTL.
-    pub async fn stop_now(&self) {
+    pub(crate) async fn stop_now(&self) {
         self.queues.close(Duration::from_millis(300)).await;
         self.queues.lock.release_all().await;
     }
@@ -336,7 +336,7 @@ impl Engine {
     /// anything. `Ok(None)` when there is nothing to preview yet (no active project or type) or the data
     /// cannot form a request (a project without members): the service is still able to number. A failure of
     /// the database or the engine itself is the error.
-    pub async fn probe_preview(&self) -> Result<Option<String>, AppError> {
+    pub(crate) async fn probe_preview(&self) -> Result<Option<String>, AppError> {
         let snapshot = self.reference.get().await?;
         let d = &snapshot.data;
         let (Some(project), Some(correspondence_type)) = (d.projects.iter().find(|p| p.active), d.correspondence_types.first()) else {
@@ -364,12 +364,12 @@ impl Engine {
     }
 
     /// Whether a quorum of the lock's Redis servers answers now (a PING each); None without Redis.
-    pub async fn redis_reachable(&self) -> Option<bool> {
+    pub(crate) async fn redis_reachable(&self) -> Option<bool> {
         self.queues.lock.redis_reachable().await
     }
 
     /// The next number for a request, without consuming it.
-    pub async fn preview(&self, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+    pub(crate) async fn preview(&self, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
         let result = async {
             let r = self.resolve_for(caller, req).await?;
             let next = store::last_number(&self.db, &r.key).await? as u64 + 1;
@@ -383,7 +383,7 @@ impl Engine {
         self.logged(caller, project, || serde_json::json!({"operation": "PREVIEW", "request": req}), result)
     }
 
-    pub async fn reserve(&self, caller: &Caller, req: &NumberRequest, key: Option<&IdempotencyKey>) -> Result<ReservationResult, AppError> {
+    pub(crate) async fn reserve(&self, caller: &Caller, req: &NumberRequest, key: Option<&IdempotencyKey>) -> Result<ReservationResult, AppError> {
         let result = async {
             let (keyed, _claim) = match self.keying(caller, key, "RESERVE", req).await? {
                 Keying::Replay(outcome) => return self.reservation(caller, outcome),
@@ -419,7 +419,7 @@ impl Engine {
     }
 
     /// Reserve + confirm in one step for a document; asking again for the same document returns its number.
-    pub async fn generate(
+    pub(crate) async fn generate(
         &self,
         caller: &Caller,
         document_id: &str,
@@ -460,7 +460,7 @@ impl Engine {
     /// with its answer (`T`: the batch's `Outcome`, or an administrative write's result), one stored for another
     /// request is 422, one in flight here is 409. Reserve, generate, confirm and cancel ask it here; revise and
     /// void-and-replace in `admin_ops`, which store their key in their own transaction.
-    pub async fn keying<T: serde::de::DeserializeOwned>(
+    pub(crate) async fn keying<T: serde::de::DeserializeOwned>(
         &self,
         caller: &Caller,
         key: Option<&IdempotencyKey>,
@@ -476,7 +476,13 @@ impl Engine {
         }
     }
 
-    pub async fn confirm(&self, caller: &Caller, token: &str, document_id: &str, key: Option<&IdempotencyKey>) -> Result<StatusResult, AppError> {
+    pub(crate) async fn confirm(
+        &self,
+        caller: &Caller,
+        token: &str,
+        document_id: &str,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<StatusResult, AppError> {
         let mut project = None;
         let result = async {
             let token = check_token(token)?;
@@ -496,7 +502,13 @@ impl Engine {
         self.logged(caller, project, || serde_json::json!({"operation": "CONFIRM", "token": token, "documentId": document_id}), result)
     }
 
-    pub async fn cancel(&self, caller: &Caller, token: &str, reason: Option<&str>, key: Option<&IdempotencyKey>) -> Result<StatusResult, AppError> {
+    pub(crate) async fn cancel(
+        &self,
+        caller: &Caller,
+        token: &str,
+        reason: Option<&str>,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<StatusResult, AppError> {
         let mut project = None;
         let result = async {
             let token = check_token(token)?;
@@ -573,17 +585,22 @@ impl Engine {
 /// What the numbering requests use: the engine, the rate limits of new numbers and of the light requests (preview,
 /// confirm, cancel), and the secret of batches forwarded by the other instances. A sub-state of the application's
 /// (`FromRef`).
-pub struct Numbering {
-    pub engine: Arc<Engine>,
-    pub limits: Arc<NumberRateLimiter>,
-    pub light_limits: Arc<NumberRateLimiter>,
+pub(crate) struct Numbering {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) limits: Arc<NumberRateLimiter>,
+    pub(crate) light_limits: Arc<NumberRateLimiter>,
     /// `CLUSTER_SECRET`: None = forwarded batches are refused (`forward::receive`).
-    pub cluster_secret: Option<String>,
+    pub(crate) cluster_secret: Option<String>,
 }
 
 /// Reserve as every entry point calls it: the caller's rate limit, the engine, then the generation histogram
 /// (latency and outcome, labelled by the request's type), so the form and REST count alike.
-pub async fn reserve(state: &Numbering, caller: &Caller, req: &NumberRequest, key: Option<&IdempotencyKey>) -> Result<ReservationResult, AppError> {
+pub(crate) async fn reserve(
+    state: &Numbering,
+    caller: &Caller,
+    req: &NumberRequest,
+    key: Option<&IdempotencyKey>,
+) -> Result<ReservationResult, AppError> {
     state.limits.check(caller).await?;
     let started = Instant::now();
     let result = state.engine.reserve(caller, req, key).await;
@@ -593,13 +610,13 @@ pub async fn reserve(state: &Numbering, caller: &Caller, req: &NumberRequest, ke
 
 /// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,
 /// more generous bucket: `RateLimits::light_factor`), then the engine.
-pub async fn preview(state: &Numbering, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
+pub(crate) async fn preview(state: &Numbering, caller: &Caller, req: &NumberRequest) -> Result<PreviewResult, AppError> {
     state.light_limits.check(caller).await?;
     state.engine.preview(caller, req).await
 }
 
 /// Confirm as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn confirm(
+pub(crate) async fn confirm(
     state: &Numbering,
     caller: &Caller,
     token: &str,
@@ -611,7 +628,7 @@ pub async fn confirm(
 }
 
 /// Cancel as every entry point calls it: the caller's limit (see [`preview`]), then the engine.
-pub async fn cancel(
+pub(crate) async fn cancel(
     state: &Numbering,
     caller: &Caller,
     token: &str,
@@ -623,7 +640,7 @@ pub async fn cancel(
 }
 
 /// Generate (reserve + confirm for a document) as every entry point calls it; see [`reserve`].
-pub async fn generate(
+pub(crate) async fn generate(
     state: &Numbering,
     caller: &Caller,
     document_id: &str,

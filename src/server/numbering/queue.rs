@@ -47,7 +47,7 @@ struct KeyQueue {
 /// its previous group's commit had just woken, every group (measured: a spread group took 0.57 ms to read and 1.15 ms
 /// to write there, 0.19 and 0.80 ms on a thread of its own; BENCHMARKS.md, "Threads and hand-offs").
 #[derive(Clone)]
-pub struct CounterThreads {
+pub(crate) struct CounterThreads {
     /// None without a Redis lock: a worker on the in-process lock has no I/O of its own (it hands its batch to a
     /// committer and waits), and a thread of its own would only cost a wake-up of that thread per request
     /// (BENCHMARKS.md, "Threads and hand-offs").
@@ -57,17 +57,17 @@ pub struct CounterThreads {
 
 impl CounterThreads {
     /// The committers' thread, and the workers' when they take a Redis lock.
-    pub fn start(redis_lock: bool) -> std::io::Result<CounterThreads> {
+    pub(crate) fn start(redis_lock: bool) -> std::io::Result<CounterThreads> {
         let workers = if redis_lock { Some(runtime_thread("counters")?) } else { None };
         Ok(CounterThreads { workers, committers: runtime_thread("committers")? })
     }
 
-    pub fn workers(&self) -> Option<&tokio::runtime::Handle> {
+    pub(crate) fn workers(&self) -> Option<&tokio::runtime::Handle> {
         self.workers.as_ref()
     }
 
     /// Where the committers run, and the MariaDB counter pool's connections with them (`Db::counters_on`).
-    pub fn committers(&self) -> &tokio::runtime::Handle {
+    pub(crate) fn committers(&self) -> &tokio::runtime::Handle {
         &self.committers
     }
 }
@@ -80,10 +80,10 @@ fn runtime_thread(name: &str) -> std::io::Result<tokio::runtime::Handle> {
     Ok(handle)
 }
 
-pub struct Queues {
-    pub lock: CounterLock,
+pub(crate) struct Queues {
+    pub(crate) lock: CounterLock,
     /// Where the workers' batches are committed, many counters per transaction.
-    pub committers: Arc<Committers>,
+    pub(crate) committers: Arc<Committers>,
     max_batch: usize,
     /// Where workers run: the workers' thread (`CounterThreads`), or (None) the runtime of the request that starts them.
     workers_on: Option<tokio::runtime::Handle>,
@@ -110,7 +110,7 @@ const FORWARDS_IN_FLIGHT: usize = 4;
 const YIELD: Duration = Duration::from_millis(3);
 
 impl Queues {
-    pub fn new(
+    pub(crate) fn new(
         db: Db,
         clock: Arc<Clock>,
         lifecycle: Arc<Lifecycle>,
@@ -139,19 +139,19 @@ impl Queues {
     }
 
     /// Forwarding on: batches whose counter is held by an instance that says where go there (`forward`).
-    pub fn forwarding(mut self, forwarder: Forwarder) -> Self {
+    pub(crate) fn forwarding(mut self, forwarder: Forwarder) -> Self {
         self.forwarder = Some(forwarder);
         self
     }
 
-    pub fn closing(&self) -> bool {
+    pub(crate) fn closing(&self) -> bool {
         self.closing.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// On shutdown, after the HTTP server has drained: wakes every lingering worker to release its lock and
     /// waits (at most `patience`) until all have ended. A process that died holding a Redis lock would make
     /// the other instances wait out its TTL (up to 5 s) for that counter.
-    pub async fn close(&self, patience: Duration) {
+    pub(crate) async fn close(&self, patience: Duration) {
         self.closing.store(true, std::sync::atomic::Ordering::Relaxed);
         let deadline = Instant::now() + patience;
         loop {
@@ -167,12 +167,12 @@ impl Queues {
     }
 
     /// Queues a job on its counter and waits for its outcome.
-    pub async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, keyed: Option<Keyed>) -> Result<Outcome, AppError> {
+    pub(crate) async fn submit(self: &Arc<Self>, key: CounterKey, kind: JobKind, caller: Caller, keyed: Option<Keyed>) -> Result<Outcome, AppError> {
         self.queue(key, Work { kind, caller, enqueued: Instant::now(), keyed }, false).await
     }
 
     /// Queues a job another instance forwarded (`forward`): it is served here, whoever holds the lock by then.
-    pub async fn submit_forwarded(
+    pub(crate) async fn submit_forwarded(
         self: &Arc<Self>,
         key: CounterKey,
         kind: JobKind,

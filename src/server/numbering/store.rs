@@ -8,13 +8,13 @@ use crate::server::error::AppError;
 
 // ---- read-only lookups outside the batch ----
 
-pub async fn last_number(db: &Db, key: &CounterKey) -> Result<i64, AppError> {
+pub(crate) async fn last_number(db: &Db, key: &CounterKey) -> Result<i64, AppError> {
     let sql = format!("SELECT last_number FROM counters WHERE {KEY_WHERE}");
     Ok(bind_key(sqlx::query_scalar::<_, i64>(&sql), key).fetch_optional(&db.pool).await?.unwrap_or(0))
 }
 
 /// The counter a reservation token belongs to, so the request can join that counter's queue.
-pub async fn counter_key_of_token(db: &Db, token: &str) -> Result<Option<CounterKey>, AppError> {
+pub(crate) async fn counter_key_of_token(db: &Db, token: &str) -> Result<Option<CounterKey>, AppError> {
     Ok(sqlx::query_as::<_, KeyRow>(
         "SELECT c.project_id, c.corr_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
          FROM document_numbers d JOIN counters c ON c.id = d.counter_id WHERE d.token = ?",
@@ -33,7 +33,7 @@ struct DueRow {
 }
 
 /// Reservations past their expiry, with the counter each belongs to.
-pub async fn due_reservations(db: &Db, now_ms: i64, limit: i64) -> Result<Vec<(String, CounterKey)>, AppError> {
+pub(crate) async fn due_reservations(db: &Db, now_ms: i64, limit: i64) -> Result<Vec<(String, CounterKey)>, AppError> {
     Ok(sqlx::query_as::<_, DueRow>(
         "SELECT d.token, c.project_id, c.corr_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
          FROM document_numbers d JOIN counters c ON c.id = d.counter_id \
@@ -56,7 +56,7 @@ struct Utilization {
 
 /// Per correspondence type code, the highest `last_number / max_number` (0..1) over the counters of these
 /// periods. The ratio is computed in millionths as an integer, so the same code reads it on SQLite and MariaDB.
-pub async fn max_utilization_by_type(db: &Db, periods: &[String; 3]) -> Result<Vec<(String, f64)>, sqlx::Error> {
+pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 3]) -> Result<Vec<(String, f64)>, sqlx::Error> {
     let sql = format!(
         "SELECT t.code AS code, MAX((c.last_number * 1000000) {} c.max_number) AS millionths \
          FROM counters c JOIN correspondence_types t ON t.id = c.corr_type_id \

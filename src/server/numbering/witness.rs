@@ -31,20 +31,20 @@ use crate::numbering::CounterKey;
 use crate::server::audit::ChainHead;
 
 /// How long a written record may stay unsynced.
-pub const SYNC_EVERY: Duration = Duration::from_millis(50);
+pub(crate) const SYNC_EVERY: Duration = Duration::from_millis(50);
 /// Past this size the file is rewritten with one line per counter.
 const COMPACT_AT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A counter's head as witnessed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Head {
-    pub last_number: i64,
-    pub length: i64,
-    pub hash: String,
+pub(crate) struct Head {
+    pub(crate) last_number: i64,
+    pub(crate) length: i64,
+    pub(crate) hash: String,
 }
 
 impl Head {
-    pub fn of(last_number: i64, chain: &ChainHead) -> Head {
+    pub(crate) fn of(last_number: i64, chain: &ChainHead) -> Head {
         Head { last_number, length: chain.length, hash: chain.hash.clone() }
     }
 }
@@ -67,15 +67,15 @@ struct Line {
 
 /// How a stored head compares with its witness.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Behind {
-    pub witnessed: Head,
-    pub stored_length: i64,
+pub(crate) struct Behind {
+    pub(crate) witnessed: Head,
+    pub(crate) stored_length: i64,
 }
 
 type Heads = Arc<Mutex<HashMap<CounterKey, Head>>>;
 
 /// How long a Redis server of the shared witness may take to answer.
-pub const SHARED_TIMEOUT: Duration = Duration::from_millis(250);
+pub(crate) const SHARED_TIMEOUT: Duration = Duration::from_millis(250);
 
 type Writes = Mutex<mpsc::Sender<(Vec<u8>, oneshot::Sender<()>)>>;
 
@@ -95,7 +95,7 @@ impl std::fmt::Debug for Witness {
 
 impl Witness {
     /// The witness file of a SQLite database: beside it, so a restore of the database file alone leaves it.
-    pub fn beside(database_file: &Path) -> PathBuf {
+    pub(crate) fn beside(database_file: &Path) -> PathBuf {
         let mut name = database_file.as_os_str().to_owned();
         name.push(".witness");
         PathBuf::from(name)
@@ -104,7 +104,7 @@ impl Witness {
     /// A witness of the database `database` (its identity) kept in `file` (read if it exists, rewritten with one line
     /// per counter, appended to by a thread of its own) and/or in the `shared` Redis servers. A file that witnessed
     /// another database (this one was made anew) is set aside as `<file>.<its database>`, and a new one begun.
-    pub fn open(file: Option<PathBuf>, shared: Option<Shared>, database: &str) -> std::io::Result<Arc<Witness>> {
+    pub(crate) fn open(file: Option<PathBuf>, shared: Option<Shared>, database: &str) -> std::io::Result<Arc<Witness>> {
         let shared = shared.map(|s| Shared { prefix: format!("docnum:witness:{database}:"), ..s });
         let Some(path) = file else {
             return Ok(Arc::new(Witness { file: None, heads: Default::default(), shared }));
@@ -133,12 +133,12 @@ impl Witness {
 
     /// Whether the witness is shared by several instances (in Redis): a counter read afresh is then compared with
     /// the heads the others recorded ([`Witness::refresh`]).
-    pub fn is_shared(&self) -> bool {
+    pub(crate) fn is_shared(&self) -> bool {
         self.shared.is_some()
     }
 
     /// Takes in the heads the other instances recorded for these counters (the longest of each).
-    pub async fn refresh(&self, keys: &[&CounterKey]) {
+    pub(crate) async fn refresh(&self, keys: &[&CounterKey]) {
         let Some(shared) = &self.shared else { return };
         if keys.is_empty() {
             return;
@@ -154,12 +154,12 @@ impl Witness {
     }
 
     /// The witnessed head of a counter, if any.
-    pub fn witnessed(&self, key: &CounterKey) -> Option<Head> {
+    pub(crate) fn witnessed(&self, key: &CounterKey) -> Option<Head> {
         self.heads.lock().unwrap().get(key).cloned()
     }
 
     /// Whether the database's head of `key` (its audit chain, as a batch read it) has everything witnessed.
-    pub fn check(&self, key: &CounterKey, stored: &ChainHead) -> Result<(), Behind> {
+    pub(crate) fn check(&self, key: &CounterKey, stored: &ChainHead) -> Result<(), Behind> {
         let heads = self.heads.lock().unwrap();
         match heads.get(key) {
             Some(w) if stored.length < w.length || (stored.length == w.length && stored.hash != w.hash) => {
@@ -171,7 +171,7 @@ impl Witness {
 
     /// Records a committed head, before its callers are answered. A head older than the one witnessed (another
     /// process went further meanwhile) leaves the witness as it is.
-    pub async fn record(&self, key: &CounterKey, head: Head) {
+    pub(crate) async fn record(&self, key: &CounterKey, head: Head) {
         {
             let mut heads = self.heads.lock().unwrap();
             if heads.get(key).is_some_and(|w| w.length >= head.length) {
@@ -183,7 +183,7 @@ impl Witness {
     }
 
     /// Records the head a super admin's resume left, lower than the witnessed one.
-    pub async fn resume(&self, key: &CounterKey, head: Head) {
+    pub(crate) async fn resume(&self, key: &CounterKey, head: Head) {
         self.heads.lock().unwrap().insert(key.clone(), head.clone());
         self.write(Line { key: key.clone(), head, resume: true }).await;
     }
@@ -211,7 +211,7 @@ impl Witness {
 /// The witness in Redis, shared by the instances: each counter's head under `docnum:witness:<counter>` on every
 /// server of `REDIS_URLS` (the lock's), as `length:last:hash`; a script keeps the longest chain (a resume replaces it).
 /// Make those servers durable (`appendonly yes`, `appendfsync always` or `everysec`; deploy/README.md).
-pub struct Shared {
+pub(crate) struct Shared {
     servers: Vec<crate::server::kept_redis::KeptRedis>,
     /// `docnum:witness:<database identity>:`: the heads of one database (another deployment may share the servers).
     prefix: String,
@@ -229,7 +229,7 @@ return 1
 ";
 
 impl Shared {
-    pub fn new(redis_urls: &[String]) -> redis::RedisResult<Shared> {
+    pub(crate) fn new(redis_urls: &[String]) -> redis::RedisResult<Shared> {
         let servers =
             redis_urls.iter().map(|u| redis::Client::open(u.as_str()).map(crate::server::kept_redis::KeptRedis::new)).collect::<Result<_, _>>()?;
         Ok(Shared { servers, prefix: String::new() })

@@ -18,16 +18,16 @@ use crate::server::error::{AppError, ErrorCode};
 use crate::server::reference::Catalog;
 
 /// Most items one reference document may hold.
-pub const MAX_ITEMS: usize = 10_000;
+pub(crate) const MAX_ITEMS: usize = 10_000;
 /// Largest reference document, in bytes.
-pub const MAX_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_BYTES: usize = 1024 * 1024;
 const MAX_NAME_CHARS: usize = super::store::MAX_NAME_CHARS;
 
-pub use super::store::Kind;
+pub(crate) use super::store::Kind;
 
 /// One item of any kind, as given.
 #[derive(Clone, Debug)]
-pub enum Item {
+pub(crate) enum Item {
     Project(ProjectInput),
     Organization(OrganizationInput),
     Named(Kind, CodeNameInput),
@@ -54,7 +54,7 @@ impl Item {
         s.chars().take(60).collect()
     }
     /// Reads one item of `kind` from a JSON body (unknown fields and wrong types are a 400).
-    pub fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {
+    pub(crate) fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {
         let bad = |e: serde_json::Error| {
             AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบ ({})", e.to_string().chars().take(120).collect::<String>()), format!("invalid item: {e}"))
         };
@@ -69,7 +69,7 @@ impl Item {
 
 /// How an item is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Create it, or update the item with that code (the JSON import).
     Upsert,
     /// Create it; an existing code is a 409.
@@ -87,7 +87,7 @@ struct Change {
 }
 
 /// `POST /reference/{kind}` and `PUT /reference/{kind}/{id}`: one item. Returns the item's id and what was done.
-pub async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
+pub(crate) async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
     caller.require_super_admin()?;
     let now = s.clock.now_ms();
     let mut tx = s.db.begin_write().await?;
@@ -101,7 +101,7 @@ pub async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mode) -> 
 }
 
 /// One item of `kind` from its JSON (super admins, checked before the body is read): created (`id` None) or edited.
-pub async fn save_json(s: &Catalog, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
+pub(crate) async fn save_json(s: &Catalog, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
     caller.require_super_admin()?;
     let item = Item::from_json(Kind::parse(kind)?, body)?;
     let mode = match id {
@@ -112,7 +112,7 @@ pub async fn save_json(s: &Catalog, caller: &Caller, kind: &str, id: Option<i64>
 }
 
 /// A reference document as JSON text (super admins; at most [`MAX_BYTES`]), parsed and imported.
-pub async fn import_text(s: &Catalog, caller: &Caller, text: &str, dry_run: bool) -> Result<ImportReport, AppError> {
+pub(crate) async fn import_text(s: &Catalog, caller: &Caller, text: &str, dry_run: bool) -> Result<ImportReport, AppError> {
     caller.require_super_admin()?;
     if text.len() > MAX_BYTES {
         return Err(AppError::PayloadTooLarge);
@@ -121,7 +121,7 @@ pub async fn import_text(s: &Catalog, caller: &Caller, text: &str, dry_run: bool
 }
 
 /// A reference document from JSON text; errors name the line and column.
-pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
+pub(crate) fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
     serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
         let what = e.to_string().chars().take(160).collect::<String>();
         AppError::validation(
@@ -133,7 +133,7 @@ pub fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
 
 /// `POST /reference/import`: a whole document, every item created or updated by its code, in one transaction;
 /// committed only when every item is ok and it is not a dry run.
-pub async fn import_document(s: &Catalog, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
+pub(crate) async fn import_document(s: &Catalog, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
     caller.require_super_admin()?;
     if doc.is_empty() {
         return Err(AppError::validation("เอกสารไม่มีรายการข้อมูลอ้างอิงให้นำเข้า", "the document holds no items"));

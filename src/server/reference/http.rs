@@ -21,7 +21,7 @@ error_set!(
 
 /// The reference-data routes (under `/api/v1`): each kind on its own path, so that the OpenAPI document names the
 /// shape of its items. The import reads its body with its own, larger limit.
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
@@ -48,12 +48,12 @@ where
 macro_rules! reference_kind {
     ($kind:tt, $path:tt, $item_path:tt, $list:ident, $create:ident, $update:ident, $item:ident, $input:ident) => {
         #[utoipa::path(get, path = $path, responses((status = 200, body = [$item]), SignedInErrors), tag = "reference")]
-        pub async fn $list(State(s): State<std::sync::Arc<Catalog>>, caller: Caller) -> Result<Json<serde_json::Value>, AppError> {
+        pub(crate) async fn $list(State(s): State<std::sync::Arc<Catalog>>, caller: Caller) -> Result<Json<serde_json::Value>, AppError> {
             Ok(Json(super::list_for(&s, &caller, $kind).await?))
         }
 
         #[utoipa::path(post, path = $path, request_body = $input, responses((status = 200, body = SavedItem), ReferenceSaveErrors), tag = "reference")]
-        pub async fn $create(
+        pub(crate) async fn $create(
             State(s): State<std::sync::Arc<Catalog>>,
             caller: Caller,
             ApiJson(body): ApiJson<serde_json::Value>,
@@ -65,7 +65,7 @@ macro_rules! reference_kind {
         #[utoipa::path(put, path = $item_path, params(("id" = i64, Path,)),
             request_body(content = $input, description = "the whole item, as for create"),
             responses((status = 200, body = SavedItem), ReferenceSaveErrors), tag = "reference")]
-        pub async fn $update(
+        pub(crate) async fn $update(
             State(s): State<std::sync::Arc<Catalog>>,
             caller: Caller,
             ApiPath(id): ApiPath<i64>,
@@ -149,7 +149,7 @@ use crate::contract::import::{ImportReport, ReferenceDocument};
 use crate::server::error::{ApiJson, ApiQuery};
 
 /// A reference document as the import takes it: at least one item in some section.
-pub struct ReferenceImport;
+pub(crate) struct ReferenceImport;
 impl utoipa::PartialSchema for ReferenceImport {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ArrayBuilder, ObjectBuilder};
@@ -165,18 +165,18 @@ impl utoipa::ToSchema for ReferenceImport {}
 /// What a create or edit did.
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SavedItem {
-    pub id: i64,
+pub(crate) struct SavedItem {
+    pub(crate) id: i64,
     /// CREATE, UPDATE or UNCHANGED
-    pub action: String,
+    pub(crate) action: String,
 }
 
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct ImportQuery {
+pub(crate) struct ImportQuery {
     /// true: report only, change nothing
-    pub dry_run: Option<bool>,
+    pub(crate) dry_run: Option<bool>,
 }
 
 /// `POST /api/v1/reference/import?dryRun=true`: a whole reference document, upserted by code, all or nothing.
@@ -188,7 +188,7 @@ pub struct ImportQuery {
         ImportErrors,
     ),
     tag = "reference")]
-pub async fn import(
+pub(crate) async fn import(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ImportQuery>,

@@ -1,9 +1,9 @@
 //! Reference data (projects, organizations, types, sub-types, RFA types, disciplines): storage, an
 //! in-memory snapshot for the hot path, and the resolution of a numbering request's parts.
 
-pub mod admin;
-pub mod http;
-pub mod store;
+pub(crate) mod admin;
+pub(crate) mod http;
+pub(crate) mod store;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,20 +28,20 @@ pub async fn load_snapshot(db: &Db) -> Result<Snapshot, AppError> {
 
 /// What the catalog's services use (reference data, templates, workflow machines): the database, the clock and the
 /// reference snapshot. A sub-state of the application's (`FromRef`).
-pub struct Catalog {
-    pub db: Db,
-    pub clock: Arc<Clock>,
-    pub reference: Arc<ReferenceCache>,
+pub(crate) struct Catalog {
+    pub(crate) db: Db,
+    pub(crate) clock: Arc<Clock>,
+    pub(crate) reference: Arc<ReferenceCache>,
 }
 
 /// Every reference list, as the pages read them (any logged-in caller).
-pub async fn data_for(state: &Catalog, _caller: &crate::server::auth::Caller) -> Result<ReferenceData, AppError> {
+pub(crate) async fn data_for(state: &Catalog, _caller: &crate::server::auth::Caller) -> Result<ReferenceData, AppError> {
     Ok(state.reference.get().await?.data.clone())
 }
 
 /// One reference list by its name in the API (`projects`, `organizations`, `correspondence-types`, `sub-types`,
 /// `rfa-types`, `disciplines`), as JSON (any logged-in caller).
-pub async fn list_for(state: &Catalog, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
+pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
     let snapshot = state.reference.get().await?;
     let d = &snapshot.data;
     let value = match kind {
@@ -65,21 +65,21 @@ pub async fn list_for(state: &Catalog, _caller: &crate::server::auth::Caller, ki
 #[derive(Debug, Default)]
 pub struct Snapshot {
     pub data: ReferenceData,
-    pub project_by_id: HashMap<i64, usize>,
-    pub project_by_code: HashMap<String, usize>,
-    pub org_by_id: HashMap<i64, usize>,
-    pub org_by_code: HashMap<String, usize>,
-    pub members: HashSet<(i64, i64)>,
-    pub type_by_id: HashMap<i64, usize>,
-    pub type_by_code: HashMap<String, usize>,
-    pub sub_by_id: HashMap<i64, usize>,
-    pub sub_by_type_number: HashMap<(i64, String), usize>,
-    pub rfa_by_id: HashMap<i64, usize>,
-    pub rfa_by_code: HashMap<String, usize>,
-    pub disc_by_id: HashMap<i64, usize>,
-    pub disc_by_code: HashMap<String, usize>,
+    pub(crate) project_by_id: HashMap<i64, usize>,
+    pub(crate) project_by_code: HashMap<String, usize>,
+    pub(crate) org_by_id: HashMap<i64, usize>,
+    pub(crate) org_by_code: HashMap<String, usize>,
+    pub(crate) members: HashSet<(i64, i64)>,
+    pub(crate) type_by_id: HashMap<i64, usize>,
+    pub(crate) type_by_code: HashMap<String, usize>,
+    pub(crate) sub_by_id: HashMap<i64, usize>,
+    pub(crate) sub_by_type_number: HashMap<(i64, String), usize>,
+    pub(crate) rfa_by_id: HashMap<i64, usize>,
+    pub(crate) rfa_by_code: HashMap<String, usize>,
+    pub(crate) disc_by_id: HashMap<i64, usize>,
+    pub(crate) disc_by_code: HashMap<String, usize>,
     /// (project id, correspondence type id or 0 for the project default) → current template
-    pub templates: HashMap<(i64, i64), StoredTemplate>,
+    pub(crate) templates: HashMap<(i64, i64), StoredTemplate>,
 }
 
 fn index<T>(items: &[T], key: impl Fn(&T) -> String) -> HashMap<String, usize> {
@@ -90,7 +90,7 @@ fn index_id<T>(items: &[T], id: impl Fn(&T) -> i64) -> HashMap<i64, usize> {
 }
 
 impl Snapshot {
-    pub fn build(data: ReferenceData, templates: Vec<StoredTemplate>) -> Snapshot {
+    pub(crate) fn build(data: ReferenceData, templates: Vec<StoredTemplate>) -> Snapshot {
         let members = data.projects.iter().flat_map(|p| p.member_org_ids.iter().map(move |o| (p.id, *o))).collect();
         Snapshot {
             project_by_id: index_id(&data.projects, |p| p.id),
@@ -120,14 +120,14 @@ impl Snapshot {
     pub fn org(&self, id: Option<i64>, code: Option<&str>, part: Part) -> Result<&OrgItem, AppError> {
         pick(id, code, &self.org_by_id, &self.org_by_code, &self.data.organizations, part)
     }
-    pub fn rfa_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+    pub(crate) fn rfa_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
         pick(id, code, &self.rfa_by_id, &self.rfa_by_code, &self.data.rfa_types, Part::RfaType)
     }
-    pub fn discipline(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+    pub(crate) fn discipline(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
         pick(id, code, &self.disc_by_id, &self.disc_by_code, &self.data.disciplines, Part::Discipline)
     }
     /// A sub-type by id, or by its number within the correspondence type.
-    pub fn sub_type(&self, corr_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
+    pub(crate) fn sub_type(&self, corr_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
         let found = match (id, number) {
             (Some(id), _) => self.sub_by_id.get(&id).map(|i| &self.data.sub_types[*i]),
             (None, Some(n)) => self.sub_by_type_number.get(&(corr_type_id, normalize_code(n))).map(|i| &self.data.sub_types[*i]),
@@ -142,7 +142,7 @@ impl Snapshot {
             None => Err(Part::SubType.unknown(&id.map(|i| i.to_string()).or(number.map(str::to_string)).unwrap_or_default())),
         }
     }
-    pub fn is_member(&self, project_id: i64, org_id: i64) -> bool {
+    pub(crate) fn is_member(&self, project_id: i64, org_id: i64) -> bool {
         self.members.contains(&(project_id, org_id))
     }
 }
@@ -160,7 +160,7 @@ pub enum Part {
 }
 
 impl Part {
-    pub fn names(&self) -> (&'static str, &'static str) {
+    pub(crate) fn names(&self) -> (&'static str, &'static str) {
         match self {
             Part::Project => ("โครงการ", "projectId or projectCode"),
             Part::CorrespondenceType => ("ประเภทเอกสาร", "correspondenceTypeId or correspondenceTypeCode"),
@@ -171,11 +171,11 @@ impl Part {
             Part::Discipline => ("สาขางาน", "disciplineId or disciplineCode"),
         }
     }
-    pub fn missing(&self) -> AppError {
+    pub(crate) fn missing(&self) -> AppError {
         let (th, en) = self.names();
         AppError::validation(format!("ต้องระบุ{th}"), format!("missing required part: {en}"))
     }
-    pub fn unknown(&self, value: &str) -> AppError {
+    pub(crate) fn unknown(&self, value: &str) -> AppError {
         let (th, en) = self.names();
         let value: String = value.chars().take(60).collect(); // never echo an oversize input back
                                                               // well formed, but nothing of that id or code: not found (404), as an unknown id in a path is
@@ -266,7 +266,7 @@ impl ReferenceCache {
     }
 
     /// Reads the reference data again; after a change, the snapshot returned has it.
-    pub async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
+    pub(crate) async fn reload(&self) -> Result<Arc<Snapshot>, AppError> {
         let ticket = self.started.fetch_add(1, Ordering::SeqCst) + 1;
         let primary = self.db.primary.changes().generation();
         let snapshot = Arc::new(load_snapshot(&self.db).await?);

@@ -8,7 +8,7 @@ use crate::server::error::{AppError, ErrorCode};
 /// The kinds of reference data: the `{kind}` of `/api/v1/reference/{kind}` (its OpenAPI schema too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum Kind {
+pub(crate) enum Kind {
     Projects,
     Organizations,
     CorrespondenceTypes,
@@ -18,7 +18,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn parse(s: &str) -> Result<Kind, AppError> {
+    pub(crate) fn parse(s: &str) -> Result<Kind, AppError> {
         Ok(match s {
             "projects" => Kind::Projects,
             "organizations" => Kind::Organizations,
@@ -35,7 +35,7 @@ impl Kind {
         })
     }
     /// The section name in a reference document (and in reports).
-    pub fn section(self) -> &'static str {
+    pub(crate) fn section(self) -> &'static str {
         match self {
             Kind::Projects => "projects",
             Kind::Organizations => "organizations",
@@ -46,7 +46,7 @@ impl Kind {
         }
     }
     /// The kind's name in Thai (for messages).
-    pub fn th(self) -> &'static str {
+    pub(crate) fn th(self) -> &'static str {
         match self {
             Kind::Projects => "โครงการ",
             Kind::Organizations => "หน่วยงาน",
@@ -58,7 +58,7 @@ impl Kind {
     }
 }
 
-pub async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
+pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
     let members: Vec<(i64, i64)> = sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
     let projects: Vec<(i64, String, String, i64)> =
         sqlx::query_as("SELECT id, code, name, active FROM projects ORDER BY code").fetch_all(&db.pool).await?;
@@ -98,7 +98,7 @@ async fn ref_items(db: &Db, sql: &'static str) -> Result<Vec<RefItem>, AppError>
     Ok(rows.into_iter().map(|(id, code, name)| RefItem { id, code, name }).collect())
 }
 
-pub const MAX_NAME_CHARS: usize = 200;
+pub(crate) const MAX_NAME_CHARS: usize = 200;
 
 fn name(raw: &str) -> Result<String, AppError> {
     let n = raw.trim();
@@ -132,7 +132,7 @@ async fn insert_returning_id<'q>(
     query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))
 }
 
-pub async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<i64, AppError> {
+pub(crate) async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<i64, AppError> {
     let code = code(CodeKind::Project, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
@@ -142,7 +142,7 @@ pub async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: boo
     insert_returning_id(db, q, "โครงการ", &code).await
 }
 
-pub async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let role = role.trim().to_ascii_uppercase();
     if !["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
@@ -159,12 +159,12 @@ pub async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: 
     insert_returning_id(db, q, "หน่วยงาน", &code).await
 }
 
-pub async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
+pub(crate) async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
     sqlx::query(db.dialect.insert_project_member_if_absent()).bind(project_id).bind(org_id).execute(&db.writer).await?;
     Ok(())
 }
 
-pub async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
         .bind(code.clone())
@@ -173,7 +173,7 @@ pub async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str)
     insert_returning_id(db, q, "ประเภทเอกสาร", &code).await
 }
 
-pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let number = number.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
         return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
@@ -187,19 +187,19 @@ pub async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code:
     insert_returning_id(db, q, "ประเภทย่อย", &number).await
 }
 
-pub async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "ประเภท RFA", &code).await
 }
 
-pub async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
     insert_returning_id(db, q, "สาขางาน", &code).await
 }
 
-pub async fn is_empty(db: &Db) -> Result<bool, AppError> {
+pub(crate) async fn is_empty(db: &Db) -> Result<bool, AppError> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?;
     Ok(n == 0)
 }
@@ -220,7 +220,7 @@ fn table(kind: Kind) -> &'static str {
 
 /// The columns one kind has beyond id, code and name.
 #[derive(Clone, Debug)]
-pub enum ItemDetail {
+pub(crate) enum ItemDetail {
     Plain,
     Project { active: bool },
     Organization { role: String },
@@ -228,15 +228,15 @@ pub enum ItemDetail {
 }
 
 #[derive(Clone, Debug)]
-pub struct ItemRow {
-    pub id: i64,
-    pub code: String,
-    pub name: String,
-    pub detail: ItemDetail,
+pub(crate) struct ItemRow {
+    pub(crate) id: i64,
+    pub(crate) code: String,
+    pub(crate) name: String,
+    pub(crate) detail: ItemDetail,
 }
 
 /// The stored item of `kind` with this id, or else with this code.
-pub async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
+pub(crate) async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
     let cols = match kind {
         Kind::Projects => "id, code, name, active",
         Kind::Organizations => "id, code, name, role",
@@ -276,7 +276,7 @@ struct StoredItem {
     sub_type_number: Option<String>,
 }
 
-pub async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
@@ -286,17 +286,17 @@ pub async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: boo
         .await
 }
 
-pub async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
+pub(crate) async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name).bind(active as i64).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
-pub async fn project_member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+pub(crate) async fn project_member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id").bind(project_id).fetch_all(&mut **tx).await
 }
 
 /// Makes `org_ids` (sorted, no duplicates) the whole membership of the project.
-pub async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
+pub(crate) async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(project_id).execute(&mut **tx).await?;
     for org in org_ids {
         sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(project_id).bind(*org).execute(&mut **tx).await?;
@@ -304,11 +304,11 @@ pub async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: 
     Ok(())
 }
 
-pub async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
-pub async fn insert_organization(tx: &mut Tx<'_>, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_organization(tx: &mut Tx<'_>, code: &str, name: &str, role: &str) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
@@ -318,13 +318,13 @@ pub async fn insert_organization(tx: &mut Tx<'_>, code: &str, name: &str, role: 
         .await
 }
 
-pub async fn update_organization(tx: &mut Tx<'_>, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
+pub(crate) async fn update_organization(tx: &mut Tx<'_>, id: i64, name: &str, role: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE organizations SET name = ?, role = ? WHERE id = ?").bind(name).bind(role).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
 /// A correspondence type, RFA type or discipline (only correspondence types record `created_at`).
-pub async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &str) -> Result<i64, sqlx::Error> {
     if kind == Kind::CorrespondenceTypes {
         sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
             .bind(code)
@@ -341,16 +341,16 @@ pub async fn insert_named_item(tx: &mut Tx<'_>, kind: Kind, code: &str, name: &s
     }
 }
 
-pub async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
+pub(crate) async fn rename_named_item(tx: &mut Tx<'_>, kind: Kind, id: i64, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query(&format!("UPDATE {} SET name = ? WHERE id = ?", table(kind))).bind(name).bind(id).execute(&mut **tx).await?;
     Ok(())
 }
 
-pub async fn correspondence_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn correspondence_type_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
-pub async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
         .bind(corr_type_id)
         .bind(number)
@@ -358,7 +358,7 @@ pub async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &
         .await
 }
 
-pub async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(corr_type_id)
         .bind(number)
@@ -368,7 +368,7 @@ pub async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, c
         .await
 }
 
-pub async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
+pub(crate) async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await?;
     Ok(())
 }

@@ -26,38 +26,38 @@ use crate::server::auth::users::system_actor;
 use crate::server::clock::Clock;
 pub use crate::server::config::RetentionConfig;
 use crate::server::db::{ms_to_datetime, Db};
-use crate::server::error::{is_lost_race, AppError, Retry};
+use crate::server::error::{is_lost_race, AppError, Pause, Retry};
 use store::Aged;
 
 const DAY_MS: i64 = 86_400_000;
 /// The operation of a prune's audit row.
-pub const PRUNE: &str = "PRUNE";
+pub(crate) const PRUNE: &str = "PRUNE";
 /// The prune's row in `job_runs`.
-pub const PRUNE_JOB: &str = "prune";
+pub(crate) const PRUNE_JOB: &str = "prune";
 /// Who the daily job's audit rows name (the CLI's say `cli`).
-pub const JOB_ACTOR: &str = "system";
+pub(crate) const JOB_ACTOR: &str = "system";
 /// However long the interval, an instance looks at least this often whether the run is due: an instance that
 /// starts, or outlives the one that ran it last, takes it over within this time.
 const MAX_POLL: Duration = Duration::from_secs(3600);
 
 /// A run's cutoffs, computed once: a row older than its cutoff goes (named as [`PruneCounts`] names the rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Plan {
+pub(crate) struct Plan {
     #[serde(rename = "loginAttempts")]
-    pub login_attempts_before: DateTime<Utc>,
+    pub(crate) login_attempts_before: DateTime<Utc>,
     #[serde(rename = "resolvedErrors")]
-    pub resolved_errors_before: DateTime<Utc>,
+    pub(crate) resolved_errors_before: DateTime<Utc>,
     #[serde(rename = "expiredSessions")]
-    pub sessions_expired_before: DateTime<Utc>,
+    pub(crate) sessions_expired_before: DateTime<Utc>,
     #[serde(rename = "idempotencyKeys")]
-    pub idempotency_keys_before: DateTime<Utc>,
+    pub(crate) idempotency_keys_before: DateTime<Utc>,
 }
 
 impl Plan {
     /// The cutoffs at `now_ms` (service clock). A session lives for the session layer until its expiry by the
     /// system clock (`system_now_ms`), so its cutoff is the earlier of the two: a service clock set ahead
     /// (`CLOCK_START`) never logs anyone out.
-    pub fn at(now_ms: i64, system_now_ms: i64, config: &RetentionConfig) -> Plan {
+    pub(crate) fn at(now_ms: i64, system_now_ms: i64, config: &RetentionConfig) -> Plan {
         let days_before = |days: u32| ms_to_datetime(now_ms.saturating_sub(i64::from(days).saturating_mul(DAY_MS)));
         Plan {
             login_attempts_before: days_before(config.login_attempts_days),
@@ -105,7 +105,7 @@ pub struct PruneReport {
     pub dry_run: bool,
     #[serde(flatten)]
     pub counts: PruneCounts,
-    pub before: Plan,
+    pub(crate) before: Plan,
 }
 
 /// Counts, exactly, what [`prune`] at `now_ms` would remove; changes nothing and writes no audit row.
@@ -176,7 +176,7 @@ async fn delete_aged(db: &Db, aged: &Aged, before_ms: i64, deleted: &mut u64) ->
 /// Appends `entry` to the `admin` chain in a transaction of its own; a lost race for the chain's head (another
 /// administrative change at the same moment) is tried again.
 async fn append_admin(db: &Db, entry: AuditEntry) -> Result<(), AppError> {
-    Retry { times: 3, jitter_ms: 0 }
+    Retry { times: 3, pause: Pause::None }
         .run(is_lost_race, || async {
             let mut tx = db.begin_write().await?;
             audit::append(&mut tx, db.dialect, ADMIN_CHAIN, std::slice::from_ref(&entry)).await?;
@@ -198,7 +198,7 @@ pub async fn run_if_due(db: &Db, now_ms: i64, config: &RetentionConfig, instance
 /// Starts the daily job on this instance: every interval (at most [`MAX_POLL`]) it tries [`run_if_due`] on the
 /// service clock. The instances sharing the database run each day's prune once between them; a failure is logged
 /// and the next day's run goes on.
-pub fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
+pub(crate) fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
     let instance = instance_name();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(config.interval.clamp(Duration::from_secs(1), MAX_POLL));
@@ -220,7 +220,7 @@ pub fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
 }
 
 /// Who claims a run in `job_runs` (for an operator reading it): the host and the process.
-pub fn instance_name() -> String {
+pub(crate) fn instance_name() -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok())

@@ -11,25 +11,25 @@ pub const CHUNK: u64 = 5_000;
 /// A kind of row that ages out: its table, its key, and the condition that selects the aged rows (one bind: the
 /// cutoff, epoch ms).
 #[derive(Clone, Copy, Debug)]
-pub struct Aged {
-    pub table: &'static str,
-    pub key: &'static str,
-    pub condition: &'static str,
+pub(crate) struct Aged {
+    pub(crate) table: &'static str,
+    pub(crate) key: &'static str,
+    pub(crate) condition: &'static str,
 }
 
-pub const LOGIN_ATTEMPTS: Aged = Aged { table: "login_attempts", key: "id", condition: "created_at < ?" };
+pub(crate) const LOGIN_ATTEMPTS: Aged = Aged { table: "login_attempts", key: "id", condition: "created_at < ?" };
 
 /// Only resolved errors age out; an unresolved one stays however old it is.
-pub const RESOLVED_ERRORS: Aged = Aged { table: "error_log", key: "id", condition: "resolved_at IS NOT NULL AND resolved_at < ?" };
+pub(crate) const RESOLVED_ERRORS: Aged = Aged { table: "error_log", key: "id", condition: "resolved_at IS NOT NULL AND resolved_at < ?" };
 
 /// Idempotency keys (SPEC §5): kept for the 24 h a retry may come in. SQLite's table has a composite primary key;
 /// its rowid names a row.
-pub const IDEMPOTENCY_KEYS: Aged = Aged { table: "idempotency_keys", key: "rowid", condition: "created_at < ?" };
+pub(crate) const IDEMPOTENCY_KEYS: Aged = Aged { table: "idempotency_keys", key: "rowid", condition: "created_at < ?" };
 
 /// The sessions' table, as tower-sessions' sqlx stores create it (`run::app`): SQLite's `tower_sessions` keeps the
 /// expiry as RFC 3339 text, MariaDB's `session` (in the service's database) as a TIMESTAMP. The layouts are the
 /// stores', not ours, hence the branch here rather than in `Dialect`.
-pub fn expired_sessions(dialect: Dialect) -> Aged {
+pub(crate) fn expired_sessions(dialect: Dialect) -> Aged {
     match dialect {
         Dialect::Sqlite => Aged { table: "tower_sessions", key: "id", condition: "julianday(expiry_date) < julianday(? / 1000.0, 'unixepoch')" },
         Dialect::MySql => Aged { table: "session", key: "id", condition: "expiry_date < FROM_UNIXTIME(? / 1000)" },
@@ -38,7 +38,7 @@ pub fn expired_sessions(dialect: Dialect) -> Aged {
 
 /// Whether `table` exists: the sessions' table is created by the server's first start, not by our migrations, and
 /// `docnum prune` may run on a database no server has opened yet.
-pub async fn table_exists(db: &Db, table: &str) -> Result<bool, AppError> {
+pub(crate) async fn table_exists(db: &Db, table: &str) -> Result<bool, AppError> {
     let sql = match db.dialect {
         Dialect::Sqlite => "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
         Dialect::MySql => "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
@@ -48,7 +48,7 @@ pub async fn table_exists(db: &Db, table: &str) -> Result<bool, AppError> {
 }
 
 /// How many rows of `aged` are older than `before_ms`.
-pub async fn count(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, AppError> {
+pub(crate) async fn count(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, AppError> {
     let sql = format!("SELECT COUNT(*) FROM {} WHERE {}", aged.table, aged.condition);
     let n: i64 = sqlx::query_scalar(&sql).bind(before_ms).fetch_one(&db.pool).await?;
     Ok(n.max(0) as u64)
@@ -56,7 +56,7 @@ pub async fn count(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, AppError
 
 /// Deletes at most [`CHUNK`] rows of `aged` older than `before_ms`, in a statement of its own; how many went.
 /// MariaDB has `DELETE … LIMIT`; SQLite (built without it) deletes the keys a limited sub-select names.
-pub async fn delete_chunk(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, AppError> {
+pub(crate) async fn delete_chunk(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, AppError> {
     let Aged { table, key, condition } = aged;
     let sql = match db.dialect {
         Dialect::Sqlite => format!("DELETE FROM {table} WHERE {key} IN (SELECT {key} FROM {table} WHERE {condition} LIMIT {CHUNK})"),
@@ -68,7 +68,7 @@ pub async fn delete_chunk(db: &Db, aged: &Aged, before_ms: i64) -> Result<u64, A
 /// Claims the run of `job` due at `now_ms` for `instance`, moving its next run to `next_run_at_ms`: true when this
 /// UPDATE changed the row (this instance runs the job), false when the job was not due or another instance's claim
 /// came first (its UPDATE moved `next_run_at` past now, so this one matches nothing).
-pub async fn claim(db: &Db, job: &str, instance: &str, now_ms: i64, next_run_at_ms: i64) -> Result<bool, AppError> {
+pub(crate) async fn claim(db: &Db, job: &str, instance: &str, now_ms: i64, next_run_at_ms: i64) -> Result<bool, AppError> {
     let claimed = sqlx::query("UPDATE job_runs SET next_run_at = ?, claimed_by = ?, claimed_at = ? WHERE name = ? AND next_run_at <= ?")
         .bind(next_run_at_ms)
         .bind(instance)

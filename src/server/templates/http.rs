@@ -23,7 +23,7 @@ use crate::server::reference::Catalog;
 use crate::server::templates;
 
 /// The template ("configs") routes (under `/api/v1`).
-pub fn router<S>() -> OpenApiRouter<S>
+pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
@@ -40,14 +40,14 @@ where
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    pub project_id: Option<i64>,
+pub(crate) struct ListQuery {
+    pub(crate) project_id: Option<i64>,
 }
 
 #[utoipa::path(get, path = "/document-numbering/configs", operation_id = "list_configs", params(ListQuery),
     responses((status = 200, body = [TemplateConfig]), QueryErrors),
     tag = "templates")]
-pub async fn list(
+pub(crate) async fn list(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ListQuery>,
@@ -58,45 +58,51 @@ pub async fn list(
 #[utoipa::path(get, path = "/document-numbering/configs/{id}", operation_id = "get_config", params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), ByIdErrors),
     tag = "templates")]
-pub async fn get(State(s): State<std::sync::Arc<Catalog>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<TemplateConfig>, AppError> {
+pub(crate) async fn get(
+    State(s): State<std::sync::Arc<Catalog>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> Result<Json<TemplateConfig>, AppError> {
     Ok(Json(templates::current(&s.db, &caller, id).await?.to_config()))
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SaveBody {
+pub(crate) struct SaveBody {
     /// Not read: the configuration's own (kept for the bodies that carried them).
-    pub project_id: Option<i64>,
-    pub correspondence_type_id: Option<i64>,
-    pub template: String,
-    pub reset_scope: ResetScope,
+    #[allow(dead_code)]
+    pub(crate) project_id: Option<i64>,
+    #[allow(dead_code)]
+    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) template: String,
+    pub(crate) reset_scope: ResetScope,
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
+    pub(crate) reason: String,
     /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
     #[serde(default)]
-    pub acknowledge_key_change: bool,
+    pub(crate) acknowledge_key_change: bool,
 }
 
 /// The template of a project and type (none: the project's default), created or replaced by a new version.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NewConfigBody {
-    pub project_id: i64,
-    pub correspondence_type_id: Option<i64>,
-    pub template: String,
-    pub reset_scope: ResetScope,
+pub(crate) struct NewConfigBody {
+    pub(crate) project_id: i64,
+    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) template: String,
+    pub(crate) reset_scope: ResetScope,
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
+    pub(crate) reason: String,
     /// Required (true) when the change moves numbering to a new counter key (parts shown or reset period).
     #[serde(default)]
-    pub acknowledge_key_change: bool,
+    pub(crate) acknowledge_key_change: bool,
 }
 
 /// `POST /configs`: a new version of the template of (projectId, correspondenceTypeId or the project default).
 #[utoipa::path(post, path = "/document-numbering/configs", operation_id = "create_config", request_body = NewConfigBody,
     responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
-pub async fn create(
+pub(crate) async fn create(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiJson(b): ApiJson<NewConfigBody>,
@@ -109,7 +115,7 @@ pub async fn create(
 #[utoipa::path(put, path = "/document-numbering/configs/{id}", operation_id = "update_config", request_body = SaveBody, params(("id" = i64, Path,)),
     responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
-pub async fn update(
+pub(crate) async fn update(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -127,7 +133,7 @@ pub async fn update(
         ByIdErrors,
     ),
     tag = "templates")]
-pub async fn versions(
+pub(crate) async fn versions(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -138,21 +144,21 @@ pub async fn versions(
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RollbackBody {
-    pub version: i64,
+pub(crate) struct RollbackBody {
+    pub(crate) version: i64,
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
+    pub(crate) reason: String,
     #[serde(default)]
-    pub acknowledge_key_change: bool,
+    pub(crate) acknowledge_key_change: bool,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RetireBody {
+pub(crate) struct RetireBody {
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
-    pub reason: String,
+    pub(crate) reason: String,
     #[serde(default)]
-    pub acknowledge_key_change: bool,
+    pub(crate) acknowledge_key_change: bool,
 }
 
 /// `POST /configs/{id}/retire` (the project's admins): the template stops being used; the next one of the SPEC §3
@@ -160,7 +166,7 @@ pub struct RetireBody {
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/retire", params(("id" = i64, Path,)), request_body = RetireBody,
     responses((status = 200, body = ResolvedTemplate, description = "the template that applies now"), TemplateSaveErrors),
     tag = "templates")]
-pub async fn retire(
+pub(crate) async fn retire(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
@@ -173,7 +179,7 @@ pub async fn retire(
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/rollback", params(("id" = i64, Path,)), request_body = RollbackBody,
     responses((status = 200, body = TemplateConfig), TemplateSaveErrors),
     tag = "templates")]
-pub async fn rollback(
+pub(crate) async fn rollback(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
     ApiPath(id): ApiPath<i64>,

@@ -1,8 +1,8 @@
 //! Numbering templates per project and correspondence type: resolution order (SPEC §3), validation on
 //! save with the shared template module, and versioning (every save is a new version with a reason).
 
-pub mod http;
-pub mod store;
+pub(crate) mod http;
+pub(crate) mod store;
 
 use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
@@ -13,12 +13,12 @@ use crate::server::error::{AppError, ErrorCode};
 use crate::server::reference::Catalog;
 use crate::server::reference::Snapshot;
 
-pub use store::StoredTemplate;
+pub(crate) use store::StoredTemplate;
 
 /// The template of a (project, type) request (SPEC §3, `numbering::resolution`): the (project, type) template;
 /// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
 /// project default itself.
-pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> ResolvedTemplate {
+pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> ResolvedTemplate {
     let stored = |type_id: i64| snapshot.templates.get(&(project_id, type_id));
     fn as_stored(t: &StoredTemplate) -> Stored<'_> {
         Stored { text: &t.template, scope: t.reset_scope }
@@ -43,7 +43,7 @@ pub fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> Resol
 // ---- reads: any logged-in person; an API token only in the projects of its scope (`Caller::require_project_read`) ----
 
 /// The template a (project, type) request would use today, and from which step of the resolution.
-pub async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
+pub(crate) async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
     caller.require_project_read(project_id)?;
@@ -52,7 +52,7 @@ pub async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, cor
 }
 
 /// The current templates of one project, or of every project the caller may read.
-pub async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
+pub(crate) async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
     let all = match project_id {
         Some(p) => {
             caller.require_project_read(p)?;
@@ -65,28 +65,28 @@ pub async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<V
 
 /// The current version of the template with this id, in use or retired (NB001 when there is none; 403 outside a
 /// token's scope).
-pub async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
+pub(crate) async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
     let found = store::by_id(db, id).await?.ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
     caller.require_project_read(found.project_id)?;
     Ok(found)
 }
 
 /// The history of the template of (project, type or the project default), newest first.
-pub async fn versions(db: &Db, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+pub(crate) async fn versions(db: &Db, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
     caller.require_project_read(project_id)?;
     store::list_versions(db, project_id, corr_type_id).await
 }
 
-pub const MAX_REASON_CHARS: usize = 500;
+pub(crate) const MAX_REASON_CHARS: usize = 500;
 
 /// What a save asks for, beyond the text.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SaveOptions<'a> {
+pub(crate) struct SaveOptions<'a> {
     /// The admin has seen that this change moves numbering to a new counter (SPEC §4) and accepts it.
-    pub acknowledge_key_change: bool,
+    pub(crate) acknowledge_key_change: bool,
     /// Set when the save restores an older version.
-    pub rollback_of: Option<i64>,
-    pub operation: Option<&'a str>,
+    pub(crate) rollback_of: Option<i64>,
+    pub(crate) operation: Option<&'a str>,
 }
 
 /// Whether replacing `old` by `new` changes the counter key: the parts shown, or the reset period.
@@ -112,7 +112,7 @@ fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> 
 
 /// Saves a new version of the template of (project, type or default), after every rule of SPEC §3.
 #[allow(clippy::too_many_arguments)]
-pub async fn save(
+pub(crate) async fn save(
     state: &Catalog,
     caller: &Caller,
     project_id: i64,
@@ -187,7 +187,13 @@ fn check_reason(reason: &str) -> Result<&str, AppError> {
 /// order applies — for a type's template the project's default or the type's system default, for a project's default
 /// the system defaults. Its row and versions stay (history); saving it again brings it back. A change of the counter
 /// key must be acknowledged, as for a save. Answers the template that applies now.
-pub async fn retire(state: &Catalog, caller: &Caller, id: i64, reason: &str, acknowledge_key_change: bool) -> Result<ResolvedTemplate, AppError> {
+pub(crate) async fn retire(
+    state: &Catalog,
+    caller: &Caller,
+    id: i64,
+    reason: &str,
+    acknowledge_key_change: bool,
+) -> Result<ResolvedTemplate, AppError> {
     let found = current(&state.db, caller, id).await?;
     caller.require_project_admin(found.project_id)?;
     let reason = check_reason(reason)?;
@@ -231,7 +237,7 @@ pub async fn retire(state: &Catalog, caller: &Caller, id: i64, reason: &str, ack
 
 /// Restores an older version as a new version (which is itself audited). Numbers already issued keep
 /// their text: a template change never touches them.
-pub async fn rollback(
+pub(crate) async fn rollback(
     state: &Catalog,
     caller: &Caller,
     project_id: i64,

@@ -4,23 +4,23 @@ use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
-use crate::server::error::{is_lost_race, AppError, Retry};
+use crate::server::error::{is_lost_race, AppError, Pause, Retry};
 
 /// The current version of one stored template.
 #[derive(Clone, Debug)]
-pub struct StoredTemplate {
-    pub id: i64,
-    pub project_id: i64,
-    pub corr_type_id: Option<i64>,
-    pub template: String,
-    pub reset_scope: ResetScope,
-    pub version: i64,
-    pub updated_at: i64,
-    pub updated_by: String,
+pub(crate) struct StoredTemplate {
+    pub(crate) id: i64,
+    pub(crate) project_id: i64,
+    pub(crate) corr_type_id: Option<i64>,
+    pub(crate) template: String,
+    pub(crate) reset_scope: ResetScope,
+    pub(crate) version: i64,
+    pub(crate) updated_at: i64,
+    pub(crate) updated_by: String,
 }
 
 impl StoredTemplate {
-    pub fn to_config(&self) -> TemplateConfig {
+    pub(crate) fn to_config(&self) -> TemplateConfig {
         TemplateConfig {
             id: self.id,
             project_id: self.project_id,
@@ -66,12 +66,12 @@ impl From<TemplateRow> for StoredTemplate {
 }
 
 /// The templates in use (a retired one is not: the next of the SPEC §3 order applies in its place).
-pub async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppError> {
+pub(crate) async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppError> {
     let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL")).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
-pub async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
+pub(crate) async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
     let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL AND t.project_id = ? ORDER BY t.corr_type_id"))
         .bind(project_id)
         .fetch_all(&db.pool)
@@ -80,13 +80,13 @@ pub async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemp
 }
 
 /// Builds the audit row of a save from (new version, previous text and scope).
-pub type AuditFor<'a> = &'a (dyn Fn(i64, Option<&(String, String)>) -> AuditEntry + Sync);
+pub(crate) type AuditFor<'a> = &'a (dyn Fn(i64, Option<&(String, String)>) -> AuditEntry + Sync);
 
 /// Stores `template` as the next version of (project, type), recording the text before and after, and
 /// its audit row in the same transaction. Concurrent saves of one template queue up (each becomes the
 /// next version); a lost race is retried.
 #[allow(clippy::too_many_arguments)]
-pub async fn save_version(
+pub(crate) async fn save_version(
     db: &Db,
     project_id: i64,
     corr_type_id: Option<i64>,
@@ -98,7 +98,7 @@ pub async fn save_version(
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
     // two admins saving the same template at once: the loser tries again on the new head, after a short pause
-    Retry { times: 8, jitter_ms: 5 }
+    Retry { times: 8, pause: Pause::Jitter(5) }
         .run(is_lost_race, || save_once(db, project_id, corr_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry))
         .await
 }
@@ -194,14 +194,14 @@ async fn save_once(
 }
 
 /// The template with this id, in use or retired.
-pub async fn by_id(db: &Db, id: i64) -> Result<Option<StoredTemplate>, AppError> {
+pub(crate) async fn by_id(db: &Db, id: i64) -> Result<Option<StoredTemplate>, AppError> {
     let row: Option<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?;
     Ok(row.map(StoredTemplate::from))
 }
 
 /// Retires the template `id` at `version` (the one its admin saw) with its audit row, in one transaction: false when it
 /// is retired already or has moved on meanwhile.
-pub async fn retire(db: &Db, id: i64, version: i64, now_ms: i64, audit_entry: AuditEntry) -> Result<bool, AppError> {
+pub(crate) async fn retire(db: &Db, id: i64, version: i64, now_ms: i64, audit_entry: AuditEntry) -> Result<bool, AppError> {
     let mut tx = db.begin_write().await.map_err(lost_race)?;
     let retired = sqlx::query("UPDATE numbering_templates SET retired_at = ? WHERE id = ? AND version = ? AND retired_at IS NULL")
         .bind(now_ms)
@@ -247,7 +247,7 @@ impl From<VersionRow> for crate::contract::TemplateVersion {
 }
 
 /// Every version of the template of (project, type or default), newest first.
-pub async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
+pub(crate) async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
     let rows: Vec<VersionRow> = sqlx::query_as(
         "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, \
          COALESCE(u.username, 'system') AS changed_by, v.changed_at \

@@ -5,37 +5,36 @@
 //! (e.g. executing a counter reset) commit or roll back with the transition. Responses carry the ADR-021
 //! envelope, whose `availableActions` are the ones the caller may take now.
 
-pub mod store;
+pub(crate) mod store;
 
 use crate::contract::Role;
-pub use crate::contract::{Envelope, EventView, WorkflowContext};
+pub(crate) use crate::contract::{Envelope, EventView, WorkflowContext};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
 
 /// The pseudo-state before an instance exists: transitions from it create instances.
-pub const START: &str = "NEW";
+pub(crate) const START: &str = "NEW";
 
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct Transition {
-    pub from_state: String,
-    pub action: String,
-    pub to_state: String,
-    pub required_role: String,
+pub(crate) struct Transition {
+    pub(crate) from_state: String,
+    pub(crate) action: String,
+    pub(crate) to_state: String,
+    pub(crate) required_role: String,
     /// ANY, NOT_REQUESTER (four eyes) or REQUESTER.
-    pub actor_rule: String,
+    pub(crate) actor_rule: String,
 }
 
 #[derive(Clone, Debug, sqlx::FromRow)]
-pub struct Instance {
-    pub id: i64,
-    pub public_id: String,
-    pub workflow_code: String,
-    pub state: String,
-    pub version: i64,
-    pub created_by: Option<i64>,
-    pub created_at: i64,
-    pub updated_at: i64,
+pub(crate) struct Instance {
+    pub(crate) id: i64,
+    pub(crate) public_id: String,
+    pub(crate) workflow_code: String,
+    pub(crate) state: String,
+    pub(crate) version: i64,
+    pub(crate) created_by: Option<i64>,
+    pub(crate) updated_at: i64,
 }
 
 /// Users rank STAFF < PROJECT_ADMIN < SUPER_ADMIN; machine clients hold no workflow role.
@@ -49,7 +48,7 @@ fn rank(role: &str) -> Option<u8> {
 
 /// `CLIENT`: whoever may take numbers in the project (a user of any role, an API token, the service itself); the
 /// project scope is checked before the workflow is asked (`Caller::require_numbering`).
-pub const ANY_CLIENT: &str = "CLIENT";
+pub(crate) const ANY_CLIENT: &str = "CLIENT";
 
 fn holds_role(caller: &Caller, required: &str) -> bool {
     if required == ANY_CLIENT {
@@ -71,17 +70,18 @@ fn fits_actor_rule(t: &Transition, caller: &Caller, created_by: Option<i64>) -> 
 
 /// One workflow's transitions, as loaded from the table.
 #[derive(Clone, Debug)]
-pub struct Machine {
-    pub code: String,
+pub(crate) struct Machine {
+    pub(crate) code: String,
     transitions: Vec<Transition>,
 }
 
 impl Machine {
-    pub fn new(code: &str, transitions: Vec<Transition>) -> Machine {
+    #[cfg(test)]
+    pub(crate) fn new(code: &str, transitions: Vec<Transition>) -> Machine {
         Machine { code: code.to_string(), transitions }
     }
 
-    pub async fn load<'e>(e: impl sqlx::Executor<'e, Database = sqlx::Any>, code: &str) -> Result<Machine, AppError> {
+    pub(crate) async fn load<'e>(e: impl sqlx::Executor<'e, Database = sqlx::Any>, code: &str) -> Result<Machine, AppError> {
         let transitions = store::transitions(e, code).await?;
         if transitions.is_empty() {
             return Err(AppError::internal(format!("workflow {code} has no transitions")));
@@ -91,7 +91,7 @@ impl Machine {
 
     /// The transition `caller` may take with `action` from `state`, or why not: no role in this workflow → 403;
     /// no such action from this state → 409; the transition's role or the four-eyes rule not met → 403.
-    pub fn decide(&self, state: &str, created_by: Option<i64>, action: &str, caller: &Caller) -> Result<&Transition, AppError> {
+    pub(crate) fn decide(&self, state: &str, created_by: Option<i64>, action: &str, caller: &Caller) -> Result<&Transition, AppError> {
         let action = action.trim().to_ascii_uppercase();
         // Someone who takes no part in this workflow learns nothing about its states.
         if !self.transitions.iter().any(|t| holds_role(caller, &t.required_role)) {
@@ -112,7 +112,7 @@ impl Machine {
         Ok(t)
     }
 
-    pub fn available_actions(&self, instance: &Instance, caller: &Caller) -> Vec<String> {
+    pub(crate) fn available_actions(&self, instance: &Instance, caller: &Caller) -> Vec<String> {
         self.transitions
             .iter()
             .filter(|t| t.from_state == instance.state && holds_role(caller, &t.required_role) && fits_actor_rule(t, caller, instance.created_by))
@@ -120,7 +120,7 @@ impl Machine {
             .collect()
     }
 
-    pub fn context(&self, instance: &Instance, caller: &Caller) -> WorkflowContext {
+    pub(crate) fn context(&self, instance: &Instance, caller: &Caller) -> WorkflowContext {
         let open = self.transitions.iter().any(|t| t.from_state == instance.state);
         WorkflowContext {
             instance_public_id: instance.public_id.clone(),
@@ -131,13 +131,13 @@ impl Machine {
         }
     }
 
-    pub fn envelope<T>(&self, data: T, instance: &Instance, caller: &Caller) -> Envelope<T> {
+    pub(crate) fn envelope<T>(&self, data: T, instance: &Instance, caller: &Caller) -> Envelope<T> {
         Envelope { data, workflow: self.context(instance, caller) }
     }
 }
 
 /// Creates an instance through the start transition `action` (checked like any other), inside `tx`.
-pub async fn start(
+pub(crate) async fn start(
     tx: &mut Tx<'_>,
     machine: &Machine,
     action: &str,
@@ -156,7 +156,6 @@ pub async fn start(
         state: t.to_state.clone(),
         version: 0,
         created_by: caller.user_id(),
-        created_at: now_ms,
         updated_at: now_ms,
     })
 }
@@ -165,7 +164,7 @@ pub async fn start(
 /// the state moved with a version check (taking the instance's row lock first, so a concurrent second decision
 /// waits and then loses cleanly) and the event appended. Returns the moved instance and the transition taken;
 /// the caller applies its side effects in the same transaction and commits.
-pub async fn transition(
+pub(crate) async fn transition(
     tx: &mut Tx<'_>,
     public_id: &str,
     action: &str,
@@ -189,10 +188,10 @@ pub async fn transition(
 }
 
 /// Which workflow an instance follows (the REST routes dispatch on it); 404 for an unknown id.
-pub async fn workflow_of(db: &crate::server::db::Db, public_id: &str) -> Result<String, AppError> {
+pub(crate) async fn workflow_of(db: &crate::server::db::Db, public_id: &str) -> Result<String, AppError> {
     Ok(store::instance_by_public_id(&db.pool, public_id).await?.ok_or_else(|| not_found(public_id))?.workflow_code)
 }
 
-pub fn not_found(public_id: &str) -> AppError {
+pub(crate) fn not_found(public_id: &str) -> AppError {
     AppError::not_found(format!("รายการในขั้นตอนอนุมัติ {public_id}"), format!("workflow instance {public_id}"))
 }

@@ -6,7 +6,7 @@ use super::{EventView, Instance, Transition};
 use crate::server::db::{ms_to_datetime, Db, Tx};
 use crate::server::error::{lost_race_as_conflict as sql, AppError};
 
-pub async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code: &str) -> Result<Vec<Transition>, AppError> {
+pub(crate) async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code: &str) -> Result<Vec<Transition>, AppError> {
     sqlx::query_as(
         "SELECT from_state, action, to_state, required_role, actor_rule FROM workflow_transitions WHERE workflow_code = ? \
          ORDER BY from_state, action",
@@ -17,14 +17,14 @@ pub async fn transitions<'e>(e: impl Executor<'e, Database = Any>, workflow_code
     .map_err(sql)
 }
 
-const INSTANCE_COLUMNS: &str = "id, public_id, workflow_code, state, version, created_by, created_at, updated_at";
+const INSTANCE_COLUMNS: &str = "id, public_id, workflow_code, state, version, created_by, updated_at";
 
-pub async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, public_id: &str) -> Result<Option<Instance>, AppError> {
+pub(crate) async fn instance_by_public_id<'e>(e: impl Executor<'e, Database = Any>, public_id: &str) -> Result<Option<Instance>, AppError> {
     let sql_text = format!("SELECT {INSTANCE_COLUMNS} FROM workflow_instances WHERE public_id = ?");
     sqlx::query_as(&sql_text).bind(public_id).fetch_optional(e).await.map_err(sql)
 }
 
-pub async fn insert_instance(
+pub(crate) async fn insert_instance(
     tx: &mut Tx<'_>,
     public_id: &str,
     workflow_code: &str,
@@ -48,7 +48,7 @@ pub async fn insert_instance(
 }
 
 /// Moves an instance to `to_state` if nobody moved it since it was read: false = lost the race.
-pub async fn advance(tx: &mut Tx<'_>, instance: &Instance, to_state: &str, now_ms: i64) -> Result<bool, AppError> {
+pub(crate) async fn advance(tx: &mut Tx<'_>, instance: &Instance, to_state: &str, now_ms: i64) -> Result<bool, AppError> {
     let r = sqlx::query("UPDATE workflow_instances SET state = ?, version = version + 1, updated_at = ? WHERE public_id = ? AND version = ?")
         .bind(to_state)
         .bind(now_ms)
@@ -61,7 +61,7 @@ pub async fn advance(tx: &mut Tx<'_>, instance: &Instance, to_state: &str, now_m
 }
 
 #[allow(clippy::too_many_arguments)]
-pub async fn insert_event(
+pub(crate) async fn insert_event(
     tx: &mut Tx<'_>,
     instance_id: i64,
     action: &str,
@@ -102,7 +102,7 @@ struct EventRow {
 }
 
 /// The events of these instances, oldest first, as (instance id, event).
-pub async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView)>, AppError> {
+pub(crate) async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView)>, AppError> {
     let mut out = Vec::new();
     for chunk in instance_ids.chunks(500) {
         let sql_text = format!(

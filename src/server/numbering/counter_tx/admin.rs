@@ -17,7 +17,7 @@ use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::Resolved;
 
 /// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
-pub const MAX_SKIP: i64 = 100_000;
+pub(crate) const MAX_SKIP: i64 = 100_000;
 
 /// A counter as read under its lock, with its audit chain's head.
 #[derive(Clone, Debug)]
@@ -42,10 +42,10 @@ pub struct CounterWrite {
 /// them, those the plan saw (more is a number that appeared meanwhile: a lost race).
 #[derive(Debug)]
 pub struct Release {
-    pub counter_id: i64,
-    pub above: i64,
-    pub reset_request_id: i64,
-    pub expected: usize,
+    pub(crate) counter_id: i64,
+    pub(crate) above: i64,
+    pub(crate) reset_request_id: i64,
+    pub(crate) expected: usize,
 }
 
 /// What an administrative write does, decided before anything is written.
@@ -76,7 +76,7 @@ fn stay(locked: &Locked, audits: Vec<AuditEntry>) -> CounterWrite {
 /// The next revision of a confirmed number: the same sequence under the next `{REV}` label, no counter consumed
 /// (audit GENERATE). `revisions`: the labels already issued for that sequence.
 #[allow(clippy::too_many_arguments)]
-pub fn revise(
+pub(crate) fn revise(
     lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
@@ -125,7 +125,7 @@ pub fn revise(
 /// for the same parts (often the same counter as `old`): its next sequence, confirmed at once, linked both ways in
 /// the audit rows.
 #[allow(clippy::too_many_arguments)]
-pub fn void_and_replace(
+pub(crate) fn void_and_replace(
     lifecycle: &Lifecycle,
     caller: &Caller,
     old: &Locked,
@@ -176,7 +176,14 @@ pub fn void_and_replace(
 
 /// Voids a confirmed number without issuing a replacement (seed 003 §5.2 "cancel"; a super admin's): the number stays
 /// on record as VOID with the reason, its sequence is never issued again, and its counter does not move.
-pub fn void(lifecycle: &Lifecycle, caller: &Caller, locked: &Locked, original: &StoredNumber, reason: &str, now: i64) -> Result<Write, AppError> {
+pub(crate) fn void(
+    lifecycle: &Lifecycle,
+    caller: &Caller,
+    locked: &Locked,
+    original: &StoredNumber,
+    reason: &str,
+    now: i64,
+) -> Result<Write, AppError> {
     lifecycle.allow(Some(State::of_stored(original)), Action::Void, caller, &original.number)?;
     let (voided, change) = voiding(caller, locked, original, reason, None, now);
     Ok(Write { counters: vec![stay(locked, vec![voided])], new_numbers: Vec::new(), changes: vec![change], release: None })
@@ -217,7 +224,7 @@ fn voiding(
 
 /// What a manual override asks of its counter, checked against it before anything is locked (see
 /// `admin_ops::prepare_override`).
-pub enum Prepared {
+pub(crate) enum Prepared {
     /// Register a legacy number, read with the counter's template.
     Register(Legacy),
     /// Move the counter forward to this value.
@@ -225,17 +232,17 @@ pub enum Prepared {
 }
 
 /// A legacy number, read and checked against its counter.
-pub struct Legacy {
-    pub text: String,
-    pub sequence: i64,
-    pub revision: String,
-    pub template: Template,
-    pub document_id: Option<String>,
+pub(crate) struct Legacy {
+    pub(crate) text: String,
+    pub(crate) sequence: i64,
+    pub(crate) revision: String,
+    pub(crate) template: Template,
+    pub(crate) document_id: Option<String>,
 }
 
 /// What an override reads under the lock: for a value, the highest sequence issued in any status; for a legacy
 /// number, the revision labels already issued for its sequence.
-pub enum OverrideFacts {
+pub(crate) enum OverrideFacts {
     HighestIssued(i64),
     Revisions(Vec<String>),
 }
@@ -243,7 +250,7 @@ pub enum OverrideFacts {
 /// A manual override: registers a legacy number, or moves the counter forward (never back: lowering a counter is a
 /// reset, which needs a second person). Every sequence it passes over gets its own audit row, so none is an
 /// unexplained gap; at most [`MAX_SKIP`] of them.
-pub fn manual_override(
+pub(crate) fn manual_override(
     lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
@@ -332,15 +339,15 @@ pub fn manual_override(
 // ---- counter reset (workflow COUNTER_RESET) ----
 
 /// A reset asked for, as the plans see it.
-pub struct ResetAsk<'a> {
-    pub request_id: i64,
-    pub instance_public_id: &'a str,
-    pub new_value: i64,
+pub(crate) struct ResetAsk<'a> {
+    pub(crate) request_id: i64,
+    pub(crate) instance_public_id: &'a str,
+    pub(crate) new_value: i64,
 }
 
 /// A super admin asks for a counter to restart at `new_value`: never above its last number (raising a counter is
 /// an override), never below a confirmed number (`highest_confirmed`), one pending request per counter.
-pub fn check_reset_request(locked: &Locked, highest_confirmed: i64, pending: Option<&str>, new_value: i64) -> Result<(), AppError> {
+pub(crate) fn check_reset_request(locked: &Locked, highest_confirmed: i64, pending: Option<&str>, new_value: i64) -> Result<(), AppError> {
     let (counter_id, last) = (locked.counter.row.id, locked.counter.row.last_number);
     if new_value > last {
         return Err(AppError::Conflict {
@@ -361,7 +368,7 @@ pub fn check_reset_request(locked: &Locked, highest_confirmed: i64, pending: Opt
 }
 
 /// The request's audit row (RESET_REQUEST, PENDING) on the counter's chain.
-pub fn reset_requested(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, reason: &str, now: i64) -> Write {
+pub(crate) fn reset_requested(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, reason: &str, now: i64) -> Write {
     let entry = AuditEntry {
         operation: "RESET_REQUEST".into(),
         status: "PENDING".into(),
@@ -372,7 +379,7 @@ pub fn reset_requested(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, rea
 }
 
 /// A rejection's audit row (RESET_REJECT) on the counter's chain.
-pub fn reset_rejected(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, comment: Option<&str>, now: i64) -> Write {
+pub(crate) fn reset_rejected(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, comment: Option<&str>, now: i64) -> Write {
     let entry = AuditEntry {
         operation: "RESET_REJECT".into(),
         status: "REJECTED".into(),
@@ -385,7 +392,7 @@ pub fn reset_rejected(caller: &Caller, locked: &Locked, ask: &ResetAsk<'_>, comm
 /// An approved reset: the counter restarts at the asked value and every number above it — none confirmed
 /// (`highest_confirmed`), those read in `above` — is released for reuse, each release audited.
 #[allow(clippy::too_many_arguments)]
-pub fn reset_approved(
+pub(crate) fn reset_approved(
     lifecycle: &Lifecycle,
     caller: &Caller,
     locked: &Locked,
@@ -507,7 +514,7 @@ fn reset_base(caller: &Caller, counter: &Counter, old: i64, new: i64, now: i64) 
     AuditEntry { old_value: Some(old.to_string()), new_value: Some(new.to_string()), ..number_base(caller, counter, now) }
 }
 
-pub fn stored_template(n: &StoredNumber) -> Result<Template, AppError> {
+pub(crate) fn stored_template(n: &StoredNumber) -> Result<Template, AppError> {
     Template::parse(&n.template).map_err(|_| AppError::internal(format!("stored template '{}' of {} is invalid", n.template, n.number)))
 }
 
@@ -528,7 +535,7 @@ fn render_parsed(t: &Template, p: &ParsedNumber, project: &str, rev: &str) -> St
 }
 
 /// The parts of an issued number, read back through the template it was issued with (and rendered again to be sure).
-pub fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> Result<ParsedNumber, AppError> {
+pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> Result<ParsedNumber, AppError> {
     t.parse_number(&n.number, project_code).filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number).ok_or_else(
         || AppError::InvalidFormat {
             th: format!("อ่านส่วนประกอบของเลขที่ {} ตามรูปแบบ {} ไม่ได้", n.number, n.template),

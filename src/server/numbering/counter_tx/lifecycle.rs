@@ -10,14 +10,16 @@ use crate::contract::WorkflowContext;
 use crate::server::auth::Caller;
 use crate::server::db::Db;
 use crate::server::error::{AppError, ErrorCode};
-use crate::server::workflow::{Instance, Machine, Transition, START};
+#[cfg(test)]
+use crate::server::workflow::Transition;
+use crate::server::workflow::{Instance, Machine, START};
 
 /// Actions the service takes by itself (the expiry sweep; a reset's release of the numbers above its value): never
 /// offered to a caller as an available action.
 const TAKEN_BY_THE_SERVICE: [Action; 2] = [Action::Expire, Action::Release];
 
 /// The workflow code of the number lifecycle in `workflow_transitions`.
-pub const WORKFLOW: &str = "NUMBER";
+pub(crate) const WORKFLOW: &str = "NUMBER";
 
 /// Where a number is in its lifecycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -30,7 +32,7 @@ pub enum State {
 }
 
 impl State {
-    pub fn of(status: NumberStatus, cancel_reason: Option<&str>) -> State {
+    pub(crate) fn of(status: NumberStatus, cancel_reason: Option<&str>) -> State {
         match status {
             NumberStatus::Reserved => State::Reserved,
             NumberStatus::Confirmed => State::Confirmed,
@@ -42,11 +44,11 @@ impl State {
 
     /// A stored number's state. `StoredNumber` has no cancel reason: an expired one reads as CANCELLED (the two
     /// are alike for the administrative writes, which read stored numbers: both may be released, neither revised).
-    pub fn of_stored(n: &StoredNumber) -> State {
+    pub(crate) fn of_stored(n: &StoredNumber) -> State {
         State::of(n.status, None)
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             State::Reserved => "RESERVED",
             State::Confirmed => "CONFIRMED",
@@ -59,7 +61,7 @@ impl State {
 
 /// What may happen to a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     Reserve,
     Generate,
     Confirm,
@@ -71,7 +73,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Reserve => "RESERVE",
             Action::Generate => "GENERATE",
@@ -92,18 +94,19 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    pub async fn load(db: &Db) -> Result<Lifecycle, AppError> {
+    pub(crate) async fn load(db: &Db) -> Result<Lifecycle, AppError> {
         Ok(Lifecycle { machine: Machine::load(&db.pool, WORKFLOW).await? })
     }
 
-    pub fn from_transitions(transitions: Vec<Transition>) -> Lifecycle {
+    #[cfg(test)]
+    pub(crate) fn from_transitions(transitions: Vec<Transition>) -> Lifecycle {
         Lifecycle { machine: Machine::new(WORKFLOW, transitions) }
     }
 
     /// Whether `caller` may take `action` on `number`, in `state` (None: a number about to be issued). A refusal
     /// in the table is answered in the number's own words where SPEC §6 has them (NB codes), else as the workflow
     /// engine answers (409 WF_INVALID_TRANSITION; 403 for a role or actor rule not met).
-    pub fn allow(&self, state: Option<State>, action: Action, caller: &Caller, number: &str) -> Result<(), AppError> {
+    pub(crate) fn allow(&self, state: Option<State>, action: Action, caller: &Caller, number: &str) -> Result<(), AppError> {
         let from = state.map_or(START, State::as_str);
         match self.machine.decide(from, None, action.as_str(), caller) {
             Ok(_) => Ok(()),
@@ -117,7 +120,7 @@ impl Lifecycle {
     /// The ADR-021 workflow context of a number (SPEC §9): its state, when it last changed, and what `caller` may do
     /// with it next, from the table. `public_id` names the number's instance: its reservation token where it has one,
     /// else the number itself.
-    pub fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {
+    pub(crate) fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {
         let instance = Instance {
             id: 0,
             public_id: public_id.to_string(),
@@ -125,7 +128,6 @@ impl Lifecycle {
             state: state.as_str().to_string(),
             version: 0,
             created_by: None,
-            created_at: at_ms,
             updated_at: at_ms,
         };
         let mut context = self.machine.context(&instance, caller);
@@ -136,7 +138,7 @@ impl Lifecycle {
 
     /// The lifecycle the migration seeds (`…_number_lifecycle.sql`), for the unit tests of the plans.
     #[cfg(test)]
-    pub fn standard() -> Lifecycle {
+    pub(crate) fn standard() -> Lifecycle {
         Lifecycle::from_transitions(standard_rows())
     }
 }

@@ -9,8 +9,8 @@
 //! applies and commits. The administrative writes the same way: planned by [`admin`], written by [`apply`].
 
 pub mod admin;
-pub mod lifecycle;
-pub mod plan;
+pub(crate) mod lifecycle;
+pub(crate) mod plan;
 pub mod store;
 
 use std::collections::HashMap;
@@ -20,22 +20,23 @@ use crate::numbering::CounterKey;
 use crate::server::audit::{self, counter_chain, AuditEntry, ChainHead};
 use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect};
 use crate::server::error::lost_race_as_conflict as sql;
-use crate::server::error::{AppError, Retry};
+use crate::server::error::{AppError, Pause, Retry};
 use crate::server::numbering::idempotency;
 
 pub use admin::{Locked, Write};
-pub use lifecycle::{Lifecycle, State};
-pub use plan::{JobKind, Outcome, Plan, PlanJob, Rows};
-pub use store::{Counter, CounterRow, NewNumber, NumberRow, StatusChange, StoredNumber};
+pub(crate) use lifecycle::{Lifecycle, State};
+pub use plan::{JobKind, Outcome};
+pub(crate) use plan::{Plan, PlanJob, Rows};
+pub(crate) use store::{Counter, CounterRow, NewNumber, StoredNumber};
 
 // ---- the retry policy ----
 
 /// Lost races are retried at once, at most twice (SPEC §6); a lost race is a microsecond event.
-pub const MAX_CONFLICT_RETRIES: u32 = 2;
+pub(crate) const MAX_CONFLICT_RETRIES: u32 = 2;
 
 /// Why a counter transaction failed, as far as retrying it goes.
 #[derive(Debug)]
-pub enum TxError {
+pub(crate) enum TxError {
     /// The counter (or its audit chain) moved under us, or the database aborted the transaction for
     /// another one (deadlock, lock wait timeout): another holder got there first.
     Conflict,
@@ -79,7 +80,7 @@ impl From<AppError> for TxError {
 impl TxError {
     /// The class of a database error that cannot be moved (shared, or answered for several batches): an
     /// equivalent owned error, retried as the original would be.
-    pub fn like(e: &sqlx::Error) -> TxError {
+    pub(crate) fn like(e: &sqlx::Error) -> TxError {
         match classify(e) {
             DbFailure::RetryableConflict => TxError::Conflict,
             DbFailure::UniqueViolation => TxError::Unique,
@@ -89,27 +90,24 @@ impl TxError {
     }
 
     /// A lost race: the whole transaction may run again.
-    pub fn lost_race(&self) -> bool {
+    pub(crate) fn lost_race(&self) -> bool {
         matches!(self, TxError::Conflict | TxError::Unique)
     }
 }
 
-/// The retry policy: whether a counter transaction that failed with `lost_race` after `retries` retries
-/// runs again.
-pub fn should_retry(lost_race: bool, retries: u32) -> bool {
-    lost_race && retries < MAX_CONFLICT_RETRIES
-}
+/// The retry policy of a counter transaction that lost a race (SPEC §6): at most [`MAX_CONFLICT_RETRIES`] more
+/// times, at once.
+pub(crate) const LOST_RACE: Retry = Retry { times: MAX_CONFLICT_RETRIES, pause: Pause::None };
 
-pub use crate::server::error::is_lost_race;
+pub(crate) use crate::server::error::is_lost_race;
 
-/// Runs a transactional operation again when it lost a race: at most [`MAX_CONFLICT_RETRIES`] more times, at once
-/// (the policy [`should_retry`] states for the committers' batch loop).
-pub async fn retrying<T, F, Fut>(op: F) -> Result<T, AppError>
+/// Runs a transactional operation again when it lost a race ([`LOST_RACE`], the policy of the committers' batch loop too).
+pub(crate) async fn retrying<T, F, Fut>(op: F) -> Result<T, AppError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, AppError>>,
 {
-    Retry { times: MAX_CONFLICT_RETRIES, jitter_ms: 0 }.run(is_lost_race, op).await
+    LOST_RACE.run(is_lost_race, op).await
 }
 
 // ---- the administrative writes: read under the lock, plan ([`admin`]), apply ----
@@ -120,13 +118,13 @@ pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Op
 }
 
 /// The counter of `key`, locked, created at 0 on first use, with its audit chain's head.
-pub async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<Locked, AppError> {
+pub(crate) async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key: &CounterKey, max_number: i64, now: i64) -> Result<Locked, AppError> {
     let (row, head) = store::load_or_create_counter(tx, dialect, key, max_number, now).await.map_err(sql)?;
     Ok(Locked { counter: Counter { row, key: key.clone(), max_number, updated_at: now }, head })
 }
 
 /// The numbers of a counter above `above` (what a reset releases), oldest first.
-pub async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, AppError> {
+pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, AppError> {
     store::numbers_above(tx, counter_id, above).await.map_err(sql)
 }
 
@@ -171,20 +169,20 @@ pub async fn apply(tx: &mut Conn, write: &Write, now: i64) -> Result<(), AppErro
 /// length check still refuse a stale memory, and the batch then reads afresh.
 #[derive(Clone, Debug)]
 pub struct Known {
-    pub counter: CounterRow,
-    pub chain: ChainHead,
+    pub(crate) counter: CounterRow,
+    pub(crate) chain: ChainHead,
 }
 
 /// What a batch plans from: its counter and audit chain head (read, or remembered), and the rows its jobs name.
-pub struct Start {
-    pub counter: CounterRow,
-    pub chain: ChainHead,
-    pub rows: Rows,
+pub(crate) struct Start {
+    pub(crate) counter: CounterRow,
+    pub(crate) chain: ChainHead,
+    pub(crate) rows: Rows,
 }
 
 /// The batch's reads: the counter (locked, created at first use) and its chain head unless remembered, the
 /// numbers its tokens name, and the numbers already confirmed for its document ids.
-pub async fn read_batch(
+pub(crate) async fn read_batch(
     tx: &mut Conn,
     dialect: Dialect,
     key: &CounterKey,
@@ -214,7 +212,7 @@ async fn read_rows(tx: &mut Conn, key: &CounterKey, counter_id: i64, jobs: &[&Jo
 }
 
 /// The numbers of `plan` that exist already (the retry's pre-check after a unique violation).
-pub async fn taken_numbers(tx: &mut Conn, key: &CounterKey, plan: &Plan) -> Result<Vec<String>, TxError> {
+pub(crate) async fn taken_numbers(tx: &mut Conn, key: &CounterKey, plan: &Plan) -> Result<Vec<String>, TxError> {
     if plan.new_numbers.is_empty() {
         return Ok(Vec::new());
     }
@@ -223,15 +221,15 @@ pub async fn taken_numbers(tx: &mut Conn, key: &CounterKey, plan: &Plan) -> Resu
 
 /// What an applied batch leaves: each job's outcome, the memory for the next batch, and how many numbers
 /// it inserted.
-pub struct Applied {
-    pub results: Vec<Result<Outcome, AppError>>,
-    pub next: Known,
-    pub inserted: usize,
+pub(crate) struct Applied {
+    pub(crate) results: Vec<Result<Outcome, AppError>>,
+    pub(crate) next: Known,
+    pub(crate) inserted: usize,
 }
 
 /// Writes a planned batch: the counter moved (with its chain head) behind the fence, the new numbers in one
 /// INSERT, the status changes, the audit rows. Nothing is committed here.
-pub async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
+pub(crate) async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
     let keys = plan.settle_keys(now);
     let Plan { last_number, new_numbers, changes, audits, results, .. } = plan;
     let chain_key = counter_chain(start.counter.id);
@@ -254,19 +252,24 @@ pub async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, max_numbe
 // ---- a group of batches: read together, applied together ----
 
 /// One batch of a group, as [`read_group`] needs it.
-pub struct GroupBatch<'a> {
-    pub key: &'a CounterKey,
-    pub jobs: &'a [&'a JobKind],
-    pub known: Option<&'a Known>,
+pub(crate) struct GroupBatch<'a> {
+    pub(crate) key: &'a CounterKey,
+    pub(crate) jobs: &'a [&'a JobKind],
+    pub(crate) known: Option<&'a Known>,
     /// The counter's id when this process has served it before (ids never change), so it is read by id.
-    pub id: Option<i64>,
+    pub(crate) id: Option<i64>,
 }
 
 /// The reads of several counters' batches in one transaction: their counter rows with their chain heads in
 /// one statement (locked as `read_batch` locks them); a counter seen for the first time is read, or created,
 /// by its key. A batch whose memory disagrees with what is stored fails alone with `Conflict`:
 /// another holder moved its counter, and the retry policy reads afresh (as the fence would have refused it).
-pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'_>], now: i64) -> Result<Vec<Result<Start, TxError>>, TxError> {
+pub(crate) async fn read_group(
+    tx: &mut Conn,
+    dialect: Dialect,
+    batches: &[GroupBatch<'_>],
+    now: i64,
+) -> Result<Vec<Result<Start, TxError>>, TxError> {
     let ids: Vec<i64> = batches.iter().filter_map(|b| b.id).collect();
     let mut read = store::lock_counters_and_heads(tx, dialect, &ids).await?;
     // a remembered id is trusted only for the key it was remembered for (a database restored under a running
@@ -290,18 +293,18 @@ pub async fn read_group(tx: &mut Conn, dialect: Dialect, batches: &[GroupBatch<'
 }
 
 /// A batch of a group, planned and ready to be written.
-pub struct Planned {
-    pub start: Start,
-    pub plan: Plan,
+pub(crate) struct Planned {
+    pub(crate) start: Start,
+    pub(crate) plan: Plan,
     /// The largest number the batch's template can hold (0: none issued).
-    pub max_number: i64,
+    pub(crate) max_number: i64,
 }
 
 /// Writes the planned batches of a group with one statement per kind for all of them: the counters moved with
 /// their chain heads, each row behind its own version and chain length; every new number in one INSERT; every
 /// audit row in one. A fence that refuses fails the whole group (`Conflict`), which the caller then serves
 /// batch by batch. Nothing is committed here.
-pub async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
+pub(crate) async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) -> Result<Vec<Applied>, TxError> {
     if planned.is_empty() {
         return Ok(Vec::new());
     }

@@ -45,11 +45,11 @@ mod shared {
 
     use crate::server::numbering::Resolved;
 
-    pub fn serialize<S: Serializer>(r: &Arc<Resolved>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(r: &Arc<Resolved>, s: S) -> Result<S::Ok, S::Error> {
         r.as_ref().serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Resolved>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Resolved>, D::Error> {
         Resolved::deserialize(d).map(Arc::new)
     }
 }
@@ -87,45 +87,45 @@ fn status_of(row: &NumberRow, changed: bool) -> Outcome {
 
 /// One job as the plan sees it: what it asks, who asks, and the part of its audit row the batch fills in
 /// (caller, counter, timings, retries, lock fallback).
-pub struct PlanJob<'a> {
-    pub kind: &'a JobKind,
-    pub caller: &'a Caller,
-    pub audit: AuditEntry,
+pub(crate) struct PlanJob<'a> {
+    pub(crate) kind: &'a JobKind,
+    pub(crate) caller: &'a Caller,
+    pub(crate) audit: AuditEntry,
     /// The job's `Idempotency-Key`, stored with its outcome when it succeeds.
-    pub keyed: Option<&'a Keyed>,
+    pub(crate) keyed: Option<&'a Keyed>,
     /// Already answered before the plan (its key was found stored): nothing to do but give this answer.
-    pub answered: Option<Result<Outcome, AppError>>,
+    pub(crate) answered: Option<Result<Outcome, AppError>>,
 }
 
 /// The number rows the batch read for its jobs: by reservation token, and confirmed ones by document id.
 #[derive(Default)]
-pub struct Rows {
-    pub by_token: HashMap<String, NumberRow>,
-    pub by_document: HashMap<String, NumberRow>,
+pub(crate) struct Rows {
+    pub(crate) by_token: HashMap<String, NumberRow>,
+    pub(crate) by_document: HashMap<String, NumberRow>,
 }
 
 /// What a batch does, decided before anything is written.
 #[derive(Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The counter's value after the batch.
-    pub last_number: i64,
+    pub(crate) last_number: i64,
     /// The numbers to insert, each with the index of its job.
-    pub new_numbers: Vec<(usize, NewNumber)>,
-    pub changes: Vec<StatusChange>,
+    pub(crate) new_numbers: Vec<(usize, NewNumber)>,
+    pub(crate) changes: Vec<StatusChange>,
     /// One audit row per job that did something, with the index of its job, in job order.
-    pub audits: Vec<(usize, AuditEntry)>,
+    pub(crate) audits: Vec<(usize, AuditEntry)>,
     /// One outcome per job, in job order.
-    pub results: Vec<Result<Outcome, AppError>>,
+    pub(crate) results: Vec<Result<Outcome, AppError>>,
     /// The jobs sent with an `Idempotency-Key` that this batch serves, by index: their keys are stored with their
     /// outcomes ([`Plan::settle_keys`]).
-    pub keyed: Vec<(usize, Keyed)>,
+    pub(crate) keyed: Vec<(usize, Keyed)>,
     /// A job that repeats an earlier job's key and request in the same batch, and that earlier job: it gets the
     /// same answer.
-    pub repeats: Vec<(usize, usize)>,
+    pub(crate) repeats: Vec<(usize, usize)>,
 }
 
 /// The highest sequence the batch's templates allow (0 without issues): recorded on the counter.
-pub fn max_number(jobs: &[&JobKind]) -> i64 {
+pub(crate) fn max_number(jobs: &[&JobKind]) -> i64 {
     jobs.iter()
         .filter_map(|j| match j {
             JobKind::Issue { req, .. } => Some(req.template.max_seq() as i64),
@@ -136,7 +136,7 @@ pub fn max_number(jobs: &[&JobKind]) -> i64 {
 }
 
 /// The reservation tokens the batch's confirms and cancels name.
-pub fn tokens(jobs: &[&JobKind]) -> Vec<String> {
+pub(crate) fn tokens(jobs: &[&JobKind]) -> Vec<String> {
     jobs.iter()
         .filter_map(|j| match j {
             JobKind::Confirm { token, .. } | JobKind::Cancel { token, .. } => Some(token.clone()),
@@ -146,7 +146,7 @@ pub fn tokens(jobs: &[&JobKind]) -> Vec<String> {
 }
 
 /// The document ids the batch's generates name.
-pub fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
+pub(crate) fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
     jobs.iter()
         .filter_map(|j| match j {
             JobKind::Issue { document_id: Some(d), .. } => Some(d.to_string()),
@@ -156,7 +156,7 @@ pub fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
 }
 
 /// The correspondence type code of the batch's issues, for the metrics.
-pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
+pub(crate) fn type_code(jobs: &[&JobKind]) -> Option<String> {
     jobs.iter().find_map(|j| match j {
         JobKind::Issue { req, .. } => Some(req.correspondence_type_code.clone()),
         _ => None,
@@ -166,7 +166,7 @@ pub fn type_code(jobs: &[&JobKind]) -> Option<String> {
 /// Plans a batch: sequences in arrival order from `counter.last_number`, each job decided against the rows
 /// as the jobs before it in the same batch left them, each step of a number's life allowed by its `lifecycle`.
 /// `new_token` mints a reservation token.
-pub fn plan(
+pub(crate) fn plan(
     counter: &CounterRow,
     jobs: Vec<PlanJob<'_>>,
     rows: Rows,
@@ -401,7 +401,7 @@ impl Plan {
     }
 
     /// The numbers the plan renders, for the pre-check of numbers that exist already.
-    pub fn rendered(&self) -> Vec<String> {
+    pub(crate) fn rendered(&self) -> Vec<String> {
         self.new_numbers.iter().map(|(_, n)| n.number.clone()).collect()
     }
 
@@ -409,14 +409,14 @@ impl Plan {
     /// NB005, their sequences stay consumed, and their audit rows say why. Returns the numbers dropped.
     /// The keys to store with this batch, once its outcomes are final (after [`Plan::refuse_taken`]): each keyed
     /// job that succeeded, with its outcome; a repeat within the batch gets its first's answer.
-    pub fn settle_keys(&mut self, now: i64) -> Vec<NewKey> {
+    pub(crate) fn settle_keys(&mut self, now: i64) -> Vec<NewKey> {
         for &(repeat, first) in &self.repeats {
             self.results[repeat] = self.results[first].clone();
         }
         self.keyed.iter().filter_map(|(i, k)| self.results[*i].as_ref().ok().map(|o| k.answered(o, now))).collect()
     }
 
-    pub fn refuse_taken(&mut self, taken: impl IntoIterator<Item = String>) -> Vec<String> {
+    pub(crate) fn refuse_taken(&mut self, taken: impl IntoIterator<Item = String>) -> Vec<String> {
         let mut taken: std::collections::HashSet<String> = taken.into_iter().collect();
         let mut refused = Vec::new();
         let mut keep = Vec::with_capacity(self.new_numbers.len());
@@ -438,7 +438,7 @@ impl Plan {
     }
 }
 
-pub fn reservation_not_found(token: &str) -> AppError {
+pub(crate) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
 }
 

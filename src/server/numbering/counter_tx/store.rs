@@ -11,11 +11,11 @@ use crate::server::audit;
 use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
 
 /// `WHERE` of a counter looked up by its key; bind the key with [`bind_key`].
-pub const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
+pub(crate) const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
     AND sub_type_id = ? AND rfa_type_id = ? AND discipline_id = ? AND period = ?";
 
 /// Binds a counter key to the placeholders of [`KEY_WHERE`] (or of the key columns of an INSERT), in order.
-pub fn bind_key<'q, Q: BindValue<'q>>(q: Q, key: &CounterKey) -> Q {
+pub(crate) fn bind_key<'q, Q: BindValue<'q>>(q: Q, key: &CounterKey) -> Q {
     bind_values(q, &key_values(key))
 }
 
@@ -26,15 +26,15 @@ const NEW_COUNTER_ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)";
 
 /// The key columns of a counter, the one place they are read (flattened into the rows that carry them).
 #[derive(Clone, Debug, sqlx::FromRow, serde::Deserialize)]
-pub struct KeyRow {
-    pub project_id: i64,
-    pub corr_type_id: i64,
-    pub originator_id: i64,
-    pub recipient_id: i64,
-    pub sub_type_id: i64,
-    pub rfa_type_id: i64,
-    pub discipline_id: i64,
-    pub period: String,
+pub(crate) struct KeyRow {
+    pub(crate) project_id: i64,
+    pub(crate) corr_type_id: i64,
+    pub(crate) originator_id: i64,
+    pub(crate) recipient_id: i64,
+    pub(crate) sub_type_id: i64,
+    pub(crate) rfa_type_id: i64,
+    pub(crate) discipline_id: i64,
+    pub(crate) period: String,
 }
 
 impl From<KeyRow> for CounterKey {
@@ -70,12 +70,12 @@ pub struct Counter {
 }
 
 /// The columns of [`CounterRecord`].
-pub const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
+pub(crate) const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
     period, last_number, max_number, version, updated_at";
 
 /// A counter row as read: by column name from the database, or from a JSON object of the same names.
 #[derive(sqlx::FromRow, serde::Deserialize)]
-pub struct CounterRecord {
+pub(crate) struct CounterRecord {
     #[sqlx(flatten)]
     #[serde(flatten)]
     row: CounterRow,
@@ -126,26 +126,6 @@ struct CounterAndHead {
 pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<(Counter, audit::ChainHead)>, sqlx::Error> {
     let sql = format!("SELECT {COUNTER_COLUMNS}, chain_hash AS head_hash, chain_length AS length FROM counters WHERE id = ?{}", dialect.for_update());
     Ok(sqlx::query_as::<_, LockedRow>(&sql).bind(id).fetch_optional(&mut *tx).await?.map(LockedRow::split))
-}
-
-/// Moves the counter on, fenced by its version: false means someone else moved it since we read it.
-/// `max_number` is None for a move without issues (it keeps the recorded maximum).
-pub async fn advance_counter(
-    tx: &mut Conn,
-    counter: &CounterRow,
-    last_number: i64,
-    max_number: Option<i64>,
-    now_ms: i64,
-) -> Result<bool, sqlx::Error> {
-    let r = sqlx::query("UPDATE counters SET last_number = ?, max_number = COALESCE(?, max_number), version = version + 1, updated_at = ? WHERE id = ? AND version = ?")
-        .bind(last_number)
-        .bind(max_number)
-        .bind(now_ms)
-        .bind(counter.id)
-        .bind(counter.version)
-        .execute(&mut *tx)
-        .await?;
-    Ok(r.rows_affected() == 1)
 }
 
 /// Several counters by id with their audit chain heads (kept in the counter's row), in one statement, locked as
@@ -248,18 +228,18 @@ impl LockedRow {
 }
 
 /// A counter's move, in a batch or a group: to `last_number` from the version it was read at, its audit chain's head with it.
-pub struct CounterMove<'a> {
-    pub counter: &'a CounterRow,
-    pub last_number: i64,
-    /// None keeps the recorded maximum (see `advance_counter`).
-    pub max_number: Option<i64>,
+pub(crate) struct CounterMove<'a> {
+    pub(crate) counter: &'a CounterRow,
+    pub(crate) last_number: i64,
+    /// None keeps the recorded maximum.
+    pub(crate) max_number: Option<i64>,
     /// The chain's rows placed after its head as read (none: the head stays, and is still fenced).
-    pub chain: &'a audit::Placed<'a>,
+    pub(crate) chain: &'a audit::Placed<'a>,
 }
 
 /// Moves counters on with their audit chains' heads, in the counters' own rows and in one statement, each row fenced
 /// by its own version and chain length: false unless every one of them moved.
-pub async fn advance_counters_and_chains(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
+pub(crate) async fn advance_counters_and_chains(tx: &mut Conn, moves: &[CounterMove<'_>], now_ms: i64) -> Result<bool, sqlx::Error> {
     match moves {
         [] => return Ok(true),
         // a hot counter's batch: the plain statement, without a CASE per column
@@ -374,7 +354,7 @@ pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sql
 }
 
 /// Which of `numbers` already exist in the uniqueness scope (project, type).
-pub async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
+pub(crate) async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
     let mut found = Vec::new();
     for chunk in numbers.chunks(500) {
         let sql = format!(
@@ -391,24 +371,24 @@ pub async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64,
 }
 
 /// A `status` column read back (the schema allows only the four statuses).
-pub fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
+pub(crate) fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
     NumberStatus::parse(text).ok_or_else(|| sqlx::Error::Decode(format!("unknown number status '{text}'").into()))
 }
 
 /// A number as stored, for confirm / cancel / expiry decisions.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NumberRow {
-    pub id: i64,
-    pub number: String,
-    pub sequence: i64,
-    pub template: String,
-    pub status: NumberStatus,
-    pub token: Option<String>,
-    pub document_id: Option<String>,
-    pub expires_at: Option<i64>,
-    pub cancel_reason: Option<String>,
+pub(crate) struct NumberRow {
+    pub(crate) id: i64,
+    pub(crate) number: String,
+    pub(crate) sequence: i64,
+    pub(crate) template: String,
+    pub(crate) status: NumberStatus,
+    pub(crate) token: Option<String>,
+    pub(crate) document_id: Option<String>,
+    pub(crate) expires_at: Option<i64>,
+    pub(crate) cancel_reason: Option<String>,
     /// When its state last changed (ms): cancelled, else confirmed, else issued.
-    pub changed_at: i64,
+    pub(crate) changed_at: i64,
 }
 
 const NUMBER_COLUMNS: &str =
@@ -446,7 +426,7 @@ impl TryFrom<NumberRecord> for NumberRow {
     }
 }
 
-pub async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+pub(crate) async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in tokens.chunks(500) {
         let sql = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND token IN ({})", vec!["?"; chunk.len()].join(", "));
@@ -465,7 +445,7 @@ pub async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String])
 }
 
 /// Numbers already confirmed for these document ids in (project, type): `generate` is idempotent per document.
-pub async fn confirmed_for_documents(
+pub(crate) async fn confirmed_for_documents(
     tx: &mut Conn,
     project_id: i64,
     corr_type_id: i64,
@@ -494,15 +474,15 @@ pub async fn confirmed_for_documents(
 /// A number's change of status (confirm, cancel, expiry, void); `None` fields keep their stored value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StatusChange {
-    pub id: i64,
-    pub status: NumberStatus,
-    pub document_id: Option<String>,
-    pub confirmed_at: Option<i64>,
-    pub cancelled_at: Option<i64>,
-    pub cancel_reason: Option<String>,
+    pub(crate) id: i64,
+    pub(crate) status: NumberStatus,
+    pub(crate) document_id: Option<String>,
+    pub(crate) confirmed_at: Option<i64>,
+    pub(crate) cancelled_at: Option<i64>,
+    pub(crate) cancel_reason: Option<String>,
 }
 
-pub async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
+pub(crate) async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]) -> Result<(), sqlx::Error> {
     for c in changes {
         sqlx::query(
             "UPDATE document_numbers SET status = ?, document_id = COALESCE(?, document_id), confirmed_at = COALESCE(?, confirmed_at), \
@@ -522,23 +502,23 @@ pub async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]) -> Re
 
 /// A number as stored, for revise / void / release.
 #[derive(Clone, Debug)]
-pub struct StoredNumber {
-    pub id: i64,
-    pub counter_id: i64,
-    pub sequence: i64,
-    pub revision: String,
-    pub number: String,
-    pub template: String,
-    pub status: NumberStatus,
-    pub token: Option<String>,
-    pub document_id: Option<String>,
+pub(crate) struct StoredNumber {
+    pub(crate) id: i64,
+    pub(crate) counter_id: i64,
+    pub(crate) sequence: i64,
+    pub(crate) revision: String,
+    pub(crate) number: String,
+    pub(crate) template: String,
+    pub(crate) status: NumberStatus,
+    pub(crate) token: Option<String>,
+    pub(crate) document_id: Option<String>,
 }
 
 /// The columns of [`StoredRecord`].
-pub const STORED_COLUMNS: &str = "id, counter_id, sequence, revision, number, template, status, token, document_id";
+pub(crate) const STORED_COLUMNS: &str = "id, counter_id, sequence, revision, number, template, status, token, document_id";
 
 #[derive(sqlx::FromRow)]
-pub struct StoredRecord {
+pub(crate) struct StoredRecord {
     id: i64,
     counter_id: i64,
     sequence: i64,
@@ -568,7 +548,7 @@ impl TryFrom<StoredRecord> for StoredNumber {
 }
 
 /// The numbers of a counter above `above`, by sequence and revision.
-pub async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, sqlx::Error> {
+pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, sqlx::Error> {
     let sql = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
     sqlx::query_as::<_, StoredRecord>(&sql).bind(counter_id).bind(above).fetch_all(&mut *tx).await?.into_iter().map(StoredNumber::try_from).collect()
 }
@@ -576,7 +556,7 @@ pub async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result
 /// Moves the numbers of a counter above `above` (none of them confirmed: the plan checked) out of
 /// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction. How many
 /// it moved.
-pub async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
+pub(crate) async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
     sqlx::query(
         "INSERT INTO released_numbers (original_id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
          document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
