@@ -45,7 +45,7 @@ struct Row {
     role: String,
     active: bool,
     members: Vec<i64>,
-    corr_type_id: i64,
+    correspondence_type_id: i64,
     number: String,
 }
 
@@ -57,7 +57,7 @@ fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
         role: String::new(),
         active: true,
         members: vec![],
-        corr_type_id: 0,
+        correspondence_type_id: 0,
         number: String::new(),
     };
     match kind {
@@ -69,7 +69,7 @@ fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
         "sub-types" => data
             .sub_types
             .iter()
-            .map(|s| Row { corr_type_id: s.corr_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) })
+            .map(|s| Row { correspondence_type_id: s.correspondence_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) })
             .collect(),
         "rfa-types" => data.rfa_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
         _ => data.disciplines.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
@@ -132,7 +132,7 @@ impl ItemForm {
         }
         self.active.set(r.active);
         self.members.set(r.members);
-        self.correspondence_type.set(Some(r.corr_type_id).filter(|id| *id != 0));
+        self.correspondence_type.set(Some(r.correspondence_type_id).filter(|id| *id != 0));
         self.number.set(r.number);
     }
 }
@@ -247,7 +247,7 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
                     } else if is_org {
                         r.role.clone()
                     } else if is_sub {
-                        type_code(r.corr_type_id)
+                        type_code(r.correspondence_type_id)
                     } else {
                         String::new()
                     };

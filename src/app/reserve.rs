@@ -132,7 +132,7 @@ impl Choices {
             data.with_value(|d| {
                 d.sub_types
                     .iter()
-                    .filter(|s| Some(s.corr_type_id) == t)
+                    .filter(|s| Some(s.correspondence_type_id) == t)
                     .map(|s| {
                         let name = if s.name.trim().is_empty() { s.code.clone() } else { format!("{} {}", s.code, s.name) };
                         Choice { code: s.code.clone(), ..choice(s.id, &s.sub_type_number, &name) }

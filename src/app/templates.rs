@@ -325,7 +325,8 @@ fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>,
         data.with_value(|d| {
             let proj = p.and_then(|p| d.projects.iter().find(|x| x.id == p));
             let members: Vec<&OrgItem> = d.organizations.iter().filter(|o| proj.map(|p| p.member_org_ids.contains(&o.id)).unwrap_or(true)).collect();
-            let sub = d.sub_types.iter().find(|s| Some(s.corr_type_id) == t).or_else(|| d.sub_types.first()).map(|s| s.sub_type_number.clone());
+            let sub =
+                d.sub_types.iter().find(|s| Some(s.correspondence_type_id) == t).or_else(|| d.sub_types.first()).map(|s| s.sub_type_number.clone());
             let corr =
                 t.and_then(|t| d.correspondence_types.iter().find(|x| x.id == t)).or_else(|| d.correspondence_types.first()).map(|x| x.code.clone());
             Sample {

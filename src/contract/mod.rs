@@ -149,7 +149,9 @@ pub struct OrgItem {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SubTypeItem {
     pub id: i64,
-    pub corr_type_id: i64,
+    /// `corrTypeId` on the wire, as the REST API has always answered.
+    #[serde(rename = "corrTypeId")]
+    pub correspondence_type_id: i64,
     /// The number shown by `{SUB_TYPE}`, e.g. "21".
     pub sub_type_number: String,
     pub code: String,

@@ -20,7 +20,9 @@ pub struct PartIds {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct CounterKey {
     pub project_id: i64,
-    pub corr_type_id: i64,
+    /// `corr_type_id` in JSON: the name seven years of audit rows (and their hash chains) and the witnesses hold.
+    #[serde(rename = "corr_type_id")]
+    pub correspondence_type_id: i64,
     pub originator_id: i64,
     pub recipient_id: i64,
     pub sub_type_id: i64,
@@ -30,11 +32,11 @@ pub struct CounterKey {
 }
 
 impl CounterKey {
-    pub fn new(project_id: i64, corr_type_id: i64, parts: KeyParts, ids: &PartIds, period: &Period) -> CounterKey {
+    pub fn new(project_id: i64, correspondence_type_id: i64, parts: KeyParts, ids: &PartIds, period: &Period) -> CounterKey {
         let pick = |shown: bool, id: i64| if shown { id } else { 0 };
         CounterKey {
             project_id,
-            corr_type_id,
+            correspondence_type_id,
             originator_id: pick(parts.originator, ids.originator),
             recipient_id: pick(parts.recipient, ids.recipient),
             sub_type_id: pick(parts.sub_type, ids.sub_type),
@@ -49,7 +51,7 @@ impl CounterKey {
         format!(
             "docnum:{}:{}:{}:{}:{}:{}:{}:{}",
             self.project_id,
-            self.corr_type_id,
+            self.correspondence_type_id,
             self.originator_id,
             self.recipient_id,
             self.sub_type_id,

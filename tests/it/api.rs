@@ -521,7 +521,7 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
     let statuses = futures::future::join_all(saves).await;
     assert!(statuses.iter().all(|s| *s == StatusCode::OK), "{statuses:?}");
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'TEMPLATE_UPDATE'").await, 12);
-    assert_eq!(app.count("SELECT MAX(version) FROM numbering_templates WHERE corr_type_id = 0").await, 12);
+    assert_eq!(app.count("SELECT MAX(version) FROM numbering_templates WHERE correspondence_type_id = 0").await, 12);
     assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok);
 }
 

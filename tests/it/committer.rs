@@ -161,8 +161,8 @@ async fn a_number_taken_already_inside_a_group_served_together_fails_alone_and_t
     // B's next rendering exists already (registered by hand on another counter, say)
     let x_counter = counter_id(&db, "คคง.-ผรม.2").await;
     sqlx::query(
-        "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, created_at) \
-         SELECT counter_id, project_id, corr_type_id, 900, 'A', 'คคง.-กทท.-0002-2568', template, 'CONFIRMED', created_at FROM document_numbers WHERE number = ?",
+        "INSERT INTO document_numbers (counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, created_at) \
+         SELECT counter_id, project_id, correspondence_type_id, 900, 'A', 'คคง.-กทท.-0002-2568', template, 'CONFIRMED', created_at FROM document_numbers WHERE number = ?",
     )
     .bind("คคง.-ผรม.2-0001-2568")
     .execute(&db.pool)
@@ -488,7 +488,7 @@ fn rows_template(counter_id: i64) -> store::NewNumber {
     store::NewNumber {
         counter_id,
         project_id: 1,
-        corr_type_id: 1,
+        correspondence_type_id: 1,
         sequence: 0,
         revision: "A".into(),
         number: String::new(),
@@ -541,14 +541,15 @@ async fn counters_first_met_in_a_group_are_found_or_created_together() {
         assert_eq!(again[key].0.row.id, found[key].0.row.id, "{key:?}");
     }
     let k = &existing.key;
-    let rows: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM counters WHERE project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ?")
-            .bind(k.project_id)
-            .bind(k.corr_type_id)
-            .bind(k.originator_id)
-            .bind(k.recipient_id)
-            .fetch_one(&app.state.db.pool)
-            .await
-            .unwrap();
+    let rows: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM counters WHERE project_id = ? AND correspondence_type_id = ? AND originator_id = ? AND recipient_id = ?",
+    )
+    .bind(k.project_id)
+    .bind(k.correspondence_type_id)
+    .bind(k.originator_id)
+    .bind(k.recipient_id)
+    .fetch_one(&app.state.db.pool)
+    .await
+    .unwrap();
     assert_eq!(rows, 4);
 }

@@ -133,13 +133,13 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     let memo_type = app.count("SELECT id FROM correspondence_types WHERE code = 'MEMO'").await;
     let rfa_type = app.count("SELECT id FROM correspondence_types WHERE code = 'RFA'").await;
     let project = app.project_id("LCBP3").await;
-    sqlx::query("UPDATE counters SET last_number = max_number - 400 WHERE corr_type_id = ?")
+    sqlx::query("UPDATE counters SET last_number = max_number - 400 WHERE correspondence_type_id = ?")
         .bind(memo_type)
         .execute(&app.state.db.pool)
         .await
         .unwrap();
     sqlx::query(
-        "INSERT INTO counters (project_id, corr_type_id, period, last_number, max_number, version, created_at, updated_at) \
+        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
          VALUES (?, ?, 'YEAR_2020', 9999, 9999, 0, 0, 0)",
     )
     .bind(project)
@@ -181,7 +181,7 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     // sequence utilization: the fullest counter of the current period per type; past periods do not count
     let util = metrics::SEQUENCE_UTILIZATION;
     assert!(close(m.value(util, &[("type", "LETTER")]), 4.0 / 9999.0), "{}", m.value(util, &[("type", "LETTER")]));
-    let memo_max = app.count(&format!("SELECT max_number FROM counters WHERE corr_type_id = {memo_type}")).await as f64;
+    let memo_max = app.count(&format!("SELECT max_number FROM counters WHERE correspondence_type_id = {memo_type}")).await as f64;
     assert!(close(m.value(util, &[("type", "MEMO")]), (memo_max - 400.0) / memo_max), "{}", m.value(util, &[("type", "MEMO")]));
     assert_eq!(m.get(util, &[("type", "RFA")]), None, "a counter of 2020 is not in the current period");
 

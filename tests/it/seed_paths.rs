@@ -96,7 +96,7 @@ async fn reset_counter_of_a_config_answers_like_a_reset_request() {
     let config = app
         .count(&format!(
             "SELECT id FROM numbering_templates WHERE project_id = {lcbp3} \
-             AND corr_type_id IN (0, (SELECT id FROM correspondence_types WHERE code = 'LETTER')) ORDER BY corr_type_id DESC LIMIT 1"
+             AND correspondence_type_id IN (0, (SELECT id FROM correspondence_types WHERE code = 'LETTER')) ORDER BY correspondence_type_id DESC LIMIT 1"
         ))
         .await;
     let reason = "ขอรีเซ็ตตัวนับเพื่อทดสอบเส้นทางเดิม";

@@ -56,11 +56,11 @@ fn counter_name(snapshot: &Snapshot, stored: &str) -> Option<CounterName> {
     Some(CounterName {
         project: snapshot.project(Some(key.project_id), None).map_or_else(|_| format!("#{}", key.project_id), |p| p.code.clone()),
         correspondence_type: snapshot
-            .correspondence_type(Some(key.corr_type_id), None)
-            .map_or_else(|_| format!("#{}", key.corr_type_id), |t| t.code.clone()),
+            .correspondence_type(Some(key.correspondence_type_id), None)
+            .map_or_else(|_| format!("#{}", key.correspondence_type_id), |t| t.code.clone()),
         originator: shown(key.originator_id, &org(Part::Originator)),
         recipient: shown(key.recipient_id, &org(Part::Recipient)),
-        sub_type: shown(key.sub_type_id, &|id| snapshot.sub_type(key.corr_type_id, Some(id), None).ok().map(|s| s.sub_type_number.clone())),
+        sub_type: shown(key.sub_type_id, &|id| snapshot.sub_type(key.correspondence_type_id, Some(id), None).ok().map(|s| s.sub_type_number.clone())),
         rfa_type: shown(key.rfa_type_id, &|id| snapshot.rfa_type(Some(id), None).ok().map(|t| t.code.clone())),
         discipline: shown(key.discipline_id, &|id| snapshot.discipline(Some(id), None).ok().map(|d| d.code.clone())),
         period: key.period,

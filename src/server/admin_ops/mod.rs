@@ -119,7 +119,7 @@ pub(crate) async fn request_reset_of_config(
     caller.require_admin()?;
     let config = crate::server::templates::current(&s.db, caller, config_id).await?;
     let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-    let same_type = config.corr_type_id.is_none_or(|t| t == counter.key.corr_type_id);
+    let same_type = config.correspondence_type_id.is_none_or(|t| t == counter.key.correspondence_type_id);
     if counter.key.project_id != config.project_id || !same_type {
         // no such counter under this configuration
         return Err(AppError::not_found(
@@ -545,7 +545,7 @@ pub(crate) fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Ove
         Override::SetValue(value) => Ok(Prepared::SetValue(value)),
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
-            let chosen = templates::resolve(snapshot, counter.key.project_id, counter.key.corr_type_id);
+            let chosen = templates::resolve(snapshot, counter.key.project_id, counter.key.correspondence_type_id);
             let template =
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = document_number.trim().nfc().collect();
@@ -598,7 +598,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         (
             Part::SubType,
             parts.sub_type,
-            p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.corr_type_id, None, Some(n)).ok()).map(|x| x.id),
+            p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.correspondence_type_id, None, Some(n)).ok()).map(|x| x.id),
             c.key.sub_type_id,
         ),
         (Part::RfaType, parts.rfa_type, p.rfa_type.as_deref().and_then(|x| snapshot.rfa_type(None, Some(x)).ok()).map(|x| x.id), c.key.rfa_type_id),
@@ -620,7 +620,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         }
     }
     if let Some(code) = &p.correspondence_type {
-        if snapshot.correspondence_type(None, Some(code)).ok().map(|t| t.id) != Some(c.key.corr_type_id) {
+        if snapshot.correspondence_type(None, Some(code)).ok().map(|t| t.id) != Some(c.key.correspondence_type_id) {
             return Err(mismatch("ประเภทเอกสาร", "correspondence type"));
         }
     }
@@ -641,7 +641,7 @@ pub(crate) async fn counters(
     s: &Engine,
     caller: &Caller,
     project_id: Option<i64>,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     year: Option<i32>,
 ) -> Result<Vec<CounterView>, AppError> {
     let user = caller.require_admin()?;
@@ -652,7 +652,7 @@ pub(crate) async fn counters(
     let year = year.map(|y| if y > 2400 { y - 543 } else { y }); // B.E. or A.D.
     let snapshot = s.reference.get().await?;
     // the scope goes into the query, so a project admin's counters are not crowded out by others' under the limit
-    let rows = store::counters(&s.db, project_id, scope, corr_type_id, year, MAX_COUNTERS).await?;
+    let rows = store::counters(&s.db, project_id, scope, correspondence_type_id, year, MAX_COUNTERS).await?;
     Ok(rows.iter().filter(|c| user.can_edit_templates(c.key.project_id)).map(|c| counter_view(&snapshot, c)).collect())
 }
 
@@ -703,12 +703,12 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
         id: c.row.id,
         project_id: k.project_id,
         project_code: snapshot.project(Some(k.project_id), None).map(|p| p.code.clone()).unwrap_or_default(),
-        correspondence_type_id: k.corr_type_id,
-        correspondence_type_code: snapshot.correspondence_type(Some(k.corr_type_id), None).map(|t| t.code.clone()).unwrap_or_default(),
+        correspondence_type_id: k.correspondence_type_id,
+        correspondence_type_code: snapshot.correspondence_type(Some(k.correspondence_type_id), None).map(|t| t.code.clone()).unwrap_or_default(),
         originator_code: org(k.originator_id, Part::Originator),
         recipient_code: org(k.recipient_id, Part::Recipient),
         sub_type_number: (k.sub_type_id != 0)
-            .then(|| snapshot.sub_type(k.corr_type_id, Some(k.sub_type_id), None).ok().map(|x| x.sub_type_number.clone()))
+            .then(|| snapshot.sub_type(k.correspondence_type_id, Some(k.sub_type_id), None).ok().map(|x| x.sub_type_number.clone()))
             .flatten(),
         rfa_type_code: (k.rfa_type_id != 0).then(|| snapshot.rfa_type(Some(k.rfa_type_id), None).ok().map(|x| x.code.clone())).flatten(),
         discipline_code: (k.discipline_id != 0).then(|| snapshot.discipline(Some(k.discipline_id), None).ok().map(|x| x.code.clone())).flatten(),
@@ -730,10 +730,16 @@ async fn lock_counter(tx: &mut Tx<'_>, s: &Engine, counter_id: i64) -> Result<Lo
 
 /// The number and its counter (with the counter's audit chain head), the counter locked; the number is read again
 /// under the lock.
-async fn lock_number(tx: &mut Tx<'_>, s: &Engine, project_id: i64, corr_type_id: i64, text: &str) -> Result<(Locked, StoredNumber), AppError> {
-    let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
+async fn lock_number(
+    tx: &mut Tx<'_>,
+    s: &Engine,
+    project_id: i64,
+    correspondence_type_id: i64,
+    text: &str,
+) -> Result<(Locked, StoredNumber), AppError> {
+    let found = store::number_by_text(&mut **tx, project_id, correspondence_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     let locked = lock_counter(tx, s, found.counter_id).await?;
-    let found = store::number_by_text(&mut **tx, project_id, corr_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
+    let found = store::number_by_text(&mut **tx, project_id, correspondence_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
     Ok((locked, found))
 }
 

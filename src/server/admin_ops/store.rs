@@ -25,19 +25,19 @@ pub(crate) async fn counters(
     db: &Db,
     project_id: Option<i64>,
     scope: Option<&[i64]>,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     year: Option<i32>,
     limit: i64,
 ) -> Result<Vec<Counter>, AppError> {
     let mut filter = Conditions::default();
-    filter.and_if("project_id = ?", project_id).and_if("corr_type_id = ?", corr_type_id);
+    filter.and_if("project_id = ?", project_id).and_if("correspondence_type_id = ?", correspondence_type_id);
     if let Some(projects) = scope {
         filter.and_in("project_id IN ({})", projects);
     }
     if let Some(y) = year {
         filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
     }
-    let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, corr_type_id, period, id LIMIT ?", filter.sql());
+    let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, correspondence_type_id, period, id LIMIT ?", filter.sql());
     let rows = typed::<CounterRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
     Ok(rows.into_iter().map(Counter::from).collect())
 }
@@ -63,11 +63,17 @@ pub(crate) async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses:
 pub(crate) async fn number_by_text<'e>(
     e: impl Executor<'e, Database = Any>,
     project_id: i64,
-    corr_type_id: i64,
+    correspondence_type_id: i64,
     number: &str,
 ) -> Result<Option<StoredNumber>, AppError> {
-    let sql_text = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number = ?");
-    let found = sqlx::query_as::<_, StoredRecord>(&sql_text).bind(project_id).bind(corr_type_id).bind(number).fetch_optional(e).await.map_err(sql)?;
+    let sql_text = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE project_id = ? AND correspondence_type_id = ? AND number = ?");
+    let found = sqlx::query_as::<_, StoredRecord>(&sql_text)
+        .bind(project_id)
+        .bind(correspondence_type_id)
+        .bind(number)
+        .fetch_optional(e)
+        .await
+        .map_err(sql)?;
     found.map(StoredNumber::try_from).transpose().map_err(sql)
 }
 

@@ -32,7 +32,7 @@ pub(crate) async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummar
     if let Some(projects) = &scope {
         numbers.and_in("project_id IN ({})", projects);
     }
-    let sql = format!("SELECT corr_type_id, COUNT(*) FROM document_numbers{} GROUP BY corr_type_id", numbers.sql());
+    let sql = format!("SELECT correspondence_type_id, COUNT(*) FROM document_numbers{} GROUP BY correspondence_type_id", numbers.sql());
     let per_type: Vec<(i64, i64)> = numbers.bind(sqlx::query_as(&sql)).fetch_all(&s.db.pool).await?;
     let mut issued_today: Vec<IssuedToday> = per_type
         .into_iter()

@@ -39,7 +39,7 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
     let mut problems = Vec::new();
     let duplicates = count(
         conn,
-        "SELECT COUNT(*) FROM (SELECT project_id, corr_type_id, number FROM document_numbers GROUP BY project_id, corr_type_id, number HAVING COUNT(*) > 1) d",
+        "SELECT COUNT(*) FROM (SELECT project_id, correspondence_type_id, number FROM document_numbers GROUP BY project_id, correspondence_type_id, number HAVING COUNT(*) > 1) d",
     )
     .await?;
     if duplicates > 0 {

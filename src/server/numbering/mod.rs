@@ -45,7 +45,7 @@ use queue::{JobKind, Outcome, Queues};
 pub struct Resolved {
     pub(crate) project_id: i64,
     pub(crate) project_code: String,
-    pub(crate) corr_type_id: i64,
+    pub(crate) correspondence_type_id: i64,
     pub(crate) correspondence_type_code: String,
     pub(crate) template: Template,
     pub(crate) reset_scope: ResetScope,
@@ -161,7 +161,7 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
     Ok(Resolved {
         project_id: project.id,
         project_code: project.code.clone(),
-        corr_type_id: correspondence_type.id,
+        correspondence_type_id: correspondence_type.id,
         correspondence_type_code: correspondence_type.code.clone(),
         template,
         reset_scope: chosen.reset_scope,
@@ -349,7 +349,7 @@ impl Engine {
             correspondence_type_id: Some(correspondence_type.id),
             originator_org_id: originator,
             recipient_org_id: members.next().or(originator),
-            sub_type_id: d.sub_types.iter().find(|s| s.corr_type_id == correspondence_type.id).map(|s| s.id),
+            sub_type_id: d.sub_types.iter().find(|s| s.correspondence_type_id == correspondence_type.id).map(|s| s.id),
             rfa_type_id: d.rfa_types.first().map(|r| r.id),
             discipline_id: d.disciplines.first().map(|x| x.id),
             ..Default::default()

@@ -16,7 +16,7 @@ pub(crate) async fn last_number(db: &Db, key: &CounterKey) -> Result<i64, AppErr
 /// The counter a reservation token belongs to, so the request can join that counter's queue.
 pub(crate) async fn counter_key_of_token(db: &Db, token: &str) -> Result<Option<CounterKey>, AppError> {
     Ok(sqlx::query_as::<_, KeyRow>(
-        "SELECT c.project_id, c.corr_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
+        "SELECT c.project_id, c.correspondence_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
          FROM document_numbers d JOIN counters c ON c.id = d.counter_id WHERE d.token = ?",
     )
     .bind(token)
@@ -35,7 +35,7 @@ struct DueRow {
 /// Reservations past their expiry, with the counter each belongs to.
 pub(crate) async fn due_reservations(db: &Db, now_ms: i64, limit: i64) -> Result<Vec<(String, CounterKey)>, AppError> {
     Ok(sqlx::query_as::<_, DueRow>(
-        "SELECT d.token, c.project_id, c.corr_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
+        "SELECT d.token, c.project_id, c.correspondence_type_id, c.originator_id, c.recipient_id, c.sub_type_id, c.rfa_type_id, c.discipline_id, c.period \
          FROM document_numbers d JOIN counters c ON c.id = d.counter_id \
          WHERE d.status = 'RESERVED' AND d.expires_at <= ? ORDER BY d.expires_at LIMIT ?",
     )
@@ -59,7 +59,7 @@ struct Utilization {
 pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 3]) -> Result<Vec<(String, f64)>, sqlx::Error> {
     let sql = format!(
         "SELECT t.code AS code, MAX((c.last_number * 1000000) {} c.max_number) AS millionths \
-         FROM counters c JOIN correspondence_types t ON t.id = c.corr_type_id \
+         FROM counters c JOIN correspondence_types t ON t.id = c.correspondence_type_id \
          WHERE c.period IN (?, ?, ?) AND c.max_number > 0 \
          GROUP BY t.code",
         db.dialect.int_div()

@@ -299,8 +299,8 @@ async fn find(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Re
     let current = match r.detail {
         ItemDetail::Project { active } => json!({ "code": code, "name": name, "active": active }),
         ItemDetail::Organization { role } => json!({ "code": code, "name": name, "role": role }),
-        ItemDetail::SubType { corr_type_id, sub_type_number } => {
-            json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": sub_type_number })
+        ItemDetail::SubType { correspondence_type_id, sub_type_number } => {
+            json!({ "code": code, "name": name, "corrTypeId": correspondence_type_id, "subTypeNumber": sub_type_number })
         }
         ItemDetail::Plain => json!({ "code": code, "name": name }),
     };
@@ -391,7 +391,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
         }
         Item::SubType(x) => {
             let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
-            let corr_type_id: i64 = match store::correspondence_type_id_by_code(tx, &type_code).await? {
+            let correspondence_type_id: i64 = match store::correspondence_type_id_by_code(tx, &type_code).await? {
                 Some(id) => id,
                 None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
             };
@@ -402,7 +402,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
             let found = match by_id {
                 Some(id) => match find(tx, kind, Some(id), "").await? {
                     None => return Err(missing(kind, &id.to_string())),
-                    Some((id, _, cur)) if cur["corrTypeId"] != json!(corr_type_id) || cur["subTypeNumber"] != json!(number) => {
+                    Some((id, _, cur)) if cur["corrTypeId"] != json!(correspondence_type_id) || cur["subTypeNumber"] != json!(number) => {
                         return Err(AppError::Conflict {
                             code: ErrorCode::CodeImmutable,
                             th: "ประเภทเอกสารและหมายเลขของประเภทย่อยเปลี่ยนไม่ได้ เพราะเลขที่เอกสารที่ออกแล้วอ้างถึง — สร้างรายการใหม่แทน".into(),
@@ -411,7 +411,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                     }
                     Some(found) => Some(found),
                 },
-                None => match store::sub_type_id_by_number(tx, corr_type_id, &number).await? {
+                None => match store::sub_type_id_by_number(tx, correspondence_type_id, &number).await? {
                     Some(id) => find(tx, kind, Some(id), "").await?,
                     None => None,
                 },
@@ -419,10 +419,10 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
             if mode == Mode::Create && found.is_some() {
                 return Err(exists(kind, &label));
             }
-            let new = json!({ "code": code, "name": name, "corrTypeId": corr_type_id, "subTypeNumber": number });
+            let new = json!({ "code": code, "name": name, "corrTypeId": correspondence_type_id, "subTypeNumber": number });
             match found {
                 None => {
-                    let id = store::insert_sub_type(tx, corr_type_id, &number, &code, &name).await.map_err(unique(kind, &label))?;
+                    let id = store::insert_sub_type(tx, correspondence_type_id, &number, &code, &name).await.map_err(unique(kind, &label))?;
                     Ok(Change { action: "CREATE", id, old: None, new })
                 }
                 Some((id, _, cur)) if cur == new => Ok(Change { action: "UNCHANGED", id, old: Some(cur), new }),

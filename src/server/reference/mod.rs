@@ -101,12 +101,12 @@ impl Snapshot {
             type_by_id: index_id(&data.correspondence_types, |t| t.id),
             type_by_code: index(&data.correspondence_types, |t| t.code.clone()),
             sub_by_id: index_id(&data.sub_types, |s| s.id),
-            sub_by_type_number: data.sub_types.iter().enumerate().map(|(i, s)| ((s.corr_type_id, s.sub_type_number.clone()), i)).collect(),
+            sub_by_type_number: data.sub_types.iter().enumerate().map(|(i, s)| ((s.correspondence_type_id, s.sub_type_number.clone()), i)).collect(),
             rfa_by_id: index_id(&data.rfa_types, |t| t.id),
             rfa_by_code: index(&data.rfa_types, |t| t.code.clone()),
             disc_by_id: index_id(&data.disciplines, |d| d.id),
             disc_by_code: index(&data.disciplines, |d| d.code.clone()),
-            templates: templates.into_iter().map(|t| ((t.project_id, t.corr_type_id.unwrap_or(0)), t)).collect(),
+            templates: templates.into_iter().map(|t| ((t.project_id, t.correspondence_type_id.unwrap_or(0)), t)).collect(),
             data,
         }
     }
@@ -127,14 +127,14 @@ impl Snapshot {
         pick(id, code, &self.disc_by_id, &self.disc_by_code, &self.data.disciplines, Part::Discipline)
     }
     /// A sub-type by id, or by its number within the correspondence type.
-    pub(crate) fn sub_type(&self, corr_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
+    pub(crate) fn sub_type(&self, correspondence_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
         let found = match (id, number) {
             (Some(id), _) => self.sub_by_id.get(&id).map(|i| &self.data.sub_types[*i]),
-            (None, Some(n)) => self.sub_by_type_number.get(&(corr_type_id, normalize_code(n))).map(|i| &self.data.sub_types[*i]),
+            (None, Some(n)) => self.sub_by_type_number.get(&(correspondence_type_id, normalize_code(n))).map(|i| &self.data.sub_types[*i]),
             (None, None) => return Err(Part::SubType.missing()),
         };
         match found {
-            Some(s) if s.corr_type_id == corr_type_id => Ok(s),
+            Some(s) if s.correspondence_type_id == correspondence_type_id => Ok(s),
             Some(s) => Err(AppError::validation(
                 format!("ประเภทย่อย {} ไม่ได้อยู่ในประเภทเอกสารที่เลือก", s.sub_type_number),
                 format!("sub-type {} does not belong to the chosen correspondence type", s.sub_type_number),

@@ -75,13 +75,14 @@ pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppErr
     let organizations: Vec<(i64, String, String, String)> =
         sqlx::query_as("SELECT id, code, name, role FROM organizations ORDER BY id").fetch_all(&db.pool).await?;
     let organizations = organizations.into_iter().map(|(id, code, name, role)| OrgItem { id, code, name, role }).collect();
-    let sub_types: Vec<(i64, i64, String, String, String)> =
-        sqlx::query_as("SELECT id, corr_type_id, sub_type_number, code, name FROM sub_types ORDER BY corr_type_id, sub_type_number")
-            .fetch_all(&db.pool)
-            .await?;
+    let sub_types: Vec<(i64, i64, String, String, String)> = sqlx::query_as(
+        "SELECT id, correspondence_type_id, sub_type_number, code, name FROM sub_types ORDER BY correspondence_type_id, sub_type_number",
+    )
+    .fetch_all(&db.pool)
+    .await?;
     let sub_types = sub_types
         .into_iter()
-        .map(|(id, corr_type_id, sub_type_number, code, name)| SubTypeItem { id, corr_type_id, sub_type_number, code, name })
+        .map(|(id, correspondence_type_id, sub_type_number, code, name)| SubTypeItem { id, correspondence_type_id, sub_type_number, code, name })
         .collect();
     Ok(ReferenceData {
         projects,
@@ -173,14 +174,14 @@ pub(crate) async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw
     insert_returning_id(db, q, "ประเภทเอกสาร", &code).await
 }
 
-pub(crate) async fn create_sub_type(db: &Db, corr_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_sub_type(db: &Db, correspondence_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
     let number = number.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
         return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
     }
     let code = code(CodeKind::Party, raw_code)?;
-    let q = sqlx::query_scalar("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
-        .bind(corr_type_id)
+    let q = sqlx::query_scalar("INSERT INTO sub_types (correspondence_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(correspondence_type_id)
         .bind(number.clone())
         .bind(code)
         .bind(name(name_raw)?);
@@ -224,7 +225,7 @@ pub(crate) enum ItemDetail {
     Plain,
     Project { active: bool },
     Organization { role: String },
-    SubType { corr_type_id: i64, sub_type_number: String },
+    SubType { correspondence_type_id: i64, sub_type_number: String },
 }
 
 #[derive(Clone, Debug)]
@@ -240,7 +241,7 @@ pub(crate) async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, c
     let cols = match kind {
         Kind::Projects => "id, code, name, active",
         Kind::Organizations => "id, code, name, role",
-        Kind::SubTypes => "id, code, name, corr_type_id, sub_type_number",
+        Kind::SubTypes => "id, code, name, correspondence_type_id, sub_type_number",
         _ => "id, code, name",
     };
     let filter = if by_id.is_some() { "id = ?" } else { "code = ?" };
@@ -251,10 +252,12 @@ pub(crate) async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, c
         None => q.bind(code),
     };
     let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
-    let detail = match (kind, r.active, r.role, r.corr_type_id, r.sub_type_number) {
+    let detail = match (kind, r.active, r.role, r.correspondence_type_id, r.sub_type_number) {
         (Kind::Projects, Some(active), ..) => ItemDetail::Project { active: active != 0 },
         (Kind::Organizations, _, Some(role), ..) => ItemDetail::Organization { role },
-        (Kind::SubTypes, _, _, Some(corr_type_id), Some(sub_type_number)) => ItemDetail::SubType { corr_type_id, sub_type_number },
+        (Kind::SubTypes, _, _, Some(correspondence_type_id), Some(sub_type_number)) => {
+            ItemDetail::SubType { correspondence_type_id, sub_type_number }
+        }
         _ => ItemDetail::Plain,
     };
     Ok(Some(ItemRow { id: r.id, code: r.code, name: r.name, detail }))
@@ -271,7 +274,7 @@ struct StoredItem {
     #[sqlx(default)]
     role: Option<String>,
     #[sqlx(default)]
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     #[sqlx(default)]
     sub_type_number: Option<String>,
 }
@@ -350,17 +353,17 @@ pub(crate) async fn correspondence_type_id_by_code(tx: &mut Tx<'_>, code: &str) 
     sqlx::query_scalar("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
-pub(crate) async fn sub_type_id_by_number(tx: &mut Tx<'_>, corr_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM sub_types WHERE corr_type_id = ? AND sub_type_number = ?")
-        .bind(corr_type_id)
+pub(crate) async fn sub_type_id_by_number(tx: &mut Tx<'_>, correspondence_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM sub_types WHERE correspondence_type_id = ? AND sub_type_number = ?")
+        .bind(correspondence_type_id)
         .bind(number)
         .fetch_optional(&mut **tx)
         .await
 }
 
-pub(crate) async fn insert_sub_type(tx: &mut Tx<'_>, corr_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("INSERT INTO sub_types (corr_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
-        .bind(corr_type_id)
+pub(crate) async fn insert_sub_type(tx: &mut Tx<'_>, correspondence_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("INSERT INTO sub_types (correspondence_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
+        .bind(correspondence_type_id)
         .bind(number)
         .bind(code)
         .bind(name)

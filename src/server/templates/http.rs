@@ -123,7 +123,7 @@ pub(crate) async fn update(
 ) -> Result<Json<TemplateConfig>, AppError> {
     let current = templates::current(&s.db, &caller, id).await?;
     let options = templates::SaveOptions { acknowledge_key_change: b.acknowledge_key_change, ..Default::default() };
-    Ok(Json(templates::save(&s, &caller, current.project_id, current.corr_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
+    Ok(Json(templates::save(&s, &caller, current.project_id, current.correspondence_type_id, &b.template, b.reset_scope, &b.reason, options).await?))
 }
 
 /// `GET /configs/{id}/versions`: the history, newest first.
@@ -139,7 +139,7 @@ pub(crate) async fn versions(
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
     let t = templates::current(&s.db, &caller, id).await?;
-    Ok(Json(templates::versions(&s.db, &caller, t.project_id, t.corr_type_id).await?))
+    Ok(Json(templates::versions(&s.db, &caller, t.project_id, t.correspondence_type_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -186,5 +186,5 @@ pub(crate) async fn rollback(
     ApiJson(b): ApiJson<RollbackBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
     let t = templates::current(&s.db, &caller, id).await?;
-    Ok(Json(templates::rollback(&s, &caller, t.project_id, t.corr_type_id, b.version, &b.reason, b.acknowledge_key_change).await?))
+    Ok(Json(templates::rollback(&s, &caller, t.project_id, t.correspondence_type_id, b.version, &b.reason, b.acknowledge_key_change).await?))
 }

@@ -18,13 +18,13 @@ pub(crate) use store::StoredTemplate;
 /// The template of a (project, type) request (SPEC §3, `numbering::resolution`): the (project, type) template;
 /// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
 /// project default itself.
-pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -> ResolvedTemplate {
+pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, correspondence_type_id: i64) -> ResolvedTemplate {
     let stored = |type_id: i64| snapshot.templates.get(&(project_id, type_id));
     fn as_stored(t: &StoredTemplate) -> Stored<'_> {
         Stored { text: &t.template, scope: t.reset_scope }
     }
-    let code = snapshot.correspondence_type(Some(corr_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
-    let (own, default) = if corr_type_id == 0 { (None, stored(0)) } else { (stored(corr_type_id), stored(0)) };
+    let code = snapshot.correspondence_type(Some(correspondence_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
+    let (own, default) = if correspondence_type_id == 0 { (None, stored(0)) } else { (stored(correspondence_type_id), stored(0)) };
     let chosen = resolution::resolve(code, own.map(as_stored), default.map(as_stored));
     let config_id = match chosen.step {
         Step::ProjectType => own.map(|t| t.id),
@@ -43,12 +43,17 @@ pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, corr_type_id: i64) -
 // ---- reads: any logged-in person; an API token only in the projects of its scope (`Caller::require_project_read`) ----
 
 /// The template a (project, type) request would use today, and from which step of the resolution.
-pub(crate) async fn resolved_for(state: &Catalog, caller: &Caller, project_id: i64, corr_type_id: i64) -> Result<ResolvedTemplate, AppError> {
+pub(crate) async fn resolved_for(
+    state: &Catalog,
+    caller: &Caller,
+    project_id: i64,
+    correspondence_type_id: i64,
+) -> Result<ResolvedTemplate, AppError> {
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
     caller.require_project_read(project_id)?;
-    snapshot.correspondence_type(Some(corr_type_id), None)?;
-    Ok(resolve(&snapshot, project_id, corr_type_id))
+    snapshot.correspondence_type(Some(correspondence_type_id), None)?;
+    Ok(resolve(&snapshot, project_id, correspondence_type_id))
 }
 
 /// The current templates of one project, or of every project the caller may read.
@@ -72,9 +77,14 @@ pub(crate) async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredT
 }
 
 /// The history of the template of (project, type or the project default), newest first.
-pub(crate) async fn versions(db: &Db, caller: &Caller, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, AppError> {
+pub(crate) async fn versions(
+    db: &Db,
+    caller: &Caller,
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+) -> Result<Vec<TemplateVersion>, AppError> {
     caller.require_project_read(project_id)?;
-    store::list_versions(db, project_id, corr_type_id).await
+    store::list_versions(db, project_id, correspondence_type_id).await
 }
 
 pub(crate) const MAX_REASON_CHARS: usize = 500;
@@ -116,7 +126,7 @@ pub(crate) async fn save(
     state: &Catalog,
     caller: &Caller,
     project_id: i64,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     text: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -125,7 +135,7 @@ pub(crate) async fn save(
     let snapshot = state.reference.get().await?;
     let project = snapshot.project(Some(project_id), None)?;
     caller.require_project_admin(project.id)?;
-    let correspondence_type_code = match corr_type_id {
+    let correspondence_type_code = match correspondence_type_id {
         Some(id) => snapshot.correspondence_type(Some(id), None)?.code.clone(),
         None => String::new(),
     };
@@ -136,7 +146,7 @@ pub(crate) async fn save(
     })?;
     // A change of the parts shown or of the reset period starts numbering on a new counter: say so, and
     // require the admin to acknowledge it.
-    let current = resolve(&snapshot, project.id, corr_type_id.unwrap_or(0));
+    let current = resolve(&snapshot, project.id, correspondence_type_id.unwrap_or(0));
     if let Some((before, after)) = key_change(&current, &template, reset_scope) {
         if !options.acknowledge_key_change {
             return Err(AppError::Conflict {
@@ -156,14 +166,23 @@ pub(crate) async fn save(
         old_value: previous.map(|(t, scope)| format!("{t} [{scope}]")),
         new_value: Some(format!("{} [{}]", template.source(), reset_scope.as_str())),
         metadata: Some(
-            serde_json::json!({"projectId": project.id, "correspondenceTypeId": corr_type_id, "version": version, "reason": reason, "rollbackOf": options.rollback_of}).to_string(),
+            serde_json::json!({"projectId": project.id, "correspondenceTypeId": correspondence_type_id, "version": version, "reason": reason, "rollbackOf": options.rollback_of}).to_string(),
         ),
         ..caller.audit_base(now)
     }
     };
-    let saved =
-        store::save_version(&state.db, project.id, corr_type_id, template.source(), reset_scope, reason, caller.user_id(), now, Some(&audit_row))
-            .await?;
+    let saved = store::save_version(
+        &state.db,
+        project.id,
+        correspondence_type_id,
+        template.source(),
+        reset_scope,
+        reason,
+        caller.user_id(),
+        now,
+        Some(&audit_row),
+    )
+    .await?;
     state.reference.reload().await?;
     Ok(saved.to_config())
 }
@@ -198,8 +217,8 @@ pub(crate) async fn retire(
     caller.require_project_admin(found.project_id)?;
     let reason = check_reason(reason)?;
     let snapshot = state.reference.get().await?;
-    let type_id = found.corr_type_id.unwrap_or(0);
-    if let Some(type_id) = found.corr_type_id {
+    let type_id = found.correspondence_type_id.unwrap_or(0);
+    if let Some(type_id) = found.correspondence_type_id {
         let code = snapshot.correspondence_type(Some(type_id), None).map(|t| t.code.as_str()).unwrap_or("");
         let default = snapshot.templates.get(&(found.project_id, 0)).map(|t| Stored { text: &t.template, scope: t.reset_scope });
         let next = resolution::resolve(code, None, default);
@@ -222,7 +241,7 @@ pub(crate) async fn retire(
         template_used: Some(found.template.clone()),
         old_value: Some(format!("{} [{}]", found.template, found.reset_scope.as_str())),
         metadata: Some(
-            serde_json::json!({"projectId": found.project_id, "correspondenceTypeId": found.corr_type_id, "version": found.version, "reason": reason})
+            serde_json::json!({"projectId": found.project_id, "correspondenceTypeId": found.correspondence_type_id, "version": found.version, "reason": reason})
                 .to_string(),
         ),
         ..caller.audit_base(now)
@@ -241,17 +260,17 @@ pub(crate) async fn rollback(
     state: &Catalog,
     caller: &Caller,
     project_id: i64,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     version: i64,
     reason: &str,
     acknowledge_key_change: bool,
 ) -> Result<TemplateConfig, AppError> {
     caller.require_project_admin(project_id)?;
-    let versions = store::list_versions(&state.db, project_id, corr_type_id).await?;
+    let versions = store::list_versions(&state.db, project_id, correspondence_type_id).await?;
     let old = versions
         .iter()
         .find(|v| v.version == version)
         .ok_or_else(|| AppError::not_found(format!("รุ่นที่ {version} ของแม่แบบนี้"), format!("template version {version}")))?;
     let options = SaveOptions { acknowledge_key_change, rollback_of: Some(version), operation: Some("TEMPLATE_ROLLBACK") };
-    save(state, caller, project_id, corr_type_id, &old.template, old.reset_scope, reason, options).await
+    save(state, caller, project_id, correspondence_type_id, &old.template, old.reset_scope, reason, options).await
 }

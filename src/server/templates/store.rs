@@ -11,7 +11,7 @@ use crate::server::error::{is_lost_race, AppError, Pause, Retry};
 pub(crate) struct StoredTemplate {
     pub(crate) id: i64,
     pub(crate) project_id: i64,
-    pub(crate) corr_type_id: Option<i64>,
+    pub(crate) correspondence_type_id: Option<i64>,
     pub(crate) template: String,
     pub(crate) reset_scope: ResetScope,
     pub(crate) version: i64,
@@ -24,7 +24,7 @@ impl StoredTemplate {
         TemplateConfig {
             id: self.id,
             project_id: self.project_id,
-            correspondence_type_id: self.corr_type_id,
+            correspondence_type_id: self.correspondence_type_id,
             template: self.template.clone(),
             reset_scope: self.reset_scope,
             version: self.version,
@@ -34,15 +34,15 @@ impl StoredTemplate {
     }
 }
 
-const SELECT: &str = "SELECT t.id, t.project_id, t.corr_type_id, t.template, t.reset_scope, t.version, t.updated_at, \
+const SELECT: &str = "SELECT t.id, t.project_id, t.correspondence_type_id, t.template, t.reset_scope, t.version, t.updated_at, \
     COALESCE(u.username, 'system') AS updated_by FROM numbering_templates t LEFT JOIN users u ON u.id = t.updated_by";
 
-/// A row of [`SELECT`]: the default template of a project has `corr_type_id` 0.
+/// A row of [`SELECT`]: the default template of a project has `correspondence_type_id` 0.
 #[derive(sqlx::FromRow)]
 struct TemplateRow {
     id: i64,
     project_id: i64,
-    corr_type_id: i64,
+    correspondence_type_id: i64,
     template: String,
     reset_scope: String,
     version: i64,
@@ -55,7 +55,7 @@ impl From<TemplateRow> for StoredTemplate {
         StoredTemplate {
             id: r.id,
             project_id: r.project_id,
-            corr_type_id: (r.corr_type_id != 0).then_some(r.corr_type_id),
+            correspondence_type_id: (r.correspondence_type_id != 0).then_some(r.correspondence_type_id),
             template: r.template,
             reset_scope: ResetScope::parse(&r.reset_scope).unwrap_or(ResetScope::Yearly),
             version: r.version,
@@ -72,10 +72,11 @@ pub(crate) async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppErro
 }
 
 pub(crate) async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
-    let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL AND t.project_id = ? ORDER BY t.corr_type_id"))
-        .bind(project_id)
-        .fetch_all(&db.pool)
-        .await?;
+    let rows: Vec<TemplateRow> =
+        sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL AND t.project_id = ? ORDER BY t.correspondence_type_id"))
+            .bind(project_id)
+            .fetch_all(&db.pool)
+            .await?;
     Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
@@ -89,7 +90,7 @@ pub(crate) type AuditFor<'a> = &'a (dyn Fn(i64, Option<&(String, String)>) -> Au
 pub(crate) async fn save_version(
     db: &Db,
     project_id: i64,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -99,7 +100,7 @@ pub(crate) async fn save_version(
 ) -> Result<StoredTemplate, AppError> {
     // two admins saving the same template at once: the loser tries again on the new head, after a short pause
     Retry { times: 8, pause: Pause::Jitter(5) }
-        .run(is_lost_race, || save_once(db, project_id, corr_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry))
+        .run(is_lost_race, || save_once(db, project_id, correspondence_type_id, template, reset_scope, reason, user_id, now_ms, audit_entry))
         .await
 }
 
@@ -114,7 +115,7 @@ fn lost_race(e: sqlx::Error) -> AppError {
 async fn save_once(
     db: &Db,
     project_id: i64,
-    corr_type_id: Option<i64>,
+    correspondence_type_id: Option<i64>,
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -122,10 +123,10 @@ async fn save_once(
     now_ms: i64,
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
-    let type_key = corr_type_id.unwrap_or(0);
+    let type_key = correspondence_type_id.unwrap_or(0);
     let mut tx = db.begin_write().await.map_err(lost_race)?;
     let current: Option<(i64, String, String, i64)> = sqlx::query_as(&format!(
-        "SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND corr_type_id = ?{}",
+        "SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND correspondence_type_id = ?{}",
         db.dialect.for_update()
     ))
     .bind(project_id)
@@ -156,7 +157,7 @@ async fn save_once(
         }
         None => {
             let inserted: i64 = sqlx::query_scalar(
-                "INSERT INTO numbering_templates (project_id, corr_type_id, template, reset_scope, version, updated_at, updated_by) VALUES (?, ?, ?, ?, 1, ?, ?) RETURNING id",
+                "INSERT INTO numbering_templates (project_id, correspondence_type_id, template, reset_scope, version, updated_at, updated_by) VALUES (?, ?, ?, ?, 1, ?, ?) RETURNING id",
             )
             .bind(project_id)
             .bind(type_key)
@@ -247,15 +248,19 @@ impl From<VersionRow> for crate::contract::TemplateVersion {
 }
 
 /// Every version of the template of (project, type or default), newest first.
-pub(crate) async fn list_versions(db: &Db, project_id: i64, corr_type_id: Option<i64>) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
+pub(crate) async fn list_versions(
+    db: &Db,
+    project_id: i64,
+    correspondence_type_id: Option<i64>,
+) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
     let rows: Vec<VersionRow> = sqlx::query_as(
         "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, \
          COALESCE(u.username, 'system') AS changed_by, v.changed_at \
          FROM numbering_template_versions v JOIN numbering_templates t ON t.id = v.template_id LEFT JOIN users u ON u.id = v.changed_by \
-         WHERE t.project_id = ? AND t.corr_type_id = ? ORDER BY v.version DESC",
+         WHERE t.project_id = ? AND t.correspondence_type_id = ? ORDER BY v.version DESC",
     )
     .bind(project_id)
-    .bind(corr_type_id.unwrap_or(0))
+    .bind(correspondence_type_id.unwrap_or(0))
     .fetch_all(&db.pool)
     .await?;
     Ok(rows.into_iter().map(Into::into).collect())

@@ -475,7 +475,7 @@ fn confirmed(
     NewNumber {
         counter_id: c.row.id,
         project_id: c.key.project_id,
-        corr_type_id: c.key.corr_type_id,
+        correspondence_type_id: c.key.correspondence_type_id,
         sequence,
         revision: revision.to_string(),
         number: number.to_string(),
@@ -555,7 +555,7 @@ mod tests {
     fn key(period: &str) -> CounterKey {
         CounterKey {
             project_id: 1,
-            corr_type_id: 2,
+            correspondence_type_id: 2,
             originator_id: 3,
             recipient_id: 0,
             sub_type_id: 0,
@@ -591,7 +591,7 @@ mod tests {
         Resolved {
             project_id: 1,
             project_code: "P".into(),
-            corr_type_id: 2,
+            correspondence_type_id: 2,
             correspondence_type_code: "LETTER".into(),
             template: Template::parse(REVISED).unwrap(),
             reset_scope: ResetScope::None,

@@ -134,7 +134,7 @@ pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) ->
 /// release; then its audit rows. Nothing is committed here.
 pub async fn apply(tx: &mut Conn, write: &Write, now: i64) -> Result<(), AppError> {
     for n in &write.new_numbers {
-        if !store::existing_numbers(tx, n.project_id, n.corr_type_id, std::slice::from_ref(&n.number)).await.map_err(sql)?.is_empty() {
+        if !store::existing_numbers(tx, n.project_id, n.correspondence_type_id, std::slice::from_ref(&n.number)).await.map_err(sql)?.is_empty() {
             return Err(AppError::DuplicateNumber(n.number.clone()));
         }
     }
@@ -206,7 +206,7 @@ async fn read_rows(tx: &mut Conn, key: &CounterKey, counter_id: i64, jobs: &[&Jo
     let by_document = if document_ids.is_empty() {
         Default::default()
     } else {
-        store::confirmed_for_documents(tx, key.project_id, key.corr_type_id, &document_ids).await?
+        store::confirmed_for_documents(tx, key.project_id, key.correspondence_type_id, &document_ids).await?
     };
     Ok(Rows { by_token, by_document })
 }
@@ -216,7 +216,7 @@ pub(crate) async fn taken_numbers(tx: &mut Conn, key: &CounterKey, plan: &Plan) 
     if plan.new_numbers.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(store::existing_numbers(tx, key.project_id, key.corr_type_id, &plan.rendered()).await?)
+    Ok(store::existing_numbers(tx, key.project_id, key.correspondence_type_id, &plan.rendered()).await?)
 }
 
 /// What an applied batch leaves: each job's outcome, the memory for the next batch, and how many numbers

@@ -264,7 +264,7 @@ impl Plan {
         let row = NewNumber {
             counter_id,
             project_id: req.project_id,
-            corr_type_id: req.corr_type_id,
+            correspondence_type_id: req.correspondence_type_id,
             sequence,
             revision: req.revision.clone(),
             number: number.clone(),
@@ -477,7 +477,7 @@ mod tests {
         Arc::new(Resolved {
             project_id: 1,
             project_code: "P".into(),
-            corr_type_id: 2,
+            correspondence_type_id: 2,
             correspondence_type_code: "LETTER".into(),
             template: Template::parse(template).unwrap(),
             reset_scope: ResetScope::Yearly,
@@ -489,7 +489,7 @@ mod tests {
             revision: "A".into(),
             key: CounterKey {
                 project_id: 1,
-                corr_type_id: 2,
+                correspondence_type_id: 2,
                 originator_id: 0,
                 recipient_id: 0,
                 sub_type_id: 0,

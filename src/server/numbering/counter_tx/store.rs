@@ -11,7 +11,7 @@ use crate::server::audit;
 use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
 
 /// `WHERE` of a counter looked up by its key; bind the key with [`bind_key`].
-pub(crate) const KEY_WHERE: &str = "project_id = ? AND corr_type_id = ? AND originator_id = ? AND recipient_id = ? \
+pub(crate) const KEY_WHERE: &str = "project_id = ? AND correspondence_type_id = ? AND originator_id = ? AND recipient_id = ? \
     AND sub_type_id = ? AND rfa_type_id = ? AND discipline_id = ? AND period = ?";
 
 /// Binds a counter key to the placeholders of [`KEY_WHERE`] (or of the key columns of an INSERT), in order.
@@ -20,7 +20,7 @@ pub(crate) fn bind_key<'q, Q: BindValue<'q>>(q: Q, key: &CounterKey) -> Q {
 }
 
 /// A new counter's row (bind its key, then `max_number` and the time twice): at 0, its chain at the column defaults.
-const NEW_COUNTER_INSERT: &str = "INSERT INTO counters (project_id, corr_type_id, originator_id, recipient_id, sub_type_id, \
+const NEW_COUNTER_INSERT: &str = "INSERT INTO counters (project_id, correspondence_type_id, originator_id, recipient_id, sub_type_id, \
     rfa_type_id, discipline_id, period, last_number, max_number, version, created_at, updated_at) VALUES";
 const NEW_COUNTER_ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)";
 
@@ -28,7 +28,7 @@ const NEW_COUNTER_ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)";
 #[derive(Clone, Debug, sqlx::FromRow, serde::Deserialize)]
 pub(crate) struct KeyRow {
     pub(crate) project_id: i64,
-    pub(crate) corr_type_id: i64,
+    pub(crate) correspondence_type_id: i64,
     pub(crate) originator_id: i64,
     pub(crate) recipient_id: i64,
     pub(crate) sub_type_id: i64,
@@ -41,7 +41,7 @@ impl From<KeyRow> for CounterKey {
     fn from(k: KeyRow) -> CounterKey {
         CounterKey {
             project_id: k.project_id,
-            corr_type_id: k.corr_type_id,
+            correspondence_type_id: k.correspondence_type_id,
             originator_id: k.originator_id,
             recipient_id: k.recipient_id,
             sub_type_id: k.sub_type_id,
@@ -70,7 +70,8 @@ pub struct Counter {
 }
 
 /// The columns of [`CounterRecord`].
-pub(crate) const COUNTER_COLUMNS: &str = "id, project_id, corr_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
+pub(crate) const COUNTER_COLUMNS: &str =
+    "id, project_id, correspondence_type_id, originator_id, recipient_id, sub_type_id, rfa_type_id, discipline_id, \
     period, last_number, max_number, version, updated_at";
 
 /// A counter row as read: by column name from the database, or from a JSON object of the same names.
@@ -175,7 +176,7 @@ pub async fn lock_or_create_counters(
 fn key_values(key: &CounterKey) -> [SqlValue; 8] {
     [
         SqlValue::Int(key.project_id),
-        SqlValue::Int(key.corr_type_id),
+        SqlValue::Int(key.correspondence_type_id),
         SqlValue::Int(key.originator_id),
         SqlValue::Int(key.recipient_id),
         SqlValue::Int(key.sub_type_id),
@@ -307,7 +308,7 @@ async fn advance_counter_and_chain(tx: &mut Conn, one: &CounterMove<'_>, now_ms:
 pub struct NewNumber {
     pub counter_id: i64,
     pub project_id: i64,
-    pub corr_type_id: i64,
+    pub correspondence_type_id: i64,
     pub sequence: i64,
     pub revision: String,
     pub number: String,
@@ -325,7 +326,7 @@ pub struct NewNumber {
 pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(1000) {
         let sql = format!(
-            "INSERT INTO document_numbers (counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
+            "INSERT INTO document_numbers (counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, \
              document_id, user_id, api_token_id, created_at, expires_at, confirmed_at) VALUES {}",
             Db::row_placeholders(chunk.len(), 15)
         );
@@ -334,7 +335,7 @@ pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sql
             q = q
                 .bind(n.counter_id)
                 .bind(n.project_id)
-                .bind(n.corr_type_id)
+                .bind(n.correspondence_type_id)
                 .bind(n.sequence)
                 .bind(n.revision.clone())
                 .bind(n.number.clone())
@@ -354,14 +355,19 @@ pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sql
 }
 
 /// Which of `numbers` already exist in the uniqueness scope (project, type).
-pub(crate) async fn existing_numbers(tx: &mut Conn, project_id: i64, corr_type_id: i64, numbers: &[String]) -> Result<Vec<String>, sqlx::Error> {
+pub(crate) async fn existing_numbers(
+    tx: &mut Conn,
+    project_id: i64,
+    correspondence_type_id: i64,
+    numbers: &[String],
+) -> Result<Vec<String>, sqlx::Error> {
     let mut found = Vec::new();
     for chunk in numbers.chunks(500) {
         let sql = format!(
-            "SELECT number FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND number IN ({})",
+            "SELECT number FROM document_numbers WHERE project_id = ? AND correspondence_type_id = ? AND number IN ({})",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query_scalar::<_, String>(&sql).bind(project_id).bind(corr_type_id);
+        let mut q = sqlx::query_scalar::<_, String>(&sql).bind(project_id).bind(correspondence_type_id);
         for n in chunk {
             q = q.bind(n.clone());
         }
@@ -448,16 +454,16 @@ pub(crate) async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[S
 pub(crate) async fn confirmed_for_documents(
     tx: &mut Conn,
     project_id: i64,
-    corr_type_id: i64,
+    correspondence_type_id: i64,
     document_ids: &[String],
 ) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in document_ids.chunks(500) {
         let sql = format!(
-            "SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE project_id = ? AND corr_type_id = ? AND status = 'CONFIRMED' AND document_id IN ({})",
+            "SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE project_id = ? AND correspondence_type_id = ? AND status = 'CONFIRMED' AND document_id IN ({})",
             vec!["?"; chunk.len()].join(", ")
         );
-        let mut q = sqlx::query_as::<_, NumberRecord>(&sql).bind(project_id).bind(corr_type_id);
+        let mut q = sqlx::query_as::<_, NumberRecord>(&sql).bind(project_id).bind(correspondence_type_id);
         for d in chunk {
             q = q.bind(d.clone());
         }
@@ -558,9 +564,9 @@ pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) ->
 /// it moved.
 pub(crate) async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
     sqlx::query(
-        "INSERT INTO released_numbers (original_id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, \
+        "INSERT INTO released_numbers (original_id, counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, \
          document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
-         SELECT id, counter_id, project_id, corr_type_id, sequence, revision, number, template, status, token, document_id, user_id, api_token_id, \
+         SELECT id, counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, document_id, user_id, api_token_id, \
          created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, ?, ? FROM document_numbers WHERE counter_id = ? AND sequence > ?",
     )
     .bind(reset_request_id)
