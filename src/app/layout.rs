@@ -59,6 +59,7 @@ pub fn Header() -> impl IntoView {
                                         <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
                                         // admin pages: counters, reset requests
                                         <A href="/counters" attr:data-testid="nav-counters">{move || i18n.t("nav.counters")}</A>
+                                        <A href="/charts" attr:data-testid="nav-charts">{move || i18n.t("nav.charts")}</A>
                                     </Show>
                                     <Show when=move || is_super>
                                         <A href="/resets" attr:data-testid="nav-resets">{move || i18n.t("nav.resets")}</A>

@@ -17,6 +17,9 @@ mod widgets;
 // admin pages: counters, reset requests
 mod counters;
 mod resets;
+// the numbering in pictures: issued per day, counters' utilization
+mod chart;
+mod charts;
 // imports and reference-data admin
 mod import;
 mod reference;
@@ -129,6 +132,7 @@ pub fn App() -> impl IntoView {
                     // admin pages: counters, reset requests
                     <Route path=path!("/counters") view=counters::CountersPage/>
                     <Route path=path!("/resets") view=resets::ResetsPage/>
+                    <Route path=path!("/charts") view=charts::ChartsPage/>
                     // imports and reference-data admin
                     <Route path=path!("/reference") view=reference::ReferencePage/>
                     <Route path=path!("/import") view=import::ImportPage/>

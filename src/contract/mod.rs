@@ -6,6 +6,7 @@
 pub mod error;
 pub mod import;
 pub mod lenient;
+pub mod stats;
 pub mod users;
 
 use std::fmt;
@@ -14,6 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use error::{ApiError, ErrorCode};
+pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
 
 use crate::numbering::ResetScope;

@@ -45,6 +45,8 @@ mod restore;
 mod retention;
 // the seeds' paths answer like their twins
 mod seed_paths;
+// the numbering statistics of /charts: per Bangkok day and type, counters' utilization over time
+mod stats;
 // the SQLite file: WAL checkpoints in the background
 mod storage;
 mod users;

@@ -43,6 +43,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/bulk-import"),
     ("post", "/api/v1/document-numbering/configs/{id}/reset-counter"),
     ("get", "/api/v1/document-numbering/metrics"),
+    ("get", "/api/v1/document-numbering/stats/daily"),
+    ("get", "/api/v1/document-numbering/stats/utilization"),
     // templates
     ("get", "/api/v1/document-numbering/configs"),
     ("post", "/api/v1/document-numbering/configs"),

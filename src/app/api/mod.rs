@@ -11,6 +11,7 @@ mod counters;
 mod import;
 mod numbering;
 mod reference;
+mod stats;
 mod templates;
 
 pub use audit::*;
@@ -19,6 +20,7 @@ pub use counters::*;
 pub use import::*;
 pub use numbering::*;
 pub use reference::*;
+pub use stats::*;
 pub use templates::*;
 
 /// What a person reads of a server-function error: the Thai message, its NB code and reference.

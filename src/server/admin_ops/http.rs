@@ -9,7 +9,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
-use crate::contract::{StatusResult, WitnessResume};
+use crate::contract::stats::{MAX_STATS_COUNTERS, MAX_STATS_DAYS};
+use crate::contract::{DailyIssued, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
@@ -34,6 +35,8 @@ where
         .routes(routes!(manual_override))
         .routes(routes!(resume_past_witness))
         .routes(routes!(list_reset_requests))
+        .routes(routes!(daily_stats))
+        .routes(routes!(utilization_stats))
 }
 
 error_set!(
@@ -346,3 +349,61 @@ pub(crate) async fn manual_override(
     };
     Ok(Json(super::manual_override(&s, &caller, b.counter_id, what, &b.reason).await?))
 }
+
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct DailyStatsParams {
+    /// Bangkok days ending today (default 90).
+    #[param(minimum = 1, maximum = 366)]
+    pub days: Option<u32>,
+    /// One project (default: every project the caller administers).
+    pub project_id: Option<i64>,
+}
+
+/// `GET /document-numbering/stats/daily?days&projectId` (admins): numbers issued per Bangkok day and correspondence
+/// type, the last `days` days ending today (every status: a reservation takes its number for good).
+#[utoipa::path(get, path = "/document-numbering/stats/daily", params(DailyStatsParams),
+    responses((status = 200, body = DailyIssued, description = "one series per type, aligned with the days; 0 on a day with none"), ByIdErrors),
+    tag = "counters")]
+pub async fn daily_stats(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<DailyStatsParams>,
+) -> Result<Json<DailyIssued>, AppError> {
+    let query = StatsQuery { days: q.days, project_id: q.project_id, ..Default::default() };
+    Ok(Json(super::stats::daily(&s, &caller, &query).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct UtilizationStatsParams {
+    /// Bangkok days ending today (default 90).
+    #[param(minimum = 1, maximum = 366)]
+    pub days: Option<u32>,
+    /// One project (default: every project the caller administers).
+    pub project_id: Option<i64>,
+    /// One counter (of any period); default: the fullest `limit` counters of the current period.
+    pub counter_id: Option<i64>,
+    /// How many of the fullest counters (default 10).
+    #[param(minimum = 1, maximum = 50)]
+    pub limit: Option<u32>,
+}
+
+/// `GET /document-numbering/stats/utilization?days&projectId&counterId&limit` (admins): each counter's highest
+/// sequence issued up to the end of each Bangkok day, and that ÷ its maximum.
+#[utoipa::path(get, path = "/document-numbering/stats/utilization", params(UtilizationStatsParams),
+    responses((status = 200, body = UtilizationHistory, description = "the counters, fullest first, each with a value per day"), ByIdErrors),
+    tag = "counters")]
+pub async fn utilization_stats(
+    State(s): State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<UtilizationStatsParams>,
+) -> Result<Json<UtilizationHistory>, AppError> {
+    let query = StatsQuery { days: q.days, project_id: q.project_id, counter_id: q.counter_id, limit: q.limit };
+    Ok(Json(super::stats::utilization(&s, &caller, &query).await?))
+}
+
+// the schema's bounds are the service's
+const _: () = assert!(MAX_STATS_DAYS == 366 && MAX_STATS_COUNTERS == 50);

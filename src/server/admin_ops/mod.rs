@@ -7,6 +7,7 @@
 
 pub(crate) mod http;
 pub(crate) mod logs;
+pub(crate) mod stats;
 pub(crate) mod store;
 pub(crate) mod summary;
 pub(crate) mod workflows;

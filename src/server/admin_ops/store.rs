@@ -310,3 +310,68 @@ pub(crate) async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i
     }
     Ok(out)
 }
+
+// ---- the statistics of `/charts` (`stats.rs`) ----
+
+/// The SQL of a number's day in a window that began at the first `?` (epoch ms, bound twice): its index from 0, or -1
+/// before the window (`stats::day_index`). Cast so that both databases hand over a 64-bit integer.
+fn day_bucket(db: &Db) -> String {
+    format!("CAST(CASE WHEN created_at < ? THEN -1 ELSE (created_at - ?) {} {} END AS SIGNED)", db.dialect.int_div(), super::stats::DAY_MS)
+}
+
+/// Numbers created in `[start, end)` per correspondence type and day of the window: (type id, day index, count). One
+/// grouped scan of the `created_at` index (`idx_document_numbers_created`, which also holds the project and type).
+pub async fn issued_per_day(db: &Db, start: i64, end: i64, project_id: Option<i64>, scope: Option<&[i64]>) -> Result<Vec<(i64, i64, i64)>, AppError> {
+    let mut filter = Conditions::default();
+    filter.and("created_at >= ? AND created_at < ?", [start.into(), end.into()]).and_if("project_id = ?", project_id);
+    if let Some(projects) = scope {
+        filter.and_in("project_id IN ({})", projects);
+    }
+    let sql_text = format!(
+        "SELECT correspondence_type_id, {} AS day_index, COUNT(*) FROM document_numbers{} GROUP BY correspondence_type_id, day_index",
+        day_bucket(db),
+        filter.sql()
+    );
+    let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
+    Ok(filter.bind(q).fetch_all(&db.pool).await?)
+}
+
+/// The highest sequence each counter issued per day before `end`: (counter id, day index or -1 before `start`,
+/// highest). Read through the `(counter_id, sequence, revision)` key.
+pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, end: i64) -> Result<Vec<(i64, i64, i64)>, AppError> {
+    if counter_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut filter = Conditions::default();
+    filter.and_in("counter_id IN ({})", counter_ids).and("created_at < ?", [end.into()]);
+    let sql_text = format!(
+        "SELECT counter_id, {} AS day_index, MAX(sequence) FROM document_numbers{} GROUP BY counter_id, day_index",
+        day_bucket(db),
+        filter.sql()
+    );
+    let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
+    Ok(filter.bind(q).fetch_all(&db.pool).await?)
+}
+
+/// The counters of these periods closest to their maximum (last number ÷ maximum, in millionths so that both
+/// databases order alike), of one project and the caller's scope.
+pub async fn fullest_counters(
+    db: &Db,
+    periods: &[String; 3],
+    project_id: Option<i64>,
+    scope: Option<&[i64]>,
+    limit: i64,
+) -> Result<Vec<Counter>, AppError> {
+    let mut filter = Conditions::default();
+    filter.and("period IN (?, ?, ?)", periods.iter().map(|p| p.clone().into())).and("max_number > 0", []).and_if("project_id = ?", project_id);
+    if let Some(projects) = scope {
+        filter.and_in("project_id IN ({})", projects);
+    }
+    let sql_text = format!(
+        "SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY (last_number * 1000000) {} max_number DESC, id LIMIT ?",
+        filter.sql(),
+        db.dialect.int_div()
+    );
+    let rows = typed::<CounterRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
+    Ok(rows.into_iter().map(Counter::from).collect())
+}
