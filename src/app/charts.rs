@@ -110,7 +110,7 @@ fn DailyChart(data: DailyIssued) -> impl IntoView {
         <ul class="chart-legend" aria-label=move || i18n.t("chart.legend")>{legend}</ul>
         <details class="chart-data">
             <summary>{move || i18n.t("chart.table")}</summary>
-            <TableWrap>
+            <TableWrap label="chart.daily">
                 <table class="list" data-testid="daily-table">
                     <caption>{move || i18n.t("chart.daily")}</caption>
                     <thead>
@@ -190,7 +190,7 @@ fn UsageChart(data: UtilizationHistory) -> impl IntoView {
         <ul class="chart-legend" aria-label=move || i18n.t("chart.legend")>{legend}</ul>
         <details class="chart-data">
             <summary>{move || i18n.t("chart.table")}</summary>
-            <TableWrap>
+            <TableWrap label="chart.usage">
                 <table class="list" data-testid="usage-table">
                     <caption>{move || i18n.t("chart.usage")}</caption>
                     <thead>

@@ -376,11 +376,16 @@ pub fn source_key(source: TemplateSource) -> &'static str {
 }
 
 /// A table that scrolls sideways inside itself on a narrow screen (the page does not): focusable, so the keyboard
-/// scrolls it too, and named for screen readers.
+/// scrolls it too, and named for screen readers — by `label` (an i18n key) too where a page has several, since
+/// regions of one name are landmarks a screen reader cannot tell apart.
 #[component]
-pub fn TableWrap(children: Children) -> impl IntoView {
+pub fn TableWrap(children: Children, #[prop(optional)] label: Option<&'static str>) -> impl IntoView {
     let i18n = use_i18n();
-    view! { <div class="table-wrap" tabindex="0" role="region" aria-label=move || i18n.t("common.table")>{children()}</div> }
+    let name = move || match label {
+        Some(key) => format!("{} — {}", i18n.t(key), i18n.t("common.table")),
+        None => i18n.t("common.table").to_string(),
+    };
+    view! { <div class="table-wrap" tabindex="0" role="region" aria-label=name>{children()}</div> }
 }
 
 /// A document number that wraps, on a narrow screen, only after its separators (`-`, `/`, space): never inside
