@@ -86,7 +86,7 @@ fn day_texts(days: &[NaiveDate]) -> Vec<String> {
 pub async fn daily(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<DailyIssued, AppError> {
     let a = asked(s, caller, q).await?;
     let end = a.start + a.days.len() as i64 * DAY_MS;
-    let rows = super::store::issued_per_day(&s.db, a.start, end, a.project_id, a.scope.as_deref()).await?;
+    let rows = super::store::issued_per_day(&s.db, a.start, end, DAY_MS, a.project_id, a.scope.as_deref()).await?;
     let snapshot = s.reference.get().await?;
     let mut types: Vec<TypeSeries> = Vec::new();
     for (type_id, day, count) in rows {
@@ -139,7 +139,7 @@ pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<
     };
     let end = a.start + a.days.len() as i64 * DAY_MS;
     let ids: Vec<i64> = counters.iter().map(|c| c.row.id).collect();
-    let rows = super::store::highest_sequence_per_day(&s.db, &ids, a.start, end).await?;
+    let rows = super::store::highest_sequence_per_day(&s.db, &ids, a.start, end, DAY_MS).await?;
     let snapshot = s.reference.get().await?;
     let series = counters
         .iter()

@@ -313,15 +313,23 @@ pub(crate) async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i
 
 // ---- the statistics of `/charts` (`stats.rs`) ----
 
-/// The SQL of a number's day in a window that began at the first `?` (epoch ms, bound twice): its index from 0, or -1
-/// before the window (`stats::day_index`). Cast so that both databases hand over a 64-bit integer.
-fn day_bucket(db: &Db) -> String {
-    format!("CAST(CASE WHEN created_at < ? THEN -1 ELSE (created_at - ?) {} {} END AS SIGNED)", db.dialect.int_div(), super::stats::DAY_MS)
+/// The SQL of a number's day, `day_ms` long each, in a window that began at the first `?` (epoch ms, bound twice): its
+/// index from 0, or -1 before the window (`stats::day_index`). Cast so that both databases hand over a 64-bit integer.
+fn day_bucket(db: &Db, day_ms: i64) -> String {
+    format!("CAST(CASE WHEN created_at < ? THEN -1 ELSE (created_at - ?) {} {day_ms} END AS SIGNED)", db.dialect.int_div())
 }
 
-/// Numbers created in `[start, end)` per correspondence type and day of the window: (type id, day index, count). One
+/// Numbers created in `[start, end)` per correspondence type and day (`day_ms` long) of the window: (type id, day index,
+/// count). One
 /// grouped scan of the `created_at` index (`idx_document_numbers_created`, which also holds the project and type).
-pub async fn issued_per_day(db: &Db, start: i64, end: i64, project_id: Option<i64>, scope: Option<&[i64]>) -> Result<Vec<(i64, i64, i64)>, AppError> {
+pub async fn issued_per_day(
+    db: &Db,
+    start: i64,
+    end: i64,
+    day_ms: i64,
+    project_id: Option<i64>,
+    scope: Option<&[i64]>,
+) -> Result<Vec<(i64, i64, i64)>, AppError> {
     let mut filter = Conditions::default();
     filter.and("created_at >= ? AND created_at < ?", [start.into(), end.into()]).and_if("project_id = ?", project_id);
     if let Some(projects) = scope {
@@ -329,7 +337,7 @@ pub async fn issued_per_day(db: &Db, start: i64, end: i64, project_id: Option<i6
     }
     let sql_text = format!(
         "SELECT correspondence_type_id, {} AS day_index, COUNT(*) FROM document_numbers{} GROUP BY correspondence_type_id, day_index",
-        day_bucket(db),
+        day_bucket(db, day_ms),
         filter.sql()
     );
     let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
@@ -338,7 +346,7 @@ pub async fn issued_per_day(db: &Db, start: i64, end: i64, project_id: Option<i6
 
 /// The highest sequence each counter issued per day before `end`: (counter id, day index or -1 before `start`,
 /// highest). Read through the `(counter_id, sequence, revision)` key.
-pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, end: i64) -> Result<Vec<(i64, i64, i64)>, AppError> {
+pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, end: i64, day_ms: i64) -> Result<Vec<(i64, i64, i64)>, AppError> {
     if counter_ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -346,7 +354,7 @@ pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, 
     filter.and_in("counter_id IN ({})", counter_ids).and("created_at < ?", [end.into()]);
     let sql_text = format!(
         "SELECT counter_id, {} AS day_index, MAX(sequence) FROM document_numbers{} GROUP BY counter_id, day_index",
-        day_bucket(db),
+        day_bucket(db, day_ms),
         filter.sql()
     );
     let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
