@@ -30,8 +30,9 @@ pub fn window(now: DateTime<Utc>, days: u32) -> (Vec<NaiveDate>, i64) {
 }
 
 /// The index in the window of the day an instant (epoch ms) falls in; `None` before the window: what the SQL's day
-/// bucket computes (`store::day_bucket`).
-pub fn day_index(start: i64, at_ms: i64) -> Option<usize> {
+/// bucket computes (`store::day_bucket`); the tests hold the day boundaries to it.
+#[cfg(test)]
+fn day_index(start: i64, at_ms: i64) -> Option<usize> {
     (at_ms >= start).then(|| ((at_ms - start) / DAY_MS) as usize)
 }
 
