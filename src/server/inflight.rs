@@ -76,6 +76,10 @@ impl InFlight {
 
 /// Middleware (per route, so the route's pattern is known): counts the request until its answer is sent or dropped.
 pub async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Next) -> Response {
+    // an event stream lasts as long as its browser tab: not a stuck request (the hub counts the streams, and ends them at a stop)
+    if req.extensions().get::<MatchedPath>().is_some_and(|p| p.as_str() == crate::contract::live::EVENTS_PATH) {
+        return next.run(req).await;
+    }
     let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
     let tracked = registry.begin(route);
     let response = next.run(req).await;

@@ -32,6 +32,8 @@ pub struct Catalog {
     pub db: Db,
     pub clock: Arc<Clock>,
     pub reference: Arc<ReferenceCache>,
+    /// The live screens' hub: template changes are announced there.
+    pub events: Arc<crate::server::events::Events>,
 }
 
 /// Every reference list, as the pages read them (any logged-in caller).

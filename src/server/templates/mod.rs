@@ -4,6 +4,7 @@
 pub mod http;
 pub mod store;
 
+use crate::contract::live::LiveEvent;
 use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
 use crate::server::audit::AuditEntry;
@@ -165,6 +166,7 @@ pub async fn save(
         store::save_version(&state.db, project.id, corr_type_id, template.source(), reset_scope, reason, caller.user_id(), now, Some(&audit_row))
             .await?;
     state.reference.reload().await?;
+    state.events.publish(LiveEvent::Template { project_id: project.id, correspondence_type_id: corr_type_id });
     Ok(saved.to_config())
 }
 
@@ -225,6 +227,7 @@ pub async fn retire(state: &Catalog, caller: &Caller, id: i64, reason: &str, ack
         return Err(AppError::VersionConflict(format!("template {id}")));
     }
     state.reference.reload().await?;
+    state.events.publish(LiveEvent::Template { project_id: found.project_id, correspondence_type_id: found.corr_type_id });
     let snapshot = state.reference.get().await?;
     Ok(resolve(&snapshot, found.project_id, type_id))
 }
