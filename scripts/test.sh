@@ -36,6 +36,10 @@ fi
 build_site --as-tested
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
+if ensure_mariadb; then
+  log "live screens across two instances (one MariaDB database, Redis): Playwright"
+  bash "$ROOT/scripts/e2e-live.sh"
+fi
 log "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie"
 # under CI the fuzzer's seed is pinned, so that a red run is a change's, not a draw's, and repeats case for case; a run
 # here without CI draws its own and explores further (FUZZ_SEED= to draw under CI too)
