@@ -15,8 +15,6 @@ ensure_npm_packages
 work="$(mktemp -d)"
 database="docnum_live_$(date +%s)_$$"
 redis_port="$(free_port)"
-port_a="$(free_port)"
-port_b="$(free_port)"
 export DATABASE_URL="mysql://root@127.0.0.1:3306/$database"
 export REDIS_URLS="redis://127.0.0.1:$redis_port"
 export ADMIN_USER=admin ADMIN_PASSWORD="e2e-live-admin-pass"
@@ -32,6 +30,10 @@ trap cleanup EXIT
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --logfile "$work/redis.log" &
 echo $! > "$work/redis.pid"
+# picked once Redis holds its port (free_port only asks the kernel: two picks before a bind can be the same port)
+port_a="$(free_port)"
+port_b="$(free_port)"
+while [ "$port_b" = "$port_a" ] || [ "$port_b" = "$redis_port" ]; do port_b="$(free_port)"; done
 mariadb -uroot -h127.0.0.1 -e "CREATE DATABASE \`$database\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
 
 # start_instance NAME PORT: the server in the background, its pid in $work/NAME.pid, its log in $work/NAME.log
