@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 // these tests only talk to it. Chromium is the system one: never `npx playwright install`.
 export default defineConfig({
   testDir: './tests',
+  // two instances and Redis: only scripts/e2e-live.sh runs it (it sets LIVE_TWO_INSTANCES)
+  testIgnore: process.env.LIVE_TWO_INSTANCES ? [] : ['**/live.spec.ts'],
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -28,14 +28,18 @@ if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
   # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the seeds' paths, commits shared across counters,
   # the whole-database check on a live database, a database of an earlier schema migrated, the prune, idempotency keys,
-  # the restore drill (a mariadb-dump backup loaded back: the witness refuses, a super admin resumes), the statistics of /charts
+  # the restore drill (a mariadb-dump backup loaded back: the witness refuses, a super admin resumes), the statistics of /charts, the live screens' event stream
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \
-    login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer:: check:: migrations:: retention:: idempotency:: restore:: stats::
+    login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer:: check:: migrations:: retention:: idempotency:: restore:: stats:: live::
 fi
 
 build_site --as-tested
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
+if ensure_mariadb; then
+  log "live screens across two instances (one MariaDB database, Redis): Playwright"
+  bash "$ROOT/scripts/e2e-live.sh"
+fi
 log "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie"
 # under CI the fuzzer's seed is pinned, so that a red run is a change's, not a draw's, and repeats case for case; a run
 # here without CI draws its own and explores further (FUZZ_SEED= to draw under CI too)

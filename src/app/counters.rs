@@ -8,9 +8,13 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
+use super::live;
 use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead, TableWrap};
 use super::widgets::{parts_label, period_label};
 use crate::contract::*;
+
+/// Changes arriving within this time are fetched once.
+const LIVE_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Sequences shown per page of a counter's numbers.
 const NUMBERS_PAGE: i64 = 200;
@@ -68,6 +72,16 @@ fn CounterBrowser(ctx: AdminContext) -> impl IntoView {
         async move { api::list_counters(q).await.map_err(|e| error_text(&e)) }
     });
     let changed = Callback::new(move |_: ()| reload.update(|v| *v += 1));
+    // another tab or instance moved a counter: fetch the list again (once per burst), and after a reconnection
+    let refetch = live::debounced(reload, LIVE_DEBOUNCE);
+    live::follow(
+        move |e| {
+            if matches!(e, crate::contract::live::LiveEvent::Counter { .. }) {
+                refetch();
+            }
+        },
+        move || reload.update(|v| *v += 1),
+    );
 
     view! {
         <div class="filters form-grid">

@@ -101,6 +101,11 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("reserve.incomplete", "เลือกข้อมูลให้ครบเพื่อดูเลขที่ถัดไป", "Complete the form to see the next number"),
     ("reserve.preview", "เลขที่ถัดไป", "Next number"),
     ("reserve.preview.note", "ตัวอย่างเท่านั้น — ยังไม่ได้จอง", "preview only — not reserved"),
+    (
+        "reserve.preview.stale",
+        "เลขที่ถัดไปเปลี่ยนแล้ว: มีการออกเลขหรือแก้ไขแม่แบบจากที่อื่น จึงแสดงค่าล่าสุดให้",
+        "The next number changed: a number was taken or the template edited elsewhere; showing the latest",
+    ),
     ("reserve.button", "จองเลขที่", "Reserve number"),
     ("reserve.busy", "กำลังจอง…", "Reserving…"),
     ("reserve.retry", "ลองอีกครั้ง", "Try again"),

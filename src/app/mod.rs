@@ -9,6 +9,8 @@ mod diff;
 mod errors;
 pub mod i18n;
 mod layout;
+// the live screens: one event stream per page shown (hydrate only)
+mod live;
 mod login;
 mod reserve;
 mod templates;

@@ -7,7 +7,9 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
+use super::live;
 use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, NumberText, RequireUser};
+use crate::contract::live::LiveEvent;
 use crate::contract::*;
 use crate::numbering::{Segment, Template, Token};
 
@@ -295,7 +297,10 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
     let choices = Choices::new(data, sel);
 
     // ---- the template this (project, type) resolves to; the server decides which one ----
+    // bumped when the template may have changed elsewhere (live events): resolve it again
+    let template_version = RwSignal::new(0u32);
     let resolved = client_fetch(move || {
+        template_version.track();
         let key = (project.get(), ctype.get());
         async move {
             match key {
@@ -340,6 +345,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
     });
 
     let r = Reservation::new(preview_version);
+    let stale = follow_changes(request, current_preview, r.held, preview_version, template_version);
     // countdown: a browser interval while the reservation is RESERVED, measured against the browser's own
     // clock from the moment the server's `ttl_seconds` arrived
     Countdown(r.held, r.remaining);
@@ -349,7 +355,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
 
         <TemplateInfo i18n project ctype current_template/>
 
-        <PreviewBox request current_preview/>
+        <PreviewBox request current_preview stale/>
 
         <Show when=move || r.active_token().is_none()>
             <ReserveButton request r/>
@@ -360,6 +366,72 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
 
         {move || r.held.get().map(|h| view! { <ReservationCard h r/> })}
     }
+}
+
+/// Follows the live events (`live`): a number taken elsewhere from the counter the preview shows, or a change of its
+/// template, marks the preview stale (the words stay until the choice changes) and fetches it again; so does a
+/// reconnection, which may have missed events. Returns the stale mark.
+fn follow_changes(
+    request: Memo<Option<NumberRequest>>,
+    current_preview: Memo<Option<Result<PreviewResult, String>>>,
+    held: RwSignal<Option<Held>>,
+    preview_version: RwSignal<u32>,
+    template_version: RwSignal<u32>,
+) -> RwSignal<bool> {
+    let stale = RwSignal::new(false);
+    live::follow(
+        move |event| {
+            let Some(req) = request.get_untracked() else { return };
+            let (Some(p), Some(t)) = (req.project_id, req.correspondence_type_id) else { return };
+            match event {
+                LiveEvent::Counter {
+                    project_id,
+                    correspondence_type_id,
+                    originator_id,
+                    recipient_id,
+                    sub_type_id,
+                    rfa_type_id,
+                    discipline_id,
+                    last_number,
+                    ..
+                } => {
+                    // a part the counter's key leaves out is 0: any choice of it is this counter
+                    let part = |in_key: i64, chosen: Option<i64>| in_key == 0 || Some(in_key) == chosen;
+                    let this_counter = project_id == p
+                        && correspondence_type_id == t
+                        && part(originator_id, req.originator_org_id)
+                        && part(recipient_id, req.recipient_org_id)
+                        && part(sub_type_id, req.sub_type_id)
+                        && part(rfa_type_id, req.rfa_type_id)
+                        && part(discipline_id, req.discipline_id);
+                    let next = u64::try_from(last_number).unwrap_or(0) + 1;
+                    let shown = matches!(current_preview.get_untracked(), Some(Ok(ref pr)) if pr.sequence == next);
+                    // this tab's own reservation is no news
+                    let own = held.with_untracked(|h| h.as_ref().is_some_and(|h| h.res.sequence + 1 == next));
+                    if this_counter && !shown && !own {
+                        stale.set(true);
+                        preview_version.update(|v| *v += 1);
+                    }
+                }
+                LiveEvent::Template { project_id, correspondence_type_id } if project_id == p && correspondence_type_id.is_none_or(|x| x == t) => {
+                    stale.set(true);
+                    template_version.update(|v| *v += 1);
+                    preview_version.update(|v| *v += 1);
+                }
+                _ => {}
+            }
+        },
+        move || {
+            template_version.update(|v| *v += 1);
+            preview_version.update(|v| *v += 1);
+        },
+    );
+    // another choice is another preview, not a changed one
+    Effect::new(move |_| {
+        request.track();
+        stale.set(false);
+    });
+    stale
 }
 
 /// The selects (and the revision) of the parts the resolved template shows.
@@ -402,10 +474,17 @@ fn PartSelectors(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -
 
 /// The number the request would get now (reserves nothing), or why there is none.
 #[component]
-fn PreviewBox(request: Memo<Option<NumberRequest>>, current_preview: Memo<Option<Result<PreviewResult, String>>>) -> impl IntoView {
+fn PreviewBox(
+    request: Memo<Option<NumberRequest>>,
+    current_preview: Memo<Option<Result<PreviewResult, String>>>,
+    stale: RwSignal<bool>,
+) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <div class="preview-box">
+            <Show when=move || stale.get() && request.with(Option::is_some)>
+                <p class="notice small" data-testid="preview-stale" role="status">{move || i18n.t("reserve.preview.stale")}</p>
+            </Show>
             {move || match (request.get().is_some(), current_preview.get()) {
                 (false, _) => view! { <p class="muted" data-testid="preview-hint">{i18n.t("reserve.incomplete")}</p> }.into_any(),
                 (true, None) => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
+use super::live;
 use super::widgets::{bangkok_time, client_fetch, parts_label, period_label, AdminContext, AdminPage, ErrorBox, ErrorSlot, TableHead, TableWrap};
 use crate::contract::*;
 
@@ -42,6 +43,16 @@ fn ResetList() -> impl IntoView {
     let notice = RwSignal::new(None::<(i64, String)>);
     let action_error = RwSignal::new(None::<String>);
 
+    // a request made, approved or rejected elsewhere: fetch the queue again (once per burst), and after a reconnection
+    let refetch = live::debounced(reload, std::time::Duration::from_millis(250));
+    live::follow(
+        move |e| {
+            if matches!(e, crate::contract::live::LiveEvent::Reset { .. }) {
+                refetch();
+            }
+        },
+        move || reload.update(|v| *v += 1),
+    );
     let list = client_fetch(move || {
         let st = state.get();
         reload.track();

@@ -200,6 +200,7 @@ impl AppError {
             RateLimited { scope, retry_after_secs } if scope.starts_with("login") => {
                 format!("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป กรุณารอ {retry_after_secs} วินาทีแล้วลองใหม่")
             }
+            RateLimited { scope: "events", .. } => "เปิดหน้าจอที่ติดตามการเปลี่ยนแปลงพร้อมกันมากเกินไป กรุณาปิดแท็บที่ไม่ใช้แล้วลองใหม่".into(),
             RateLimited { .. } => "มีการขอเลขที่บ่อยเกินไป กรุณารอสักครู่แล้วลองใหม่".into(),
             PayloadTooLarge => "ข้อมูลที่ส่งมามีขนาดใหญ่เกินไป".into(),
             CrossOrigin(_) => "คำขอนี้ไม่ได้มาจากหน้าเว็บของระบบ จึงถูกปฏิเสธ".into(),

@@ -92,6 +92,7 @@ pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(numbering::http::router())
         .merge(templates::http::router())
         .merge(admin_ops::logs::router())
+        .merge(admin_ops::live::router())
         .merge(reference::http::router())
         .merge(admin_ops::http::router())
         .merge(admin_ops::workflows::router())
@@ -142,7 +143,13 @@ async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>
             None
         }
     };
-    metrics::scrape(metrics::Snapshot { redis, db: &state.db, in_flight: state.inflight.oldest_by_route(), utilization })
+    metrics::scrape(metrics::Snapshot {
+        redis,
+        db: &state.db,
+        in_flight: state.inflight.oldest_by_route(),
+        utilization,
+        event_streams: state.events.streams(),
+    })
 }
 
 /// `/health`: the database answers, and a preview can be computed.

@@ -21,7 +21,7 @@ use http_body::{Frame, SizeHint};
 pub(crate) const UNMATCHED: &str = "other";
 
 #[derive(Default)]
-pub(crate) struct InFlight {
+pub struct InFlight {
     next_id: AtomicU64,
     requests: Mutex<HashMap<u64, (Arc<str>, Instant)>>,
 }
@@ -46,7 +46,7 @@ impl InFlight {
     }
 
     /// Every request in flight with its age, oldest first.
-    pub(crate) fn snapshot(&self) -> Vec<(Arc<str>, Duration)> {
+    pub fn snapshot(&self) -> Vec<(Arc<str>, Duration)> {
         let now = Instant::now();
         let mut all: Vec<_> =
             self.requests.lock().unwrap_or_else(|e| e.into_inner()).values().map(|(route, since)| (route.clone(), now - *since)).collect();
@@ -72,6 +72,10 @@ impl InFlight {
 
 /// Middleware (per route, so the route's pattern is known): counts the request until its answer is sent or dropped.
 pub(crate) async fn track(State(registry): State<Arc<InFlight>>, req: Request, next: Next) -> Response {
+    // an event stream lasts as long as its browser tab: not a stuck request (the hub counts the streams, and ends them at a stop)
+    if req.extensions().get::<MatchedPath>().is_some_and(|p| p.as_str() == crate::contract::live::EVENTS_PATH) {
+        return next.run(req).await;
+    }
     let route: Arc<str> = req.extensions().get::<MatchedPath>().map(|p| Arc::from(p.as_str())).unwrap_or_else(|| Arc::from(UNMATCHED));
     let tracked = registry.begin(route);
     let response = next.run(req).await;

@@ -51,6 +51,7 @@ pub(crate) const FORWARDED: &str = "docnum_forwarded_jobs_total";
 pub(crate) const LOGIN_THROTTLED: &str = "docnum_login_throttled_total";
 pub(crate) const BEHIND_WITNESS: &str = "docnum_counter_behind_witness_total";
 pub(crate) const REQUESTS_IN_FLIGHT: &str = "docnum_requests_in_flight";
+pub(crate) const EVENT_STREAMS: &str = "docnum_event_streams";
 pub(crate) const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
 pub(crate) const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
 pub const DB_WRITABLE: &str = "docnum_database_writable";
@@ -374,6 +375,8 @@ pub(crate) struct Snapshot<'a> {
     pub(crate) in_flight: Vec<(std::sync::Arc<str>, Duration, usize)>,
     /// Per correspondence type, the fullest counter of the current period (None: the query failed or took too long).
     pub(crate) utilization: Option<Vec<(String, f64)>>,
+    /// The live screens' event streams open now (not requests in flight: they last as long as their tabs).
+    pub(crate) event_streams: usize,
 }
 
 /// `/metrics`' answer: the recorded series and the snapshot's gauges, in the text format.
@@ -476,6 +479,8 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
         total += n;
     }
     in_flight.set(total as i64);
+    let streams = register(&r, IntGauge::new(EVENT_STREAMS, "Live event streams open (GET /api/v1/events), one per browser tab.").unwrap());
+    streams.set(snapshot.event_streams as i64);
 
     // Tasks alive in the runtime: flat under any load once warm. A task left waiting forever by a request that
     // ended (the page renders of clients that hung up did, before page_owner.rs) shows here as steady growth.

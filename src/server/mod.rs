@@ -13,6 +13,8 @@ pub mod demo;
 pub mod edge;
 pub mod error;
 pub mod errors_log;
+// the live screens' hub: what changed, to every event stream that may see it, across instances through Redis
+pub mod events;
 pub mod http;
 pub(crate) mod kept_redis;
 // --- observability (SPEC §10): Prometheus metrics and /metrics ---
@@ -81,7 +83,9 @@ pub struct Services {
     pub(crate) bundle: Arc<bundle::Bundle>,
     pub(crate) config: Arc<Config>,
     /// The requests in flight (`inflight`): their routes and ages.
-    pub(crate) inflight: Arc<inflight::InFlight>,
+    pub inflight: Arc<inflight::InFlight>,
+    /// The live screens' hub (`events`): the event streams subscribe here.
+    pub events: Arc<events::Events>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -105,6 +109,12 @@ impl FromRef<AppState> for Arc<Engine> {
 impl FromRef<AppState> for Arc<Numbering> {
     fn from_ref(state: &AppState) -> Self {
         state.numbering.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<events::Events> {
+    fn from_ref(state: &AppState) -> Self {
+        state.events.clone()
     }
 }
 
@@ -159,6 +169,9 @@ impl AppState {
             CounterLock::InProcess
         };
         let lifecycle = Arc::new(numbering::counter_tx::Lifecycle::load(&db).await?);
+        // the channel is the database's: instances of one service share it, another service on the same Redis does not
+        let database = db::identity(&db).await?;
+        let events = events::Events::start(&config.redis_urls, &database)?;
         let engine = Engine::new(
             db.clone(),
             clock.clone(),
@@ -171,6 +184,7 @@ impl AppState {
                 committers: config.committers,
                 forward_secret: forwarding.map(|(secret, _)| secret),
                 witness: open_witness(&db, config.witness_file.as_deref(), if config.witness_redis { &config.redis_urls } else { &[] }).await?,
+                events: Some(events.clone()),
             },
             lock,
             counter_thread,
@@ -196,7 +210,7 @@ impl AppState {
             }),
             cluster_secret: config.cluster_secret.clone(),
         });
-        let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone() });
+        let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone(), events: events.clone() });
         Ok(AppState(Arc::new(Services {
             db,
             clock,
@@ -209,6 +223,7 @@ impl AppState {
             bundle,
             config: Arc::new(config),
             inflight: Arc::default(),
+            events,
         })))
     }
 

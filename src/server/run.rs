@@ -98,10 +98,13 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     let grace = state.config.shutdown_grace;
     let (stopping, stop_began) = tokio::sync::oneshot::channel::<()>();
     let inflight_at_stop = state.inflight.clone();
+    let events_at_stop = state.events.clone();
     let server = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(async move {
             stop_signal().await;
             tracing::info!(grace_secs = grace.as_secs_f64(), in_flight = inflight_at_stop.len(), "stopping: finishing the requests in flight");
+            // the event streams last as long as their tabs: they end now (the browsers reconnect elsewhere or later)
+            events_at_stop.close();
             let _ = stopping.send(());
         })
         .into_future();

@@ -30,6 +30,8 @@ pub struct TestApp {
     pub clock: Arc<Clock>,
     /// An API token of the super admin (all projects).
     pub token: String,
+    /// Where its database is (another instance of the same service: `Options::database_url`).
+    pub database_url: String,
     /// The SQLite file's directory, removed with the app.
     _dir: tempfile::TempDir,
     /// The MariaDB database of this app (`DOCNUM_TEST_DB=mysql`), dropped with the app.
@@ -57,6 +59,8 @@ pub struct Options {
     pub login_throttle: LoginThrottleConfig,
     /// `CLUSTER_SECRET` (forwarding to a counter's lock holder; advertised at the app's own address).
     pub cluster_secret: Option<String>,
+    /// Another app's database (`TestApp::database_url`): a second instance of the same service. None: a fresh one.
+    pub database_url: Option<String>,
 }
 
 impl Default for Options {
@@ -71,6 +75,7 @@ impl Default for Options {
             demo_data: true,
             login_throttle: LoginThrottleConfig::default(),
             cluster_secret: None,
+            database_url: None,
         }
     }
 }
@@ -82,15 +87,17 @@ impl TestApp {
 
     pub async fn spawn_with(options: Options) -> TestApp {
         let dir = tempfile::tempdir().unwrap();
-        let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
-        let database_url = match &mysql {
-            Some(db) => db.url.clone(),
-            None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
+        let shared = options.database_url.clone();
+        let mysql = if use_mysql() && shared.is_none() { Some(MySqlTestDb::create().await) } else { None };
+        let database_url = match (&shared, &mysql) {
+            (Some(url), _) => url.clone(),
+            (None, Some(db)) => db.url.clone(),
+            (None, None) => format!("sqlite://{}", dir.path().join("docnum.db").display()),
         };
         let clock = Arc::new(Clock::starting_at(options.start));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let config = Config {
-            database_url,
+            database_url: database_url.clone(),
             demo_data: options.demo_data,
             bootstrap_admin_password: Some(ADMIN_PASSWORD.into()),
             reservation_ttl: options.ttl,
@@ -117,13 +124,16 @@ impl TestApp {
             axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
         });
         let admin_id = auth::system::user_id(&state.db, "admin").await.unwrap().unwrap();
-        let (_, token) = auth::system::create_token(&state.db, "tests", &[], admin_id, 0).await.unwrap();
+        // a second instance of one database makes a token of its own
+        let token_name = if shared.is_some() { format!("tests-{}", addr.port()) } else { "tests".to_string() };
+        let (_, token) = auth::system::create_token(&state.db, &token_name, &[], admin_id, 0).await.unwrap();
         TestApp {
             base: format!("http://{addr}"),
             client: Client::builder().pool_max_idle_per_host(256).timeout(REQUEST_TIMEOUT).build().unwrap(),
             state,
             clock,
             token,
+            database_url,
             _dir: dir,
             _mysql: mysql,
         }

@@ -29,6 +29,8 @@ mod import;
 mod isolation;
 // every number's lifecycle as rows of the workflow table
 mod lifecycle;
+// the live screens' event stream: who sees what, a hung-up client freed, across instances through Redis, a stop ends it
+mod live;
 // login throttling, the Argon2 bound, the record of logins
 mod login;
 mod metrics;

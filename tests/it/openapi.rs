@@ -60,6 +60,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/v1/workflow/{publicId}"),
     ("post", "/api/v1/workflow/{publicId}/actions/{action}"),
     // audit and error logs
+    ("get", "/api/v1/events"),
     ("get", "/api/v1/document-numbering/logs/audit"),
     ("get", "/api/v1/document-numbering/logs/audit/verify"),
     ("get", "/api/v1/document-numbering/logs/errors"),

@@ -6,6 +6,8 @@
 //! the same policy as the batch (`counter_tx::retrying`).
 
 pub(crate) mod http;
+// the live screens' event stream (server-sent events), filtered per subscriber
+pub(crate) mod live;
 pub(crate) mod logs;
 pub(crate) mod stats;
 pub(crate) mod store;
@@ -17,11 +19,13 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
+use crate::contract::live::LiveEvent;
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
 use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Conn, Tx};
 use crate::server::error::{AppError, ErrorCode};
+use crate::server::numbering::committer::counter_event;
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
 use crate::server::numbering::counter_tx::lifecycle::{Action, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
@@ -95,6 +99,35 @@ fn number_context(number: &NumberRef) -> serde_json::Value {
             "correspondenceTypeCode": number.correspondence_type_code, "documentNumber": number.document_number })
 }
 
+/// Tells the live screens (`events`) a reset request's new state, and the counter's number (an approval moved it).
+/// After the commit, on an administrator's path: the read costs nothing the numbering path waits for.
+async fn announce_reset(s: &Engine, view: &Envelope<ResetRequestView>) {
+    let Some(events) = &s.config.events else { return };
+    match store::counter(&s.db, view.data.counter_id).await {
+        Ok(Some(counter)) => {
+            events.publish(LiveEvent::Reset {
+                project_id: counter.key.project_id,
+                counter_id: counter.row.id,
+                request_id: view.workflow.instance_public_id.clone(),
+                state: view.workflow.current_state.clone(),
+            });
+            events.publish(counter_event(&counter.key, counter.row.id, counter.row.last_number));
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e.report(), "live events: reading the reset's counter failed"),
+    }
+}
+
+/// Tells the live screens a counter's number after an administrator moved it.
+async fn announce_counter(s: &Engine, counter_id: i64) {
+    let Some(events) = &s.config.events else { return };
+    match store::counter(&s.db, counter_id).await {
+        Ok(Some(counter)) => events.publish(counter_event(&counter.key, counter.row.id, counter.row.last_number)),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e.report(), "live events: reading the counter failed"),
+    }
+}
+
 /// See [`request_reset_unlogged`].
 pub(crate) async fn request_reset(
     s: &Engine,
@@ -104,6 +137,9 @@ pub(crate) async fn request_reset(
     reason: &str,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
     let result = request_reset_unlogged(s, caller, counter_id, new_value, reason).await;
+    if let Ok(view) = &result {
+        announce_reset(s, view).await;
+    }
     logged(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }), result)
 }
 
@@ -140,6 +176,9 @@ pub(crate) async fn act_on_reset(
     comment: Option<&str>,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
     let result = act_on_reset_unlogged(s, caller, public_id, action, comment).await;
+    if let Ok(view) = &result {
+        announce_reset(s, view).await;
+    }
     logged(s, caller, "RESET_ACTION", json!({ "instancePublicId": public_id, "action": action, "comment": comment }), result)
 }
 
@@ -208,6 +247,9 @@ pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64
     let result = manual_override_unlogged(s, caller, counter_id, what, reason)
         .await
         .map(|o| OverrideResult { registered: o.registered.map(|n| with_workflow(s, caller, n)), ..o });
+    if result.is_ok() {
+        announce_counter(s, counter_id).await;
+    }
     logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
 }
 

@@ -27,6 +27,7 @@ use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{is_connection_error, BatchTx, Conn, Db, Dialect, WriteConn};
 use crate::server::error::{new_ref_id, AppError, Pause, Retry};
+use crate::server::events::Events;
 use crate::server::metrics::{self, GroupPhase};
 
 pub(crate) use super::counter_tx::{JobKind, Outcome};
@@ -123,6 +124,8 @@ pub struct Committers {
     ids: Mutex<HashMap<CounterKey, i64>>,
     /// The counters' heads recorded outside the database (SPEC §7), when one is kept.
     witness: Option<Arc<Witness>>,
+    /// Where a committed batch's counter is announced to the live screens (`events`): never waited for.
+    events: Option<Arc<Events>>,
 }
 
 /// Ids remembered at most; past it the memory starts again (a counter not remembered is read by its key).
@@ -153,7 +156,14 @@ impl Committers {
             together: AtomicU64::new(0),
             ids: Mutex::new(HashMap::new()),
             witness,
+            events: None,
         }
+    }
+
+    /// Announces each committed batch's counter (its latest last number) to the live screens.
+    pub(crate) fn publishing_to(mut self, events: Option<Arc<Events>>) -> Committers {
+        self.events = events;
+        self
     }
 
     pub fn stats(&self) -> CommitStats {
@@ -214,6 +224,10 @@ impl Committers {
                         w.record(key, Head::of(next.counter.last_number, &next.chain)).await;
                     }
                     self.remember_id(key, next.counter.id);
+                    if let Some(events) = &self.events {
+                        // a map insert: the hub coalesces a hot counter to a few events a second
+                        events.publish(counter_event(key, next.counter.id, next.counter.last_number));
+                    }
                     *known = Some(next);
                     return results;
                 }
@@ -660,6 +674,22 @@ fn plan(
 /// bits are random (`rand`'s thread generator, a CSPRNG), as unguessable as a capability needs to be. Time-ordered
 /// tokens go in at the end of the token index instead of at a random page: a spread group's commit writes about a
 /// quarter fewer pages. (The uuid crate's own `now_v7` spends 42 of the 74 bits on a counter: guessable.)
+/// A counter's change as the live screens see it.
+pub(crate) fn counter_event(key: &CounterKey, counter_id: i64, last_number: i64) -> crate::contract::live::LiveEvent {
+    crate::contract::live::LiveEvent::Counter {
+        project_id: key.project_id,
+        counter_id,
+        correspondence_type_id: key.correspondence_type_id,
+        originator_id: key.originator_id,
+        recipient_id: key.recipient_id,
+        sub_type_id: key.sub_type_id,
+        rfa_type_id: key.rfa_type_id,
+        discipline_id: key.discipline_id,
+        period: key.period.clone(),
+        last_number,
+    }
+}
+
 fn reservation_token(now_ms: i64) -> String {
     let mut random = [0u8; 10];
     rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut random);

@@ -240,7 +240,7 @@ pub(crate) async fn insert_one(tx: &mut Conn, key: &NewKey) -> Result<(), AppErr
 /// The keys being served in this instance: a second request with a key in flight is answered 409 at once instead
 /// of racing the first into the database.
 #[derive(Default)]
-pub(crate) struct InFlight(Mutex<HashSet<(String, String)>>);
+pub struct InFlight(Mutex<HashSet<(String, String)>>);
 
 /// A key's place in [`InFlight`], given back when dropped (the request answered, or its caller gone).
 pub(crate) struct Claim {

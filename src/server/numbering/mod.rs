@@ -188,6 +188,8 @@ pub(crate) struct EngineConfig {
     pub(crate) forward_secret: Option<String>,
     /// Where the counters' heads are witnessed outside the database (SPEC §7); None: not witnessed.
     pub(crate) witness: Option<Arc<witness::Witness>>,
+    /// The live screens' hub (`events`); None: nothing announced.
+    pub(crate) events: Option<Arc<crate::server::events::Events>>,
 }
 
 impl Default for EngineConfig {
@@ -198,6 +200,7 @@ impl Default for EngineConfig {
             committers: committer::DEFAULT_COMMITTERS,
             forward_secret: None,
             witness: None,
+            events: None,
         }
     }
 }

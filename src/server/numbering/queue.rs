@@ -122,14 +122,10 @@ impl Queues {
         let (max_batch, committers) = (config.max_batch, config.committers);
         Queues {
             lock,
-            committers: Arc::new(Committers::new(
-                db,
-                clock,
-                lifecycle,
-                committers,
-                threads.as_ref().map(|t| t.committers().clone()),
-                config.witness.clone(),
-            )),
+            committers: Arc::new(
+                Committers::new(db, clock, lifecycle, committers, threads.as_ref().map(|t| t.committers().clone()), config.witness.clone())
+                    .publishing_to(config.events.clone()),
+            ),
             max_batch: max_batch.max(1),
             workers_on,
             waiting: Mutex::new(HashMap::new()),

@@ -32,6 +32,8 @@ pub(crate) struct Catalog {
     pub(crate) db: Db,
     pub(crate) clock: Arc<Clock>,
     pub(crate) reference: Arc<ReferenceCache>,
+    /// The live screens' hub: template changes are announced there.
+    pub(crate) events: Arc<crate::server::events::Events>,
 }
 
 /// Every reference list, as the pages read them (any logged-in caller).

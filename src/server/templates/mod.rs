@@ -4,6 +4,7 @@
 pub(crate) mod http;
 pub(crate) mod store;
 
+use crate::contract::live::LiveEvent;
 use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
 use crate::server::audit::AuditEntry;
@@ -184,6 +185,7 @@ pub(crate) async fn save(
     )
     .await?;
     state.reference.reload().await?;
+    state.events.publish(LiveEvent::Template { project_id: project.id, correspondence_type_id });
     Ok(saved.to_config())
 }
 
@@ -250,6 +252,7 @@ pub(crate) async fn retire(
         return Err(AppError::VersionConflict(format!("template {id}")));
     }
     state.reference.reload().await?;
+    state.events.publish(LiveEvent::Template { project_id: found.project_id, correspondence_type_id: found.correspondence_type_id });
     let snapshot = state.reference.get().await?;
     Ok(resolve(&snapshot, found.project_id, type_id))
 }
