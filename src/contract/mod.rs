@@ -6,6 +6,7 @@
 pub mod error;
 pub mod import;
 pub mod lenient;
+pub mod notifications;
 pub mod users;
 
 use std::fmt;

@@ -17,7 +17,9 @@ pub mod http;
 pub mod kept_redis;
 // --- observability (SPEC §10): Prometheus metrics and /metrics ---
 pub mod metrics;
+pub mod notifications;
 pub mod numbering;
+pub mod outbox;
 pub mod reference;
 // what ages out (SPEC §7): the daily prune, one instance at a time, and `docnum prune`
 pub mod retention;
@@ -82,6 +84,8 @@ pub struct Services {
     pub config: Arc<Config>,
     /// The requests in flight (`inflight`): their routes and ages.
     pub inflight: Arc<inflight::InFlight>,
+    /// The webhooks and their delivery (`notifications`).
+    pub notifier: Arc<notifications::Notifier>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -105,6 +109,12 @@ impl FromRef<AppState> for Arc<Engine> {
 impl FromRef<AppState> for Arc<Numbering> {
     fn from_ref(state: &AppState) -> Self {
         state.numbering.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<notifications::Notifier> {
+    fn from_ref(state: &AppState) -> Self {
+        state.notifier.clone()
     }
 }
 
@@ -197,6 +207,7 @@ impl AppState {
             cluster_secret: config.cluster_secret.clone(),
         });
         let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone() });
+        let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &retention::instance_name())?);
         Ok(AppState(Arc::new(Services {
             db,
             clock,
@@ -209,6 +220,7 @@ impl AppState {
             bundle,
             config: Arc::new(config),
             inflight: Arc::default(),
+            notifier,
         })))
     }
 
@@ -217,6 +229,7 @@ impl AppState {
     pub fn spawn_background(&self) {
         self.db.checkpoint_in_background();
         retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
+        self.notifier.spawn();
         let engine = self.engine.clone();
         let (db, clock) = (self.db.clone(), self.clock.clone());
         let every = self.config.sweep_interval;

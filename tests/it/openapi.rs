@@ -82,6 +82,15 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/reference/disciplines"),
     ("put", "/api/v1/reference/disciplines/{id}"),
     ("post", "/api/v1/reference/import"),
+    // notifications: webhooks, deliveries, what waits for the caller
+    ("get", "/api/v1/notifications/webhooks"),
+    ("post", "/api/v1/notifications/webhooks"),
+    ("patch", "/api/v1/notifications/webhooks/{id}"),
+    ("delete", "/api/v1/notifications/webhooks/{id}"),
+    ("post", "/api/v1/notifications/webhooks/{id}/replay"),
+    ("get", "/api/v1/notifications/deliveries"),
+    ("post", "/api/v1/notifications/deliveries/{id}/replay"),
+    ("get", "/api/v1/notifications/waiting"),
 ];
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
