@@ -252,10 +252,13 @@ async fn a_receiver_that_fails_its_first_three_deliveries_still_gets_every_event
     assert_eq!(voided["data"]["reason"], "ออกซ้ำ");
     assert!(voided["projectId"].as_i64().is_some(), "{voided}");
 
-    // the deliveries' own record
-    let (s, delivered) = send(&app, &admin, "GET", "/api/v1/notifications/deliveries?state=DELIVERED", None).await;
-    assert_eq!(s, StatusCode::OK, "{delivered}");
-    assert_eq!(delivered.as_array().unwrap().len(), written.len());
+    // the deliveries' own record (written once each answer is read: the last may come a moment after its receipt)
+    eventually("every delivery recorded DELIVERED", || async {
+        let (s, delivered) = send(&app, &admin, "GET", "/api/v1/notifications/deliveries?state=DELIVERED", None).await;
+        assert_eq!(s, StatusCode::OK, "{delivered}");
+        delivered.as_array().unwrap().len() == written.len()
+    })
+    .await;
     let (s, pending) = send(&app, &admin, "GET", "/api/v1/notifications/deliveries?state=pending", None).await;
     assert_eq!((s, pending), (StatusCode::OK, json!([])));
 }
@@ -459,4 +462,58 @@ async fn a_refused_change_leaves_no_outbox_row() {
     .await;
     assert!(s.is_client_error(), "{s} {e}");
     assert_eq!(outbox(&app).await.len(), 3);
+}
+
+#[tokio::test]
+async fn delivered_notifications_age_out_after_thirty_days_and_the_rest_stays() {
+    use docnum::server::retention::{self, RetentionConfig};
+    const DAY_MS: i64 = 86_400_000;
+    let app = TestApp::spawn().await;
+    let db = &app.state.db;
+    let now = app.clock.now_ms();
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let (s, c) = send(&app, &admin, "POST", "/api/v1/notifications/webhooks", Some(json!({ "url": "http://127.0.0.1:9/hook" }))).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let hook = c["webhook"]["id"].as_i64().unwrap();
+    // (event age in days, its delivery's state, delivered how many days ago)
+    let rows = [(31, "DELIVERED", Some(31)), (40, "DELIVERED", Some(29)), (45, "FAILED", None), (2, "DELIVERED", Some(1)), (50, "PENDING", None)];
+    for (i, (age, state, delivered)) in rows.iter().enumerate() {
+        let at = now - age * DAY_MS;
+        let outbox_id: i64 = sqlx::query_scalar(
+            "INSERT INTO notification_outbox (event_id, kind, counter_id, project_id, payload, created_at, fanned_out) \
+             VALUES (?, 'NUMBER_CONFIRMED', 1, 1, '{}', ?, 1) RETURNING id",
+        )
+        .bind(format!("00000000-0000-4000-8000-00000000000{i}"))
+        .bind(at)
+        .fetch_one(&db.writer)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO notification_deliveries (webhook_id, outbox_id, counter_id, state, attempts, next_attempt_at, lease_until, delivered_at, created_at) \
+             VALUES (?, ?, 1, ?, 1, ?, 0, ?, ?)",
+        )
+        .bind(hook)
+        .bind(outbox_id)
+        .bind(*state)
+        .bind(at)
+        .bind(delivered.map(|d| now - d * DAY_MS))
+        .bind(at)
+        .execute(&db.writer)
+        .await
+        .unwrap();
+    }
+    let config = RetentionConfig::default();
+    assert_eq!(config.notifications_days, 30);
+    let dry = retention::count(db, now, &config).await.unwrap();
+    assert_eq!((dry.counts.delivered_notifications, dry.counts.notification_events), (1, 0), "a dry run counts the events still delivered");
+    let done = retention::prune(db, now, &config, "cli").await.unwrap();
+    assert_eq!((done.counts.delivered_notifications, done.counts.notification_events), (1, 1));
+    // the event delivered 29 days ago, the failed and pending ones, and the recent one stay
+    let left: Vec<String> = sqlx::query_scalar("SELECT event_id FROM notification_outbox ORDER BY id").fetch_all(&db.pool).await.unwrap();
+    assert_eq!(left.len(), 4);
+    assert!(!left.iter().any(|e| e.ends_with("0000")), "{left:?}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM notification_deliveries").await, 4);
+    let audited: String = sqlx::query_scalar("SELECT new_value FROM audit_log WHERE operation = 'PRUNE'").fetch_one(&db.pool).await.unwrap();
+    let audited: Value = serde_json::from_str(&audited).unwrap();
+    assert_eq!((&audited["deliveredNotifications"], &audited["notificationEvents"]), (&json!(1), &json!(1)), "{audited}");
 }

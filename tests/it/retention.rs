@@ -166,10 +166,10 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
     assert_eq!((chain.as_str(), username.as_str(), status.as_str()), ("admin", "cli", "SUCCESS"));
     assert_eq!(
         serde_json::from_str::<Value>(&new_value).unwrap(),
-        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2, "deliveredNotifications": 0, "notificationEvents": 0 })
     );
     let metadata: Value = serde_json::from_str(&metadata).unwrap();
-    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24 }), "{metadata}");
+    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24, "notificationsDays": 30 }), "{metadata}");
     let verified = audit::verify(db).await.unwrap();
     assert!(verified.ok, "{:?}", verified.problems);
 
@@ -257,7 +257,7 @@ async fn the_server_prunes_in_the_background() {
     assert_eq!(username, "system");
     assert_eq!(
         serde_json::from_str::<Value>(&new_value).unwrap(),
-        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2, "deliveredNotifications": 0, "notificationEvents": 0 })
     );
 }
 
