@@ -169,7 +169,11 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
         json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2, "deliveredNotifications": 0, "notificationEvents": 0 })
     );
     let metadata: Value = serde_json::from_str(&metadata).unwrap();
-    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24, "notificationsDays": 30 }), "{metadata}");
+    assert_eq!(
+        metadata["limits"],
+        json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24, "notificationsDays": 30 }),
+        "{metadata}"
+    );
     let verified = audit::verify(db).await.unwrap();
     assert!(verified.ok, "{:?}", verified.problems);
 
