@@ -27,6 +27,8 @@ struct Cli {
     command: Option<Command>,
 }
 
+// parsed once at start: the size of the serve arguments beside the other commands' costs nothing
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run the web app and the REST API (the default).
@@ -185,6 +187,18 @@ struct ServeArgs {
     /// instances; the servers must persist their data).
     #[arg(long, env = "WITNESS_REDIS", default_value_t = true, action = clap::ArgAction::Set)]
     witness_redis: bool,
+    /// How often each instance looks for webhook deliveries that are due.
+    #[arg(long, env = "NOTIFY_POLL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
+    notify_poll_ms: u64,
+    /// Attempts of one webhook delivery before it is marked failed (super admins can replay it).
+    #[arg(long, env = "NOTIFY_MAX_ATTEMPTS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
+    notify_max_attempts: u32,
+    /// The wait after a delivery's first failure; doubled after each further one, with jitter, at most an hour.
+    #[arg(long, env = "NOTIFY_BACKOFF_BASE_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
+    notify_backoff_base_ms: u64,
+    /// How long a webhook receiver gets to answer.
+    #[arg(long, env = "NOTIFY_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..))]
+    notify_timeout_ms: u64,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
@@ -249,6 +263,12 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
                 witness_file: args.witness_file.clone(),
                 witness_redis: args.witness_redis,
+                notify: docnum::server::config::NotifyConfig {
+                    poll: Duration::from_millis(args.notify_poll_ms),
+                    max_attempts: args.notify_max_attempts,
+                    backoff_base: Duration::from_millis(args.notify_backoff_base_ms),
+                    timeout: Duration::from_millis(args.notify_timeout_ms),
+                },
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)
                 cluster_secret: None,
@@ -365,6 +385,10 @@ struct RetentionArgs {
     #[arg(long, env = "RETENTION_IDEMPOTENCY_KEYS_HOURS", default_value_t = RetentionConfig::default().idempotency_keys_hours,
           value_parser = clap::value_parser!(u32).range(24..))]
     idempotency_keys_hours: u32,
+    /// Days a delivered notification (and its outbox row, once every webhook has it) is kept.
+    #[arg(long, env = "RETENTION_NOTIFICATIONS_DAYS", default_value_t = RetentionConfig::default().notifications_days,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    notifications_days: u32,
 }
 
 impl Default for RetentionArgs {
@@ -374,6 +398,7 @@ impl Default for RetentionArgs {
             login_attempts_days: defaults.login_attempts_days,
             resolved_errors_days: defaults.resolved_errors_days,
             idempotency_keys_hours: defaults.idempotency_keys_hours,
+            notifications_days: defaults.notifications_days,
         }
     }
 }
@@ -386,6 +411,7 @@ impl RetentionArgs {
             resolved_errors_days: self.resolved_errors_days,
             idempotency_keys_hours: self.idempotency_keys_hours,
             interval,
+            notifications_days: self.notifications_days,
         }
     }
 }

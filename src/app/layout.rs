@@ -44,6 +44,9 @@ pub fn Header() -> impl IntoView {
                             let is_super = u.role == crate::contract::Role::SuperAdmin;
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
+                                <Show when=move || is_super>
+                                    <WaitingBadge/>
+                                </Show>
                                 <button type="button" class="menu-toggle" data-testid="menu-toggle" aria-controls="main-menu"
                                     aria-expanded=move || menu_open.get().to_string()
                                     on:click=move |_| menu_open.update(|o| *o = !*o)>
@@ -72,6 +75,7 @@ pub fn Header() -> impl IntoView {
                                     <Show when=move || is_super>
                                         <A href="/users" attr:data-testid="nav-users">{move || i18n.t("nav.users")}</A>
                                         <A href="/logins" attr:data-testid="nav-logins">{move || i18n.t("nav.logins")}</A>
+                                        <A href="/notifications" attr:data-testid="nav-notifications">{move || i18n.t("nav.notifications")}</A>
                                     </Show>
                                 </nav>
                                 <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>
@@ -93,5 +97,33 @@ pub fn Header() -> impl IntoView {
                 {move || i18n.t("nav.switch")}
             </button>
         </header>
+    }
+}
+
+/// What waits for the viewer (a super admin: reset requests another one made), as a count linking to `/resets`;
+/// nothing at 0. Read again on each page change, so an approval elsewhere shows on the next click.
+#[component]
+fn WaitingBadge() -> impl IntoView {
+    let i18n = use_i18n();
+    let location = leptos_router::hooks::use_location();
+    let waiting = Resource::new(move || location.pathname.get(), |_| api::waiting_for_me());
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                match waiting.await {
+                    Ok(w) if w.reset_requests > 0 => {
+                        let n = w.reset_requests;
+                        view! {
+                            <A href="/resets" attr:class="waiting" attr:data-testid="waiting-badge"
+                                attr:title=move || i18n.t("nav.waiting.title")
+                                attr:aria-label=move || format!("{}: {n}", i18n.t("nav.waiting.title"))>
+                                {n.to_string()}
+                            </A>
+                        }.into_any()
+                    }
+                    _ => ().into_any(),
+                }
+            })}
+        </Transition>
     }
 }

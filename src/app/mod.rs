@@ -30,6 +30,7 @@ mod account;
 mod users;
 // login attempts (super admins)
 mod logins;
+mod notifications;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
@@ -142,6 +143,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/users") view=users::UsersPage/>
                     <Route path=path!("/account") view=account::AccountPage/>
                     <Route path=path!("/logins") view=logins::LoginsPage/>
+                    <Route path=path!("/notifications") view=notifications::NotificationsPage/>
                 </Routes>
             </main>
         </Router>

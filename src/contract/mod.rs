@@ -7,6 +7,7 @@ pub mod error;
 pub mod import;
 pub mod lenient;
 pub mod live;
+pub mod notifications;
 pub mod stats;
 pub mod users;
 

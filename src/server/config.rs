@@ -54,6 +54,8 @@ pub struct Config {
     /// `WITNESS_REDIS`: with `REDIS_URLS`, whether the heads are also witnessed in those servers, shared by the
     /// instances (default true).
     pub witness_redis: bool,
+    /// The webhooks' delivery (`NOTIFY_*`, `notifications`).
+    pub notify: NotifyConfig,
 }
 
 impl Default for Config {
@@ -81,6 +83,7 @@ impl Default for Config {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             witness_file: None,
             witness_redis: true,
+            notify: NotifyConfig::default(),
         }
     }
 }
@@ -191,11 +194,39 @@ pub struct RetentionConfig {
     pub idempotency_keys_hours: u32,
     /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
     pub interval: Duration,
+    /// `RETENTION_NOTIFICATIONS_DAYS`: delivered notifications older than this go (SPEC §7 says 30).
+    pub notifications_days: u32,
 }
 
 impl Default for RetentionConfig {
     fn default() -> Self {
-        RetentionConfig { login_attempts_days: 180, resolved_errors_days: 365, idempotency_keys_hours: 24, interval: Duration::from_secs(86_400) }
+        RetentionConfig {
+            login_attempts_days: 180,
+            resolved_errors_days: 365,
+            idempotency_keys_hours: 24,
+            interval: Duration::from_secs(86_400),
+            notifications_days: 30,
+        }
+    }
+}
+
+/// How webhooks are delivered (`notifications`): plain values, `NOTIFY_*`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotifyConfig {
+    /// `NOTIFY_POLL_MS`: how often an instance looks for due deliveries (and new events to fan out).
+    pub poll: Duration,
+    /// `NOTIFY_MAX_ATTEMPTS`: attempts of one delivery before it is FAILED (a super admin may replay it).
+    pub max_attempts: u32,
+    /// `NOTIFY_BACKOFF_BASE_MS`: the wait after the first failed attempt; doubled after each (with jitter), at most
+    /// an hour.
+    pub backoff_base: Duration,
+    /// `NOTIFY_TIMEOUT_MS`: how long a receiver gets to answer one delivery.
+    pub timeout: Duration,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig { poll: Duration::from_secs(1), max_attempts: 10, backoff_base: Duration::from_secs(5), timeout: Duration::from_secs(10) }
     }
 }
 

@@ -18,7 +18,9 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::{AppError, ErrorBody};
-use crate::server::{admin_ops, auth, bundle, edge, import, inflight, metrics, numbering, page_owner, reference, seed_paths, templates, AppState};
+use crate::server::{
+    admin_ops, auth, bundle, edge, import, inflight, metrics, notifications, numbering, page_owner, reference, seed_paths, templates, AppState,
+};
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
 /// schemas come from the routers themselves ([`api`]), so the document cannot drift from what is served.
@@ -97,6 +99,7 @@ pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(admin_ops::http::router())
         .merge(admin_ops::workflows::router())
         .merge(import::http::router())
+        .merge(notifications::http::router())
         .merge(seed_paths::router())
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));

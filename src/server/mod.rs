@@ -19,7 +19,9 @@ pub mod http;
 pub(crate) mod kept_redis;
 // --- observability (SPEC §10): Prometheus metrics and /metrics ---
 pub mod metrics;
+pub mod notifications;
 pub mod numbering;
+pub(crate) mod outbox;
 pub mod reference;
 // what ages out (SPEC §7): the daily prune, one instance at a time, and `docnum prune`
 pub mod retention;
@@ -86,6 +88,8 @@ pub struct Services {
     pub inflight: Arc<inflight::InFlight>,
     /// The live screens' hub (`events`): the event streams subscribe here.
     pub events: Arc<events::Events>,
+    /// The webhooks and their delivery (`notifications`).
+    pub(crate) notifier: Arc<notifications::Notifier>,
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -115,6 +119,12 @@ impl FromRef<AppState> for Arc<Numbering> {
 impl FromRef<AppState> for Arc<events::Events> {
     fn from_ref(state: &AppState) -> Self {
         state.events.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<notifications::Notifier> {
+    fn from_ref(state: &AppState) -> Self {
+        state.notifier.clone()
     }
 }
 
@@ -211,6 +221,7 @@ impl AppState {
             cluster_secret: config.cluster_secret.clone(),
         });
         let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone(), events: events.clone() });
+        let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &retention::instance_name())?);
         Ok(AppState(Arc::new(Services {
             db,
             clock,
@@ -224,6 +235,7 @@ impl AppState {
             config: Arc::new(config),
             inflight: Arc::default(),
             events,
+            notifier,
         })))
     }
 
@@ -232,6 +244,7 @@ impl AppState {
     pub fn spawn_background(&self) {
         self.db.checkpoint_in_background();
         retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
+        self.notifier.spawn();
         let engine = self.engine.clone();
         let (db, clock) = (self.db.clone(), self.clock.clone());
         let every = self.config.sweep_interval;

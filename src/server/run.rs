@@ -119,6 +119,7 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
         served = server => served.map_err(|e| AppError::internal_from("server", e))?,
         () = deadline => {
             let left = report_in_flight(&state.inflight, "the grace time is over");
+            state.notifier.stop();
             // every counter lock this instance holds goes now, stuck batches' too, or the other instances wait out their TTL
             let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine.stop_now()).await;
             return Err(AppError::internal(format!(
@@ -128,6 +129,7 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
         }
     }
     // requests drained: release the counter locks, or the other instances wait out their TTL
+    state.notifier.stop();
     state.engine.stop().await;
     tracing::info!("stopped");
     Ok(())

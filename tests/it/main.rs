@@ -37,6 +37,8 @@ mod metrics;
 // a database of an earlier schema, migrated
 mod migrations;
 mod multiprocess;
+// webhooks: every event delivered at least once, signed, in order per counter; failures replayed
+mod notifications;
 mod openapi;
 // /health/live and /health/ready
 mod probes;

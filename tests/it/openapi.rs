@@ -85,6 +85,15 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/reference/disciplines"),
     ("put", "/api/v1/reference/disciplines/{id}"),
     ("post", "/api/v1/reference/import"),
+    // notifications: webhooks, deliveries, what waits for the caller
+    ("get", "/api/v1/notifications/webhooks"),
+    ("post", "/api/v1/notifications/webhooks"),
+    ("patch", "/api/v1/notifications/webhooks/{id}"),
+    ("delete", "/api/v1/notifications/webhooks/{id}"),
+    ("post", "/api/v1/notifications/webhooks/{id}/replay"),
+    ("get", "/api/v1/notifications/deliveries"),
+    ("post", "/api/v1/notifications/deliveries/{id}/replay"),
+    ("get", "/api/v1/notifications/waiting"),
 ];
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
@@ -168,6 +177,8 @@ async fn every_body_and_answer_has_a_schema_and_every_reference_resolves() {
                 "/api/v1/admin/users/{id}/deactivate",
                 "/api/v1/admin/users/{id}/reactivate",
                 "/api/v1/document-numbering/logs/errors/{id}/resolve",
+                "/api/v1/notifications/webhooks/{id}/replay",
+                "/api/v1/notifications/deliveries/{id}/replay",
             ];
             if !bodiless.contains(&path.as_str()) {
                 let content = op["requestBody"]["content"].as_object().unwrap_or_else(|| panic!("{method} {path} has no requestBody"));

@@ -21,7 +21,14 @@ use crate::common::{letter, TestApp};
 const DAY_MS: i64 = 86_400_000;
 
 /// What [`seed`] puts in that a prune at the seeding time removes, with the default limits (180 and 365 days).
-const AGED: PruneCounts = PruneCounts { login_attempts: 3, resolved_errors: 2, expired_sessions: 2, idempotency_keys: 2 };
+const AGED: PruneCounts = PruneCounts {
+    login_attempts: 3,
+    resolved_errors: 2,
+    expired_sessions: 2,
+    idempotency_keys: 2,
+    delivered_notifications: 0,
+    notification_events: 0,
+};
 
 /// The tables no prune may touch, and some more.
 const NEVER_PRUNED: [&str; 8] = [
@@ -134,7 +141,7 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
     let tighter = RetentionConfig { login_attempts_days: 30, resolved_errors_days: 30, ..Default::default() };
     assert_eq!(
         retention::count(db, now, &tighter).await.unwrap().counts,
-        PruneCounts { login_attempts: 4, resolved_errors: 3, expired_sessions: 2, idempotency_keys: 2 }
+        PruneCounts { login_attempts: 4, resolved_errors: 3, expired_sessions: 2, idempotency_keys: 2, ..PruneCounts::default() }
     );
 
     let done = retention::prune(db, now, &config, "cli").await.unwrap();
@@ -159,10 +166,14 @@ async fn a_dry_run_counts_exactly_what_a_prune_deletes_and_nothing_else_goes() {
     assert_eq!((chain.as_str(), username.as_str(), status.as_str()), ("admin", "cli", "SUCCESS"));
     assert_eq!(
         serde_json::from_str::<Value>(&new_value).unwrap(),
-        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2, "deliveredNotifications": 0, "notificationEvents": 0 })
     );
     let metadata: Value = serde_json::from_str(&metadata).unwrap();
-    assert_eq!(metadata["limits"], json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24 }), "{metadata}");
+    assert_eq!(
+        metadata["limits"],
+        json!({ "loginAttemptsDays": 180, "resolvedErrorsDays": 365, "idempotencyKeysHours": 24, "notificationsDays": 30 }),
+        "{metadata}"
+    );
     let verified = audit::verify(db).await.unwrap();
     assert!(verified.ok, "{:?}", verified.problems);
 
@@ -250,7 +261,7 @@ async fn the_server_prunes_in_the_background() {
     assert_eq!(username, "system");
     assert_eq!(
         serde_json::from_str::<Value>(&new_value).unwrap(),
-        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2 })
+        json!({ "loginAttempts": 3, "resolvedErrors": 2, "expiredSessions": 2, "idempotencyKeys": 2, "deliveredNotifications": 0, "notificationEvents": 0 })
     );
 }
 

@@ -32,6 +32,7 @@ use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::idempotency::{self, IdempotencyKey, Keyed};
 use crate::server::numbering::witness::Head;
 use crate::server::numbering::{Engine, Keying};
+use crate::server::outbox::{self, Event, EventKind};
 use crate::server::reference::{Part, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
@@ -288,6 +289,10 @@ async fn request_reset_unlogged(
         let request_id = store::insert_reset_request(&mut tx, instance.id, counter_id, last, new_value, reason, user_id, now).await?;
         let ask = admin::ResetAsk { request_id, instance_public_id: &instance.public_id, new_value };
         counter_tx::apply(&mut tx, &admin::reset_requested(caller, &locked, &ask, reason, now), now).await?;
+        let data = json!({ "counterId": counter_id, "instancePublicId": instance.public_id, "previousValue": last, "newValue": new_value,
+                           "reason": reason, "by": caller.display_name() });
+        let told = Event::about_counter(EventKind::ResetRequested, counter_id, data).in_project(locked.counter.key.project_id);
+        outbox::append(&mut tx, &[told], now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
         Ok(instance.public_id)
     })
@@ -321,13 +326,27 @@ async fn act_on_reset_unlogged(
                 let locked = lock_counter(&mut tx, s, request.counter_id).await?;
                 let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
                 let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
-                Some(admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?)
+                let write =
+                    admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?;
+                Some((write, locked.counter.key.project_id, &[EventKind::ResetApproved, EventKind::ResetExecuted][..]))
             }
-            "REJECT" => Some(admin::reset_rejected(caller, &lock_counter(&mut tx, s, request.counter_id).await?, &ask, comment.as_deref(), now)),
+            "REJECT" => {
+                let locked = lock_counter(&mut tx, s, request.counter_id).await?;
+                Some((
+                    admin::reset_rejected(caller, &locked, &ask, comment.as_deref(), now),
+                    locked.counter.key.project_id,
+                    &[EventKind::ResetRejected][..],
+                ))
+            }
             _ => None,
         };
-        if let Some(write) = write {
+        if let Some((write, project_id, told)) = write {
             counter_tx::apply(&mut tx, &write, now).await?;
+            let data = json!({ "counterId": request.counter_id, "instancePublicId": public_id, "previousValue": request.previous_value,
+                               "newValue": request.new_value, "requestedBy": request.requested_by, "by": caller.display_name(), "comment": comment });
+            let told: Vec<Event> =
+                told.iter().map(|&kind| Event::about_counter(kind, request.counter_id, data.clone()).in_project(project_id)).collect();
+            outbox::append(&mut tx, &told, now).await.map_err(sql)?;
         }
         tx.commit().await.map_err(sql)
     })
@@ -453,11 +472,30 @@ async fn void_and_replace_unlogged(
         let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
         let (write, result) = admin::void_and_replace(&s.lifecycle, caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
+        let r = &result.replacement;
+        let told = [
+            voided_event(&old, &original, reason, Some(&r.document_number), caller),
+            Event::about_counter(
+                EventKind::NumberConfirmed,
+                r.counter_id,
+                json!({ "counterId": r.counter_id, "documentNumber": r.document_number, "sequence": r.sequence, "documentId": r.document_id,
+                        "replaces": original.number }),
+            )
+            .in_project(new.counter.key.project_id),
+        ];
+        outbox::append(&mut tx, &told, now).await.map_err(sql)?;
         store_key(&mut tx, keyed, &result, now).await?;
         tx.commit().await.map_err(sql)?;
         Ok(result)
     })
     .await
+}
+
+/// The notification of a number voided (SPEC §9), written with the void.
+fn voided_event(locked: &Locked, original: &StoredNumber, reason: &str, replacement: Option<&str>, caller: &Caller) -> Event {
+    let data = json!({ "counterId": original.counter_id, "documentNumber": original.number, "sequence": original.sequence,
+                       "documentId": original.document_id, "reason": reason, "replacement": replacement, "by": caller.display_name() });
+    Event::about_counter(EventKind::NumberVoided, original.counter_id, data).in_project(locked.counter.key.project_id)
 }
 
 /// Inside the write's transaction: the answer another instance stored for the key since it was looked up.
@@ -489,6 +527,7 @@ async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: 
         let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
         let write = admin::void(&s.lifecycle, caller, &locked, &original, reason, now)?;
         counter_tx::apply(&mut tx, &write, now).await?;
+        outbox::append(&mut tx, &[voided_event(&locked, &original, reason, None, caller)], now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
         Ok(now)
     })

@@ -29,6 +29,7 @@ use crate::server::db::{is_connection_error, BatchTx, Conn, Db, Dialect, WriteCo
 use crate::server::error::{new_ref_id, AppError, Pause, Retry};
 use crate::server::events::Events;
 use crate::server::metrics::{self, GroupPhase};
+use crate::server::outbox::{self, EventKind};
 
 pub(crate) use super::counter_tx::{JobKind, Outcome};
 
@@ -252,6 +253,7 @@ impl Committers {
                 Err(TxError::App(e)) if e.code() == ErrorCode::CounterBehindWitness => {
                     tracing::error!(error = %e, "counter behind its witness: nothing issued");
                     metrics::behind_witness();
+                    self.tell_behind_witness(key, &e).await;
                     return failed(e);
                 }
                 Err(TxError::App(e)) => {
@@ -261,6 +263,18 @@ impl Committers {
                     return failed(AppError::Internal { ref_id, message: "counter batch failed".into(), source: Some(source) });
                 }
             }
+        }
+    }
+
+    /// Notifies (SPEC §9) that a counter is behind its witness, once per episode (`outbox::append_once`): in a
+    /// transaction of its own, as the refused batch wrote nothing.
+    async fn tell_behind_witness(&self, key: &CounterKey, e: &AppError) {
+        let AppError::BehindWitness { counter_id, stored, witnessed, witnessed_last, .. } = e else { return };
+        let data = serde_json::json!({ "counterId": counter_id, "counterKey": key, "chainLength": stored, "witnessedChainLength": witnessed,
+                                       "witnessedLastNumber": witnessed_last });
+        let event = outbox::Event::about_counter(EventKind::CounterBehindWitness, *counter_id, data).in_project(key.project_id);
+        if let Err(e) = outbox::append_once(&self.db, &event, self.clock.now_ms()).await {
+            tracing::warn!(error = %e, counter = %key.lock_name(), "could not record the behind-witness notification");
         }
     }
 
@@ -667,7 +681,11 @@ fn plan(
         })
         .collect();
     let rows = std::mem::take(&mut start.rows);
-    counter_tx::plan::plan(&start.counter, jobs, rows, lifecycle, now, || reservation_token(now))
+    let mut planned = counter_tx::plan::plan(&start.counter, jobs, rows, lifecycle, now, || reservation_token(now));
+    for (_, e) in &mut planned.events {
+        e.project_id = Some(attempt.key.project_id);
+    }
+    planned
 }
 
 /// A reservation token: a UUID whose first 48 bits are the time in ms (the UUIDv7 layout) and whose other 74

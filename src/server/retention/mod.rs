@@ -6,8 +6,9 @@
 //!
 //! Never pruned, and named nowhere here: the audit log (kept at least 7 years; its triggers refuse DELETE anyway),
 //! issued numbers, templates and their versions, workflow instances and their events. Idempotency keys go after
-//! [`RetentionConfig::idempotency_keys_hours`] (24). Delivered notifications (30 days) have no table yet: they join
-//! this module, a limit and an [`store::Aged`], when it lands.
+//! [`RetentionConfig::idempotency_keys_hours`] (24). Delivered notifications after
+//! [`RetentionConfig::notifications_days`] (30): the deliveries that succeeded, then the outbox events that have no
+//! delivery left (a pending or failed one keeps its event).
 //!
 //! The service takes the database, the service clock's now and plain settings, no `AppState`, so the CLI and the
 //! job call it alike and tests set its time.
@@ -51,6 +52,9 @@ pub(crate) struct Plan {
     pub(crate) sessions_expired_before: DateTime<Utc>,
     #[serde(rename = "idempotencyKeys")]
     pub(crate) idempotency_keys_before: DateTime<Utc>,
+    /// Delivered notifications, and then the events with nothing left to deliver.
+    #[serde(rename = "deliveredNotifications")]
+    pub(crate) notifications_before: DateTime<Utc>,
 }
 
 impl Plan {
@@ -64,6 +68,7 @@ impl Plan {
             resolved_errors_before: days_before(config.resolved_errors_days),
             sessions_expired_before: ms_to_datetime(now_ms.min(system_now_ms)),
             idempotency_keys_before: ms_to_datetime(now_ms.saturating_sub(i64::from(config.idempotency_keys_hours).saturating_mul(DAY_MS / 24))),
+            notifications_before: days_before(config.notifications_days),
         }
     }
 
@@ -74,6 +79,8 @@ impl Plan {
             (store::RESOLVED_ERRORS, self.resolved_errors_before.timestamp_millis()),
             (store::expired_sessions(db.dialect), self.sessions_expired_before.timestamp_millis()),
             (store::IDEMPOTENCY_KEYS, self.idempotency_keys_before.timestamp_millis()),
+            (store::DELIVERED_NOTIFICATIONS, self.notifications_before.timestamp_millis()),
+            (store::NOTIFICATION_EVENTS, self.notifications_before.timestamp_millis()),
         ]
     }
 }
@@ -86,15 +93,19 @@ pub struct PruneCounts {
     pub resolved_errors: u64,
     pub expired_sessions: u64,
     pub idempotency_keys: u64,
+    pub delivered_notifications: u64,
+    pub notification_events: u64,
 }
 
 /// The kinds of rows a run removes.
-const KINDS: usize = 4;
+const KINDS: usize = 6;
 
 impl PruneCounts {
     /// The counts in the order of [`Plan::kinds`].
-    fn of_kinds([login_attempts, resolved_errors, expired_sessions, idempotency_keys]: [u64; KINDS]) -> PruneCounts {
-        PruneCounts { login_attempts, resolved_errors, expired_sessions, idempotency_keys }
+    fn of_kinds(
+        [login_attempts, resolved_errors, expired_sessions, idempotency_keys, delivered_notifications, notification_events]: [u64; KINDS],
+    ) -> PruneCounts {
+        PruneCounts { login_attempts, resolved_errors, expired_sessions, idempotency_keys, delivered_notifications, notification_events }
     }
 }
 
@@ -145,6 +156,7 @@ pub async fn prune(db: &Db, now_ms: i64, config: &RetentionConfig, actor: &str) 
                     "loginAttemptsDays": config.login_attempts_days,
                     "resolvedErrorsDays": config.resolved_errors_days,
                     "idempotencyKeysHours": config.idempotency_keys_hours,
+                    "notificationsDays": config.notifications_days,
                 },
                 "before": plan,
                 "error": outcome.as_ref().err().map(AppError::report),
@@ -211,6 +223,7 @@ pub(crate) fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
                     login_attempts = r.counts.login_attempts,
                     resolved_errors = r.counts.resolved_errors,
                     expired_sessions = r.counts.expired_sessions,
+                    delivered_notifications = r.counts.delivered_notifications,
                     "retention: aged rows pruned"
                 ),
                 Err(e) => tracing::warn!(error = %e.report(), "retention: the daily prune failed"),

@@ -26,6 +26,18 @@ pub(crate) const RESOLVED_ERRORS: Aged = Aged { table: "error_log", key: "id", c
 /// its rowid names a row.
 pub(crate) const IDEMPOTENCY_KEYS: Aged = Aged { table: "idempotency_keys", key: "rowid", condition: "created_at < ?" };
 
+/// Notifications delivered (SPEC §7: after 30 days); pending and failed ones stay.
+pub(crate) const DELIVERED_NOTIFICATIONS: Aged =
+    Aged { table: "notification_deliveries", key: "id", condition: "state = 'DELIVERED' AND delivered_at IS NOT NULL AND delivered_at < ?" };
+
+/// Outbox events fanned out, old, and with no delivery left (taken after [`DELIVERED_NOTIFICATIONS`]).
+pub(crate) const NOTIFICATION_EVENTS: Aged = Aged {
+    table: "notification_outbox",
+    key: "id",
+    condition: "fanned_out = 1 AND created_at < ? \
+        AND NOT EXISTS (SELECT 1 FROM notification_deliveries nd WHERE nd.outbox_id = notification_outbox.id)",
+};
+
 /// The sessions' table, as tower-sessions' sqlx stores create it (`run::app`): SQLite's `tower_sessions` keeps the
 /// expiry as RFC 3339 text, MariaDB's `session` (in the service's database) as a TIMESTAMP. The layouts are the
 /// stores', not ours, hence the branch here rather than in `Dialect`.

@@ -22,6 +22,7 @@ use crate::server::db::{classify, suspect_connections, Conn, DbFailure, Dialect}
 use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Pause, Retry};
 use crate::server::numbering::idempotency;
+use crate::server::outbox;
 
 pub use admin::{Locked, Write};
 pub(crate) use lifecycle::{Lifecycle, State};
@@ -231,7 +232,7 @@ pub(crate) struct Applied {
 /// INSERT, the status changes, the audit rows. Nothing is committed here.
 pub(crate) async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, max_number: i64, now: i64) -> Result<Applied, TxError> {
     let keys = plan.settle_keys(now);
-    let Plan { last_number, new_numbers, changes, audits, results, .. } = plan;
+    let Plan { last_number, new_numbers, changes, audits, results, events, .. } = plan;
     let chain_key = counter_chain(start.counter.id);
     let entries: Vec<AuditEntry> = audits.into_iter().map(|(_, a)| a).collect();
     let placed = audit::place(&chain_key, &start.chain, &entries);
@@ -245,6 +246,8 @@ pub(crate) async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, ma
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed(tx, &placed).await?;
+    let events: Vec<outbox::Event> = events.into_iter().map(|(_, e)| e).collect();
+    outbox::append(tx, &events, now).await?;
     let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
     Ok(Applied { results, next: Known { counter, chain: placed.head.clone() }, inserted: rows.len() })
 }
@@ -315,9 +318,11 @@ pub(crate) async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) 
     let mut changes = Vec::new();
     let mut outcomes = Vec::with_capacity(planned.len());
     let mut keys = Vec::new();
+    let mut events = Vec::new();
     for Planned { start, mut plan, max_number } in planned {
         keys.extend(plan.settle_keys(now));
-        let Plan { last_number, new_numbers, changes: status_changes, audits, results, .. } = plan;
+        let Plan { last_number, new_numbers, changes: status_changes, audits, results, events: emitted, .. } = plan;
+        events.extend(emitted.into_iter().map(|(_, e)| e));
         counters.push((start.counter, last_number, (max_number > 0).then_some(max_number)));
         chains.push(start.chain);
         entries.push(audits.into_iter().map(|(_, a)| a).collect());
@@ -341,6 +346,8 @@ pub(crate) async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) 
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed_many(tx, &moved).await?;
+    // the group's notifications in one statement, and none at all for a group without any (reserves)
+    outbox::append(tx, &events, now).await?;
     Ok(counters
         .iter()
         .zip(&placed)

@@ -15,6 +15,7 @@ use crate::server::auth::Caller;
 use crate::server::error::AppError;
 use crate::server::numbering::idempotency::{self, Keyed, NewKey};
 use crate::server::numbering::Resolved;
+use crate::server::outbox::{self, Event, EventKind};
 
 /// What a job asks of its counter. Serializable: a job travels as it is to the counter's lock holder (`forward`).
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -122,6 +123,9 @@ pub(crate) struct Plan {
     /// A job that repeats an earlier job's key and request in the same batch, and that earlier job: it gets the
     /// same answer.
     pub(crate) repeats: Vec<(usize, usize)>,
+    /// The notifications the batch emits (SPEC §9), in order, each with the index of its job (none: the counter's
+    /// own, a threshold crossed). Usually none: a batch of reserves writes no outbox row.
+    pub(crate) events: Vec<(Option<usize>, Event)>,
 }
 
 /// The highest sequence the batch's templates allow (0 without issues): recorded on the counter.
@@ -183,7 +187,10 @@ pub(crate) fn plan(
         results: Vec::with_capacity(jobs.len()),
         keyed: Vec::new(),
         repeats: Vec::new(),
+        events: Vec::new(),
     };
+    // the largest range of the batch's templates, for the thresholds
+    let mut range = 0;
     let mut first_of_key: HashMap<(&str, &str), (usize, &str)> = HashMap::new();
     for (i, mut job) in jobs.into_iter().enumerate() {
         if let Some(answer) = job.answered.take() {
@@ -209,22 +216,31 @@ pub(crate) fn plan(
         }
         let kind = job.kind;
         let outcome = match kind {
-            JobKind::Issue { req, ttl_ms, document_id } => match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
-                // generate is idempotent per document: the number it already has
-                Some(existing) => Ok(Outcome::Issued {
-                    number: existing.number.clone(),
-                    sequence: existing.sequence,
-                    token: None,
-                    expires_at: None,
-                    created_at: now,
-                }),
-                None => lifecycle
-                    .allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "")
-                    .and_then(|()| p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document)),
-            },
+            JobKind::Issue { req, ttl_ms, document_id } => {
+                range = range.max(req.template.max_seq() as i64);
+                match document_id.as_ref().and_then(|d| by_document.get(d.as_str())) {
+                    // generate is idempotent per document: the number it already has
+                    Some(existing) => Ok(Outcome::Issued {
+                        number: existing.number.clone(),
+                        sequence: existing.sequence,
+                        token: None,
+                        expires_at: None,
+                        created_at: now,
+                    }),
+                    None => lifecycle
+                        .allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "")
+                        .and_then(|()| p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document)),
+                }
+            }
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
-                Some(row) => p.confirm(i, job, row, document_id.as_str(), lifecycle, now),
+                Some(row) => {
+                    let confirmed = p.confirm(i, job, row, document_id.as_str(), lifecycle, now);
+                    if let Ok(Outcome::Status { changed: true, .. }) = &confirmed {
+                        p.events.push((Some(i), confirmed_event(counter.id, &row.number, row.sequence, document_id.as_str())));
+                    }
+                    confirmed
+                }
             },
             JobKind::Cancel { token, reason, expiry } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
@@ -232,6 +248,10 @@ pub(crate) fn plan(
             },
         };
         p.results.push(outcome);
+    }
+    for (pct, kind) in outbox::crossed(counter.last_number, p.last_number, range) {
+        let data = serde_json::json!({ "counterId": counter.id, "percent": pct, "lastNumber": p.last_number, "maxNumber": range });
+        p.events.push((None, Event::about_counter(kind, counter.id, data)));
     }
     p
 }
@@ -310,6 +330,10 @@ impl Plan {
                 ..job.audit
             },
         ));
+        if let Some(d) = document_id {
+            // generate: a number confirmed at once
+            self.events.push((Some(i), confirmed_event(counter_id, &number, sequence, d)));
+        }
         self.new_numbers.push((i, row));
         Ok(Outcome::Issued { number, sequence, token, expires_at, created_at: now })
     }
@@ -431,11 +455,17 @@ impl Plan {
                 a.reservation_token = None;
                 a.metadata = Some(serde_json::json!({ "error": "NB005", "reason": "duplicate number" }).to_string());
             }
+            self.events.retain(|(j, _)| *j != Some(i));
             refused.push(n.number);
         }
         self.new_numbers = keep;
         refused
     }
+}
+
+fn confirmed_event(counter_id: i64, number: &str, sequence: i64, document_id: &str) -> Event {
+    let data = serde_json::json!({ "counterId": counter_id, "documentNumber": number, "sequence": sequence, "documentId": document_id });
+    Event::about_counter(EventKind::NumberConfirmed, counter_id, data)
 }
 
 pub(crate) fn reservation_not_found(token: &str) -> AppError {
@@ -592,6 +622,58 @@ mod tests {
             p.audits.iter().map(|(i, a)| (*i, a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
         assert_eq!(audits, vec![(0, "RESERVE", "RESERVED", Some(42)), (1, "GENERATE", "CONFIRMED", Some(43)), (2, "RESERVE", "RESERVED", Some(44))]);
         assert!(p.changes.is_empty());
+    }
+
+    fn kinds_of(p: &Plan) -> Vec<(Option<usize>, EventKind)> {
+        p.events.iter().map(|(i, e)| (*i, e.kind)).collect()
+    }
+
+    #[test]
+    fn a_batch_of_reserves_emits_nothing_below_its_thresholds() {
+        // {SEQ:2}: 99 numbers; 90 % is 89.1, so 90 is the first number past it
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:2}-{YEAR:B.E.}");
+        let p = run(80, &[reserve(&req), reserve(&req)], vec![]);
+        assert!(p.events.is_empty());
+        let p = run(88, &[reserve(&req)], vec![]);
+        assert!(p.events.is_empty(), "89 of 99 is below 90 %");
+    }
+
+    #[test]
+    fn a_batch_that_crosses_a_threshold_emits_it_once() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:2}-{YEAR:B.E.}");
+        let p = run(89, &[reserve(&req), reserve(&req)], vec![]);
+        assert_eq!(kinds_of(&p), vec![(None, EventKind::Counter90Percent)]);
+        assert_eq!(p.events[0].1.counter_id, Some(7));
+        assert_eq!(p.events[0].1.data["percent"], 90);
+        assert_eq!(p.events[0].1.data["lastNumber"], 91);
+        // already past 90 %, not yet 95 %: nothing
+        assert!(run(91, &[reserve(&req)], vec![]).events.is_empty());
+        // 95 % of 99 is 94.05: the 95th number crosses it; one batch may cross both
+        assert_eq!(kinds_of(&run(94, &[reserve(&req)], vec![])), vec![(None, EventKind::Counter95Percent)]);
+        let ten: Vec<JobKind> = (0..10).map(|_| reserve(&req)).collect();
+        assert_eq!(kinds_of(&run(85, &ten, vec![])), vec![(None, EventKind::Counter90Percent), (None, EventKind::Counter95Percent)]);
+        // a batch with no issue moves nothing and crosses nothing
+        assert!(run(99, &[cancel("t")], vec![reserved(99, "t", NOW + 1)]).events.is_empty());
+    }
+
+    #[test]
+    fn confirms_and_generates_emit_number_confirmed_in_job_order() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let p =
+            run(41, &[reserve(&req), confirm("t1", "DOC-1"), generate(&req, "DOC-2"), confirm("t1", "DOC-1")], vec![reserved(40, "t1", NOW + 1000)]);
+        assert_eq!(kinds_of(&p), vec![(Some(1), EventKind::NumberConfirmed), (Some(2), EventKind::NumberConfirmed)], "the repeat confirm: no event");
+        assert_eq!(p.events[0].1.data["documentNumber"], "O-R-0040-2568");
+        assert_eq!(p.events[0].1.data["documentId"], "DOC-1");
+        assert_eq!(p.events[1].1.data["sequence"], 43);
+    }
+
+    #[test]
+    fn a_generate_refused_as_taken_emits_nothing() {
+        let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+        let mut p = run(0, &[generate(&req, "DOC-1")], vec![]);
+        assert_eq!(p.events.len(), 1);
+        p.refuse_taken(["O-R-0001-2568".to_string()]);
+        assert!(p.events.is_empty());
     }
 
     #[test]
