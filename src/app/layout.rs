@@ -101,29 +101,33 @@ pub fn Header() -> impl IntoView {
 }
 
 /// What waits for the viewer (a super admin: reset requests another one made), as a count linking to `/resets`;
-/// nothing at 0. Read again on each page change, so an approval elsewhere shows on the next click.
+/// nothing at 0. Read in the browser only, after hydration and again on each page change (an approval elsewhere
+/// shows on the next click): a count rendered by the server inside the header's own suspense could differ from the
+/// hydrating one's and break the page's hydration.
 #[component]
 fn WaitingBadge() -> impl IntoView {
     let i18n = use_i18n();
     let location = leptos_router::hooks::use_location();
-    let waiting = Resource::new(move || location.pathname.get(), |_| api::waiting_for_me());
-    view! {
-        <Transition fallback=|| ()>
-            {move || Suspend::new(async move {
-                match waiting.await {
-                    Ok(w) if w.reset_requests > 0 => {
-                        let n = w.reset_requests;
-                        view! {
-                            <A href="/resets" attr:class="waiting" attr:data-testid="waiting-badge"
-                                attr:title=move || i18n.t("nav.waiting.title")
-                                attr:aria-label=move || format!("{}: {n}", i18n.t("nav.waiting.title"))>
-                                {n.to_string()}
-                            </A>
-                        }.into_any()
-                    }
-                    _ => ().into_any(),
-                }
-            })}
-        </Transition>
+    let count = RwSignal::new(0i64);
+    // effects run in the browser only
+    Effect::new(move |_| {
+        location.pathname.track();
+        leptos::task::spawn_local(async move {
+            if let Ok(w) = api::waiting_for_me().await {
+                count.set(w.reset_requests);
+            }
+        });
+    });
+    move || {
+        let n = count.get();
+        (n > 0).then(|| {
+            view! {
+                <A href="/resets" attr:class="waiting" attr:data-testid="waiting-badge"
+                    attr:title=move || i18n.t("nav.waiting.title")
+                    attr:aria-label=move || format!("{}: {n}", i18n.t("nav.waiting.title"))>
+                    {n.to_string()}
+                </A>
+            }
+        })
     }
 }
