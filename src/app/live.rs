@@ -50,6 +50,9 @@ mod browser {
     use super::REOPEN_AFTER;
     use crate::contract::live::{LiveEvent, EVENTS_PATH};
 
+    /// A listener on the event source, kept alive as long as the stream.
+    type Listener = Closure<dyn Fn(web_sys::Event)>;
+
     struct Stream {
         source: RefCell<Option<EventSource>>,
         closed: Cell<bool>,
@@ -58,7 +61,7 @@ mod browser {
         on_event: Rc<dyn Fn(LiveEvent)>,
         on_reconnect: Rc<dyn Fn()>,
         /// The listeners, kept as long as the stream.
-        listeners: RefCell<Vec<Closure<dyn Fn(web_sys::Event)>>>,
+        listeners: RefCell<Vec<Listener>>,
     }
 
     pub fn follow(on_event: Rc<dyn Fn(LiveEvent)>, on_reconnect: Rc<dyn Fn()>) {
