@@ -23,6 +23,7 @@ use tokio::sync::{broadcast, mpsc, watch, Notify};
 
 use crate::contract::live::LiveEvent;
 use crate::server::error::AppError;
+use crate::server::kept_redis::KeptRedis;
 
 /// How long counter changes gather before they are sent: the most a viewer waits, the fewest events a hot counter sends.
 pub(crate) const COALESCE: Duration = Duration::from_millis(200);
@@ -94,7 +95,7 @@ impl Events {
         if let (Some(client), Some(outbound)) = (bridge, outbound) {
             let channel = format!("docnum:events:{database}");
             let instance = uuid::Uuid::new_v4().to_string();
-            tokio::spawn(publish_to_redis(client.clone(), channel.clone(), instance.clone(), outbound));
+            tokio::spawn(publish_to_redis(KeptRedis::new(client.clone()), channel.clone(), instance.clone(), outbound));
             tokio::spawn(subscribe_to_redis(client, channel, instance, Arc::downgrade(&events), events.closed.subscribe()));
         }
         Ok(events)
@@ -231,23 +232,23 @@ async fn flush(events: Weak<Events>, wake: Arc<Notify>) {
     }
 }
 
-/// Sends this instance's events to the channel, one PUBLISH each, on a kept connection made again after an error.
-async fn publish_to_redis(client: redis::Client, channel: String, instance: String, mut outbound: mpsc::Receiver<LiveEvent>) {
-    let mut connection: Option<redis::aio::MultiplexedConnection> = None;
+/// Sends this instance's events to the channel, one PUBLISH each, on the kept connection (`KeptRedis`: made again
+/// after an error, and Redis left alone for a second after a failure, so an outage does not queue events behind
+/// timeouts: meanwhile they stay local).
+async fn publish_to_redis(redis: KeptRedis, channel: String, instance: String, mut outbound: mpsc::Receiver<LiveEvent>) {
     while let Some(event) = outbound.recv().await {
-        let Ok(payload) = serde_json::to_string(&Wire { from: instance.clone(), event }) else { continue };
-        if connection.is_none() {
-            match tokio::time::timeout(Duration::from_secs(1), client.get_multiplexed_async_connection()).await {
-                Ok(Ok(c)) => connection = Some(c),
-                _ => continue, // Redis is away: this event stays local
-            }
+        if redis.resting() {
+            continue;
         }
-        if let Some(c) = connection.as_mut() {
-            let sent: Result<redis::RedisResult<i64>, _> = tokio::time::timeout(Duration::from_secs(1), c.publish(&channel, payload)).await;
-            if !matches!(sent, Ok(Ok(_))) {
-                tracing::debug!("events: PUBLISH to Redis failed; reconnecting for the next event");
-                connection = None;
-            }
+        let Ok(payload) = serde_json::to_string(&Wire { from: instance.clone(), event }) else { continue };
+        let sent = tokio::time::timeout(Duration::from_secs(1), async {
+            let mut c = redis.get().await?;
+            c.publish::<_, _, i64>(&channel, payload).await
+        })
+        .await;
+        if !matches!(sent, Ok(Ok(_))) {
+            tracing::debug!("events: PUBLISH to Redis failed; Redis left alone for a second");
+            redis.failed().await;
         }
     }
 }
