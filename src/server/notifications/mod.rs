@@ -118,7 +118,7 @@ impl Notifier {
             return Ok(0);
         }
         let hooks: Vec<(i64, Vec<EventKind>)> =
-            store::webhooks(&self.db.pool).await?.into_iter().filter(|w| w.active != 0).map(|w| (w.id, kinds_of(&w.kinds))).collect();
+            store::active_webhooks(&self.db).await?.into_iter().map(|(id, kinds)| (id, kinds_of(&kinds))).collect();
         let now = self.clock.now_ms();
         for e in &events {
             let mut tx = self.db.begin_write().await?;

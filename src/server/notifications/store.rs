@@ -27,6 +27,12 @@ pub(crate) async fn webhooks<'e>(e: impl sqlx::Executor<'e, Database = Any>) -> 
     sqlx::query_as(&format!("SELECT {WEBHOOK_COLUMNS} FROM notification_webhooks w ORDER BY w.id")).fetch_all(e).await
 }
 
+/// The active webhooks and the event kinds each wants (stored text): what a fan-out needs, without the views'
+/// delivery counts (a count over every delivery of the last 30 days, each round).
+pub(crate) async fn active_webhooks(db: &Db) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, kinds FROM notification_webhooks WHERE active <> 0 ORDER BY id").fetch_all(&db.pool).await
+}
+
 pub(crate) async fn webhook<'e>(e: impl sqlx::Executor<'e, Database = Any>, id: i64) -> Result<Option<WebhookRow>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {WEBHOOK_COLUMNS} FROM notification_webhooks w WHERE w.id = ?")).bind(id).fetch_optional(e).await
 }
