@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead, TableWrap};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, SecretOnce, TableHead, TableWrap};
 use crate::contract::notifications::{DeliveryView, EventKind, NewWebhook, WebhookCreated, WebhookView, MAX_WEBHOOK_URL_CHARS};
 use crate::contract::Role;
 
@@ -50,17 +50,7 @@ fn Notifications() -> impl IntoView {
     view! {
         <WebhookForm error created version/>
         <ErrorSlot error/>
-        {move || created.get().map(|c| {
-            let secret = c.secret.clone();
-            view! {
-                <div class="secret-box" data-testid="webhook-created">
-                    <p><strong>{move || i18n.t("notify.secret")}</strong></p>
-                    <code class="secret" data-testid="webhook-secret">{c.secret.clone()}</code>
-                    " "
-                    <CopyButton text=move || secret.clone() testid="webhook-copy"/>
-                </div>
-            }
-        })}
+        {move || created.get().map(|c| view! { <SecretOnce secret=c.secret words="notify.secret" testid="webhook"/> })}
 
         <h2>{move || i18n.t("notify.webhooks")}</h2>
         {move || match hooks.get() {

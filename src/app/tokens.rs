@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
-use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, CopyButton, ErrorBox, ErrorSlot, TableHead, TableWrap};
+use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, SecretOnce, TableHead, TableWrap};
 use crate::contract::*;
 
 #[component]
@@ -43,17 +43,7 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
         <TokenForm projects error created version/>
         <ErrorSlot error/>
 
-        {move || created.get().map(|tok| {
-            let secret = tok.token.clone();
-            view! {
-                <div class="secret-box" data-testid="token-created">
-                    <p><strong>{move || i18n.t("tokens.secret")}</strong></p>
-                    <code class="secret" data-testid="token-secret">{tok.token.clone()}</code>
-                    " "
-                    <CopyButton text=move || secret.clone() testid="token-copy"/>
-                </div>
-            }
-        })}
+        {move || created.get().map(|tok| view! { <SecretOnce secret=tok.token words="tokens.secret" testid="token"/> })}
 
         <h2>{move || i18n.t("tokens.list")}</h2>
         {move || match list.get() {

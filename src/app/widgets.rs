@@ -179,6 +179,22 @@ pub fn ErrorSlot(error: RwSignal<Option<String>>) -> impl IntoView {
     move || error.get().map(|m| view! { <ErrorBox message=m/> })
 }
 
+/// A secret shown once, just after it was made (an API token, a webhook's signing secret), with a copy button;
+/// `testid` names the box (`{testid}-created`), the secret (`-secret`) and the button (`-copy`).
+#[component]
+pub fn SecretOnce(secret: String, words: &'static str, testid: &'static str) -> impl IntoView {
+    let i18n = use_i18n();
+    let copied = secret.clone();
+    view! {
+        <div class="secret-box" data-testid=format!("{testid}-created")>
+            <p><strong>{move || i18n.t(words)}</strong></p>
+            <code class="secret" data-testid=format!("{testid}-secret")>{secret}</code>
+            " "
+            <CopyButton text=move || copied.clone() testid=format!("{testid}-copy")/>
+        </div>
+    }
+}
+
 /// A button that copies `text()` to the clipboard and says whether it worked.
 #[component]
 pub fn CopyButton<T>(text: T, #[prop(into)] testid: String) -> impl IntoView
