@@ -300,6 +300,11 @@ pub mod schema {
 
     /// One of `words`, in any ASCII case, trimmed.
     fn any_case(words: &[&str]) -> String {
+        format!("^{TRIMMED}*{}{TRIMMED}*$", any_case_group(words))
+    }
+
+    /// `(WORD|…)` with each letter in either case.
+    fn any_case_group(words: &[&str]) -> String {
         let alternatives: Vec<String> = words
             .iter()
             .map(|w| {
@@ -308,7 +313,32 @@ pub mod schema {
                     .collect()
             })
             .collect();
-        format!("^{TRIMMED}*({}){TRIMMED}*$", alternatives.join("|"))
+        format!("({})", alternatives.join("|"))
+    }
+
+    /// A webhook delivery's state: PENDING, DELIVERED or FAILED (any case); blank: every state.
+    pub fn delivery_state() -> RefOr<Schema> {
+        let states = any_case_group(&["PENDING", "DELIVERED", "FAILED"]);
+        text(format!("^{TRIMMED}*{states}?{TRIMMED}*$"), false, "PENDING, DELIVERED or FAILED (any case); blank: every state")
+    }
+
+    /// A webhook's URL: `http://` or `https://` (any case) and no control character, at most 2000 characters. That
+    /// the rest reads as a URL with a host (the WHATWG grammar) no pattern states: a 400 the fuzzer is told of.
+    pub fn webhook_url() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(format!("^{TRIMMED}*[Hh][Tt][Tt][Pp]([Ss])?://{NO_CONTROL}*$")))
+            .max_length(Some(crate::contract::notifications::MAX_WEBHOOK_URL_CHARS))
+            .description(Some("http:// or https://, then a host; at most 2000 characters"))
+            .examples(["https://dms.example.com/hooks/docnum"])
+            .into()
+    }
+
+    /// A webhook's signing secret, given: 16–200 visible ASCII characters (trimmed); absent, null or blank: one is
+    /// generated.
+    pub fn webhook_secret() -> RefOr<Schema> {
+        use crate::contract::notifications::{MAX_WEBHOOK_SECRET_CHARS as MAX, MIN_WEBHOOK_SECRET_CHARS as MIN};
+        text(format!("^{TRIMMED}*([!-~]{{{MIN},{MAX}}})?{TRIMMED}*$"), true, "16–200 visible ASCII characters; absent or blank: generated")
     }
 
     /// An organization's role: OWNER, CONSULTANT, CONTRACTOR or OTHER (any case).

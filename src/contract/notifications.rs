@@ -93,10 +93,10 @@ pub const MAX_WEBHOOK_SECRET_CHARS: usize = 200;
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewWebhook {
     /// http:// or https://, at most 2000 characters.
-    #[cfg_attr(feature = "ssr", schema(max_length = 2000, example = "https://dms.example.com/hooks/docnum"))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::webhook_url))]
     pub url: String,
     #[serde(default)]
-    #[cfg_attr(feature = "ssr", schema(min_length = 16, max_length = 200))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::webhook_secret))]
     pub secret: Option<String>,
     #[serde(default)]
     pub kinds: Vec<EventKind>,

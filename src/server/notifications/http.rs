@@ -94,7 +94,7 @@ pub(crate) async fn replay_webhook(State(n): State<Arc<Notifier>>, caller: Calle
 #[into_params(parameter_in = Query)]
 pub(crate) struct DeliveriesQuery {
     /// PENDING, DELIVERED or FAILED; absent: every state.
-    #[param(pattern = "^(?i)(PENDING|DELIVERED|FAILED)$")]
+    #[param(schema_with = crate::contract::lenient::schema::delivery_state)]
     pub(crate) state: Option<String>,
     pub(crate) webhook_id: Option<i64>,
 }

@@ -258,7 +258,12 @@ fn check_url(url: &str) -> Result<String, AppError> {
             format!("url longer than {MAX_WEBHOOK_URL_CHARS} characters"),
         ));
     }
-    let parsed = url::Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()));
+    // as the schema states it (`lenient::schema::webhook_url`): the scheme written first, no control character (the
+    // URL parser would drop a tab inside `http` or a control character before it, and accept what the schema refuses)
+    let lower = url.to_ascii_lowercase();
+    let written = (lower.starts_with("http://") || lower.starts_with("https://")) && !url.chars().any(char::is_control);
+    let parsed =
+        url::Url::parse(url).ok().filter(|u| written && matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()));
     match parsed {
         Some(_) => Ok(url.to_string()),
         None => Err(AppError::validation("URL ของเว็บฮุกต้องขึ้นต้นด้วย http:// หรือ https:// และมีชื่อเครื่อง", "url must be http(s)://host…")),
@@ -459,7 +464,10 @@ mod tests {
     fn webhook_urls_are_http_or_https_with_a_host() {
         assert!(check_url(" https://dms.example.com/hooks ").is_ok());
         assert!(check_url("http://127.0.0.1:9000/x").is_ok());
-        for bad in ["ftp://example.com", "javascript:alert(1)", "example.com/hook", "http://", ""] {
+        assert!(check_url("HTTPS://dms.example.com/hooks").is_ok());
+        // what the URL parser alone would take, but the schema does not: a tab inside the scheme, a control before it
+        for bad in ["ftp://example.com", "javascript:alert(1)", "example.com/hook", "http://", "", "ht\ttp://example.com", "\u{1}http://example.com"]
+        {
             assert!(check_url(bad).is_err(), "{bad}");
         }
         assert!(check_url(&format!("https://e.com/{}", "a".repeat(MAX_WEBHOOK_URL_CHARS))).is_err());
