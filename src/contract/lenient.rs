@@ -194,11 +194,11 @@ pub mod schema {
 
     /// What `str::trim` removes at either end (Unicode White_Space); Python's and ECMAScript's `\s` also take
     /// U+001C–U+001F, which `trim` keeps.
-    const TRIMMED: &str = r"[^\S\x1c-\x1f]";
+    pub(crate) const TRIMMED: &str = r"[^\S\x1c-\x1f]";
     /// A character `trim` keeps at an end.
     const KEPT: &str = r"[\S\x1c-\x1f]";
     /// Not a control character (`char::is_control`: U+0000–U+001F, U+007F–U+009F).
-    const NO_CONTROL: &str = r"[^\x00-\x1f\x7f-\x9f]";
+    pub(crate) const NO_CONTROL: &str = r"[^\x00-\x1f\x7f-\x9f]";
     /// Neither white space nor a control character.
     const VISIBLE: &str = r"[^\s\x00-\x1f\x7f-\x9f]";
 
@@ -213,7 +213,7 @@ pub mod schema {
         format!("^{TRIMMED}*{core}{TRIMMED}*$")
     }
 
-    fn text(pattern: String, nullable: bool, description: &str) -> RefOr<Schema> {
+    pub(crate) fn text(pattern: String, nullable: bool, description: &str) -> RefOr<Schema> {
         let kind = if nullable { SchemaType::from_iter([Type::String, Type::Null]) } else { SchemaType::new(Type::String) };
         ObjectBuilder::new().schema_type(kind).pattern(Some(pattern)).description(Some(description)).into()
     }
@@ -320,25 +320,6 @@ pub mod schema {
     pub fn delivery_state() -> RefOr<Schema> {
         let states = any_case_group(&["PENDING", "DELIVERED", "FAILED"]);
         text(format!("^{TRIMMED}*{states}?{TRIMMED}*$"), false, "PENDING, DELIVERED or FAILED (any case); blank: every state")
-    }
-
-    /// A webhook's URL: `http://` or `https://` (any case) and no control character, at most 2000 characters. That
-    /// the rest reads as a URL with a host (the WHATWG grammar) no pattern states: a 400 the fuzzer is told of.
-    pub fn webhook_url() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .pattern(Some(format!("^{TRIMMED}*[Hh][Tt][Tt][Pp]([Ss])?://{NO_CONTROL}*$")))
-            .max_length(Some(crate::contract::notifications::MAX_WEBHOOK_URL_CHARS))
-            .description(Some("http:// or https://, then a host; at most 2000 characters"))
-            .examples(["https://dms.example.com/hooks/docnum"])
-            .into()
-    }
-
-    /// A webhook's signing secret, given: 16–200 visible ASCII characters (trimmed); absent, null or blank: one is
-    /// generated.
-    pub fn webhook_secret() -> RefOr<Schema> {
-        use crate::contract::notifications::{MAX_WEBHOOK_SECRET_CHARS as MAX, MIN_WEBHOOK_SECRET_CHARS as MIN};
-        text(format!("^{TRIMMED}*([!-~]{{{MIN},{MAX}}})?{TRIMMED}*$"), true, "16–200 visible ASCII characters; absent or blank: generated")
     }
 
     /// An organization's role: OWNER, CONSULTANT, CONTRACTOR or OTHER (any case).

@@ -93,10 +93,10 @@ pub const MAX_WEBHOOK_SECRET_CHARS: usize = 200;
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewWebhook {
     /// http:// or https://, at most 2000 characters.
-    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::webhook_url))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = schema::webhook_url))]
     pub url: String,
     #[serde(default)]
-    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::webhook_secret))]
+    #[cfg_attr(feature = "ssr", schema(schema_with = schema::webhook_secret))]
     pub secret: Option<String>,
     #[serde(default)]
     pub kinds: Vec<EventKind>,
@@ -172,4 +172,33 @@ pub struct Replayed {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Waiting {
     pub reset_requests: i64,
+}
+
+/// The OpenAPI schemas of a new webhook's fields: the server's rules (`server::notifications`), in the shared
+/// pieces of `lenient::schema`.
+#[cfg(feature = "ssr")]
+pub mod schema {
+    use super::{MAX_WEBHOOK_SECRET_CHARS, MAX_WEBHOOK_URL_CHARS, MIN_WEBHOOK_SECRET_CHARS};
+    use crate::contract::lenient::schema::{text, NO_CONTROL, TRIMMED};
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    use utoipa::openapi::{RefOr, Schema};
+
+    /// A webhook's URL: `http://` or `https://` (any case) and no control character, at most 2000 characters. That
+    /// the rest reads as a URL with a host (the WHATWG grammar) no pattern states: a 400 the fuzzer is told of.
+    pub fn webhook_url() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(format!("^{TRIMMED}*[Hh][Tt][Tt][Pp]([Ss])?://{NO_CONTROL}*$")))
+            .max_length(Some(MAX_WEBHOOK_URL_CHARS))
+            .description(Some("http:// or https://, then a host; at most 2000 characters"))
+            .examples(["https://dms.example.com/hooks/docnum"])
+            .into()
+    }
+
+    /// A webhook's signing secret, given: 16–200 visible ASCII characters (trimmed); absent, null or blank: one is
+    /// generated.
+    pub fn webhook_secret() -> RefOr<Schema> {
+        let (min, max) = (MIN_WEBHOOK_SECRET_CHARS, MAX_WEBHOOK_SECRET_CHARS);
+        text(format!("^{TRIMMED}*([!-~]{{{min},{max}}})?{TRIMMED}*$"), true, "16–200 visible ASCII characters; absent or blank: generated")
+    }
 }
