@@ -107,6 +107,7 @@ const WORDS: &[(&str, &str, &str)] = &[
         "The next number changed: a number was taken or the template edited elsewhere; showing the latest",
     ),
     ("reserve.button", "จองเลขที่", "Reserve number"),
+    ("reserve.step", "แสดงช่องที่ต้องเลือกต่อ", "Show the parts to choose"),
     ("reserve.busy", "กำลังจอง…", "Reserving…"),
     ("reserve.retry", "ลองอีกครั้ง", "Try again"),
     ("reserve.reserved", "เลขที่ที่จองไว้", "Reserved number"),

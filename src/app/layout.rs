@@ -79,11 +79,14 @@ pub fn Header() -> impl IntoView {
                                     </Show>
                                 </nav>
                                 <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>
-                                <button type="button" class="link" data-testid="logout"
-                                    disabled=move || logout.pending().get()
-                                    on:click=move |_| { logout.dispatch(()); }>
-                                    {move || i18n.t("nav.logout")}
-                                </button>
+                                // a form, so that logging out works before and without scripts too
+                                <form method="post" action=crate::contract::forms::path::LOGOUT class="logout"
+                                    on:submit=move |ev| { ev.prevent_default(); logout.dispatch(()); }>
+                                    <button type="submit" class="link" data-testid="logout"
+                                        disabled=move || logout.pending().get()>
+                                        {move || i18n.t("nav.logout")}
+                                    </button>
+                                </form>
                                 </div>
                             }.into_any()
                         }

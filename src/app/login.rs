@@ -6,7 +6,7 @@ use leptos_router::hooks::use_navigate;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::use_current_user;
-use super::widgets::ErrorSlot;
+use super::widgets::{ErrorBox, ErrorSlot};
 
 #[component]
 pub fn LoginPage() -> impl IntoView {
@@ -29,9 +29,8 @@ pub fn LoginPage() -> impl IntoView {
         None => {}
     });
 
-    // the form only works once the WASM is running (before that a submit would do nothing useful)
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
+    // a login posted before or without the browser bundle (`/forms/login`) that was refused: why, once
+    let refusal = Resource::new(|| (), |_| api::login_refusal());
 
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -42,7 +41,8 @@ pub fn LoginPage() -> impl IntoView {
     view! {
         <section class="card narrow">
             <h1>{move || i18n.t("login.title")}</h1>
-            <form method="post" on:submit=submit>
+            // without scripts (or before they load) the form posts itself; once hydrated, a server function does
+            <form method="post" action=crate::contract::forms::path::LOGIN on:submit=submit>
                 <label>
                     <span>{move || i18n.t("login.username")}</span>
                     <input type="text" name="username" autocomplete="username" required
@@ -58,11 +58,19 @@ pub fn LoginPage() -> impl IntoView {
                         on:input=move |ev| password.set(event_target_value(&ev))/>
                 </label>
                 <button type="submit" class="primary" data-testid="login-submit"
-                    disabled=move || !hydrated.get() || login.pending().get()>
+                    disabled=move || login.pending().get()>
                     {move || if login.pending().get() { i18n.t("login.busy") } else { i18n.t("login.submit") }}
                 </button>
             </form>
             <ErrorSlot error/>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match refusal.await {
+                        Ok(Some(e)) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                        _ => ().into_any(),
+                    }
+                })}
+            </Transition>
         </section>
     }
 }

@@ -36,7 +36,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path,
+    path, SsrMode,
 };
 
 use crate::contract::{ApiError, UserInfo};
@@ -126,8 +126,11 @@ pub fn App() -> impl IntoView {
             <layout::Header/>
             <main class="page">
                 <Routes fallback=|| view! { <NotFound/> }>
-                    <Route path=path!("/") view=reserve::ReservePage/>
-                    <Route path=path!("/login") view=login::LoginPage/>
+                    // the staff pages: rendered whole before the first byte (no streamed fragments that only a
+                    // script puts in place), so that their forms work before and without the browser bundle; and
+                    // what a form post left in the session is taken before the answer's headers go
+                    <Route path=path!("/") view=reserve::ReservePage ssr=SsrMode::Async/>
+                    <Route path=path!("/login") view=login::LoginPage ssr=SsrMode::Async/>
                     <Route path=path!("/templates") view=templates::TemplatesPage/>
                     <Route path=path!("/tokens") view=tokens::TokensPage/>
                     <Route path=path!("/audit") view=audit::AuditPage/>

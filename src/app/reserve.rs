@@ -1,71 +1,53 @@
-//! `/` — the staff reservation form (SPEC §9). Which parties are asked for is read from the
+//! `/` — the staff reservation form (SPEC §9). Which parts are asked for is read from the
 //! resolved template with `crate::numbering` (never per-type rules here); numbers come from the server.
+//!
+//! The server's HTML is the whole form, filled from the choices in the address: a plain HTML form that posts to
+//! `/forms/reserve` (and the card's to `/forms/confirm`, `/forms/cancel`), so it works before the browser bundle
+//! arrives and without it; choices that depend on each other take a step of their own there ("show the parts").
+//! Once hydrated the same forms call server functions instead, with the live preview and live updates.
 
 use std::time::Duration;
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 use super::api::{self, error_text};
 use super::i18n::{use_i18n, I18n};
 use super::live;
 use super::widgets::{choice, client_fetch, source_key, Choice, CopyButton, ErrorBox, ErrorSlot, IdSelect, NumberText, RequireUser};
+use crate::contract::forms::{field, path, HeldNumber, ReserveChoices, ReservePageData, Shows, MAX_REVISION_CHARS};
 use crate::contract::live::LiveEvent;
 use crate::contract::*;
-use crate::numbering::{Segment, Template, Token};
-
-/// The parts of a request the resolved template shows (and therefore asks for).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Shows {
-    pub originator: bool,
-    pub recipient: bool,
-    pub sub_type: bool,
-    pub rfa_type: bool,
-    pub discipline: bool,
-    pub rev: bool,
-}
-
-impl Shows {
-    /// None when the text is not a template the numbering module can read.
-    pub fn of(template_text: &str) -> Option<Shows> {
-        let t = Template::parse(template_text).ok()?;
-        let kp = t.key_parts();
-        Some(Shows {
-            originator: kp.originator,
-            recipient: kp.recipient,
-            sub_type: kp.sub_type,
-            rfa_type: kp.rfa_type,
-            discipline: kp.discipline,
-            rev: t.segments().iter().any(|s| matches!(s, Segment::Token(Token::Rev))),
-        })
-    }
-}
 
 #[component]
 pub fn ReservePage() -> impl IntoView {
     let i18n = use_i18n();
-    let refdata = Resource::new(|| (), |_| api::fetch_reference_data());
+    // the choices in the address: a form posted without scripts comes back to them
+    let initial = use_query_map().with_untracked(|q| ReserveChoices::from_fields(|name| q.get(name)));
+    let page = Resource::new(|| (), {
+        let initial = initial.clone();
+        move |_| api::reserve_page(initial.clone())
+    });
     view! {
-        <RequireUser content=move |_user| view! {
+        <RequireUser content=move |_user| {
+            let initial = initial.clone();
+            view! {
             <section class="card">
                 <h1>{move || i18n.t("reserve.title")}</h1>
                 <Suspense fallback=move || view! { <p class="muted">{move || i18n.t("common.loading")}</p> }>
-                    {move || Suspend::new(async move {
-                        match refdata.await {
-                            Ok(data) => view! { <ReserveForm data/> }.into_any(),
-                            Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
-                        }
-                    })}
+                    {move || {
+                        let initial = initial.clone();
+                        Suspend::new(async move {
+                            match page.await {
+                                Ok(page) => view! { <ReserveForm page initial/> }.into_any(),
+                                Err(e) => view! { <ErrorBox message=error_text(&e)/> }.into_any(),
+                            }
+                        })
+                    }}
                 </Suspense>
             </section>
-        }/>
+        }}/>
     }
-}
-
-/// A reservation shown on the page and what became of it (RESERVED / CONFIRMED / CANCELLED).
-#[derive(Clone, Debug, PartialEq)]
-struct Held {
-    res: ReservationResult,
-    status: NumberStatus,
 }
 
 /// What the user chose in the form (a part the template does not show is left out of the request).
@@ -82,16 +64,30 @@ struct Selection {
 }
 
 impl Selection {
-    fn new() -> Self {
+    fn from(c: &ReserveChoices) -> Self {
         Selection {
-            project: RwSignal::new(None),
-            ctype: RwSignal::new(None),
-            originator: RwSignal::new(None),
-            recipient: RwSignal::new(None),
-            sub_type: RwSignal::new(None),
-            rfa_type: RwSignal::new(None),
-            discipline: RwSignal::new(None),
-            revision: RwSignal::new(String::new()),
+            project: RwSignal::new(c.project),
+            ctype: RwSignal::new(c.correspondence_type),
+            originator: RwSignal::new(c.originator),
+            recipient: RwSignal::new(c.recipient),
+            sub_type: RwSignal::new(c.sub_type),
+            rfa_type: RwSignal::new(c.rfa_type),
+            discipline: RwSignal::new(c.discipline),
+            revision: RwSignal::new(c.revision.clone()),
+        }
+    }
+
+    /// The choices as they stand (tracked).
+    fn choices(&self) -> ReserveChoices {
+        ReserveChoices {
+            project: self.project.get(),
+            correspondence_type: self.ctype.get(),
+            originator: self.originator.get(),
+            recipient: self.recipient.get(),
+            sub_type: self.sub_type.get(),
+            rfa_type: self.rfa_type.get(),
+            discipline: self.discipline.get(),
+            revision: self.revision.get(),
         }
     }
 }
@@ -157,48 +153,24 @@ impl Choices {
     }
 }
 
-/// The request, complete (Some) when every part the template shows is chosen.
+/// The request, complete (Some) when every part the template shows is chosen among what the selects offer.
 fn request_memo(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -> Memo<Option<NumberRequest>> {
     Memo::new(move |_| {
-        let p = sel.project.get()?;
-        let t = sel.ctype.get()?;
         let s = shows.get()?;
         let members = choices.member_ids.get();
-        let member = |v: Option<i64>| v.filter(|id| members.contains(id));
-        let mut req = NumberRequest { project_id: Some(p), correspondence_type_id: Some(t), ..Default::default() };
-        if s.originator {
-            req.originator_org_id = Some(member(sel.originator.get())?);
-        }
-        if s.recipient {
-            req.recipient_org_id = Some(member(sel.recipient.get())?);
-        }
-        if s.sub_type {
-            let st = sel.sub_type.get()?;
-            if !choices.sub_type.with(|c| c.iter().any(|x| x.id == st)) {
-                return None;
-            }
-            req.sub_type_id = Some(st);
-        }
-        if s.rfa_type {
-            req.rfa_type_id = Some(sel.rfa_type.get()?);
-        }
-        if s.discipline {
-            req.discipline_id = Some(sel.discipline.get()?);
-        }
-        if s.rev {
-            let r = sel.revision.get().trim().to_string();
-            if !r.is_empty() {
-                req.revision = Some(r);
-            }
-        }
-        Some(req)
+        let mut chosen = sel.choices();
+        // a choice the selects no longer offer (another project's member, another type's sub-type) is none
+        chosen.originator = chosen.originator.filter(|id| members.contains(id));
+        chosen.recipient = chosen.recipient.filter(|id| members.contains(id));
+        chosen.sub_type = chosen.sub_type.filter(|st| choices.sub_type.with(|c| c.iter().any(|x| x.id == *st)));
+        chosen.request(&s)
     })
 }
 
 /// The reservation on the page and the calls that make, confirm and cancel it.
 #[derive(Clone, Copy)]
 struct Reservation {
-    held: RwSignal<Option<Held>>,
+    held: RwSignal<Option<HeldNumber>>,
     /// Seconds left before the held reservation expires.
     remaining: RwSignal<i64>,
     error: RwSignal<Option<String>>,
@@ -227,11 +199,12 @@ fn failed(error: RwSignal<Option<String>>, retry: RwSignal<Option<Retry>>, e: &c
 }
 
 impl Reservation {
-    /// `preview_version` is bumped after every call (the preview moves on).
-    fn new(preview_version: RwSignal<u32>) -> Self {
-        let held = RwSignal::new(None::<Held>);
-        let remaining = RwSignal::new(0i64);
-        let error = RwSignal::new(None::<String>);
+    /// `preview_version` is bumped after every call (the preview moves on); `flash` is what a form posted without
+    /// scripts left: the number held, or why the post was refused.
+    fn new(preview_version: RwSignal<u32>, flash: crate::contract::forms::ReserveFlash) -> Self {
+        let remaining = RwSignal::new(flash.held.as_ref().map(|h| h.result.ttl_seconds.max(0)).unwrap_or(0));
+        let held = RwSignal::new(flash.held);
+        let error = RwSignal::new(flash.error.as_ref().map(error_text));
         let document_id = RwSignal::new(String::new());
         let cancel_reason = RwSignal::new(String::new());
         let retry = RwSignal::new(None::<Retry>);
@@ -245,7 +218,7 @@ impl Reservation {
                         document_id.set(String::new());
                         cancel_reason.set(String::new());
                         remaining.set(res.ttl_seconds.max(0));
-                        held.set(Some(Held { res, status: NumberStatus::Reserved }));
+                        held.set(Some(HeldNumber { result: res, status: NumberStatus::Reserved }));
                     }
                     Err(e) => failed(error, retry, &e, Retry::Reserve(Box::new(req))),
                 }
@@ -284,36 +257,50 @@ impl Reservation {
 
     /// The token of the held reservation while it is RESERVED.
     fn active_token(&self) -> Option<String> {
-        self.held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| h.res.token.clone()))
+        self.held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| h.result.token.clone()))
     }
 }
 
 #[component]
-fn ReserveForm(data: ReferenceData) -> impl IntoView {
+fn ReserveForm(page: ReservePageData, initial: ReserveChoices) -> impl IntoView {
     let i18n = use_i18n();
-    let data = StoredValue::new(data);
-    let sel = Selection::new();
+    let ReservePageData { reference, template: initial_template, preview: initial_preview, flash } = page;
+    let data = StoredValue::new(reference);
+    let sel = Selection::from(&initial);
     let Selection { project, ctype, .. } = sel;
     let choices = Choices::new(data, sel);
+    // false in the server's HTML and until the bundle runs: the forms post themselves until then
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
 
     // ---- the template this (project, type) resolves to; the server decides which one ----
-    // bumped when the template may have changed elsewhere (live events): resolve it again
+    // the server's answer for the choices in the address is used first; bumped when the template may have changed
+    // elsewhere (live events): resolve it again
+    let initial_key = initial.project.zip(initial.correspondence_type);
+    let initial_template = StoredValue::new(initial_template);
     let template_version = RwSignal::new(0u32);
     let resolved = client_fetch(move || {
-        template_version.track();
-        let key = (project.get(), ctype.get());
+        let fresh = template_version.get() > 0;
+        let key = project.get().zip(ctype.get());
+        let known = if fresh || key != initial_key { None } else { initial_template.get_value() };
         async move {
-            match key {
-                (Some(p), Some(t)) => Some(((p, t), api::resolve_template(p, t).await)),
-                _ => None,
-            }
+            let key = key?;
+            Some((
+                key,
+                match known {
+                    Some(answer) => answer,
+                    None => api::resolve_template(key.0, key.1).await,
+                },
+            ))
         }
     });
     // the resolved template for the current choice (None while loading or not chosen)
     let current_template = Memo::new(move |_| {
-        let key = (project.get()?, ctype.get()?);
+        let key = project.get().zip(ctype.get())?;
         match resolved.get().flatten() {
             Some((k, r)) if k == key => Some(r.map_err(|e| error_text(&e))),
+            // before the browser has asked (the server's HTML, hydration): the server's answer
+            _ if Some(key) == initial_key => initial_template.get_value().map(|r| r.map_err(|e| error_text(&e))),
             _ => None,
         }
     });
@@ -325,46 +312,72 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
     let request = request_memo(sel, choices, shows);
 
     // ---- preview (reserves nothing); reloaded after every reserve / confirm / cancel ----
+    // the server's preview for the choices in the address is used first, as its template is
+    let initial_request = StoredValue::new(request.get_untracked());
+    let is_initial = move |req: &NumberRequest| initial_request.with_value(|i| i.as_ref() == Some(req));
+    let initial_preview = StoredValue::new(initial_preview.map(|p| p.map_err(|e| error_text(&e))));
     let preview_version = RwSignal::new(0u32);
     let preview = client_fetch(move || {
         let req = request.get();
-        preview_version.track();
+        let fresh = preview_version.get() > 0;
+        let known = req.as_ref().filter(|r| !fresh && is_initial(r)).and_then(|_| initial_preview.get_value());
         async move {
-            match req {
-                Some(r) => Some((r.clone(), api::preview_number(r).await.map_err(|e| error_text(&e)))),
-                None => None,
-            }
+            let req = req?;
+            let answer = match known {
+                Some(answer) => answer,
+                None => api::preview_number(req.clone()).await.map_err(|e| error_text(&e)),
+            };
+            Some((req, answer))
         }
     });
     let current_preview = Memo::new(move |_| {
         let req = request.get()?;
         match preview.get().flatten() {
             Some((r, result)) if r == req => Some(result),
+            _ if preview_version.get() == 0 && is_initial(&req) => initial_preview.get_value(),
             _ => None,
         }
     });
 
-    let r = Reservation::new(preview_version);
+    let r = Reservation::new(preview_version, flash);
     let stale = follow_changes(request, current_preview, r.held, preview_version, template_version);
     // countdown: a browser interval while the reservation is RESERVED, measured against the browser's own
     // clock from the moment the server's `ttl_seconds` arrived
     Countdown(r.held, r.remaining);
 
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if let Some(req) = request.get_untracked() {
+            r.error.set(None);
+            r.retry.set(None);
+            r.reserve.dispatch(req);
+        }
+    };
+
     view! {
-        <PartSelectors sel choices shows/>
+        <form method="post" action=path::RESERVE on:submit=submit data-testid="reserve-form">
+            <PartSelectors sel choices shows/>
 
-        <TemplateInfo i18n project ctype current_template/>
+            // without scripts, the parts a template asks for show once the project and type are sent
+            <div class="form-row" hidden=move || hydrated.get()>
+                <button type="submit" formmethod="get" formaction="/" class="secondary" data-testid="choose-step">
+                    {move || i18n.t("reserve.step")}
+                </button>
+            </div>
 
-        <PreviewBox request current_preview stale/>
+            <TemplateInfo i18n project ctype current_template/>
 
-        <Show when=move || r.active_token().is_none()>
-            <ReserveButton request r/>
-        </Show>
+            <PreviewBox request current_preview stale/>
+
+            <Show when=move || r.active_token().is_none()>
+                <ReserveButton request r hydrated/>
+            </Show>
+        </form>
 
         <ErrorSlot error=r.error/>
         <RetryButton r/>
 
-        {move || r.held.get().map(|h| view! { <ReservationCard h r/> })}
+        {move || r.held.get().map(|h| view! { <ReservationCard h r sel hydrated/> })}
     }
 }
 
@@ -374,7 +387,7 @@ fn ReserveForm(data: ReferenceData) -> impl IntoView {
 fn follow_changes(
     request: Memo<Option<NumberRequest>>,
     current_preview: Memo<Option<Result<PreviewResult, String>>>,
-    held: RwSignal<Option<Held>>,
+    held: RwSignal<Option<HeldNumber>>,
     preview_version: RwSignal<u32>,
     template_version: RwSignal<u32>,
 ) -> RwSignal<bool> {
@@ -407,7 +420,7 @@ fn follow_changes(
                     let next = u64::try_from(last_number).unwrap_or(0) + 1;
                     let shown = matches!(current_preview.get_untracked(), Some(Ok(ref pr)) if pr.sequence == next);
                     // this tab's own reservation is no news
-                    let own = held.with_untracked(|h| h.as_ref().is_some_and(|h| h.res.sequence + 1 == next));
+                    let own = held.with_untracked(|h| h.as_ref().is_some_and(|h| h.result.sequence + 1 == next));
                     if this_counter && !shown && !own {
                         stale.set(true);
                         preview_version.update(|v| *v += 1);
@@ -442,28 +455,29 @@ fn PartSelectors(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -
     let revision = sel.revision;
     view! {
         <div class="form-grid">
-            <IdSelect label="reserve.project" testid="select-project" choices=choices.project value=sel.project/>
-            <IdSelect label="reserve.type" testid="select-type" choices=choices.ctype value=sel.ctype/>
+            <IdSelect label="reserve.project" testid="select-project" name=field::PROJECT choices=choices.project value=sel.project/>
+            <IdSelect label="reserve.type" testid="select-type" name=field::TYPE choices=choices.ctype value=sel.ctype/>
             <Show when=move || show(|s| s.originator)>
-                <IdSelect label="reserve.originator" testid="select-originator" choices=choices.org value=sel.originator/>
+                <IdSelect label="reserve.originator" testid="select-originator" name=field::ORIGINATOR choices=choices.org value=sel.originator/>
             </Show>
             <Show when=move || show(|s| s.recipient)>
-                <IdSelect label="reserve.recipient" testid="select-recipient" choices=choices.org value=sel.recipient/>
+                <IdSelect label="reserve.recipient" testid="select-recipient" name=field::RECIPIENT choices=choices.org value=sel.recipient/>
             </Show>
             <Show when=move || show(|s| s.sub_type)>
-                <IdSelect label="reserve.subtype" testid="select-subtype" choices=choices.sub_type value=sel.sub_type/>
+                <IdSelect label="reserve.subtype" testid="select-subtype" name=field::SUB_TYPE choices=choices.sub_type value=sel.sub_type/>
             </Show>
             <Show when=move || show(|s| s.rfa_type)>
-                <IdSelect label="reserve.rfatype" testid="select-rfatype" choices=choices.rfa_type value=sel.rfa_type/>
+                <IdSelect label="reserve.rfatype" testid="select-rfatype" name=field::RFA_TYPE choices=choices.rfa_type value=sel.rfa_type/>
             </Show>
             <Show when=move || show(|s| s.discipline)>
-                <IdSelect label="reserve.discipline" testid="select-discipline" choices=choices.discipline value=sel.discipline/>
+                <IdSelect label="reserve.discipline" testid="select-discipline" name=field::DISCIPLINE choices=choices.discipline value=sel.discipline/>
             </Show>
             <Show when=move || show(|s| s.rev)>
                 <label class="field">
                     <span>{move || i18n.t("reserve.revision")}</span>
-                    <input type="text" maxlength="4" data-testid="revision"
+                    <input type="text" maxlength=MAX_REVISION_CHARS data-testid="revision" name=field::REVISION
                         placeholder=move || i18n.t("reserve.revision.hint")
+                        value=revision.get_untracked()
                         prop:value=move || revision.get()
                         on:input=move |ev| revision.set(event_target_value(&ev).to_uppercase())/>
                 </label>
@@ -499,19 +513,14 @@ fn PreviewBox(
     }
 }
 
+/// Submits the form: before hydration (or without scripts) the browser posts it, so a tap is never lost; once
+/// hydrated it is enabled when the request is complete.
 #[component]
-fn ReserveButton(request: Memo<Option<NumberRequest>>, r: Reservation) -> impl IntoView {
+fn ReserveButton(request: Memo<Option<NumberRequest>>, r: Reservation, hydrated: RwSignal<bool>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <button type="button" class="primary big" data-testid="reserve-button"
-            disabled=move || request.get().is_none() || r.busy.get()
-            on:click=move |_| {
-                if let Some(req) = request.get_untracked() {
-                    r.error.set(None);
-                    r.retry.set(None);
-                    r.reserve.dispatch(req);
-                }
-            }>
+        <button type="submit" class="primary big" data-testid="reserve-button"
+            disabled=move || hydrated.get() && (request.get().is_none() || r.busy.get())>
             {move || if r.reserve.pending().get() { i18n.t("reserve.busy") } else { i18n.t("reserve.button") }}
         </button>
     }
@@ -541,13 +550,18 @@ fn RetryButton(r: Reservation) -> impl IntoView {
     }
 }
 
-/// The reserved number, its status, and while it is RESERVED the countdown and confirm / cancel;
-/// afterwards a button for the next reservation.
+/// The choices as hidden fields, so that a form posted without scripts comes back to them.
 #[component]
-fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
+fn ChoiceFields(sel: Selection) -> impl IntoView {
+    move || sel.choices().fields().into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value/> }).collect_view()
+}
+
+/// The reserved number, its status, and while it is RESERVED the countdown and confirm / cancel;
+/// afterwards a link to the next reservation.
+#[component]
+fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
     let i18n = use_i18n();
-    let number = h.res.document_number.clone();
-    let token = h.res.token.clone();
+    let number = h.result.document_number.clone();
     let status = h.status.as_str();
     let is_reserved = h.status == NumberStatus::Reserved;
     let status_key: &'static str = match h.status {
@@ -559,69 +573,91 @@ fn ReservationCard(h: Held, r: Reservation) -> impl IntoView {
         <div class="reserved-box" data-testid="reservation">
             <div class="label">{move || i18n.t("reserve.reserved")}</div>
             <div class="number big" data-testid="reserved-number"><NumberText text=number.clone()/></div>
-            <CopyButton text=move || number.clone() testid="copy-button"/>
+            <Show when=move || hydrated.get()>
+                <CopyButton text={
+                    let number = number.clone();
+                    move || number.clone()
+                } testid="copy-button"/>
+            </Show>
             // words for people; the status code stays on the element for scripts and tests
             <p>
                 {move || i18n.t("reserve.status")}": "
                 <strong data-testid="status" data-status=status>{move || i18n.t(status_key)}</strong>
             </p>
             <Show when=move || is_reserved>
-                <ConfirmOrCancel token=token.clone() r/>
+                <ConfirmOrCancel held=h.clone() r sel hydrated/>
             </Show>
             <Show when=move || !is_reserved>
-                <button type="button" class="secondary" data-testid="new-reservation"
-                    on:click=move |_| { r.held.set(None); r.error.set(None); r.retry.set(None); }>
+                // a link to the page with the same choices; once hydrated, the card just closes
+                <a href=move || sel.choices().page_address() class="button secondary" data-testid="new-reservation"
+                    on:click=move |ev| { ev.prevent_default(); r.held.set(None); r.error.set(None); r.retry.set(None); }>
                     {move || i18n.t("reserve.new")}
-                </button>
+                </a>
             </Show>
         </div>
     }
 }
 
-/// The countdown of a RESERVED number, and the forms that confirm it (with a document id) or cancel it.
+/// The countdown of a RESERVED number, and the forms that confirm it (with a document id) or cancel it. Each names
+/// the number in hidden fields, so that the page can show it again after a post without scripts.
 #[component]
-fn ConfirmOrCancel(token: String, r: Reservation) -> impl IntoView {
+fn ConfirmOrCancel(held: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
     let i18n = use_i18n();
     let Reservation { remaining, error, document_id, cancel_reason, confirm, cancel, busy, .. } = r;
-    let (t1, t2) = (token.clone(), token);
+    let token = held.result.token.clone();
+    let (t1, t2) = (token.clone(), token.clone());
+    let named = move || {
+        let h = held.result.clone();
+        view! {
+            <input type="hidden" name="token" value=h.token/>
+            <input type="hidden" name="number" value=h.document_number/>
+            <input type="hidden" name="expiresAt" value=h.expires_at.to_rfc3339()/>
+            <ChoiceFields sel/>
+        }
+    };
+    let named2 = named.clone();
     view! {
         <p class="countdown">
             {move || if remaining.get() > 0 { i18n.t("reserve.expires_in") } else { i18n.t("reserve.expired") }}" "
             <span data-testid="ttl-countdown">{move || mm_ss(remaining.get())}</span>
         </p>
-        <div class="form-row">
+        <form method="post" action=path::CONFIRM class="form-row" data-testid="confirm-form"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                error.set(None);
+                confirm.dispatch((t1.clone(), document_id.get_untracked().trim().to_string()));
+            }>
+            {named}
             <label class="field grow">
                 <span>{move || i18n.t("reserve.document_id")}</span>
-                <input type="text" data-testid="document-id"
+                <input type="text" data-testid="document-id" name="documentId" required
                     prop:value=move || document_id.get()
                     on:input=move |ev| document_id.set(event_target_value(&ev))/>
             </label>
-            <button type="button" class="primary" data-testid="confirm-button"
-                disabled=move || busy.get() || document_id.with(|d| d.trim().is_empty())
-                on:click=move |_| {
-                    error.set(None);
-                    confirm.dispatch((t1.clone(), document_id.get_untracked().trim().to_string()));
-                }>
+            <button type="submit" class="primary" data-testid="confirm-button"
+                disabled=move || hydrated.get() && (busy.get() || document_id.with(|d| d.trim().is_empty()))>
                 {move || i18n.t("reserve.confirm")}
             </button>
-        </div>
-        <div class="form-row">
+        </form>
+        <form method="post" action=path::CANCEL class="form-row" data-testid="cancel-form"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                error.set(None);
+                let reason = cancel_reason.get_untracked().trim().to_string();
+                cancel.dispatch((t2.clone(), (!reason.is_empty()).then_some(reason)));
+            }>
+            {named2}
             <label class="field grow">
                 <span>{move || i18n.t("reserve.cancel_reason")}</span>
-                <input type="text" data-testid="cancel-reason"
+                <input type="text" data-testid="cancel-reason" name="reason"
                     prop:value=move || cancel_reason.get()
                     on:input=move |ev| cancel_reason.set(event_target_value(&ev))/>
             </label>
-            <button type="button" class="danger" data-testid="cancel-button"
-                disabled=move || busy.get()
-                on:click=move |_| {
-                    error.set(None);
-                    let reason = cancel_reason.get_untracked().trim().to_string();
-                    cancel.dispatch((t2.clone(), (!reason.is_empty()).then_some(reason)));
-                }>
+            <button type="submit" class="danger" data-testid="cancel-button"
+                disabled=move || hydrated.get() && busy.get()>
                 {move || i18n.t("reserve.cancel")}
             </button>
-        </div>
+        </form>
     }
 }
 
@@ -656,9 +692,9 @@ fn TemplateInfo(
     }
 }
 
-fn set_status(held: RwSignal<Option<Held>>, token: &str, status: NumberStatus) {
+fn set_status(held: RwSignal<Option<HeldNumber>>, token: &str, status: NumberStatus) {
     held.update(|h| {
-        if let Some(h) = h.as_mut().filter(|h| h.res.token == token) {
+        if let Some(h) = h.as_mut().filter(|h| h.result.token == token) {
             h.status = status;
         }
     });
@@ -671,7 +707,7 @@ fn mm_ss(seconds: i64) -> String {
 
 /// Ticks `remaining` down once a second while the held reservation is RESERVED.
 #[allow(non_snake_case)]
-fn Countdown(held: RwSignal<Option<Held>>, remaining: RwSignal<i64>) {
+fn Countdown(held: RwSignal<Option<HeldNumber>>, remaining: RwSignal<i64>) {
     let ticker = StoredValue::new(None::<IntervalHandle>);
     let stop = move || {
         if let Some(h) = ticker.try_get_value().flatten() {
@@ -680,7 +716,8 @@ fn Countdown(held: RwSignal<Option<Held>>, remaining: RwSignal<i64>) {
         }
     };
     Effect::new(move |_| {
-        let running = held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| (h.res.token.clone(), h.res.ttl_seconds)));
+        let running =
+            held.with(|h| h.as_ref().filter(|h| h.status == NumberStatus::Reserved).map(|h| (h.result.token.clone(), h.result.ttl_seconds)));
         stop();
         if let Some((_token, ttl)) = running {
             let started = super::browser::now_ms();

@@ -254,16 +254,21 @@ pub fn IdSelect(
     /// Text of the empty choice; the default is "— choose —".
     #[prop(optional)]
     placeholder: Option<&'static str>,
+    /// The field's name in a form that posts without scripts.
+    #[prop(optional)]
+    name: Option<&'static str>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let placeholder = placeholder.unwrap_or("common.choose");
+    // `selected` as an attribute too: the server's HTML has no properties, and a form posted without scripts sends it
     view! {
         <label class="field">
             <span>{move || i18n.t(label)}</span>
-            <select data-testid=testid on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
-                <option value="" prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
+            <select data-testid=testid name=name on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
+                <option value="" selected=value.get_untracked().is_none() prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
                 <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
                     <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled
+                        selected=value.get_untracked() == Some(c.id)
                         prop:selected=move || value.get() == Some(c.id)>
                         {c.label.clone()}
                     </option>

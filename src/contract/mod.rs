@@ -4,6 +4,7 @@
 //! the server's services.
 
 pub mod error;
+pub mod forms;
 pub mod import;
 pub mod lenient;
 pub mod live;

@@ -304,6 +304,9 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         .route("/health/ready", get(ready))
         // a counter's batches from the other instances, while this one holds its lock (CLUSTER_SECRET; not in the API)
         .route(numbering::forward::PATH, axum::routing::post(numbering::forward::receive))
+        // the staff pages' plain HTML forms (login, logout, reserve, confirm, cancel): they work without scripts
+        .merge(auth::forms::router())
+        .merge(numbering::forms::router())
         // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
         .route("/metrics", {
             let token = metrics_token();

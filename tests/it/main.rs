@@ -25,6 +25,8 @@ mod failover;
 mod idempotency;
 // per-type system defaults on a project created through the API (DEMO_DATA=false)
 mod defaults;
+// the staff pages' plain HTML forms: log in, reserve, confirm, cancel, log out without scripts
+mod forms;
 mod import;
 mod isolation;
 // every number's lifecycle as rows of the workflow table

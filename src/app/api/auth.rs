@@ -23,6 +23,14 @@ pub async fn login(username: String, password: String) -> Result<UserInfo, ApiEr
     auth::login(&state.access, &session, &client, &username, &password).await.map_err(sfn::error)
 }
 
+/// Why the last login from this browser was refused, shown once (a login form posted without scripts).
+#[server(prefix = "/sfn", input = Json)]
+pub async fn login_refusal() -> Result<Option<ApiError>, ApiError> {
+    let state = sfn::state()?;
+    let session = sfn::session(&state).await?;
+    auth::forms::take_refusal(&session).await.map_err(sfn::error)
+}
+
 #[server(prefix = "/sfn", input = Json)]
 pub async fn logout() -> Result<(), ApiError> {
     let state = sfn::state()?;

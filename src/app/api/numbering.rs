@@ -32,3 +32,11 @@ pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result
     let (state, caller) = sfn::caller().await?;
     numbering::cancel(&state.numbering, &caller, &token, reason.as_deref(), None).await.map_err(sfn::error)
 }
+
+/// What the reserve page shows at first for the choices in its address (`server::numbering::forms::page`).
+#[server(prefix = "/sfn", endpoint = "reserve_page", input = Json)]
+pub async fn reserve_page(choices: crate::contract::forms::ReserveChoices) -> Result<crate::contract::forms::ReservePageData, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    let session = sfn::session(&state).await?;
+    numbering::forms::page(&state.numbering, &state.catalog, &caller, &session, &choices).await.map_err(sfn::error)
+}

@@ -2,6 +2,7 @@
 //! client (API token); every handler and server function asks `Caller` before it acts.
 
 pub(crate) mod attempts;
+pub(crate) mod forms;
 pub(crate) mod http;
 pub mod password;
 pub mod rate_limit;

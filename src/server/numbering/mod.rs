@@ -7,6 +7,7 @@
 pub mod check;
 pub mod committer;
 pub mod counter_tx;
+pub(crate) mod forms;
 pub mod forward;
 pub(crate) mod http;
 pub(crate) mod idempotency;

@@ -1,0 +1,170 @@
+//! The reserve page without scripts: its plain HTML forms post here (`application/x-www-form-urlencoded`) and are
+//! answered `303 See Other` back to the page with the same choices (post/redirect/get). What a post did (the number
+//! held, or the refusal with its Thai message) waits in the session until the page shows it once. A tap before the
+//! browser bundle has loaded is such a post too, so no tap is lost. The services are the ones REST and the server
+//! functions call: the same rate limits, audit and rules.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::FormRejection;
+use axum::extract::{FromRef, State};
+use axum::http::header;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Form, Router};
+use tower_sessions::Session;
+
+use super::Numbering;
+use crate::contract::forms::{path, HeldNumber, ReserveChoices, ReserveFlash, ReservePageData, Shows};
+use crate::contract::{ApiError, NumberStatus};
+use crate::server::auth::{Access, Caller};
+use crate::server::error::AppError;
+use crate::server::reference::Catalog;
+
+/// The session's key of what the last post left for the page.
+const FLASH_KEY: &str = "reserve.flash";
+
+/// The posted fields, as the browser sends them: names may repeat or be unknown; what does not parse is no choice.
+type Fields = Vec<(String, String)>;
+
+pub(crate) fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Access>: FromRef<S>,
+    Arc<Numbering>: FromRef<S>,
+{
+    Router::new().route(path::RESERVE, post(reserve)).route(path::CONFIRM, post(confirm)).route(path::CANCEL, post(cancel))
+}
+
+fn field(fields: &Fields, name: &str) -> Option<String> {
+    fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+fn choices(fields: &Fields) -> ReserveChoices {
+    ReserveChoices::from_fields(|name| field(fields, name))
+}
+
+/// Back to the page with the choices, after keeping what the post did for it.
+async fn back(session: &Session, choices: &ReserveChoices, flash: ReserveFlash) -> Response {
+    if let Err(e) = session.insert(FLASH_KEY, &flash).await {
+        return AppError::internal_from("session store", e).into_response();
+    }
+    see_other(&choices.page_address())
+}
+
+pub(crate) fn see_other(location: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_string()), (header::CACHE_CONTROL, "no-store".to_string())]).into_response()
+}
+
+/// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the §6 body.
+fn admit(caller: Result<Caller, AppError>, form: &Result<Form<Fields>, FormRejection>) -> Result<Caller, Response> {
+    if let Err(rejection) = form {
+        return Err(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response());
+    }
+    match caller {
+        Ok(caller) => Ok(caller),
+        Err(AppError::Unauthenticated) => Err(see_other("/login")),
+        Err(e) => Err(e.into_response()),
+    }
+}
+
+fn refusal(e: &AppError) -> Option<ApiError> {
+    if e.status().is_server_error() {
+        tracing::error!(error = %e.report(), "form post failed");
+    }
+    Some(ApiError::from(e))
+}
+
+async fn reserve(
+    State(s): State<Arc<Numbering>>,
+    caller: Result<Caller, AppError>,
+    session: Session,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Response {
+    let caller = match admit(caller, &form) {
+        Ok(c) => c,
+        Err(answer) => return answer,
+    };
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    let chosen = choices(&fields);
+    let flash = match super::reserve(&s, &caller, &chosen.request_of_every_part(), None).await {
+        Ok(result) => ReserveFlash { held: Some(HeldNumber { result, status: NumberStatus::Reserved }), error: None },
+        Err(e) => ReserveFlash { held: None, error: refusal(&e) },
+    };
+    back(&session, &chosen, flash).await
+}
+
+/// The held number as the confirm and cancel forms name it (hidden fields), for the page to show it again.
+fn held_of(s: &Numbering, fields: &Fields, status: NumberStatus) -> Option<HeldNumber> {
+    let token = field(fields, "token")?;
+    let number = field(fields, "number")?;
+    let expires_at = field(fields, "expiresAt").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())?.with_timezone(&chrono::Utc);
+    Some(HeldNumber::named(token, number, expires_at, status, s.engine.clock.now()))
+}
+
+async fn confirm(
+    State(s): State<Arc<Numbering>>,
+    caller: Result<Caller, AppError>,
+    session: Session,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Response {
+    let caller = match admit(caller, &form) {
+        Ok(c) => c,
+        Err(answer) => return answer,
+    };
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    let token = field(&fields, "token").unwrap_or_default();
+    let document_id = field(&fields, "documentId").unwrap_or_default();
+    let flash = match super::confirm(&s, &caller, &token, &document_id, None).await {
+        Ok(r) => ReserveFlash { held: held_of(&s, &fields, r.status), error: None },
+        Err(e) => ReserveFlash { held: held_of(&s, &fields, NumberStatus::Reserved), error: refusal(&e) },
+    };
+    back(&session, &choices(&fields), flash).await
+}
+
+async fn cancel(
+    State(s): State<Arc<Numbering>>,
+    caller: Result<Caller, AppError>,
+    session: Session,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Response {
+    let caller = match admit(caller, &form) {
+        Ok(c) => c,
+        Err(answer) => return answer,
+    };
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    let token = field(&fields, "token").unwrap_or_default();
+    let reason = field(&fields, "reason");
+    let flash = match super::cancel(&s, &caller, &token, reason.as_deref(), None).await {
+        Ok(r) => ReserveFlash { held: held_of(&s, &fields, r.status), error: None },
+        Err(e) => ReserveFlash { held: held_of(&s, &fields, NumberStatus::Reserved), error: refusal(&e) },
+    };
+    back(&session, &choices(&fields), flash).await
+}
+
+/// What the reserve page shows at first for these choices: the reference lists, the template and, when every part it
+/// shows is chosen, the preview; and what the last form post left, taken from the session (shown once).
+pub(crate) async fn page(
+    numbering: &Numbering,
+    catalog: &Catalog,
+    caller: &Caller,
+    session: &Session,
+    chosen: &ReserveChoices,
+) -> Result<ReservePageData, AppError> {
+    let reference = crate::server::reference::data_for(catalog, caller).await?;
+    let template = match (chosen.project, chosen.correspondence_type) {
+        (Some(p), Some(t)) => Some(crate::server::templates::resolved_for(catalog, caller, p, t).await.map_err(|e| ApiError::from(&e))),
+        _ => None,
+    };
+    let request = match &template {
+        Some(Ok(t)) => Shows::of(&t.template).and_then(|shows| chosen.request(&shows)),
+        _ => None,
+    };
+    let preview = match request {
+        Some(req) => Some(super::preview(numbering, caller, &req).await.map_err(|e| ApiError::from(&e))),
+        None => None,
+    };
+    let flash: ReserveFlash = session.remove(FLASH_KEY).await.map_err(|e| AppError::internal_from("session store", e))?.unwrap_or_default();
+    Ok(ReservePageData { reference, template, preview, flash })
+}

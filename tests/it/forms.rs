@@ -1,0 +1,223 @@
+//! The staff pages without scripts (`server::auth::forms`, `server::numbering::forms`): the first HTML carries the
+//! forms and their choice lists; log in, choose in steps, reserve, confirm, cancel and log out by plain form posts
+//! answered `303 See Other`, what each did shown once on the page it goes back to. A browser with scripts off does the
+//! same in end2end/tests/noscript.spec.ts.
+
+use reqwest::header::{CONTENT_TYPE, LOCATION, ORIGIN};
+use reqwest::{Client, StatusCode};
+use sqlx::Row;
+
+use crate::common::*;
+
+/// A browser with scripts off: keeps the cookie, sends the page's `Origin` on a post, follows no redirect by itself.
+fn form_browser(app: &TestApp) -> Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(ORIGIN, app.base.parse().unwrap());
+    Client::builder()
+        .cookie_store(true)
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .unwrap()
+}
+
+/// Posts a form; returns the status and where it sends the browser.
+async fn post_form(app: &TestApp, client: &Client, path: &str, fields: &[(&str, String)]) -> (StatusCode, String) {
+    let r = client.post(app.url(path)).form(fields).send().await.unwrap();
+    let location = r.headers().get(LOCATION).map(|l| l.to_str().unwrap().to_string()).unwrap_or_default();
+    (r.status(), location)
+}
+
+async fn page(app: &TestApp, client: &Client, address: &str) -> (StatusCode, String) {
+    let r = client.get(app.url(address)).send().await.unwrap();
+    (r.status(), r.text().await.unwrap())
+}
+
+async fn id_of(app: &TestApp, table: &str, code: &str) -> i64 {
+    sqlx::query(&format!("SELECT id FROM {table} WHERE code = ?")).bind(code).fetch_one(&app.state.db.pool).await.unwrap().get::<i64, _>(0)
+}
+
+/// The value of the hidden field `name` in `html`.
+fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker).unwrap_or_else(|| {
+        panic!("no field {name} in the page: {}", &html[html.find("name=\"token\"").unwrap_or(0)..].chars().take(600).collect::<String>())
+    }) + marker.len();
+    html[start..].split('"').next().unwrap().to_string()
+}
+
+/// The text of the card's number (`data-testid="reserved-number"`), without the markup that lets it wrap.
+fn shown_number(html: &str) -> String {
+    let at = html.find(r#"data-testid="reserved-number""#).expect("a number on the card");
+    let inner = &html[at..];
+    let inner = &inner[inner.find('>').unwrap() + 1..inner.find("</div>").unwrap()];
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in inner.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text
+}
+
+async fn status_of(app: &TestApp, token: &str) -> (String, String) {
+    let row = sqlx::query("SELECT status, number FROM document_numbers WHERE token = ?").bind(token).fetch_one(&app.state.db.pool).await.unwrap();
+    (row.get::<String, _>(0), row.get::<String, _>(1))
+}
+
+struct Letter {
+    project: String,
+    ctype: String,
+    originator: String,
+    recipient: String,
+}
+
+async fn letter_ids(app: &TestApp) -> Letter {
+    Letter {
+        project: app.project_id("LCBP3").await.to_string(),
+        ctype: id_of(app, "correspondence_types", "LETTER").await.to_string(),
+        originator: id_of(app, "organizations", "คคง.").await.to_string(),
+        recipient: id_of(app, "organizations", "สคฉ.3").await.to_string(),
+    }
+}
+
+async fn log_in(app: &TestApp, client: &Client, password: &str) -> (StatusCode, String) {
+    post_form(app, client, "/forms/login", &[("username", "admin".into()), ("password", password.into())]).await
+}
+
+#[tokio::test]
+async fn a_person_without_scripts_logs_in_takes_confirms_and_cancels_numbers_and_logs_out() {
+    let app = TestApp::spawn().await;
+    let browser = form_browser(&app);
+
+    // the login page is a form that posts itself; a refusal is said once, on the page it goes back to
+    let (status, html) = page(&app, &browser, "/login").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(r#"action="/forms/login""#), "the login form posts without scripts");
+    assert_eq!(log_in(&app, &browser, "wrong-password").await, (StatusCode::SEE_OTHER, "/login".to_string()));
+    let (_, html) = page(&app, &browser, "/login").await;
+    assert!(html.contains("ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง"), "the refusal in Thai");
+    let (_, html) = page(&app, &browser, "/login").await;
+    assert!(!html.contains("ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง"), "said once");
+    assert_eq!(log_in(&app, &browser, ADMIN_PASSWORD).await, (StatusCode::SEE_OTHER, "/".to_string()));
+
+    // the first HTML carries the form and its choice lists, not fragments a script puts in place
+    let ids = letter_ids(&app).await;
+    let (status, html) = page(&app, &browser, "/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(r#"action="/forms/reserve""#));
+    assert!(html.contains(r#"name="project""#) && html.contains(r#"name="type""#));
+    assert!(html.contains(&format!(r#"<option value="{}""#, ids.project)), "the projects are in the list");
+    assert!(!html.contains(r#"name="originator""#), "the parts come once the project and type are chosen");
+
+    // the step: the project and type chosen, the template's parts are asked for, chosen as they were
+    let step = format!("/?project={}&type={}", ids.project, ids.ctype);
+    let (_, html) = page(&app, &browser, &step).await;
+    assert!(html.contains(r#"name="originator""#) && html.contains(r#"name="recipient""#), "LETTER shows originator and recipient");
+    let chosen = html.find(&format!(r#"<option value="{}""#, ids.project)).map(|at| html[at..].split('>').next().unwrap()).unwrap_or("");
+    assert!(chosen.contains("selected"), "the project stays chosen: {chosen}");
+    assert!(html.contains("{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}"), "the template in use");
+
+    // a part missing: refused with the reason, nothing reserved
+    let numbers_before = app.count("SELECT COUNT(*) FROM document_numbers").await;
+    let partial = vec![("project", ids.project.clone()), ("type", ids.ctype.clone()), ("originator", ids.originator.clone())];
+    let (status, back) = post_form(&app, &browser, "/forms/reserve", &partial).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-testid="error""#), "the refusal is shown");
+    assert!(!html.contains(r#"data-testid="reserved-number""#));
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, numbers_before);
+
+    // reserve: back to the same choices, the number on the card
+    let mut full = partial.clone();
+    full.push(("recipient", ids.recipient.clone()));
+    let (status, back) = post_form(&app, &browser, "/forms/reserve", &full).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(back, format!("/?project={}&type={}&originator={}&recipient={}", ids.project, ids.ctype, ids.originator, ids.recipient));
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-testid="reserved-number""#));
+    assert!(html.contains(r#"data-status="RESERVED""#));
+    let token = hidden(&html, "token");
+    let (status, number) = status_of(&app, &token).await;
+    assert_eq!((status.as_str(), number.as_str()), ("RESERVED", "คคง.-สคฉ.3-0001-2568"));
+    assert_eq!(shown_number(&html), "คคง.-สคฉ.3-0001-2568", "the card shows the number");
+
+    // confirm it with a document id
+    let named = |token: &str, html: &str| {
+        vec![
+            ("token", token.to_string()),
+            ("number", hidden(html, "number")),
+            ("expiresAt", hidden(html, "expiresAt")),
+            ("project", ids.project.clone()),
+            ("type", ids.ctype.clone()),
+        ]
+    };
+    let mut confirm = named(&token, &html);
+    confirm.push(("documentId", "DOC-NOSCRIPT-1".into()));
+    let (status, back) = post_form(&app, &browser, "/forms/confirm", &confirm).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-status="CONFIRMED""#));
+    assert_eq!(shown_number(&html), "คคง.-สคฉ.3-0001-2568");
+    assert_eq!(status_of(&app, &token).await.0, "CONFIRMED");
+
+    // another, cancelled with a reason
+    post_form(&app, &browser, "/forms/reserve", &full).await;
+    let (_, html) = page(&app, &browser, &back).await;
+    let second = hidden(&html, "token");
+    assert_ne!(second, token);
+    let mut cancel = named(&second, &html);
+    cancel.push(("reason", "ออกซ้ำโดยไม่ตั้งใจ".into()));
+    post_form(&app, &browser, "/forms/cancel", &cancel).await;
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-status="CANCELLED""#));
+    let (status, number) = status_of(&app, &second).await;
+    assert_eq!((status.as_str(), number.as_str()), ("CANCELLED", "คคง.-สคฉ.3-0002-2568"));
+    let reason: String =
+        sqlx::query("SELECT cancel_reason FROM document_numbers WHERE token = ?").bind(&second).fetch_one(&app.state.db.pool).await.unwrap().get(0);
+    assert_eq!(reason, "ออกซ้ำโดยไม่ตั้งใจ");
+
+    // confirming the cancelled one again: refused, said on the page, the number stays cancelled
+    let mut again: Vec<_> = cancel.iter().filter(|(k, _)| *k != "reason").cloned().collect();
+    again.push(("documentId", "DOC-NOSCRIPT-2".into()));
+    post_form(&app, &browser, "/forms/confirm", &again).await;
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-testid="error""#));
+    assert_eq!(status_of(&app, &second).await.0, "CANCELLED");
+
+    // log out: the pages send the browser to the login page again
+    assert_eq!(post_form(&app, &browser, "/forms/logout", &[]).await, (StatusCode::SEE_OTHER, "/login".to_string()));
+    let r = browser.get(app.url("/")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn form_posts_are_refused_from_another_site_without_a_session_or_without_a_form() {
+    let app = TestApp::spawn().await;
+    let ids = letter_ids(&app).await;
+    let fields = vec![("project", ids.project), ("type", ids.ctype), ("originator", ids.originator), ("recipient", ids.recipient)];
+
+    // no session: to the login page, nothing reserved
+    let anonymous = form_browser(&app);
+    assert_eq!(post_form(&app, &anonymous, "/forms/reserve", &fields).await, (StatusCode::SEE_OTHER, "/login".to_string()));
+
+    // a session, but the post comes from another site: 403, nothing reserved
+    let browser = form_browser(&app);
+    log_in(&app, &browser, ADMIN_PASSWORD).await;
+    let r = browser.post(app.url("/forms/reserve")).header(ORIGIN, "https://evil.example").form(&fields).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+
+    // not a form: 400 with the Thai message
+    let r = browser.post(app.url("/forms/reserve")).header(CONTENT_TYPE, "application/json").body("{}").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "VALIDATION_ERROR");
+    assert!(body["message"].as_str().unwrap().contains("แบบฟอร์ม"));
+
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
+}
