@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { ADMIN, SAME_ORIGIN, STAFF, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, SAME_ORIGIN, STAFF, login, selectByCode, waitHydrated, openMore } from './helpers';
 
 // /charts (issue 37, item 5): numbers issued per Bangkok day and type, and the counters' utilization, drawn as SVG
 // with a table beside each. Only this file takes numbers from LCBP3-C2 / OTHER คคง. → ผรม.1.
@@ -72,6 +72,7 @@ test('the charts fit a phone and staff are refused', async ({ page }) => {
   expect(scroll).toBeLessThanOrEqual(width);
   // the link is in the phone's menu
   await page.getByTestId('menu-toggle').click();
+  await openMore(page);
   await expect(page.getByTestId('nav-charts')).toBeVisible();
 
   await page.getByTestId('logout').click();

@@ -74,3 +74,9 @@ export function recordApiRequests(page: Page): string[] {
   });
   return urls;
 }
+
+/** Opens the header's "more" disclosure (the admin pages used less often), unless it is open. */
+export async function openMore(page: Page) {
+  const more = page.getByTestId('nav-more');
+  if ((await more.getAttribute('open')) === null) await more.locator('summary').click();
+}

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN, openMore } from './helpers';
 
 // Bulk import (/import). Only this file takes numbers from LCBP3-C3 / LETTER and MEMO กทท. → คคง.
 
@@ -22,6 +22,7 @@ async function preview(page: Page, type: string) {
 test('a super admin checks a bulk import with a dry run, applies it, and the numbers show up', async ({ page }) => {
   await login(page, ADMIN);
   const errors = collectErrors(page);
+  await openMore(page);
   await expect(page.getByTestId('nav-import')).toBeVisible();
   await openImport(page);
   const rows = [

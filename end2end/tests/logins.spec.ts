@@ -1,5 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
-import { ADMIN, STAFF, login, waitHydrated } from './helpers';
+import { ADMIN, STAFF, login, waitHydrated, openMore } from './helpers';
 
 // The record of logins (issue 14 item 1, SPEC §8): a failed login made in the browser shows up on /logins for a
 // super admin, with its outcome and the browser's address and user agent; a staff user has no link to the page
@@ -26,6 +26,7 @@ test('a super admin sees on /logins the failed login made a moment ago', async (
   await context.close();
 
   await login(page, ADMIN);
+  await openMore(page);
   await page.getByTestId('nav-logins').click();
   await expect(page).toHaveURL(/\/logins$/);
   await waitHydrated(page);

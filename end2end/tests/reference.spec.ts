@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN } from './helpers';
+import { ADMIN, STAFF, collectErrors, login, selectByCode, waitHydrated, SAME_ORIGIN, openMore } from './helpers';
 
 // Reference-data admin (/reference). Only this file adds ผรม.8 / ผรม.9, the project E2E-REF, and makes ผรม.8
 // a member of LCBP3-C4 (it takes LCBP3-C4 / LETTER numbers from ผรม.8 only).
@@ -18,6 +18,7 @@ function row(page: Page, code: string) {
 test('a super admin adds and edits reference data, and the reservation form uses it at once', async ({ page }) => {
   await login(page, ADMIN);
   const errors = collectErrors(page);
+  await openMore(page);
   await expect(page.getByTestId('nav-reference')).toBeVisible();
   await openReference(page, 'organizations');
 

@@ -1,5 +1,5 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
-import { ADMIN, PADMIN, login, waitHydrated } from './helpers';
+import { ADMIN, PADMIN, login, waitHydrated, openMore } from './helpers';
 
 // Users and tokens (issue 14 items 2 and 6): a super admin deactivates a user on /users and that user can no
 // longer log in (reactivated, they can); a project admin on /tokens sees only their project's tokens.
@@ -35,6 +35,7 @@ test('a super admin deactivates a user on /users and that user cannot log in', a
   const user = `e2e-user-${suffix}`;
   const password = 'e2e-user-pass-1';
   await login(page, ADMIN);
+  await openMore(page);
   await page.getByTestId('nav-users').click();
   await expect(page).toHaveURL(/\/users$/);
   await expect(page.getByTestId('users-table')).toBeVisible();

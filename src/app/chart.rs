@@ -182,17 +182,63 @@ fn open_svg(id: &str, title: &str, desc: &str) -> String {
     )
 }
 
-/// The dates under the x axis and the axis line; the last label ends at the plot's right edge.
+/// A date under the x axis: where it stands, how it is anchored there, its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AxisLabel {
+    pub x: f64,
+    pub end_anchored: bool,
+    pub text: String,
+}
+
+/// The tick font is 12 px in a drawing 720 units wide: at most about 0.62 em a character (digits, Latin; Thai vowel
+/// and tone marks over or under a letter take no width of their own, but are counted: a label is never narrower).
+const TICK_CHAR_WIDTH: f64 = 7.5;
+/// The least space between two dates.
+const TICK_GAP: f64 = 10.0;
+
+impl AxisLabel {
+    fn width(&self) -> f64 {
+        self.text.chars().count() as f64 * TICK_CHAR_WIDTH
+    }
+    /// Its left and right ends.
+    fn extent(&self) -> (f64, f64) {
+        let w = self.width();
+        if self.end_anchored {
+            (self.x - w, self.x)
+        } else {
+            (self.x - w / 2.0, self.x + w / 2.0)
+        }
+    }
+}
+
+/// The dates under the axis: at most six, evenly spaced, the last (today) ending at the plot's right edge; a date
+/// that would touch the next one is left out, so that no two ever overlap.
+pub fn axis_labels(lang: Lang, days: &[String]) -> Vec<AxisLabel> {
+    let f = FRAME;
+    let mut kept: Vec<AxisLabel> = Vec::new();
+    for i in labelled_days(days.len(), 6).into_iter().rev() {
+        let last = i + 1 == days.len() && days.len() > 1;
+        let label = AxisLabel { x: if last { f.width - f.right } else { f.x(i, days.len()) }, end_anchored: last, text: day_text(lang, &days[i]) };
+        let fits = kept.last().is_none_or(|next| label.extent().1 + TICK_GAP <= next.extent().0);
+        if fits {
+            kept.push(label);
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// The dates under the x axis and the axis line.
 fn x_axis(out: &mut String, lang: Lang, days: &[String]) {
     let f = FRAME;
     out.push_str(&format!(r#"<line class="axis" x1="{}" x2="{}" y1="{b}" y2="{b}"/>"#, f.left, f.width - f.right, b = f.base()));
-    for i in labelled_days(days.len(), 6) {
-        let x = f.x(i, days.len());
-        let (x, anchor) = if i + 1 == days.len() && days.len() > 1 { (f.width - f.right, "end") } else { (x, "middle") };
+    for label in axis_labels(lang, days) {
         out.push_str(&format!(
-            r#"<text class="tick" x="{x:.1}" y="{:.1}" text-anchor="{anchor}">{}</text>"#,
+            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="{}">{}</text>"#,
+            label.x,
             f.base() + 22.0,
-            escape(&day_text(lang, &days[i]))
+            if label.end_anchored { "end" } else { "middle" },
+            escape(&label.text)
         ));
     }
 }
@@ -373,6 +419,29 @@ mod tests {
         assert_eq!(labelled_days(1, 6), [0]);
         assert!(labelled_days(0, 6).is_empty());
         assert!(labelled_days(366, 6).len() <= 6);
+    }
+
+    #[test]
+    fn no_two_dates_under_the_axis_overlap_and_today_is_always_there() {
+        for n in [1usize, 2, 7, 30, 89, 90, 91, 180, 366] {
+            let start = NaiveDate::from_ymd_opt(2026, 8, 31).unwrap();
+            let days: Vec<String> = (0..n).map(|i| (start + chrono::Days::new(i as u64)).to_string()).collect();
+            for lang in [Lang::Th, Lang::En] {
+                let labels = axis_labels(lang, &days);
+                assert_eq!(labels.last().map(|l| l.text.clone()), Some(day_text(lang, &days[n - 1])), "{n} days: today is labelled");
+                for pair in labels.windows(2) {
+                    assert!(pair[0].extent().1 + TICK_GAP <= pair[1].extent().0, "{n} days, {lang:?}: {pair:?} overlap");
+                }
+                let first = labels[0].extent().0;
+                assert!(first >= 0.0, "{n} days: the first date starts inside the drawing ({first})");
+            }
+        }
+        // 90 days in Thai, as /charts shows them at 1366 px: `14 พ.ย. 2569` no longer runs into `29 พ.ย. 2569`
+        let start = NaiveDate::from_ymd_opt(2026, 8, 31).unwrap();
+        let days: Vec<String> = (0..90).map(|i| (start + chrono::Days::new(i)).to_string()).collect();
+        let texts: Vec<String> = axis_labels(Lang::Th, &days).into_iter().map(|l| l.text).collect();
+        assert_eq!(texts.last().unwrap(), "28 พ.ย. 2569");
+        assert!(!texts.contains(&"13 พ.ย. 2569".to_string()), "{texts:?}");
     }
 
     #[test]

@@ -113,7 +113,8 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
             {move || format!("{} {} {}", i18n.t("common.found"), count, i18n.t("common.items"))}
         </p>
         <TableWrap>
-            <table class="list" data-testid="counter-table">
+            // on a phone each row is a card: its cells one under another, each with its column's name (style/main.css)
+            <table class="list cards" data-testid="counter-table">
                 <TableHead columns=vec!["ctr.col.id", "ctr.project", "ctr.type", "ctr.col.parts", "ctr.col.period", "ctr.col.last", "ctr.col.max", "ctr.col.use", ""]/>
                 <tbody>
                     {rows.iter().map(|c| {
@@ -124,21 +125,21 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
                                 data-type=c.correspondence_type_code.clone() data-period=c.period.clone()
                                 data-last=c.last_number.to_string() data-parts=parts_label(c)
                                 class:selected=move || selected.get() == Some(id)>
-                                <td>{id}</td>
-                                <td>{c.project_code.clone()}</td>
-                                <td>{c.correspondence_type_code.clone()}</td>
-                                <td class="small">{parts_label(c)}</td>
-                                <td class="nowrap" data-testid="counter-period">{
+                                <td data-label=move || i18n.t("ctr.col.id")>{id}</td>
+                                <td data-label=move || i18n.t("ctr.project")>{c.project_code.clone()}</td>
+                                <td data-label=move || i18n.t("ctr.type")>{c.correspondence_type_code.clone()}</td>
+                                <td class="small" data-label=move || i18n.t("ctr.col.parts")>{parts_label(c)}</td>
+                                <td class="nowrap" data-testid="counter-period" data-label=move || i18n.t("ctr.col.period")>{
                                     let period = c.period.clone();
                                     move || period_label(&period, i18n.lang.get())
                                 }</td>
-                                <td data-testid="counter-last"><strong>{c.last_number}</strong></td>
-                                <td class="small muted">{c.max_number}</td>
-                                <td class="nowrap" data-testid="counter-utilization" data-utilization=format!("{:.6}", c.utilization)>
+                                <td data-testid="counter-last" data-label=move || i18n.t("ctr.col.last")><strong>{c.last_number}</strong></td>
+                                <td class="small muted" data-label=move || i18n.t("ctr.col.max")>{c.max_number}</td>
+                                <td class="nowrap" data-testid="counter-utilization" data-label=move || i18n.t("ctr.col.use") data-utilization=format!("{:.6}", c.utilization)>
                                     <meter min="0" max="1" low="0.7" high="0.9" value=c.utilization.to_string()></meter>
                                     " "{format!("{pct:.2}%")}
                                 </td>
-                                <td>
+                                <td class="card-actions">
                                     <button type="button" class="secondary small" data-testid="counter-open"
                                         on:click=move |_| selected.set(Some(id))>
                                         {move || i18n.t("ctr.open")}

@@ -43,6 +43,7 @@ impl Lang {
 const WORDS: &[(&str, &str, &str)] = &[
     ("app.name", "ระบบออกเลขที่เอกสาร", "Document Numbering"),
     ("nav.menu", "เมนู", "Menu"),
+    ("nav.more", "เพิ่มเติม", "More"),
     ("common.actions", "การทำงาน", "Actions"),
     ("common.table", "ตาราง (เลื่อนไปทางข้างได้)", "Table (scrolls sideways)"),
     ("nav.reserve", "ออกเลขที่", "Numbers"),

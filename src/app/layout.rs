@@ -27,6 +27,13 @@ pub fn Header() -> impl IntoView {
     let switch_lang = move |_| i18n.set(i18n.lang.get_untracked().other());
     // under 640 px the links fold into a menu (style/main.css); a page change folds it again
     let menu_open = RwSignal::new(false);
+    // "more" closes when one of its pages is chosen (a page change keeps the header)
+    let more = NodeRef::<leptos::html::Details>::new();
+    let close_more = move || {
+        if let Some(details) = more.get_untracked() {
+            let _ = details.remove_attribute("open");
+        }
+    };
     let location = leptos_router::hooks::use_location();
     Effect::new(move |_| {
         location.pathname.track();
@@ -53,29 +60,34 @@ pub fn Header() -> impl IntoView {
                                     "☰ "{move || i18n.t("nav.menu")}
                                 </button>
                                 <div class="menu" id="main-menu" class:open=move || menu_open.get()>
-                                <nav class="nav" on:click=move |_| menu_open.set(false)>
+                                <nav class="nav" on:click=move |_| { menu_open.set(false); close_more(); }>
                                     <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
+                                    // the pages admins use every day; the rest under "more" (a native disclosure: it
+                                    // opens without scripts too), so that the bar stays one line at a desk
                                     <Show when=move || is_admin>
                                         <A href="/templates" attr:data-testid="nav-templates">{move || i18n.t("nav.templates")}</A>
-                                        <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
-                                        <A href="/audit" attr:data-testid="nav-audit">{move || i18n.t("nav.audit")}</A>
-                                        <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
-                                        // admin pages: counters, reset requests
                                         <A href="/counters" attr:data-testid="nav-counters">{move || i18n.t("nav.counters")}</A>
-                                        <A href="/charts" attr:data-testid="nav-charts">{move || i18n.t("nav.charts")}</A>
+                                        <A href="/audit" attr:data-testid="nav-audit">{move || i18n.t("nav.audit")}</A>
                                     </Show>
                                     <Show when=move || is_super>
                                         <A href="/resets" attr:data-testid="nav-resets">{move || i18n.t("nav.resets")}</A>
                                     </Show>
-                                    // imports and reference-data admin
-                                    <Show when=move || is_super>
-                                        <A href="/reference" attr:data-testid="nav-reference">{move || i18n.t("nav.reference")}</A>
-                                        <A href="/import" attr:data-testid="nav-import">{move || i18n.t("nav.import")}</A>
-                                    </Show>
-                                    <Show when=move || is_super>
-                                        <A href="/users" attr:data-testid="nav-users">{move || i18n.t("nav.users")}</A>
-                                        <A href="/logins" attr:data-testid="nav-logins">{move || i18n.t("nav.logins")}</A>
-                                        <A href="/notifications" attr:data-testid="nav-notifications">{move || i18n.t("nav.notifications")}</A>
+                                    <Show when=move || is_admin>
+                                        <details class="more-menu" node_ref=more data-testid="nav-more">
+                                            <summary>{move || i18n.t("nav.more")}</summary>
+                                            <div class="more-links">
+                                                <A href="/charts" attr:data-testid="nav-charts">{move || i18n.t("nav.charts")}</A>
+                                                <A href="/errors" attr:data-testid="nav-errors">{move || i18n.t("nav.errors")}</A>
+                                                <A href="/tokens" attr:data-testid="nav-tokens">{move || i18n.t("nav.tokens")}</A>
+                                                <Show when=move || is_super>
+                                                    <A href="/reference" attr:data-testid="nav-reference">{move || i18n.t("nav.reference")}</A>
+                                                    <A href="/import" attr:data-testid="nav-import">{move || i18n.t("nav.import")}</A>
+                                                    <A href="/users" attr:data-testid="nav-users">{move || i18n.t("nav.users")}</A>
+                                                    <A href="/logins" attr:data-testid="nav-logins">{move || i18n.t("nav.logins")}</A>
+                                                    <A href="/notifications" attr:data-testid="nav-notifications">{move || i18n.t("nav.notifications")}</A>
+                                                </Show>
+                                            </div>
+                                        </details>
                                     </Show>
                                 </nav>
                                 <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>

@@ -63,6 +63,8 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" type="image/x-icon" href="/favicon.ico"/>
                 <link rel="stylesheet" id="leptos" href=stylesheet/>
+                // without scripts the phone's menu cannot open: it stays open (public/noscript.css)
+                <noscript><link rel="stylesheet" href="/noscript.css"/></noscript>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
