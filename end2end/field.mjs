@@ -36,7 +36,9 @@ async function phone(browser) {
   await page.getByTestId('login-username').fill(user);
   await page.getByTestId('login-password').fill(password);
   await page.getByTestId('login-submit').click();
-  await page.waitForURL(/\/$/);
+  // hydrated or not, the reserve page's form follows the login
+  await page.waitForURL((u) => u.pathname === '/', { waitUntil: 'commit' });
+  await page.getByTestId('reserve-form').waitFor({ timeout: 30_000 });
   const value = (testId, code) => page.getByTestId(testId).locator(`option[data-code="${code}"]`).getAttribute('value');
   const address = `/?project=${await value('select-project', CHOICE.project)}&type=${await value('select-type', CHOICE.type)}`;
   return { context, page, address };

@@ -73,10 +73,11 @@ test('a super admin sees every navigation link on one line at 1366 px, in Thai a
   await page.setViewportSize({ width: 1366, height: 768 });
   await login(page, ADMIN);
   const errors = collectErrors(page);
-  const links = page.locator('.topbar .nav a');
+  // the links in the bar and the "more" disclosure (its links open under the bar)
+  const links = page.locator('.topbar .nav > a, .topbar .nav summary');
   for (const lang of ['th', 'en']) {
     await expect(page.locator('html')).toHaveAttribute('lang', lang);
-    expect(await links.count()).toBeGreaterThanOrEqual(10);
+    expect(await links.count()).toBeGreaterThanOrEqual(6);
     const boxes = await links.evaluateAll((as) => as.map((a) => a.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), right: r.right })));
     expect(new Set(boxes.map((b) => b.top)).size, JSON.stringify(boxes)).toBe(1);
     // nothing pushed off the screen either: the user's name, logout and the language switch fit beside them

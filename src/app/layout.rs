@@ -60,7 +60,8 @@ pub fn Header() -> impl IntoView {
                                     "☰ "{move || i18n.t("nav.menu")}
                                 </button>
                                 <div class="menu" id="main-menu" class:open=move || menu_open.get()>
-                                <nav class="nav" on:click=move |_| { menu_open.set(false); close_more(); }>
+                                // a page chosen folds the menus; opening "more" (its summary) does not
+                                <nav class="nav" on:click=move |ev| if !on_summary(&ev) { menu_open.set(false); close_more(); }>
                                     <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
                                     // the pages admins use every day; the rest under "more" (a native disclosure: it
                                     // opens without scripts too), so that the bar stays one line at a desk
@@ -145,4 +146,10 @@ fn WaitingBadge() -> impl IntoView {
             }
         })
     }
+}
+
+/// Whether a click fell on a disclosure's summary (which opens it) rather than on a link.
+fn on_summary(ev: &leptos::ev::MouseEvent) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok()).and_then(|el| el.closest("summary").ok().flatten()).is_some()
 }
