@@ -40,6 +40,8 @@ for (const size of SIZES) {
 
     for (const [who, user, pages] of [['a super admin', ADMIN, ADMIN_PAGES], ['staff', STAFF, STAFF_PAGES]] as const) {
       test(`every page of ${who} has no accessibility violation, in Thai and in English`, async ({ page }) => {
+        // fourteen pages, two languages, axe on each: about 45 s on an idle machine, more beside other builds
+        test.setTimeout(180_000);
         await login(page, user);
         if (user === ADMIN) {
           // rows for every table: a number (counters, audit), a token, an error-log row
