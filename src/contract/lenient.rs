@@ -99,7 +99,7 @@ pub mod schema {
             .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(9999)))
             .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^{TRIMMED}*(0*[0-9]{{1,4}})?{TRIMMED}*$"))))
             .item(null())
-            .description(Some("must be the current year (A.D. or B.E.): no back-dating"))
+            .description(Some("the current year (A.D. or B.E.); with backdateReason, the earlier closed year to continue"))
             .into()
     }
 
@@ -183,6 +183,13 @@ pub mod schema {
                     .description(Some("revision label A–Z, AA…ZZZ (any case); absent: A")),
             )
             .property("year", year())
+            .property(
+                "backdateReason",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .max_length(Some(500))
+                    .description(Some("super admins: take the next number of the earlier (closed) year `year` names, for this reason")),
+            )
             .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
         utoipa::openapi::schema::AllOfBuilder::new()
             .item(object)

@@ -135,6 +135,13 @@ pub struct ProjectItem {
     pub active: bool,
     /// Organizations that are members of this project (only they may originate or receive numbers).
     pub member_org_ids: Vec<i64>,
+    /// The month (1–12) its fiscal year starts in (reset scope `FISCAL_YEAR`, `{FY:BE}`); default October.
+    #[serde(default = "crate::contract::october")]
+    pub fiscal_year_first_month: u32,
+}
+
+fn october() -> u32 {
+    crate::numbering::DEFAULT_FISCAL_FIRST_MONTH
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -209,9 +216,14 @@ pub struct NumberRequest {
     /// Revision label (A…Z, AA…); `A` when absent.
     #[serde(default, deserialize_with = "lenient::code")]
     pub revision: Option<String>,
-    /// Optional; must equal the current year (A.D. or B.E.) — no back-dating.
+    /// Optional; must equal the current year (A.D. or B.E.) — unless `backdateReason` is given.
     #[serde(default, deserialize_with = "lenient::year")]
     pub year: Option<i32>,
+    /// Back-dating (super admins only): `year` then names an earlier, closed period of the template's reset — a
+    /// calendar year, or a fiscal year by the year it ends in — whose series the number continues; audited with this
+    /// reason.
+    #[serde(default, deserialize_with = "lenient::code")]
+    pub backdate_reason: Option<String>,
 }
 
 /// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as

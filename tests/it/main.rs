@@ -19,6 +19,8 @@ mod audit_view;
 mod edge;
 // a hot counter's batches sent to the instance holding its lock
 mod forward;
+// fiscal years: the first month's boundary in Bangkok time, back-dating a closed year
+mod fiscal;
 // MariaDB failover: the writable server of DATABASE_SERVERS, followed after a promotion; never a read-only one
 mod failover;
 // a retried call with its Idempotency-Key gets its first answer, never a second number

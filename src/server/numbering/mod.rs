@@ -23,7 +23,8 @@ use chrono::{DateTime, Utc};
 
 use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
 use crate::numbering::{
-    bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
+    bangkok_date, parse_rev, BackdateError, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template,
+    MAX_DOCUMENT_ID_CHARS,
 };
 use crate::server::auth::rate_limit::NumberRateLimiter;
 use crate::server::auth::Caller;
@@ -57,6 +58,9 @@ pub struct Resolved {
     pub(crate) revision: String,
     pub key: CounterKey,
     pub(crate) period: Period,
+    /// The reason of a super admin's number in an earlier, closed period (SPEC §4 back-dating); None: today's period.
+    #[serde(default)]
+    pub(crate) backdated: Option<String>,
 }
 
 impl Resolved {
@@ -72,6 +76,7 @@ impl Resolved {
             seq: sequence,
             year: self.period.year,
             month: self.period.month,
+            fiscal_year: self.period.fiscal_year,
             rev: &self.revision,
         })
     }
@@ -148,15 +153,27 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         }
     };
     let (year, _) = bangkok_date(now);
-    if let Some(asked) = req.year {
-        if asked != year && asked != year + 543 {
+    let current = Period::at_in(chosen.reset_scope, now, project.fiscal_year_first_month);
+    let (period, backdated) = match (req.year, req.backdate_reason.as_deref()) {
+        (Some(asked), Some(reason)) => (backdated_period(&current, asked, project.fiscal_year_first_month)?, Some(backdate_reason(reason)?)),
+        (None, Some(_)) => {
             return Err(AppError::validation(
-                format!("ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {})", year, year + 543),
-                format!("year {asked} is not the current year {year} (no back-dating)"),
+                "การออกเลขย้อนหลังต้องระบุปี (year) ของรอบที่ปิดแล้ว",
+                "backdateReason needs the year of the earlier period to continue",
+            ))
+        }
+        (Some(asked), None) if asked != year && asked != year + 543 => {
+            return Err(AppError::validation(
+                format!(
+                    "ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {}) — การออกเลขย้อนหลังต้องระบุเหตุผล (backdateReason) และทำได้เฉพาะผู้ดูแลระบบสูงสุด",
+                    year,
+                    year + 543
+                ),
+                format!("year {asked} is not the current year {year}; back-dating needs a super admin and a backdateReason"),
             ));
         }
-    }
-    let period = Period::at(chosen.reset_scope, now);
+        _ => (current, None),
+    };
     let key = CounterKey::new(project.id, correspondence_type.id, parts, &ids, &period);
     Ok(Resolved {
         project_id: project.id,
@@ -173,7 +190,32 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         revision,
         key,
         period,
+        backdated,
     })
+}
+
+/// The earlier period a back-dated request names, or the 400 that says why it cannot be.
+fn backdated_period(current: &Period, asked: i32, first_month: u32) -> Result<Period, AppError> {
+    current.earlier(asked, first_month).map_err(|e| match e {
+        BackdateError::NotByYear(scope) => AppError::validation(
+            format!("ออกเลขย้อนหลังได้เฉพาะตัวนับที่เริ่มใหม่ทุกปีหรือทุกปีงบประมาณ (รูปแบบนี้เริ่มใหม่แบบ {scope})"),
+            format!("back-dating continues a closed calendar or fiscal year; this template resets {scope}"),
+        ),
+        BackdateError::NotEarlier { asked, current } => AppError::validation(
+            format!("ปี {asked} ยังไม่ปิด: ออกเลขย้อนหลังได้เฉพาะรอบก่อนรอบปัจจุบัน ({} / พ.ศ. {})", current, current + 543),
+            format!("year {asked} is not an earlier, closed period (the current one is {current})"),
+        ),
+    })
+}
+
+fn backdate_reason(reason: &str) -> Result<String, AppError> {
+    if reason.chars().count() > MAX_REASON_CHARS || reason.chars().any(char::is_control) {
+        return Err(AppError::validation(
+            format!("เหตุผลของการออกเลขย้อนหลังต้องยาวไม่เกิน {MAX_REASON_CHARS} ตัวอักษร"),
+            format!("backdateReason must be at most {MAX_REASON_CHARS} printable characters"),
+        ));
+    }
+    Ok(reason.to_string())
 }
 
 #[derive(Clone, Debug)]
@@ -278,7 +320,7 @@ impl Engine {
     /// `/metrics` gauge. One grouped query; rows = number of types.
     pub(crate) async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
         let now = self.clock.now();
-        let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
+        let periods = Period::current_keys(now);
         store::max_utilization_by_type(&self.db, &periods).await
     }
 
@@ -299,6 +341,10 @@ impl Engine {
         let snapshot = self.reference.get().await?;
         let resolved = resolve(&snapshot, req, self.clock.now())?;
         caller.require_numbering(resolved.project_id)?;
+        if let Some(reason) = &resolved.backdated {
+            caller.require_super_admin()?;
+            tracing::info!(who = %caller.display_name(), period = %resolved.key.period, reason = %reason, "back-dated number asked for");
+        }
         Ok(resolved)
     }
 

@@ -326,7 +326,7 @@ impl Plan {
                 template_used: Some(row.template.clone()),
                 reservation_token: token.clone(),
                 document_id: document_id.clone(),
-                metadata: expires_at.map(|e| serde_json::json!({ "expiresAt": e }).to_string()),
+                metadata: issue_metadata(expires_at, req),
                 ..job.audit
             },
         ));
@@ -472,6 +472,18 @@ pub(crate) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
 }
 
+/// A reservation's expiry, and for a back-dated number its period and reason (audited as such).
+fn issue_metadata(expires_at: Option<i64>, req: &Resolved) -> Option<String> {
+    let mut meta = serde_json::Map::new();
+    if let Some(e) = expires_at {
+        meta.insert("expiresAt".into(), e.into());
+    }
+    if let Some(reason) = &req.backdated {
+        meta.insert("backdated".into(), serde_json::json!({ "period": req.key.period, "reason": reason }));
+    }
+    (!meta.is_empty()).then(|| serde_json::Value::Object(meta).to_string())
+}
+
 fn status_audit(
     operation: &str,
     status: NumberStatus,
@@ -503,7 +515,7 @@ mod tests {
     const RESERVED_AT: i64 = NOW - 60_000;
 
     fn resolved(template: &str) -> Arc<Resolved> {
-        let period = Period { scope: ResetScope::Yearly, year: 2025, month: 3 };
+        let period = Period::of(ResetScope::Yearly, 2025, 3, 10);
         Arc::new(Resolved {
             project_id: 1,
             project_code: "P".into(),
@@ -528,6 +540,7 @@ mod tests {
                 period: period.key(),
             },
             period,
+            backdated: None,
         })
     }
 
