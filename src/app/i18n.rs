@@ -350,6 +350,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("notify.kind.counter_90", "ตัวนับใช้เกิน 90 %", "Counter past 90 %"),
     ("notify.kind.counter_95", "ตัวนับใช้เกิน 95 %", "Counter past 95 %"),
     ("notify.kind.behind_witness", "ตัวนับย้อนหลังบันทึกยืนยัน", "Counter behind its witness"),
+    ("notify.kind.block_reserved", "จองเลขที่เป็นชุด", "Block of numbers reserved"),
     ("ctr.title", "ตัวนับเลขที่", "Counters"),
     ("ctr.project", "โครงการ", "Project"),
     ("ctr.type", "ประเภทเอกสาร", "Correspondence type"),

@@ -161,7 +161,32 @@ pub mod schema {
     /// The numbering request (SPEC §9): each part by id or by code; the project and the correspondence type must be
     /// named, the other parts where the template shows them (a missing one is a 400 naming it).
     pub fn number_request() -> RefOr<Schema> {
-        let mut object = ObjectBuilder::new();
+        number_request_with(ObjectBuilder::new(), "each part by id or by code (ids as numbers or numeric strings)")
+    }
+
+    /// The body of `reserve-block`: the numbering request, and the block's count, hold and holder.
+    pub fn block_request() -> RefOr<Schema> {
+        let object = ObjectBuilder::new()
+            .property("count", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(2)).maximum(Some(500)))
+            .required("count")
+            .property(
+                "holdUntil",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
+                    .description(Some("RFC 3339; in the future, at most 30 days away; absent: the reservation TTL")),
+            )
+            .property(
+                "holder",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .max_length(Some(200))
+                    .description(Some("whom the block is for (a site office, a subcontractor)")),
+            );
+        number_request_with(object, "a numbering request (each part by id or by code) and the block: 2–500 contiguous numbers")
+    }
+
+    fn number_request_with(mut object: ObjectBuilder, description: &str) -> RefOr<Schema> {
         for (id, code) in [
             ("projectId", "projectCode"),
             ("correspondenceTypeId", "correspondenceTypeCode"),
@@ -195,7 +220,7 @@ pub mod schema {
             .item(object)
             .item(named("projectId", "projectCode"))
             .item(named("correspondenceTypeId", "correspondenceTypeCode"))
-            .description(Some("each part by id or by code (ids as numbers or numeric strings)"))
+            .description(Some(description))
             .into()
     }
 

@@ -9,6 +9,8 @@ mod support;
 mod abandoned;
 mod admin_ops;
 mod api;
+// blocks of contiguous numbers: one commit among other callers, idempotent, expiring as "block expired"
+mod blocks;
 // the whole-database check reads one snapshot of a live database
 mod check;
 // commits shared across counters: one failing counter in a group

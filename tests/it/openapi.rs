@@ -27,6 +27,7 @@ const ROUTES: &[(&str, &str)] = &[
     // numbering
     ("post", "/api/v1/document-numbering/preview"),
     ("post", "/api/v1/document-numbering/reserve"),
+    ("post", "/api/v1/document-numbering/reserve-block"),
     ("post", "/api/v1/document-numbering/confirm"),
     ("post", "/api/v1/document-numbering/cancel"),
     ("post", "/api/v1/documents/{documentId}/generate-number"),

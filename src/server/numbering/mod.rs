@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{
+    BlockResult, GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS, MIN_BLOCK,
+};
 use crate::numbering::{
     bangkok_date, parse_rev, BackdateError, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template,
     MAX_DOCUMENT_ID_CHARS,
@@ -269,6 +271,51 @@ pub(crate) enum Keying<T> {
 
 const MAX_REASON_CHARS: usize = 500;
 
+/// What a block asks beside the reservation's request (`reserve-block`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockAsk {
+    pub(crate) count: i64,
+    pub(crate) hold_until: Option<DateTime<Utc>>,
+    pub(crate) holder: Option<String>,
+}
+
+const MAX_HOLDER_CHARS: usize = 200;
+
+impl BlockAsk {
+    /// The count, the hold in ms from `now_ms`, and the holder, or the 400 saying which is out of bounds.
+    fn check(&self, now_ms: i64, ttl: Duration) -> Result<(u32, i64, Option<String>), AppError> {
+        let count = u32::try_from(self.count).ok().filter(|c| (MIN_BLOCK..=MAX_BLOCK).contains(c)).ok_or_else(|| {
+            AppError::validation(
+                format!("จำนวนเลขที่ในชุด (count) ต้องเป็น {MIN_BLOCK}–{MAX_BLOCK} (ได้ {})", self.count),
+                format!("count must be {MIN_BLOCK}-{MAX_BLOCK}, got {}", self.count),
+            )
+        })?;
+        let ttl_ms = match self.hold_until {
+            None => ttl.as_millis() as i64,
+            Some(until) => {
+                let ms = until.timestamp_millis() - now_ms;
+                if ms <= 0 || ms > MAX_BLOCK_HOLD_DAYS * 86_400_000 {
+                    return Err(AppError::validation(
+                        format!("เวลาสิ้นสุดการถือเลขที่ (holdUntil) ต้องอยู่ในอนาคต และไม่เกิน {MAX_BLOCK_HOLD_DAYS} วันจากนี้"),
+                        format!("holdUntil must be in the future and at most {MAX_BLOCK_HOLD_DAYS} days away"),
+                    ));
+                }
+                ms
+            }
+        };
+        let holder = self.holder.as_deref().map(str::trim).filter(|h| !h.is_empty());
+        if let Some(h) = holder {
+            if h.chars().count() > MAX_HOLDER_CHARS || h.chars().any(char::is_control) {
+                return Err(AppError::validation(
+                    format!("ผู้ถือชุดเลขที่ (holder) ต้องยาวไม่เกิน {MAX_HOLDER_CHARS} ตัวอักษร"),
+                    format!("holder must be at most {MAX_HOLDER_CHARS} printable characters"),
+                ));
+            }
+        }
+        Ok((count, ttl_ms, holder.map(str::to_string)))
+    }
+}
+
 /// Reservations an expiry sweep cancels at once, and how many such chunks one sweep takes at most.
 const EXPIRY_CHUNK: i64 = 250;
 const EXPIRY_MAX_CHUNKS: usize = 40;
@@ -449,6 +496,41 @@ impl Engine {
         self.logged(caller, project, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
     }
 
+    /// `count` contiguous numbers of one counter, reserved by one job of its batch (one commit), held until `hold_until`
+    /// (default: the reservation TTL; at most 30 days), for `holder`.
+    pub(crate) async fn reserve_block(
+        &self,
+        caller: &Caller,
+        req: &NumberRequest,
+        block: &BlockAsk,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<BlockResult, AppError> {
+        let result = async {
+            let now = self.clock.now_ms();
+            let (count, ttl_ms, holder) = block.check(now, self.config.reservation_ttl)?;
+            let request = serde_json::json!({ "request": req, "count": count, "holdUntil": block.hold_until, "holder": holder });
+            let (keyed, _claim) = match self.keying(caller, key, "RESERVE_BLOCK", &request).await? {
+                Keying::Replay(outcome) => return self.block_answer(caller, outcome),
+                Keying::Fresh(fresh) => fresh.unzip(),
+            };
+            let r = self.resolve_for(caller, req).await?;
+            let key = r.key.clone();
+            let block = counter_tx::plan::Block { id: uuid::Uuid::new_v4().to_string(), count, holder };
+            let kind = JobKind::Block { req: Arc::new(r), ttl_ms, block };
+            let outcome = self.queues.submit(key, kind, caller.clone(), keyed).await?;
+            self.block_answer(caller, outcome)
+        }
+        .await;
+        let project = if result.is_err() { self.project_of(req).await } else { None };
+        self.logged(caller, project, || serde_json::json!({"operation": "RESERVE_BLOCK", "request": req}), result)
+    }
+
+    fn block_answer(&self, caller: &Caller, outcome: Outcome) -> Result<BlockResult, AppError> {
+        let Outcome::Block { id, holder, numbers } = outcome else { return Err(AppError::internal("a block answered with one number")) };
+        let numbers = numbers.into_iter().map(|o| self.reservation(caller, o)).collect::<Result<Vec<_>, _>>()?;
+        Ok(BlockResult { block_id: id, holder, numbers })
+    }
+
     fn reservation(&self, caller: &Caller, outcome: Outcome) -> Result<ReservationResult, AppError> {
         match outcome {
             Outcome::Issued { number, sequence, token, expires_at, created_at } => {
@@ -463,7 +545,7 @@ impl Engine {
                     ttl_seconds: ((expires_at - self.clock.now_ms()) / 1000).max(0),
                 })
             }
-            Outcome::Status { .. } => Err(AppError::internal("reserve answered with a status")),
+            _ => Err(AppError::internal("reserve answered with a status")),
         }
     }
 
@@ -501,7 +583,7 @@ impl Engine {
                 document_number: number,
                 generated_at: ms_to_datetime(created_at),
             }),
-            Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
+            _ => Err(AppError::internal("generate answered with a status")),
         }
     }
 
@@ -624,7 +706,7 @@ impl Engine {
             Outcome::Status { number, status, state, at, .. } => {
                 Ok(StatusResult { document_number: number, status, workflow: Some(self.lifecycle.context(token, state, at, caller)) })
             }
-            Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
+            _ => Err(AppError::internal("status job answered with a number")),
         }
     }
 }
@@ -655,6 +737,18 @@ pub(crate) async fn reserve(
     let result = state.engine.reserve(caller, req, key).await;
     record_generation(state, req, &result, started).await;
     result
+}
+
+/// A block of numbers as every entry point calls it: the caller's rate limit (one request), then the engine.
+pub(crate) async fn reserve_block(
+    state: &Numbering,
+    caller: &Caller,
+    req: &NumberRequest,
+    block: &BlockAsk,
+    key: Option<&IdempotencyKey>,
+) -> Result<BlockResult, AppError> {
+    state.limits.check(caller).await?;
+    state.engine.reserve_block(caller, req, block, key).await
 }
 
 /// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,

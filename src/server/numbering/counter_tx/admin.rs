@@ -488,6 +488,8 @@ fn confirmed(
         created_at: now,
         expires_at: None,
         confirmed_at: Some(now),
+        block_id: None,
+        block_holder: None,
     }
 }
 

@@ -36,7 +36,7 @@ impl State {
         match status {
             NumberStatus::Reserved => State::Reserved,
             NumberStatus::Confirmed => State::Confirmed,
-            NumberStatus::Cancelled if cancel_reason == Some("expired") => State::Expired,
+            NumberStatus::Cancelled if matches!(cancel_reason, Some("expired" | super::plan::BLOCK_EXPIRED)) => State::Expired,
             NumberStatus::Cancelled => State::Cancelled,
             NumberStatus::Void => State::Void,
         }
