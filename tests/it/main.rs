@@ -47,6 +47,8 @@ mod openapi;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// the register of a counter: every sequence with the reason of each number not confirmed, as XLSX and CSV
+mod register;
 // a database restored from a backup issues nothing twice: the witness, the resume, the backup command
 mod restore;
 // what ages out: the prune, its dry run, its audit row, one run a day across instances

@@ -27,6 +27,7 @@ const ROUTES: &[(&str, &str)] = &[
     // numbering
     ("post", "/api/v1/document-numbering/preview"),
     ("post", "/api/v1/document-numbering/reserve"),
+    ("get", "/api/v1/document-numbering/register"),
     ("post", "/api/v1/document-numbering/reserve-block"),
     ("post", "/api/v1/document-numbering/confirm"),
     ("post", "/api/v1/document-numbering/cancel"),

@@ -9,6 +9,7 @@ pub(crate) mod http;
 // the live screens' event stream (server-sent events), filtered per subscriber
 pub(crate) mod live;
 pub(crate) mod logs;
+pub(crate) mod register;
 pub(crate) mod stats;
 pub(crate) mod store;
 pub(crate) mod summary;

@@ -35,7 +35,11 @@ pub(crate) async fn counters(
         filter.and_in("project_id IN ({})", projects);
     }
     if let Some(y) = year {
-        filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
+        // the fiscal year that ends in it too
+        filter.and(
+            "(period = ? OR period LIKE ? OR period = ?)",
+            [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into(), format!("FY_{}", y + 543).into()],
+        );
     }
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, correspondence_type_id, period, id LIMIT ?", filter.sql());
     let rows = typed::<CounterRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
