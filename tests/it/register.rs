@@ -120,3 +120,39 @@ async fn the_register_explains_every_sequence_in_xlsx_and_csv() {
         assert_error(s, &serde_json::from_str(&text).unwrap_or_else(|_| panic!("{q}: {s} {text}")), 400, "VALIDATION_ERROR");
     }
 }
+
+/// The register of a counter of 100,000 numbers, as CSV and as XLSX: the figures of docs/benchmarks/register.md.
+/// `cargo test --features ssr --test it -- register::bench --ignored --nocapture` (add `DOCNUM_TEST_DB=mysql`).
+#[tokio::test]
+#[ignore]
+async fn bench_a_register_of_100000_numbers() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let template = json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}-{RECIPIENT}-{SEQ:6}-{YEAR:B.E.}",
+        "resetScope": "YEARLY", "reason": "room for 100,000", "acknowledgeKeyChange": true });
+    post(&app, &admin, "/api/v1/document-numbering/configs", template).await;
+    let started = std::time::Instant::now();
+    let mut block = letter();
+    block["count"] = json!(500);
+    for _ in 0..200 {
+        let (s, body) = app.post_json("/api/v1/document-numbering/reserve-block", &block).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+    }
+    println!("100,000 numbers in 200 blocks: {:.1} s", started.elapsed().as_secs_f64());
+    assert_eq!(app.count("SELECT MAX(last_number) FROM counters").await, 100_000);
+    for format in ["csv", "xlsx"] {
+        let started = std::time::Instant::now();
+        let url = format!("/api/v1/document-numbering/register?projectCode=LCBP3&correspondenceTypeCode=LETTER&format={format}");
+        let r = admin.get(app.url(&url)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let first_byte = started.elapsed();
+        let bytes = r.bytes().await.unwrap();
+        let total = started.elapsed();
+        println!("register {format}: {} bytes, first byte {:.2} s, whole {:.2} s", bytes.len(), first_byte.as_secs_f64(), total.as_secs_f64());
+        if format == "csv" {
+            assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), 100_001, "a header and a row per sequence");
+        }
+    }
+}

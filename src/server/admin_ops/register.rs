@@ -64,8 +64,10 @@ pub(crate) struct RegAudit {
     pub(crate) created_at: i64,
 }
 
+/// Bangkok time: UTC+7 all year (no daylight saving since 1920), so a fixed offset, not a time-zone lookup per row.
 fn bangkok(ms: i64) -> String {
-    ms_to_datetime(ms).with_timezone(&chrono_tz::Asia::Bangkok).format("%Y-%m-%d %H:%M:%S").to_string()
+    let plus7 = chrono::FixedOffset::east_opt(7 * 3600).expect("UTC+7");
+    ms_to_datetime(ms).with_timezone(&plus7).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 fn meta(a: &RegAudit, field: &str) -> Option<String> {
@@ -271,7 +273,8 @@ pub(crate) async fn register(
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(8);
     let db = s.db.clone();
     tokio::spawn(async move {
-        let mut sink = CsvSink { buf: csv_line(&HEADER.map(str::to_string)), tx, label: String::new() };
+        let mut sink = CsvSink { w: csv::Writer::from_writer(Vec::with_capacity(CSV_CHUNK)), tx, label: String::new() };
+        let _ = sink.w.write_record(HEADER);
         for c in &counters {
             sink.label = counter_label(c);
             if let Err(e) = rows_of(&db, c, &mut sink).await {
@@ -279,7 +282,7 @@ pub(crate) async fn register(
                 return;
             }
         }
-        let _ = sink.tx.send(Ok(Bytes::from(sink.buf))).await;
+        let _ = sink.tx.send(Ok(Bytes::from(sink.w.into_inner().unwrap_or_default()))).await;
     });
     let body = Body::from_stream(tokio_stream_of(rx));
     let headers = [
@@ -290,27 +293,22 @@ pub(crate) async fn register(
 }
 
 struct CsvSink {
-    buf: Vec<u8>,
+    w: csv::Writer<Vec<u8>>,
     tx: tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
     label: String,
 }
 
 impl RowSink for CsvSink {
     async fn row(&mut self, r: RegisterRow) -> Result<(), AppError> {
-        self.buf.extend(csv_line(&[
-            r.period,
-            r.sequence.to_string(),
-            r.document_number,
-            r.status,
-            r.document_id,
-            r.who,
-            r.when,
-            r.reason,
-            self.label.clone(),
-        ]));
-        if self.buf.len() >= CSV_CHUNK {
+        let seq = r.sequence.to_string();
+        let fields = [&r.period, &seq, &r.document_number, &r.status, &r.document_id, &r.who, &r.when, &r.reason, &self.label];
+        self.w.write_record(fields).map_err(|e| AppError::internal_from("register CSV", e))?;
+        if self.w.get_ref().len() >= CSV_CHUNK {
+            // the writer keeps what it has not flushed: a new one takes over, the full one's bytes go out
+            let full = std::mem::replace(&mut self.w, csv::Writer::from_writer(Vec::with_capacity(CSV_CHUNK)));
+            let bytes = full.into_inner().map_err(|e| AppError::internal(format!("register CSV: {e}")))?;
             // a client that went away ends the export
-            self.tx.send(Ok(Bytes::from(std::mem::take(&mut self.buf)))).await.map_err(|_| AppError::internal("register: the client went away"))?;
+            self.tx.send(Ok(Bytes::from(bytes))).await.map_err(|_| AppError::internal("register: the client went away"))?;
         }
         Ok(())
     }
@@ -343,14 +341,6 @@ fn xlsx_error(e: rust_xlsxwriter::XlsxError) -> AppError {
 
 /// How much CSV is gathered before it goes out.
 const CSV_CHUNK: usize = 64 * 1024;
-
-/// One CSV record (RFC 4180 quoting, as the csv crate writes it).
-fn csv_line(fields: &[String]) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::with_capacity(256));
-    // writing to a Vec cannot fail
-    let _ = w.write_record(fields);
-    w.into_inner().unwrap_or_default()
-}
 
 fn tokio_stream_of<T>(mut rx: tokio::sync::mpsc::Receiver<T>) -> impl Stream<Item = T> {
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
