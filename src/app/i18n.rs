@@ -138,6 +138,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("tpl.reset.FISCAL_YEAR", "ทุกปีงบประมาณ (FISCAL_YEAR)", "every fiscal year (FISCAL_YEAR)"),
     ("ctr.period.none", "ไม่เริ่มนับใหม่", "never starts again"),
     ("ctr.period.fy", "ปีงบประมาณ", "fiscal year"),
+    ("ctr.register", "ดาวน์โหลดทะเบียนเลขที่ (ทุกลำดับพร้อมเหตุผล)", "Download the register (every sequence with its reason)"),
     ("tpl.tokens_help", "โทเค็นที่ใช้ได้", "Tokens"),
     ("tpl.preview", "ตัวอย่างเลขที่", "Preview"),
     ("tpl.sample_year", "ปีตัวอย่าง (พ.ศ.)", "Sample year (A.D.)"),

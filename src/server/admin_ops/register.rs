@@ -21,7 +21,7 @@ use crate::server::audit::counter_chain;
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Db};
 use crate::server::error::{ApiQuery, AppError};
-use crate::server::numbering::counter_tx::plan::BLOCK_EXPIRED;
+use crate::server::numbering::counter_tx::lifecycle::BLOCK_EXPIRED;
 use crate::server::numbering::counter_tx::store::Counter;
 use crate::server::numbering::Engine;
 

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::lifecycle::{Action, Lifecycle, State};
+use super::lifecycle::{Action, Lifecycle, State, BLOCK_EXPIRED};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
 use crate::numbering::DocumentId;
@@ -511,9 +511,6 @@ fn confirmed_event(counter_id: i64, number: &str, sequence: i64, document_id: &s
     let data = serde_json::json!({ "counterId": counter_id, "documentNumber": number, "sequence": sequence, "documentId": document_id });
     Event::about_counter(EventKind::NumberConfirmed, counter_id, data)
 }
-
-/// The cancel reason of a block's number its hold ended for.
-pub(crate) const BLOCK_EXPIRED: &str = "block expired";
 
 pub(crate) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
