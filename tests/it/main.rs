@@ -44,6 +44,8 @@ mod multiprocess;
 // webhooks: every event delivered at least once, signed, in order per counter; failures replayed
 mod notifications;
 mod openapi;
+// the seed audit's partial rows: the global rate limit, an organisation outside the project
+mod partial_rows;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
