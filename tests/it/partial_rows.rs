@@ -55,3 +55,34 @@ async fn an_organisation_outside_the_project_is_refused() {
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
     assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0);
 }
+
+/// The database itself refuses a counter whose period is not in the form the service writes (a CHECK on MariaDB,
+/// triggers on SQLite), on insert and on update; the four forms pass.
+#[tokio::test]
+async fn the_database_refuses_a_period_of_another_form() {
+    let app = TestApp::spawn().await;
+    let project = app.project_id("LCBP3").await;
+    let insert = |period: &'static str, originator: i64| {
+        sqlx::query(
+            "INSERT INTO counters (project_id, correspondence_type_id, originator_id, period, last_number, max_number, version, created_at, updated_at) \
+             VALUES (?, 1, ?, ?, 0, 9999, 0, 0, 0)",
+        )
+        .bind(project)
+        .bind(originator)
+        .bind(period)
+        .execute(&app.state.db.pool)
+    };
+    for (i, good) in ["YEAR_2026", "MONTH_2026_01", "MONTH_2026_12", "FY_2570", "NONE"].into_iter().enumerate() {
+        insert(good, 100 + i as i64).await.unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
+    for (i, bad) in
+        ["YEAR_26", "year_2026", "MONTH_2026_13", "MONTH_2026_00", "MONTH_2026_1", "FY_2570_10", "FY_", "NONE_2026", ""].into_iter().enumerate()
+    {
+        let err = insert(bad, 200 + i as i64).await.expect_err(bad).to_string();
+        assert!(err.contains("ck_counters_period") || err.to_lowercase().contains("check constraint"), "{bad}: {err}");
+    }
+    let err =
+        sqlx::query("UPDATE counters SET period = 'YEAR_2026_X' WHERE originator_id = 100").execute(&app.state.db.pool).await.expect_err("update");
+    assert!(err.to_string().contains("ck_counters_period"), "{err}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters WHERE originator_id >= 100").await, 5);
+}
