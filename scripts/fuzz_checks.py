@@ -13,7 +13,7 @@ import re
 
 import schemathesis
 
-NUMBERING = re.compile(r"^/api/v1/(document-numbering/(preview|reserve)|documents/\{documentId\}/generate-number)$")
+NUMBERING = re.compile(r"^/api/v1/(document-numbering/(preview|reserve|reserve-block)|documents/\{documentId\}/generate-number)$")
 ADMIN_NUMBER = re.compile(r"^/api/v1/document-numbering/(revise|void-and-replace|manual-override)$")
 TEMPLATES = re.compile(r"^/api/v1/document-numbering/configs(/\{id\}(/rollback)?)?$")
 WEBHOOKS = re.compile(r"^/api/v1/notifications/webhooks$")
@@ -27,6 +27,11 @@ STATED = [
         re.compile(
             r"^validation: (missing required part: .*"
             r"|year \d+ is not the current year .*"
+            r"|backdateReason needs the year of the earlier period to continue"
+            r"|back-dating continues a closed calendar or fiscal year; .*"
+            r"|year \d+ is not an earlier, closed period .*"
+            r"|holdUntil must be in the future and at most \d+ days away"
+            r"|(backdateReason|holder) must be at most \d+ printable characters"
             r"|project .* is inactive"
             r"|.* is not a member of project .*)$"
         ),

@@ -26,6 +26,11 @@ pub fn CountersPage() -> impl IntoView {
     }
 }
 
+/// `text` for a URL's query: every byte but unreserved ASCII percent-encoded (codes may be Thai).
+fn query_text(text: &str) -> String {
+    text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
 /// The i18n key of a number's status.
 pub fn status_key(status: NumberStatus) -> &'static str {
     match status {
@@ -191,6 +196,19 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
                 {move || i18n.t("ctr.numbers")}" — #"{counter_id}" "
                 {move || counter.get().map(|c| format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period, i18n.lang.get())))}
             </h2>
+            {move || counter.get().map(|c| {
+                // the register of the counter's (project, type, period): a plain download, the session cookie goes along
+                let href = |format: &str| format!(
+                    "/api/v1/document-numbering/register?projectCode={}&correspondenceTypeCode={}&period={}&format={format}",
+                    query_text(&c.project_code), query_text(&c.correspondence_type_code), query_text(&c.period));
+                view! {
+                    <p class="small" data-testid="register-download">
+                        {move || i18n.t("ctr.register")}": "
+                        <a href=href("xlsx") download data-testid="register-xlsx">"XLSX"</a>" · "
+                        <a href=href("csv") download data-testid="register-csv">"CSV"</a>
+                    </p>
+                }
+            })}
             {move || done.get().map(|d| view! {
                 <div class="reserved-box" data-testid="op-result" data-kind=d.kind data-number=d.number.clone().unwrap_or_default()>
                     {d.text.clone()}

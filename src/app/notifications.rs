@@ -29,6 +29,7 @@ fn kind_key(k: EventKind) -> &'static str {
         EventKind::Counter90Percent => "notify.kind.counter_90",
         EventKind::Counter95Percent => "notify.kind.counter_95",
         EventKind::CounterBehindWitness => "notify.kind.behind_witness",
+        EventKind::NumberBlockReserved => "notify.kind.block_reserved",
     }
 }
 

@@ -432,6 +432,7 @@ pub fn period_label(period: &str, lang: Lang) -> String {
     match crate::numbering::PeriodKey::parse(period) {
         Some(crate::numbering::PeriodKey::Year(y)) => format!("{} ({y})", y + 543),
         Some(crate::numbering::PeriodKey::Month(y, m)) => format!("{m:02}/{} ({m:02}/{y})", y + 543),
+        Some(crate::numbering::PeriodKey::FiscalYear(y)) => format!("{} {} (FY {y})", super::i18n::word(lang, "ctr.period.fy"), y + 543),
         // a counter that never starts again (an RFA's): words, not the stored key
         Some(crate::numbering::PeriodKey::None) => super::i18n::word(lang, "ctr.period.none").to_string(),
         None => period.to_string(),

@@ -73,6 +73,9 @@ pub struct ProjectInput {
     /// Default true; false deactivates the project (no new numbers; issued numbers stay).
     pub active: Option<bool>,
     pub members: Option<Vec<String>>,
+    /// The month (1–12) the project's fiscal year starts in; default 10 (October), unchanged when absent.
+    #[cfg_attr(feature = "ssr", schema(minimum = 1, maximum = 12))]
+    pub fiscal_year_first_month: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -99,7 +99,7 @@ pub mod schema {
             .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).maximum(Some(9999)))
             .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(format!("^{TRIMMED}*(0*[0-9]{{1,4}})?{TRIMMED}*$"))))
             .item(null())
-            .description(Some("must be the current year (A.D. or B.E.): no back-dating"))
+            .description(Some("the current year (A.D. or B.E.); with backdateReason, the earlier closed year to continue"))
             .into()
     }
 
@@ -161,7 +161,32 @@ pub mod schema {
     /// The numbering request (SPEC §9): each part by id or by code; the project and the correspondence type must be
     /// named, the other parts where the template shows them (a missing one is a 400 naming it).
     pub fn number_request() -> RefOr<Schema> {
-        let mut object = ObjectBuilder::new();
+        number_request_with(ObjectBuilder::new(), "each part by id or by code (ids as numbers or numeric strings)")
+    }
+
+    /// The body of `reserve-block`: the numbering request, and the block's count, hold and holder.
+    pub fn block_request() -> RefOr<Schema> {
+        let object = ObjectBuilder::new()
+            .property("count", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(2)).maximum(Some(500)))
+            .required("count")
+            .property(
+                "holdUntil",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(utoipa::openapi::KnownFormat::DateTime)))
+                    .description(Some("RFC 3339; in the future, at most 30 days away; absent: the reservation TTL")),
+            )
+            .property(
+                "holder",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .max_length(Some(200))
+                    .description(Some("whom the block is for (a site office, a subcontractor)")),
+            );
+        number_request_with(object, "a numbering request (each part by id or by code) and the block: 2–500 contiguous numbers")
+    }
+
+    fn number_request_with(mut object: ObjectBuilder, description: &str) -> RefOr<Schema> {
         for (id, code) in [
             ("projectId", "projectCode"),
             ("correspondenceTypeId", "correspondenceTypeCode"),
@@ -183,12 +208,19 @@ pub mod schema {
                     .description(Some("revision label A–Z, AA…ZZZ (any case); absent: A")),
             )
             .property("year", year())
+            .property(
+                "backdateReason",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .max_length(Some(500))
+                    .description(Some("super admins: take the next number of the earlier (closed) year `year` names, for this reason")),
+            )
             .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
         utoipa::openapi::schema::AllOfBuilder::new()
             .item(object)
             .item(named("projectId", "projectCode"))
             .item(named("correspondenceTypeId", "correspondenceTypeCode"))
-            .description(Some("each part by id or by code (ids as numbers or numeric strings)"))
+            .description(Some(description))
             .into()
     }
 

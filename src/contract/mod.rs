@@ -136,6 +136,13 @@ pub struct ProjectItem {
     pub active: bool,
     /// Organizations that are members of this project (only they may originate or receive numbers).
     pub member_org_ids: Vec<i64>,
+    /// The month (1–12) its fiscal year starts in (reset scope `FISCAL_YEAR`, `{FY:BE}`); default October.
+    #[serde(default = "crate::contract::october")]
+    pub fiscal_year_first_month: u32,
+}
+
+fn october() -> u32 {
+    crate::numbering::DEFAULT_FISCAL_FIRST_MONTH
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -210,9 +217,14 @@ pub struct NumberRequest {
     /// Revision label (A…Z, AA…); `A` when absent.
     #[serde(default, deserialize_with = "lenient::code")]
     pub revision: Option<String>,
-    /// Optional; must equal the current year (A.D. or B.E.) — no back-dating.
+    /// Optional; must equal the current year (A.D. or B.E.) — unless `backdateReason` is given.
     #[serde(default, deserialize_with = "lenient::year")]
     pub year: Option<i32>,
+    /// Back-dating (super admins only): `year` then names an earlier, closed period of the template's reset — a
+    /// calendar year, or a fiscal year by the year it ends in — whose series the number continues; audited with this
+    /// reason.
+    #[serde(default, deserialize_with = "lenient::code")]
+    pub backdate_reason: Option<String>,
 }
 
 /// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as
@@ -286,6 +298,52 @@ impl utoipa::PartialSchema for AnyNumberRequest {
 #[cfg(feature = "ssr")]
 impl utoipa::ToSchema for AnyNumberRequest {}
 
+/// The body of `POST /document-numbering/reserve-block`: a numbering request (flat) with `count`, and optionally
+/// `holdUntil` (RFC 3339) and `holder`. Bounds are the service's (`count` 2–500, a hold of at most 30 days).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockRequest {
+    pub request: NumberRequest,
+    pub count: i64,
+    pub hold_until: Option<DateTime<Utc>>,
+    pub holder: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for BlockRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<BlockRequest, D::Error> {
+        use serde::de::Error;
+        let mut value = serde_json::Value::deserialize(d)?;
+        let object = value.as_object_mut().ok_or_else(|| D::Error::custom("expected a JSON object"))?;
+        let count = match object.remove("count") {
+            Some(serde_json::Value::Number(n)) => n.as_i64().ok_or_else(|| D::Error::custom(format!("count: expected a whole number, found {n}")))?,
+            Some(serde_json::Value::String(s)) => {
+                s.trim().parse().map_err(|_| D::Error::custom(format!("count: expected a whole number, found {s:?}")))?
+            }
+            None | Some(serde_json::Value::Null) => return Err(D::Error::custom("missing field `count`")),
+            Some(other) => return Err(D::Error::custom(format!("count: expected a whole number, found {other}"))),
+        };
+        let hold_until = match object.remove("holdUntil") {
+            None => None,
+            Some(v) => Option::<DateTime<Utc>>::deserialize(v).map_err(|e| D::Error::custom(format!("holdUntil: {e}")))?,
+        };
+        let holder = match object.remove("holder") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s),
+            Some(other) => return Err(D::Error::custom(format!("holder: expected text, found {other}"))),
+        };
+        let request = NumberRequest::deserialize(value).map_err(D::Error::custom)?;
+        Ok(BlockRequest { request, count, hold_until, holder })
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for BlockRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        lenient::schema::block_request()
+    }
+}
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for BlockRequest {}
+
 #[cfg(feature = "ssr")]
 impl utoipa::PartialSchema for NumberRequest {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -356,6 +414,24 @@ pub struct ReservationResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
+
+/// The answer of `POST /document-numbering/reserve-block`: contiguous numbers taken in one commit, each a reservation
+/// confirmed or cancelled on its own; the unconfirmed ones expire at the hold's end ("block expired").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BlockResult {
+    pub block_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    pub numbers: Vec<ReservationResult>,
+}
+
+/// What a block asks beside the reservation's request.
+pub const MIN_BLOCK: u32 = 2;
+pub const MAX_BLOCK: u32 = 500;
+/// The longest hold of a block, in days.
+pub const MAX_BLOCK_HOLD_DAYS: i64 = 30;
 
 /// The answer of `POST /documents/{documentId}/generate-number`: a confirmed number for the document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -19,10 +19,12 @@ pub enum EventKind {
     Counter95Percent,
     /// A batch was refused: the counter's database is behind its witness (SPEC §7).
     CounterBehindWitness,
+    /// A block of contiguous numbers was reserved (`reserve-block`).
+    NumberBlockReserved,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 9] = [
+    pub const ALL: [EventKind; 10] = [
         EventKind::ResetRequested,
         EventKind::ResetApproved,
         EventKind::ResetRejected,
@@ -32,6 +34,7 @@ impl EventKind {
         EventKind::Counter90Percent,
         EventKind::Counter95Percent,
         EventKind::CounterBehindWitness,
+        EventKind::NumberBlockReserved,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +48,7 @@ impl EventKind {
             EventKind::Counter90Percent => "COUNTER_90_PERCENT",
             EventKind::Counter95Percent => "COUNTER_95_PERCENT",
             EventKind::CounterBehindWitness => "COUNTER_BEHIND_WITNESS",
+            EventKind::NumberBlockReserved => "NUMBER_BLOCK_RESERVED",
         }
     }
 

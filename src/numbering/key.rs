@@ -71,7 +71,7 @@ mod tests {
 
     fn key(src: &str, scope: ResetScope) -> CounterKey {
         let t = Template::parse(src).unwrap();
-        let period = Period { scope, year: 2025, month: 3 };
+        let period = Period::of(scope, 2025, 3, 10);
         CounterKey::new(1, 2, t.key_parts(), &IDS, &period)
     }
 

@@ -1,4 +1,4 @@
-//! A counter's period as stored in its row (`YEAR_2025`, `MONTH_2025_01`, `NONE`), parsed once.
+//! A counter's period as stored in its row (`YEAR_2025`, `MONTH_2025_01`, `NONE`, `FY_2570`), parsed once.
 
 use std::fmt;
 
@@ -10,6 +10,8 @@ pub enum PeriodKey {
     Month(i32, u32),
     /// A counter that never resets: one key, whatever the year.
     None,
+    /// A fiscal year by the A.D. year in which it ends; its text names the B.E. year (`FY_2570` = 2027).
+    FiscalYear(i32),
 }
 
 impl PeriodKey {
@@ -19,6 +21,7 @@ impl PeriodKey {
             ResetScope::Yearly => PeriodKey::Year(p.year),
             ResetScope::Monthly => PeriodKey::Month(p.year, p.month),
             ResetScope::None => PeriodKey::None,
+            ResetScope::FiscalYear => PeriodKey::FiscalYear(p.fiscal_year),
         }
     }
 
@@ -28,6 +31,7 @@ impl PeriodKey {
         let key = match (parts.next()?, parts.next(), parts.next(), parts.next()) {
             ("NONE", None, None, None) => PeriodKey::None,
             ("YEAR", Some(y), None, None) => PeriodKey::Year(y.parse().ok()?),
+            ("FY", Some(y), None, None) => PeriodKey::FiscalYear(y.parse::<i32>().ok()?.checked_sub(543)?),
             ("MONTH", Some(y), Some(m), None) => PeriodKey::Month(y.parse().ok()?, m.parse().ok().filter(|m| (1..=12).contains(m))?),
             _ => return Option::None,
         };
@@ -39,14 +43,23 @@ impl PeriodKey {
             PeriodKey::Year(_) => ResetScope::Yearly,
             PeriodKey::Month(..) => ResetScope::Monthly,
             PeriodKey::None => ResetScope::None,
+            PeriodKey::FiscalYear(_) => ResetScope::FiscalYear,
         }
     }
 
-    /// The A.D. year the key names (none for a counter that never resets).
+    /// The A.D. calendar year the key names (none for a counter that never resets or a fiscal year, which spans two).
     pub fn year(&self) -> Option<i32> {
         match self {
             PeriodKey::Year(y) | PeriodKey::Month(y, _) => Some(*y),
-            PeriodKey::None => Option::None,
+            PeriodKey::None | PeriodKey::FiscalYear(_) => Option::None,
+        }
+    }
+
+    /// The A.D. year in which the fiscal year the key names ends (fiscal-year counters only).
+    pub fn fiscal_year(&self) -> Option<i32> {
+        match self {
+            PeriodKey::FiscalYear(y) => Some(*y),
+            _ => Option::None,
         }
     }
 
@@ -65,6 +78,7 @@ impl fmt::Display for PeriodKey {
             PeriodKey::Year(y) => write!(f, "YEAR_{y}"),
             PeriodKey::Month(y, m) => write!(f, "MONTH_{y}_{m:02}"),
             PeriodKey::None => f.write_str("NONE"),
+            PeriodKey::FiscalYear(y) => write!(f, "FY_{}", y + 543),
         }
     }
 }
@@ -75,8 +89,8 @@ mod tests {
 
     #[test]
     fn writes_what_period_key_writes() {
-        for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None] {
-            let p = Period { scope, year: 2025, month: 3 };
+        for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear] {
+            let p = Period::of(scope, 2025, 3, 10);
             let k = PeriodKey::of(&p);
             assert_eq!(k.to_string(), p.key());
             assert_eq!(PeriodKey::parse(&p.key()), Some(k));
@@ -89,13 +103,30 @@ mod tests {
         assert_eq!(PeriodKey::parse("YEAR_2025").map(|k| (k.year(), k.month())), Some((Some(2025), None)));
         assert_eq!(PeriodKey::parse("MONTH_2026_01").map(|k| (k.year(), k.month())), Some((Some(2026), Some(1))));
         assert_eq!(PeriodKey::parse("NONE").map(|k| (k.year(), k.month())), Some((None, None)));
+        assert_eq!(PeriodKey::parse("FY_2570").map(|k| (k.fiscal_year(), k.year(), k.month())), Some((Some(2027), None, None)));
     }
 
     #[test]
     fn refuses_other_text() {
-        for bad in
-            ["", "YEAR", "YEAR_", "YEAR_x", "MONTH_2025", "MONTH_2025_1", "MONTH_2025_13", "MONTH_2025_00", "NONE_2025", "year_2025", "YEAR_2025_01"]
-        {
+        for bad in [
+            "",
+            "YEAR",
+            "YEAR_",
+            "YEAR_x",
+            "MONTH_2025",
+            "MONTH_2025_1",
+            "MONTH_2025_13",
+            "MONTH_2025_00",
+            "NONE_2025",
+            "year_2025",
+            "YEAR_2025_01",
+            "FY",
+            "FY_",
+            "FY_+2570",
+            "FY_2570_10",
+            "fy_2570",
+            "FY_02570",
+        ] {
             assert_eq!(PeriodKey::parse(bad), None, "{bad}");
         }
     }

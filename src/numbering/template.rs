@@ -38,6 +38,10 @@ pub enum Token {
     Seq(u8),
     YearBe,
     YearAd,
+    /// `{FY:BE}`: the fiscal year, by the B.E. year in which it ends.
+    FyBe,
+    /// `{FY:CE}`: the same fiscal year in A.D.
+    FyAd,
     Month,
     Rev,
 }
@@ -45,7 +49,7 @@ pub enum Token {
 impl Token {
     /// Tokens that always render to the same number of characters (digits only).
     pub fn is_fixed_width(&self) -> bool {
-        matches!(self, Token::Seq(_) | Token::YearBe | Token::YearAd | Token::Month)
+        matches!(self, Token::Seq(_) | Token::YearBe | Token::YearAd | Token::FyBe | Token::FyAd | Token::Month)
     }
 
     /// Canonical spelling, e.g. `{SEQ:4}`, `{YEAR:B.E.}`.
@@ -68,6 +72,8 @@ impl Token {
             Token::Seq(_) => "SEQ",
             Token::YearBe => "YEAR:B.E.",
             Token::YearAd => "YEAR:A.D.",
+            Token::FyBe => "FY:BE",
+            Token::FyAd => "FY:CE",
             Token::Month => "MONTH",
             Token::Rev => "REV",
         }
@@ -77,7 +83,7 @@ impl Token {
     fn max_len(&self) -> usize {
         match self {
             Token::Seq(n) => usize::from(*n),
-            Token::YearBe | Token::YearAd => 4,
+            Token::YearBe | Token::YearAd | Token::FyBe | Token::FyAd => 4,
             Token::Month => 2,
             Token::Rev => MAX_REV_LEN,
             Token::SubType => MAX_SUB_TYPE_DIGITS,
@@ -87,6 +93,10 @@ impl Token {
 
     fn is_year(&self) -> bool {
         matches!(self, Token::YearBe | Token::YearAd)
+    }
+
+    fn is_fiscal_year(&self) -> bool {
+        matches!(self, Token::FyBe | Token::FyAd)
     }
 
     /// `inner` is the text between the braces (exact case); `position` that of `{`.
@@ -102,6 +112,8 @@ impl Token {
             "DISCIPLINE" => Token::Discipline,
             "YEAR:B.E." | "YEAR:BE" => Token::YearBe,
             "YEAR:A.D." | "YEAR:CE" => Token::YearAd,
+            "FY:BE" | "FY:B.E." => Token::FyBe,
+            "FY:CE" | "FY:A.D." => Token::FyAd,
             "MONTH" => Token::Month,
             "REV" => Token::Rev,
             "SEQ" => return Err(TemplateError::SeqWithoutWidth { position }),
@@ -114,7 +126,7 @@ impl Token {
                         _ => Err(TemplateError::SeqWidthOutOfRange { width: width.to_string(), position }),
                     };
                 }
-                if inner == "YEAR" || inner.starts_with("YEAR:") {
+                if inner == "YEAR" || inner.starts_with("YEAR:") || inner == "FY" || inner.starts_with("FY:") {
                     return Err(TemplateError::UnknownYearFormat { name: braced(), position });
                 }
                 let replacement = match inner {
@@ -176,7 +188,7 @@ pub enum TemplateError {
     UnknownToken { name: String, position: usize },
     #[error("{name} (character {}) is no longer supported: use {replacement} instead", .position + 1)]
     DeprecatedToken { name: String, replacement: String, position: usize },
-    #[error("{name} (character {}) needs a year format: use {{YEAR:B.E.}} (Buddhist era) or {{YEAR:A.D.}}", .position + 1)]
+    #[error("{name} (character {}) needs a year format: use {} (Buddhist era) or {}", .position + 1, year_formats(.name).0, year_formats(.name).1)]
     UnknownYearFormat { name: String, position: usize },
     #[error("unbalanced brace at character {}", .position + 1)]
     UnbalancedBrace { position: usize },
@@ -210,9 +222,19 @@ fn case_hint(name: &str) -> String {
     }
 }
 
+/// The two spellings of a year token named like `name` (`{FY…}` or `{YEAR…}`).
+fn year_formats(name: &str) -> (&'static str, &'static str) {
+    if name.starts_with("{FY") {
+        ("{FY:BE}", "{FY:CE}")
+    } else {
+        ("{YEAR:B.E.}", "{YEAR:A.D.}")
+    }
+}
+
 fn reset_needs_year_en(scope: &ResetScope) -> String {
     let (period, needs) = match scope {
         ResetScope::Monthly => ("month", "the year ({YEAR:B.E.} or {YEAR:A.D.}) and {MONTH}"),
+        ResetScope::FiscalYear => ("fiscal year", "the fiscal year ({FY:BE} or {FY:CE})"),
         _ => ("year", "the year ({YEAR:B.E.} or {YEAR:A.D.})"),
     };
     format!(
@@ -253,7 +275,10 @@ impl TemplateError {
             DeprecatedToken { name, replacement, position } => {
                 format!("โทเคน {name} {} เลิกใช้แล้ว ให้ใช้ {} แทน", at(position), replacement.replace(" or ", " หรือ "))
             }
-            UnknownYearFormat { name, position } => format!("{name} {} ต้องระบุรูปแบบปี: ใช้ {{YEAR:B.E.}} (พ.ศ.) หรือ {{YEAR:A.D.}} (ค.ศ.)", at(position)),
+            UnknownYearFormat { name, position } => {
+                let (be, ad) = year_formats(name);
+                format!("{name} {} ต้องระบุรูปแบบปี: ใช้ {be} (พ.ศ.) หรือ {ad} (ค.ศ.)", at(position))
+            }
             UnbalancedBrace { position } => format!("วงเล็บปีกกา {{ }} ไม่ครบคู่ {}", at(position)),
             EmptyToken { position } => format!("วงเล็บปีกกาว่าง ไม่มีชื่อโทเคน {}", at(position)),
             SeqWithoutWidth { position } => {
@@ -275,6 +300,10 @@ impl TemplateError {
             ResetNeedsYear { scope: ResetScope::Monthly } => "การเริ่มเลขใหม่ทุกเดือนจะทำให้เลขลำดับกลับไปเริ่มที่ 1 ทุกเดือน \
                  รูปแบบจึงต้องแสดงปี ({YEAR:B.E.} หรือ {YEAR:A.D.}) และเดือน ({MONTH}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของเดือนก่อน \
                  แก้ไขโดยเพิ่มโทเคนที่ขาด หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
+                .into(),
+            ResetNeedsYear { scope: ResetScope::FiscalYear } => "การเริ่มเลขใหม่ทุกปีงบประมาณจะทำให้เลขลำดับกลับไปเริ่มที่ 1 ทุกปีงบประมาณ \
+                 รูปแบบจึงต้องแสดงปีงบประมาณ ({FY:BE} หรือ {FY:CE}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของปีงบประมาณก่อน \
+                 แก้ไขโดยเพิ่มโทเคนปีงบประมาณ หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
                 .into(),
             ResetNeedsYear { .. } => "การเริ่มเลขใหม่ทุกปีจะทำให้เลขลำดับกลับไปเริ่มที่ 1 ทุกปี \
                  รูปแบบจึงต้องแสดงปี ({YEAR:B.E.} หรือ {YEAR:A.D.}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของปีก่อน \
@@ -299,6 +328,8 @@ pub struct RenderValues<'a> {
     /// A.D.
     pub year: i32,
     pub month: u32,
+    /// A.D. year in which the fiscal year ends.
+    pub fiscal_year: i32,
     pub rev: &'a str,
 }
 
@@ -315,6 +346,8 @@ pub struct ParsedNumber {
     /// A.D.
     pub year: Option<i32>,
     pub month: Option<u32>,
+    /// A.D. year in which the fiscal year ends.
+    pub fiscal_year: Option<i32>,
     pub rev: Option<String>,
 }
 
@@ -467,9 +500,11 @@ impl Template {
         // a reset restarts the sequence, so the period must be visible or numbers repeat
         let has_year = shows(Token::is_year);
         let has_month = shows(|t| *t == Token::Month);
+        // a calendar year does not tell two fiscal years apart (each spans two), nor the other way round
         let needs_year = match reset {
             ResetScope::Yearly => !has_year && !year_typo,
             ResetScope::Monthly => (!has_year && !year_typo) || !has_month,
+            ResetScope::FiscalYear => !shows(Token::is_fiscal_year) && !year_typo,
             ResetScope::None => false,
         };
         if needs_year {
@@ -542,6 +577,8 @@ impl Template {
                 Token::Seq(n) => write!(out, "{:0width$}", v.seq, width = usize::from(*n)),
                 Token::YearBe => write!(out, "{}", v.year + 543),
                 Token::YearAd => write!(out, "{}", v.year),
+                Token::FyBe => write!(out, "{}", v.fiscal_year + 543),
+                Token::FyAd => write!(out, "{}", v.fiscal_year),
                 Token::Month => write!(out, "{:02}", v.month),
                 Token::Rev => write!(out, "{}", v.rev),
             };
@@ -597,11 +634,12 @@ fn slot(t: Token) -> Option<usize> {
         Token::Seq(_) => 7,
         Token::YearBe | Token::YearAd => 8,
         Token::Month => 9,
+        Token::FyBe | Token::FyAd => 10,
         Token::Project => return None,
     })
 }
 
-type Slots = [Option<Val>; 10];
+type Slots = [Option<Val>; 11];
 
 /// Backtracking reader. `reach[i][p]` (can segments i.. match text[p..], ignoring repeated-token
 /// agreement) prunes every dead branch, so the search only walks complete readings.
@@ -624,7 +662,7 @@ impl Reader {
     fn fixed(&self, t: Token, p: usize) -> Option<i64> {
         let n = self.digits(p, t.max_len())?;
         match t {
-            Token::YearBe => Some(n - 543),
+            Token::YearBe | Token::FyBe => Some(n - 543),
             Token::Month if !(1..=12).contains(&n) => None,
             _ => Some(n),
         }
@@ -736,6 +774,7 @@ impl Reader {
             seq: num(7).unwrap_or(0) as u64,
             year: num(8).map(|y| y as i32),
             month: num(9).map(|m| m as u32),
+            fiscal_year: num(10).map(|y| y as i32),
         }
     }
 }
@@ -809,6 +848,34 @@ mod tests {
         assert_eq!(p.key(), "YEAR_2026");
         let t = Template::parse(SYSTEM_DEFAULT_TEMPLATE).unwrap();
         assert_eq!(t.render(&RenderValues { year: p.year, month: p.month, ..letter() }), "คคง.-สคฉ.3-0001-2569");
+    }
+
+    #[test]
+    fn fiscal_year_tokens_render_and_read_back() {
+        // all four spellings; FY 2570 = A.D. 2027, issued in November 2026
+        let t = validated("{ORIGINATOR}-{SEQ:4}-{FY:BE}/{FY:B.E.}/{FY:CE}/{FY:A.D.}", "LETTER", ResetScope::FiscalYear);
+        let p = Period::of(ResetScope::FiscalYear, 2026, 11, 10);
+        let v = RenderValues { year: p.year, month: p.month, fiscal_year: p.fiscal_year, ..letter() };
+        let text = t.render(&v);
+        assert_eq!(text, "คคง.-0001-2570/2570/2027/2027");
+        let read = t.parse_number(&text, "P").unwrap();
+        assert_eq!((read.fiscal_year, read.year, read.seq), (Some(2027), None, 1));
+        // the B.E. and A.D. spellings must agree
+        assert_eq!(t.parse_number("คคง.-0001-2570/2570/2026/2027", "P"), None);
+        assert_eq!(Token::FyBe.name(), "{FY:BE}");
+        assert_eq!(Token::FyAd.name(), "{FY:CE}");
+        // a fiscal-year reset needs a fiscal-year token: a calendar year repeats across two fiscal years
+        use TemplateError::*;
+        assert_eq!(
+            errors("{ORIGINATOR}-{SEQ:4}-{YEAR:B.E.}", "LETTER", ResetScope::FiscalYear),
+            vec![ResetNeedsYear { scope: ResetScope::FiscalYear }]
+        );
+        assert_eq!(errors("{ORIGINATOR}-{SEQ:4}-{FY:BE}", "LETTER", ResetScope::Yearly), vec![ResetNeedsYear { scope: ResetScope::Yearly }]);
+        assert!(ResetNeedsYear { scope: ResetScope::FiscalYear }.message_th().contains("{FY:BE}"));
+        assert_eq!(Template::parse("{SEQ:4}-{FY}").unwrap_err(), vec![UnknownYearFormat { name: "{FY}".into(), position: 8 }]);
+        assert!(UnknownYearFormat { name: "{FY:X}".into(), position: 0 }.to_string().contains("{FY:CE}"));
+        assert!(UnknownYearFormat { name: "{FY:X}".into(), position: 0 }.message_th().contains("{FY:BE}"));
+        assert_eq!(case_hint("{fy:be}"), " (token names are upper case: {FY:BE})");
     }
 
     #[test]
@@ -1023,7 +1090,7 @@ mod tests {
 
     // ---------- property tests ----------
 
-    const NON_SEQ: [Token; 11] = [
+    const NON_SEQ: [Token; 13] = [
         Token::Project,
         Token::Originator,
         Token::Recipient,
@@ -1033,6 +1100,8 @@ mod tests {
         Token::Discipline,
         Token::YearBe,
         Token::YearAd,
+        Token::FyBe,
+        Token::FyAd,
         Token::Month,
         Token::Rev,
     ];
@@ -1084,6 +1153,7 @@ mod tests {
         seq: u64,
         year: i32,
         month: u32,
+        fiscal_year: i32,
         rev: String,
     }
 
@@ -1100,26 +1170,34 @@ mod tests {
                 seq: self.seq % (max_seq + 1),
                 year: self.year,
                 month: self.month,
+                fiscal_year: self.fiscal_year,
                 rev: &self.rev,
             }
         }
     }
 
     fn owned() -> impl Strategy<Value = Owned> {
-        (("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE), (0u32..100_000, CODE, CODE), (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278))
-            .prop_map(|((project, originator, recipient, correspondence_type), (sub, rfa_type, discipline), (seq, year, month, rev))| Owned {
-                project,
-                originator,
-                recipient,
-                correspondence_type,
-                sub_type: sub.to_string(),
-                rfa_type,
-                discipline,
-                seq,
-                year,
-                month,
-                rev: rev_label(rev),
-            })
+        (
+            ("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE),
+            (0u32..100_000, CODE, CODE),
+            (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278, 1957i32..=2500),
+        )
+            .prop_map(
+                |((project, originator, recipient, correspondence_type), (sub, rfa_type, discipline), (seq, year, month, rev, fiscal_year))| Owned {
+                    project,
+                    originator,
+                    recipient,
+                    correspondence_type,
+                    sub_type: sub.to_string(),
+                    rfa_type,
+                    discipline,
+                    seq,
+                    year,
+                    month,
+                    fiscal_year,
+                    rev: rev_label(rev),
+                },
+            )
     }
 
     /// What reading `v` back through `t` must give: the fields `t` shows, nothing else.
@@ -1135,6 +1213,7 @@ mod tests {
                 Token::Discipline => p.discipline = Some(v.discipline.into()),
                 Token::YearBe | Token::YearAd => p.year = Some(v.year),
                 Token::Month => p.month = Some(v.month),
+                Token::FyBe | Token::FyAd => p.fiscal_year = Some(v.fiscal_year),
                 Token::Rev => p.rev = Some(v.rev.into()),
                 Token::Project | Token::Seq(_) => {}
             }
@@ -1143,7 +1222,7 @@ mod tests {
     }
 
     fn scope() -> impl Strategy<Value = ResetScope> {
-        prop::sample::select(vec![ResetScope::Yearly, ResetScope::Monthly, ResetScope::None])
+        prop::sample::select(vec![ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear])
     }
 
     proptest! {
@@ -1174,6 +1253,7 @@ mod tests {
                 seq: 0,
                 year: 2025,
                 month: 12,
+                fiscal_year: 2026,
                 rev: "ZZZ",
             }).chars().count();
             match Template::validate(&src, "", ResetScope::None) {
@@ -1184,7 +1264,7 @@ mod tests {
 
         #[test]
         fn prop_different_counters_never_render_the_same_number(
-            src in template_src(5), a in owned(), b in owned(), field in 0usize..9, sc in scope()
+            src in template_src(5), a in owned(), b in owned(), field in 0usize..10, sc in scope()
         ) {
             let Ok(t) = Template::validate(&src, "LETTER", sc) else { return Err(TestCaseError::reject("invalid")) };
             // b2 = a with one field taken from b (same project and type)
@@ -1199,7 +1279,8 @@ mod tests {
                 5 => { b2.rev = b.rev; shown(Token::Rev) }
                 6 => { b2.seq = b.seq; true }
                 // a yearly or monthly reset period is a different counter, shown or not
-                7 => { b2.year = b.year; sc != ResetScope::None || shown(Token::YearBe) || shown(Token::YearAd) }
+                7 => { b2.year = b.year; matches!(sc, ResetScope::Yearly | ResetScope::Monthly) || shown(Token::YearBe) || shown(Token::YearAd) }
+                8 => { b2.fiscal_year = b.fiscal_year; sc == ResetScope::FiscalYear || shown(Token::FyBe) || shown(Token::FyAd) }
                 _ => { b2.month = b.month; sc == ResetScope::Monthly || shown(Token::Month) }
             };
             let (va, vb) = (a.values(t.max_seq()), b2.values(t.max_seq()));

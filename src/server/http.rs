@@ -94,6 +94,7 @@ pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(numbering::http::router())
         .merge(templates::http::router())
         .merge(admin_ops::logs::router())
+        .merge(admin_ops::register::router())
         .merge(admin_ops::live::router())
         .merge(reference::http::router())
         .merge(admin_ops::http::router())

@@ -20,6 +20,7 @@ use crate::server::error::ImportErrors;
 use crate::server::error::ImportRejected;
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, SignedInErrors};
 use crate::server::import::http::{self as import, ImportBody, ImportQuery};
+use crate::server::numbering::idempotency::{KeyHeader, KeyParam};
 use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
@@ -30,7 +31,83 @@ where
     std::sync::Arc<crate::server::auth::Access>: axum::extract::FromRef<S>,
     std::sync::Arc<Engine>: axum::extract::FromRef<S>,
 {
-    OpenApiRouter::new().routes(routes!(sequences)).routes(routes!(bulk_import)).routes(routes!(reset_counter)).routes(routes!(metrics_summary))
+    OpenApiRouter::new()
+        .routes(routes!(sequences))
+        .routes(routes!(bulk_import))
+        .routes(routes!(reset_counter))
+        .routes(routes!(metrics_summary))
+        .routes(routes!(admin_metrics))
+        .routes(routes!(admin_manual_override))
+        .routes(routes!(admin_void_and_replace))
+        .routes(routes!(admin_cancel))
+        .routes(routes!(admin_bulk_import))
+}
+
+// ---- seed 003 §5.2: the admin endpoints under /admin/document-numbering ----
+
+/// `GET /admin/document-numbering/metrics` — as `GET /document-numbering/metrics`.
+#[utoipa::path(get, path = "/admin/document-numbering/metrics", operation_id = "admin_metrics_seed_path",
+    responses((status = 200, body = MetricsSummary, description = "as GET /document-numbering/metrics"), SignedInErrors),
+    tag = "seed paths")]
+pub(crate) async fn admin_metrics(s: State<std::sync::Arc<Engine>>, caller: Caller) -> Result<Json<MetricsSummary>, AppError> {
+    metrics_summary(s, caller).await
+}
+
+/// `POST /admin/document-numbering/manual-override` — as `POST /document-numbering/manual-override`.
+#[utoipa::path(post, path = "/admin/document-numbering/manual-override", operation_id = "admin_manual_override_seed_path",
+    request_body = counters::OverrideBody,
+    responses((status = 200, body = admin_ops::OverrideResult, description = "as POST /document-numbering/manual-override"), counters::AdminNumberErrors),
+    tag = "seed paths")]
+pub(crate) async fn admin_manual_override(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    b: ApiJson<counters::OverrideBody>,
+) -> Result<Json<admin_ops::OverrideResult>, AppError> {
+    counters::manual_override(s, caller, b).await
+}
+
+/// `POST /admin/document-numbering/void-and-replace` — as `POST /document-numbering/void-and-replace`.
+#[utoipa::path(post, path = "/admin/document-numbering/void-and-replace", operation_id = "admin_void_and_replace_seed_path",
+    request_body = counters::VoidRequest, params(KeyParam),
+    responses((status = 200, body = admin_ops::VoidResult, description = "as POST /document-numbering/void-and-replace"), counters::AdminNumberErrors),
+    tag = "seed paths")]
+pub(crate) async fn admin_void_and_replace(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    key: KeyHeader,
+    b: ApiJson<counters::NumberBody>,
+) -> Result<Json<admin_ops::VoidResult>, AppError> {
+    counters::void_and_replace(s, caller, key, b).await
+}
+
+/// `POST /admin/document-numbering/cancel` — the seed's admin "cancel a number": as `POST /document-numbering/void`.
+#[utoipa::path(post, path = "/admin/document-numbering/cancel", operation_id = "admin_cancel_seed_path", request_body = counters::VoidRequest,
+    responses((status = 200, body = crate::contract::StatusResult, description = "as POST /document-numbering/void"), counters::AdminNumberErrors),
+    tag = "seed paths")]
+pub(crate) async fn admin_cancel(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    b: ApiJson<counters::NumberBody>,
+) -> Result<Json<crate::contract::StatusResult>, AppError> {
+    counters::void_number(s, caller, b).await
+}
+
+/// `POST /admin/document-numbering/bulk-import` — as `POST /document-numbering/import`.
+#[utoipa::path(post, path = "/admin/document-numbering/bulk-import", operation_id = "admin_bulk_import_seed_path", params(ImportQuery),
+    request_body(content((ImportBody = "application/json"), (String = "text/csv")), description = "as POST /document-numbering/import"),
+    responses(
+        (status = 200, body = crate::contract::import::ImportReport, description = "as POST /document-numbering/import"),
+        (status = 400, body = ImportRejected),
+        ImportErrors,
+    ),
+    tag = "seed paths")]
+pub(crate) async fn admin_bulk_import(
+    s: State<std::sync::Arc<Engine>>,
+    caller: Caller,
+    q: ApiQuery<ImportQuery>,
+    request: Request,
+) -> Result<Response, AppError> {
+    import::import(s, caller, q, request).await
 }
 
 /// `GET /document-numbering/sequences` — the seeds' name of `GET /document-numbering/counters`.

@@ -501,6 +501,8 @@ fn rows_template(counter_id: i64) -> store::NewNumber {
         created_at: 1,
         expires_at: None,
         confirmed_at: None,
+        block_id: None,
+        block_holder: None,
     }
 }
 

@@ -178,7 +178,7 @@ async fn a_key_answers_for_24_hours_then_starts_again() {
 }
 
 #[tokio::test]
-async fn the_document_offers_the_header_on_the_six_operations() {
+async fn the_document_offers_the_header_on_the_seven_operations_and_an_alias() {
     let app = TestApp::spawn().await;
     let doc: Value = app.client.get(app.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
     let keyed_ops: Vec<String> = doc["paths"]
@@ -194,9 +194,11 @@ async fn the_document_offers_the_header_on_the_six_operations() {
     assert_eq!(
         keyed_ops,
         [
+            "post /api/v1/admin/document-numbering/void-and-replace",
             "post /api/v1/document-numbering/cancel",
             "post /api/v1/document-numbering/confirm",
             "post /api/v1/document-numbering/reserve",
+            "post /api/v1/document-numbering/reserve-block",
             "post /api/v1/document-numbering/revise",
             "post /api/v1/document-numbering/void-and-replace",
             "post /api/v1/documents/{documentId}/generate-number",

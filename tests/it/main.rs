@@ -9,6 +9,8 @@ mod support;
 mod abandoned;
 mod admin_ops;
 mod api;
+// blocks of contiguous numbers: one commit among other callers, idempotent, expiring as "block expired"
+mod blocks;
 // the whole-database check reads one snapshot of a live database
 mod check;
 // commits shared across counters: one failing counter in a group
@@ -19,6 +21,8 @@ mod audit_view;
 mod edge;
 // a hot counter's batches sent to the instance holding its lock
 mod forward;
+// fiscal years: the first month's boundary in Bangkok time, back-dating a closed year
+mod fiscal;
 // MariaDB failover: the writable server of DATABASE_SERVERS, followed after a promotion; never a read-only one
 mod failover;
 // a retried call with its Idempotency-Key gets its first answer, never a second number
@@ -42,9 +46,13 @@ mod multiprocess;
 // webhooks: every event delivered at least once, signed, in order per counter; failures replayed
 mod notifications;
 mod openapi;
+// the seed audit's partial rows: the global rate limit, an organisation outside the project
+mod partial_rows;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// the register of a counter: every sequence with the reason of each number not confirmed, as XLSX and CSV
+mod register;
 // a database restored from a backup issues nothing twice: the witness, the resume, the backup command
 mod restore;
 // what ages out: the prune, its dry run, its audit row, one run a day across instances

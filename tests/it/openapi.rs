@@ -27,6 +27,8 @@ const ROUTES: &[(&str, &str)] = &[
     // numbering
     ("post", "/api/v1/document-numbering/preview"),
     ("post", "/api/v1/document-numbering/reserve"),
+    ("get", "/api/v1/document-numbering/register"),
+    ("post", "/api/v1/document-numbering/reserve-block"),
     ("post", "/api/v1/document-numbering/confirm"),
     ("post", "/api/v1/document-numbering/cancel"),
     ("post", "/api/v1/documents/{documentId}/generate-number"),
@@ -43,6 +45,11 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/bulk-import"),
     ("post", "/api/v1/document-numbering/configs/{id}/reset-counter"),
     ("get", "/api/v1/document-numbering/metrics"),
+    ("get", "/api/v1/admin/document-numbering/metrics"),
+    ("post", "/api/v1/admin/document-numbering/manual-override"),
+    ("post", "/api/v1/admin/document-numbering/void-and-replace"),
+    ("post", "/api/v1/admin/document-numbering/cancel"),
+    ("post", "/api/v1/admin/document-numbering/bulk-import"),
     ("get", "/api/v1/document-numbering/stats/daily"),
     ("get", "/api/v1/document-numbering/stats/utilization"),
     // templates

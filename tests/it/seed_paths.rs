@@ -272,3 +272,44 @@ async fn the_seeds_counter_key_body_is_numbered_as_written() {
     assert_eq!(shapes.len(), 2, "{body}");
     assert!(shapes.iter().any(|s| s["properties"]["counterKey"]["properties"]["originatorOrgId"].is_object()), "{body}");
 }
+
+/// Seed 003 §5.2's admin endpoints under `/admin/document-numbering` answer as today's: metrics, manual override,
+/// void-and-replace, the admin "cancel" (a void), bulk import; staff are refused there as on the twins.
+#[tokio::test]
+async fn seed_003_admin_paths_answer_like_their_twins() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let base = "/api/v1/admin/document-numbering";
+    let (s, metrics) = send(&app, &admin, "GET", &format!("{base}/metrics"), None).await;
+    let (_, twin) = send(&app, &admin, "GET", "/api/v1/document-numbering/metrics", None).await;
+    assert_eq!((s, shape(&metrics)), (StatusCode::OK, shape(&twin)));
+
+    for _ in 0..2 {
+        let (s, body) = send(&app, &admin, "POST", "/api/v1/documents/DOC-A/generate-number", Some(&letter())).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+        let mut other = letter();
+        other["recipientCode"] = json!("กทท.");
+        send(&app, &admin, "POST", "/api/v1/documents/DOC-B/generate-number", Some(&other)).await;
+    }
+    let counter = letter_counter(&app).await;
+    let (s, body) =
+        send(&app, &admin, "POST", &format!("{base}/manual-override"), Some(&json!({ "counterId": counter, "value": 5, "reason": "ทดสอบ" }))).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(app.count(&format!("SELECT last_number FROM counters WHERE id = {counter}")).await, 5);
+
+    let number = |n: &str| json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": n, "reason": "ออกผิด" });
+    let (s, body) = send(&app, &admin, "POST", &format!("{base}/void-and-replace"), Some(&number("คคง.-สคฉ.3-0001-2568"))).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["replacement"]["documentNumber"], "คคง.-สคฉ.3-0006-2568", "{body}");
+    let (s, body) = send(&app, &admin, "POST", &format!("{base}/cancel"), Some(&number("คคง.-กทท.-0001-2568"))).await;
+    assert_eq!((s, body["status"].as_str()), (StatusCode::OK, Some("VOID")), "{body}");
+
+    let rows = json!({ "counters": [], "numbers": [] });
+    let (s, report) = send(&app, &admin, "POST", &format!("{base}/bulk-import?dryRun=true"), Some(&rows)).await;
+    let (twin_s, twin) = send(&app, &admin, "POST", "/api/v1/document-numbering/import?dryRun=true", Some(&rows)).await;
+    assert_eq!((s, shape(&report)), (twin_s, shape(&twin)), "{report}");
+
+    let staff = app.user_client("somchai", Role::Staff, &[]).await;
+    let (s, _) = send(&app, &staff, "POST", &format!("{base}/cancel"), Some(&number("คคง.-สคฉ.3-0002-2568"))).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+}

@@ -9,6 +9,7 @@ pub(crate) mod http;
 // the live screens' event stream (server-sent events), filtered per subscriber
 pub(crate) mod live;
 pub(crate) mod logs;
+pub(crate) mod register;
 pub(crate) mod stats;
 pub(crate) mod store;
 pub(crate) mod summary;
@@ -21,7 +22,9 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::live::LiveEvent;
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
-use crate::numbering::{DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN};
+use crate::numbering::{
+    DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, DEFAULT_FISCAL_FIRST_MONTH, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
+};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Conn, Tx};
 use crate::server::error::{AppError, ErrorCode};
@@ -709,7 +712,8 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
     // The period the number shows, completed from the counter's own (a yearly counter's month is irrelevant).
     let stored = PeriodKey::parse(&c.key.period);
     let (year, month) = (stored.and_then(|k| k.year()), stored.and_then(|k| k.month()));
-    let period = Period { scope, year: p.year.or(year).unwrap_or(0), month: p.month.or(month).unwrap_or(1) };
+    let mut period = Period::of(scope, p.year.or(year).unwrap_or(0), p.month.or(month).unwrap_or(1), DEFAULT_FISCAL_FIRST_MONTH);
+    period.fiscal_year = p.fiscal_year.or(stored.and_then(|k| k.fiscal_year())).unwrap_or(0);
     if Some(PeriodKey::of(&period)) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
     }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 
 use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
-use crate::numbering::{Period, ResetScope};
+use crate::numbering::Period;
 use crate::server::auth::Caller;
 use crate::server::error::AppError;
 use crate::server::numbering::Engine;
@@ -134,7 +134,7 @@ pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<
         }
         None => {
             let now = s.clock.now();
-            let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|p| Period::at(p, now).key());
+            let periods = Period::current_keys(now);
             super::store::fullest_counters(&s.db, &periods, a.project_id, a.scope.as_deref(), i64::from(limit)).await?
         }
     };

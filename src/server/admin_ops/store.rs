@@ -35,7 +35,11 @@ pub(crate) async fn counters(
         filter.and_in("project_id IN ({})", projects);
     }
     if let Some(y) = year {
-        filter.and("(period = ? OR period LIKE ?)", [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into()]);
+        // the fiscal year that ends in it too
+        filter.and(
+            "(period = ? OR period LIKE ? OR period = ?)",
+            [format!("YEAR_{y}").into(), format!("MONTH_{y}_%").into(), format!("FY_{}", y + 543).into()],
+        );
     }
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters{} ORDER BY project_id, correspondence_type_id, period, id LIMIT ?", filter.sql());
     let rows = typed::<CounterRecord>(filter.bind(sqlx::query(&sql_text)).bind(limit).fetch_all(&db.pool).await?)?;
@@ -365,13 +369,13 @@ pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, 
 /// databases order alike), of one project and the caller's scope.
 pub async fn fullest_counters(
     db: &Db,
-    periods: &[String; 3],
+    periods: &[String; 4],
     project_id: Option<i64>,
     scope: Option<&[i64]>,
     limit: i64,
 ) -> Result<Vec<Counter>, AppError> {
     let mut filter = Conditions::default();
-    filter.and("period IN (?, ?, ?)", periods.iter().map(|p| p.clone().into())).and("max_number > 0", []).and_if("project_id = ?", project_id);
+    filter.and("period IN (?, ?, ?, ?)", periods.iter().map(|p| p.clone().into())).and("max_number > 0", []).and_if("project_id = ?", project_id);
     if let Some(projects) = scope {
         filter.and_in("project_id IN ({})", projects);
     }

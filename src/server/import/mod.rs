@@ -372,7 +372,15 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 en: format!("'{}' does not read as {}", clip(&text), template.source()),
             })?;
             let (year, month) = crate::numbering::bangkok_date(now);
-            let at = instant_in(parsed.year.unwrap_or(year), parsed.month.unwrap_or(month))?;
+            let (year, month) = match (parsed.year, parsed.fiscal_year) {
+                // a number that shows only its fiscal year: the first month of that year selects it
+                (None, Some(fy)) => {
+                    let first = project.fiscal_year_first_month;
+                    (if first > 1 { fy - 1 } else { fy }, parsed.month.unwrap_or(first))
+                }
+                _ => (parsed.year.unwrap_or(year), parsed.month.unwrap_or(month)),
+            };
+            let at = instant_in(year, month)?;
             let request = NumberRequest {
                 originator_code: parsed.originator.clone(),
                 recipient_code: parsed.recipient.clone(),

@@ -159,7 +159,7 @@ pub(crate) async fn receive(State(state): State<std::sync::Arc<Numbering>>, requ
         Err(e) => return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", format!("a forwarded batch that does not parse: {e}")).into_response(),
     };
     // every issue of the batch is for the batch's counter: a job must not reach another counter's worker
-    if batch.jobs.iter().any(|j| matches!(&j.kind, JobKind::Issue { req, .. } if req.key != batch.key)) {
+    if batch.jobs.iter().any(|j| matches!(&j.kind, JobKind::Issue { req, .. } | JobKind::Block { req, .. } if req.key != batch.key)) {
         return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", "a forwarded issue for another counter than its batch's").into_response();
     }
     let jobs = batch.jobs.into_iter().map(|j| (j.kind, j.caller, j.keyed)).collect();

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::idempotency::{KeyHeader, KeyParam};
 use super::Numbering;
-use crate::contract::{AnyNumberRequest, GenerateResult, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{AnyNumberRequest, BlockRequest, BlockResult, GenerateResult, PreviewResult, ReservationResult, StatusResult};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
@@ -22,7 +22,13 @@ where
     std::sync::Arc<Access>: axum::extract::FromRef<S>,
     std::sync::Arc<Numbering>: axum::extract::FromRef<S>,
 {
-    OpenApiRouter::new().routes(routes!(preview)).routes(routes!(reserve)).routes(routes!(confirm)).routes(routes!(cancel)).routes(routes!(generate))
+    OpenApiRouter::new()
+        .routes(routes!(preview))
+        .routes(routes!(reserve))
+        .routes(routes!(reserve_block))
+        .routes(routes!(confirm))
+        .routes(routes!(cancel))
+        .routes(routes!(generate))
 }
 
 error_set!(
@@ -82,6 +88,19 @@ pub(crate) async fn reserve(
     ApiJson(AnyNumberRequest(req)): ApiJson<AnyNumberRequest>,
 ) -> Result<Json<ReservationResult>, AppError> {
     Ok(Json(super::reserve(&s, &caller, &req, key.as_ref()).await?))
+}
+
+#[utoipa::path(post, path = "/document-numbering/reserve-block", request_body = BlockRequest, params(KeyParam),
+    responses((status = 200, body = BlockResult), KeyedNumberErrors),
+    tag = "numbering")]
+pub(crate) async fn reserve_block(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    KeyHeader(key): KeyHeader,
+    ApiJson(body): ApiJson<BlockRequest>,
+) -> Result<Json<BlockResult>, AppError> {
+    let block = super::BlockAsk { count: body.count, hold_until: body.hold_until, holder: body.holder };
+    Ok(Json(super::reserve_block(&s, &caller, &body.request, &block, key.as_ref()).await?))
 }
 
 #[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody, params(KeyParam),

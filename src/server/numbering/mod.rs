@@ -22,9 +22,12 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
-use crate::contract::{GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{
+    BlockResult, GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS, MIN_BLOCK,
+};
 use crate::numbering::{
-    bangkok_date, parse_rev, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
+    bangkok_date, parse_rev, BackdateError, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template,
+    MAX_DOCUMENT_ID_CHARS,
 };
 use crate::server::auth::rate_limit::NumberRateLimiter;
 use crate::server::auth::Caller;
@@ -58,6 +61,9 @@ pub struct Resolved {
     pub(crate) revision: String,
     pub key: CounterKey,
     pub(crate) period: Period,
+    /// The reason of a super admin's number in an earlier, closed period (SPEC §4 back-dating); None: today's period.
+    #[serde(default)]
+    pub(crate) backdated: Option<String>,
 }
 
 impl Resolved {
@@ -73,6 +79,7 @@ impl Resolved {
             seq: sequence,
             year: self.period.year,
             month: self.period.month,
+            fiscal_year: self.period.fiscal_year,
             rev: &self.revision,
         })
     }
@@ -149,15 +156,27 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         }
     };
     let (year, _) = bangkok_date(now);
-    if let Some(asked) = req.year {
-        if asked != year && asked != year + 543 {
+    let current = Period::at_in(chosen.reset_scope, now, project.fiscal_year_first_month);
+    let (period, backdated) = match (req.year, req.backdate_reason.as_deref()) {
+        (Some(asked), Some(reason)) => (backdated_period(&current, asked, project.fiscal_year_first_month)?, Some(backdate_reason(reason)?)),
+        (None, Some(_)) => {
             return Err(AppError::validation(
-                format!("ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {})", year, year + 543),
-                format!("year {asked} is not the current year {year} (no back-dating)"),
+                "การออกเลขย้อนหลังต้องระบุปี (year) ของรอบที่ปิดแล้ว",
+                "backdateReason needs the year of the earlier period to continue",
+            ))
+        }
+        (Some(asked), None) if asked != year && asked != year + 543 => {
+            return Err(AppError::validation(
+                format!(
+                    "ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {}) — การออกเลขย้อนหลังต้องระบุเหตุผล (backdateReason) และทำได้เฉพาะผู้ดูแลระบบสูงสุด",
+                    year,
+                    year + 543
+                ),
+                format!("year {asked} is not the current year {year}; back-dating needs a super admin and a backdateReason"),
             ));
         }
-    }
-    let period = Period::at(chosen.reset_scope, now);
+        _ => (current, None),
+    };
     let key = CounterKey::new(project.id, correspondence_type.id, parts, &ids, &period);
     Ok(Resolved {
         project_id: project.id,
@@ -174,7 +193,32 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         revision,
         key,
         period,
+        backdated,
     })
+}
+
+/// The earlier period a back-dated request names, or the 400 that says why it cannot be.
+fn backdated_period(current: &Period, asked: i32, first_month: u32) -> Result<Period, AppError> {
+    current.earlier(asked, first_month).map_err(|e| match e {
+        BackdateError::NotByYear(scope) => AppError::validation(
+            format!("ออกเลขย้อนหลังได้เฉพาะตัวนับที่เริ่มใหม่ทุกปีหรือทุกปีงบประมาณ (รูปแบบนี้เริ่มใหม่แบบ {scope})"),
+            format!("back-dating continues a closed calendar or fiscal year; this template resets {scope}"),
+        ),
+        BackdateError::NotEarlier { asked, current } => AppError::validation(
+            format!("ปี {asked} ยังไม่ปิด: ออกเลขย้อนหลังได้เฉพาะรอบก่อนรอบปัจจุบัน ({} / พ.ศ. {})", current, current + 543),
+            format!("year {asked} is not an earlier, closed period (the current one is {current})"),
+        ),
+    })
+}
+
+fn backdate_reason(reason: &str) -> Result<String, AppError> {
+    if reason.chars().count() > MAX_REASON_CHARS || reason.chars().any(char::is_control) {
+        return Err(AppError::validation(
+            format!("เหตุผลของการออกเลขย้อนหลังต้องยาวไม่เกิน {MAX_REASON_CHARS} ตัวอักษร"),
+            format!("backdateReason must be at most {MAX_REASON_CHARS} printable characters"),
+        ));
+    }
+    Ok(reason.to_string())
 }
 
 #[derive(Clone, Debug)]
@@ -228,6 +272,51 @@ pub(crate) enum Keying<T> {
 
 const MAX_REASON_CHARS: usize = 500;
 
+/// What a block asks beside the reservation's request (`reserve-block`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockAsk {
+    pub(crate) count: i64,
+    pub(crate) hold_until: Option<DateTime<Utc>>,
+    pub(crate) holder: Option<String>,
+}
+
+const MAX_HOLDER_CHARS: usize = 200;
+
+impl BlockAsk {
+    /// The count, the hold in ms from `now_ms`, and the holder, or the 400 saying which is out of bounds.
+    fn check(&self, now_ms: i64, ttl: Duration) -> Result<(u32, i64, Option<String>), AppError> {
+        let count = u32::try_from(self.count).ok().filter(|c| (MIN_BLOCK..=MAX_BLOCK).contains(c)).ok_or_else(|| {
+            AppError::validation(
+                format!("จำนวนเลขที่ในชุด (count) ต้องเป็น {MIN_BLOCK}–{MAX_BLOCK} (ได้ {})", self.count),
+                format!("count must be {MIN_BLOCK}-{MAX_BLOCK}, got {}", self.count),
+            )
+        })?;
+        let ttl_ms = match self.hold_until {
+            None => ttl.as_millis() as i64,
+            Some(until) => {
+                let ms = until.timestamp_millis() - now_ms;
+                if ms <= 0 || ms > MAX_BLOCK_HOLD_DAYS * 86_400_000 {
+                    return Err(AppError::validation(
+                        format!("เวลาสิ้นสุดการถือเลขที่ (holdUntil) ต้องอยู่ในอนาคต และไม่เกิน {MAX_BLOCK_HOLD_DAYS} วันจากนี้"),
+                        format!("holdUntil must be in the future and at most {MAX_BLOCK_HOLD_DAYS} days away"),
+                    ));
+                }
+                ms
+            }
+        };
+        let holder = self.holder.as_deref().map(str::trim).filter(|h| !h.is_empty());
+        if let Some(h) = holder {
+            if h.chars().count() > MAX_HOLDER_CHARS || h.chars().any(char::is_control) {
+                return Err(AppError::validation(
+                    format!("ผู้ถือชุดเลขที่ (holder) ต้องยาวไม่เกิน {MAX_HOLDER_CHARS} ตัวอักษร"),
+                    format!("holder must be at most {MAX_HOLDER_CHARS} printable characters"),
+                ));
+            }
+        }
+        Ok((count, ttl_ms, holder.map(str::to_string)))
+    }
+}
+
 /// Reservations an expiry sweep cancels at once, and how many such chunks one sweep takes at most.
 const EXPIRY_CHUNK: i64 = 250;
 const EXPIRY_MAX_CHUNKS: usize = 40;
@@ -279,7 +368,7 @@ impl Engine {
     /// `/metrics` gauge. One grouped query; rows = number of types.
     pub(crate) async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
         let now = self.clock.now();
-        let periods = [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None].map(|s| Period::at(s, now).key());
+        let periods = Period::current_keys(now);
         store::max_utilization_by_type(&self.db, &periods).await
     }
 
@@ -300,6 +389,10 @@ impl Engine {
         let snapshot = self.reference.get().await?;
         let resolved = resolve(&snapshot, req, self.clock.now())?;
         caller.require_numbering(resolved.project_id)?;
+        if let Some(reason) = &resolved.backdated {
+            caller.require_super_admin()?;
+            tracing::info!(who = %caller.display_name(), period = %resolved.key.period, reason = %reason, "back-dated number asked for");
+        }
         Ok(resolved)
     }
 
@@ -404,6 +497,41 @@ impl Engine {
         self.logged(caller, project, || serde_json::json!({"operation": "RESERVE", "request": req}), result)
     }
 
+    /// `count` contiguous numbers of one counter, reserved by one job of its batch (one commit), held until `hold_until`
+    /// (default: the reservation TTL; at most 30 days), for `holder`.
+    pub(crate) async fn reserve_block(
+        &self,
+        caller: &Caller,
+        req: &NumberRequest,
+        block: &BlockAsk,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<BlockResult, AppError> {
+        let result = async {
+            let now = self.clock.now_ms();
+            let (count, ttl_ms, holder) = block.check(now, self.config.reservation_ttl)?;
+            let request = serde_json::json!({ "request": req, "count": count, "holdUntil": block.hold_until, "holder": holder });
+            let (keyed, _claim) = match self.keying(caller, key, "RESERVE_BLOCK", &request).await? {
+                Keying::Replay(outcome) => return self.block_answer(caller, outcome),
+                Keying::Fresh(fresh) => fresh.unzip(),
+            };
+            let r = self.resolve_for(caller, req).await?;
+            let key = r.key.clone();
+            let block = counter_tx::plan::Block { id: uuid::Uuid::new_v4().to_string(), count, holder };
+            let kind = JobKind::Block { req: Arc::new(r), ttl_ms, block };
+            let outcome = self.queues.submit(key, kind, caller.clone(), keyed).await?;
+            self.block_answer(caller, outcome)
+        }
+        .await;
+        let project = if result.is_err() { self.project_of(req).await } else { None };
+        self.logged(caller, project, || serde_json::json!({"operation": "RESERVE_BLOCK", "request": req}), result)
+    }
+
+    fn block_answer(&self, caller: &Caller, outcome: Outcome) -> Result<BlockResult, AppError> {
+        let Outcome::Block { id, holder, numbers } = outcome else { return Err(AppError::internal("a block answered with one number")) };
+        let numbers = numbers.into_iter().map(|o| self.reservation(caller, o)).collect::<Result<Vec<_>, _>>()?;
+        Ok(BlockResult { block_id: id, holder, numbers })
+    }
+
     fn reservation(&self, caller: &Caller, outcome: Outcome) -> Result<ReservationResult, AppError> {
         match outcome {
             Outcome::Issued { number, sequence, token, expires_at, created_at } => {
@@ -418,7 +546,7 @@ impl Engine {
                     ttl_seconds: ((expires_at - self.clock.now_ms()) / 1000).max(0),
                 })
             }
-            Outcome::Status { .. } => Err(AppError::internal("reserve answered with a status")),
+            _ => Err(AppError::internal("reserve answered with a status")),
         }
     }
 
@@ -456,7 +584,7 @@ impl Engine {
                 document_number: number,
                 generated_at: ms_to_datetime(created_at),
             }),
-            Outcome::Status { .. } => Err(AppError::internal("generate answered with a status")),
+            _ => Err(AppError::internal("generate answered with a status")),
         }
     }
 
@@ -579,7 +707,7 @@ impl Engine {
             Outcome::Status { number, status, state, at, .. } => {
                 Ok(StatusResult { document_number: number, status, workflow: Some(self.lifecycle.context(token, state, at, caller)) })
             }
-            Outcome::Issued { .. } => Err(AppError::internal("status job answered with a number")),
+            _ => Err(AppError::internal("status job answered with a number")),
         }
     }
 }
@@ -610,6 +738,18 @@ pub(crate) async fn reserve(
     let result = state.engine.reserve(caller, req, key).await;
     record_generation(state, req, &result, started).await;
     result
+}
+
+/// A block of numbers as every entry point calls it: the caller's rate limit (one request), then the engine.
+pub(crate) async fn reserve_block(
+    state: &Numbering,
+    caller: &Caller,
+    req: &NumberRequest,
+    block: &BlockAsk,
+    key: Option<&IdempotencyKey>,
+) -> Result<BlockResult, AppError> {
+    state.limits.check(caller).await?;
+    state.engine.reserve_block(caller, req, block, key).await
 }
 
 /// Preview as every entry point calls it: the caller's limit for requests that take no new number (their own,

@@ -56,14 +56,15 @@ struct Utilization {
 
 /// Per correspondence type code, the highest `last_number / max_number` (0..1) over the counters of these
 /// periods. The ratio is computed in millionths as an integer, so the same code reads it on SQLite and MariaDB.
-pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 3]) -> Result<Vec<(String, f64)>, sqlx::Error> {
+pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 4]) -> Result<Vec<(String, f64)>, sqlx::Error> {
     let sql = format!(
         "SELECT t.code AS code, MAX((c.last_number * 1000000) {} c.max_number) AS millionths \
          FROM counters c JOIN correspondence_types t ON t.id = c.correspondence_type_id \
-         WHERE c.period IN (?, ?, ?) AND c.max_number > 0 \
+         WHERE c.period IN (?, ?, ?, ?) AND c.max_number > 0 \
          GROUP BY t.code",
         db.dialect.int_div()
     );
-    let rows = sqlx::query_as::<_, Utilization>(&sql).bind(&periods[0]).bind(&periods[1]).bind(&periods[2]).fetch_all(&db.pool).await?;
+    let rows =
+        sqlx::query_as::<_, Utilization>(&sql).bind(&periods[0]).bind(&periods[1]).bind(&periods[2]).bind(&periods[3]).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(|r| (r.code, r.millionths as f64 / 1_000_000.0)).collect())
 }

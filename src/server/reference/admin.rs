@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::store::{self, ItemDetail};
 use crate::contract::import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
-use crate::numbering::{validate_code, CodeKind};
+use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};
@@ -246,6 +246,14 @@ fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
     validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
 }
 
+fn fiscal_first_month(m: u32) -> Result<i64, AppError> {
+    if (1..=12).contains(&m) {
+        Ok(m.into())
+    } else {
+        Err(AppError::validation(format!("เดือนแรกของปีงบประมาณต้องเป็น 1–12 (ได้ {m})"), format!("fiscalYearFirstMonth must be 1-12, got {m}")))
+    }
+}
+
 fn role(raw: &str) -> Result<String, AppError> {
     let role = raw.trim().to_ascii_uppercase();
     if ["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
@@ -297,7 +305,9 @@ async fn find(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Re
     let Some(r) = store::find_item(tx, kind, by_id, code).await? else { return Ok(None) };
     let (id, code, name) = (r.id, r.code, r.name);
     let current = match r.detail {
-        ItemDetail::Project { active } => json!({ "code": code, "name": name, "active": active }),
+        ItemDetail::Project { active, fiscal_year_first_month } => {
+            json!({ "code": code, "name": name, "active": active, "fiscalYearFirstMonth": fiscal_year_first_month })
+        }
         ItemDetail::Organization { role } => json!({ "code": code, "name": name, "role": role }),
         ItemDetail::SubType { correspondence_type_id, sub_type_number } => {
             json!({ "code": code, "name": name, "corrTypeId": correspondence_type_id, "subTypeNumber": sub_type_number })
@@ -326,17 +336,22 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                 Some((_, _, cur)) => cur["active"].as_bool().unwrap_or(true),
                 None => true,
             });
+            let first_month = match (p.fiscal_year_first_month, &found) {
+                (Some(m), _) => fiscal_first_month(m)?,
+                (None, Some((_, _, cur))) => cur["fiscalYearFirstMonth"].as_i64().unwrap_or(DEFAULT_FISCAL_FIRST_MONTH.into()),
+                (None, None) => DEFAULT_FISCAL_FIRST_MONTH.into(),
+            };
             let (id, action, old) = match found {
                 None => {
-                    let id = store::insert_project(tx, &code, &name, active).await.map_err(unique(kind, &code))?;
+                    let id = store::insert_project(tx, &code, &name, active, first_month).await.map_err(unique(kind, &code))?;
                     (id, "CREATE", None)
                 }
                 Some((id, _, cur)) => {
                     let mut old = cur.clone();
                     old["members"] = json!(member_ids(tx, id).await?);
-                    let changed = cur["name"] != json!(name) || cur["active"] != json!(active);
+                    let changed = cur["name"] != json!(name) || cur["active"] != json!(active) || cur["fiscalYearFirstMonth"] != json!(first_month);
                     if changed {
-                        store::update_project(tx, id, &name, active).await?;
+                        store::update_project(tx, id, &name, active, first_month).await?;
                     }
                     (id, if changed { "UPDATE" } else { "UNCHANGED" }, Some(old))
                 }
@@ -352,7 +367,8 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                 }
             }
             let _ = dialect;
-            let new = json!({ "code": code, "name": name, "active": active, "members": member_ids(tx, id).await? });
+            let new =
+                json!({ "code": code, "name": name, "active": active, "fiscalYearFirstMonth": first_month, "members": member_ids(tx, id).await? });
             Ok(Change { action, id, old, new })
         }
         Item::Organization(o) => {

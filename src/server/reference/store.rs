@@ -1,7 +1,7 @@
 //! SQL for reference data.
 
 use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
-use crate::numbering::{validate_code, CodeKind};
+use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
 
@@ -60,16 +60,17 @@ impl Kind {
 
 pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
     let members: Vec<(i64, i64)> = sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
-    let projects: Vec<(i64, String, String, i64)> =
-        sqlx::query_as("SELECT id, code, name, active FROM projects ORDER BY code").fetch_all(&db.pool).await?;
+    let projects: Vec<(i64, String, String, i64, i64)> =
+        sqlx::query_as("SELECT id, code, name, active, fiscal_year_first_month FROM projects ORDER BY code").fetch_all(&db.pool).await?;
     let projects = projects
         .into_iter()
-        .map(|(id, code, name, active)| ProjectItem {
+        .map(|(id, code, name, active, first_month)| ProjectItem {
             id,
             code,
             name,
             active: active != 0,
             member_org_ids: members.iter().filter(|(p, _)| *p == id).map(|(_, o)| *o).collect(),
+            fiscal_year_first_month: u32::try_from(first_month).unwrap_or(DEFAULT_FISCAL_FIRST_MONTH),
         })
         .collect();
     let organizations: Vec<(i64, String, String, String)> =
@@ -223,7 +224,7 @@ fn table(kind: Kind) -> &'static str {
 #[derive(Clone, Debug)]
 pub(crate) enum ItemDetail {
     Plain,
-    Project { active: bool },
+    Project { active: bool, fiscal_year_first_month: i64 },
     Organization { role: String },
     SubType { correspondence_type_id: i64, sub_type_number: String },
 }
@@ -239,7 +240,7 @@ pub(crate) struct ItemRow {
 /// The stored item of `kind` with this id, or else with this code.
 pub(crate) async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Result<Option<ItemRow>, sqlx::Error> {
     let cols = match kind {
-        Kind::Projects => "id, code, name, active",
+        Kind::Projects => "id, code, name, active, fiscal_year_first_month",
         Kind::Organizations => "id, code, name, role",
         Kind::SubTypes => "id, code, name, correspondence_type_id, sub_type_number",
         _ => "id, code, name",
@@ -253,7 +254,10 @@ pub(crate) async fn find_item(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, c
     };
     let Some(r) = q.fetch_optional(&mut **tx).await? else { return Ok(None) };
     let detail = match (kind, r.active, r.role, r.correspondence_type_id, r.sub_type_number) {
-        (Kind::Projects, Some(active), ..) => ItemDetail::Project { active: active != 0 },
+        (Kind::Projects, Some(active), ..) => ItemDetail::Project {
+            active: active != 0,
+            fiscal_year_first_month: r.fiscal_year_first_month.unwrap_or(DEFAULT_FISCAL_FIRST_MONTH.into()),
+        },
         (Kind::Organizations, _, Some(role), ..) => ItemDetail::Organization { role },
         (Kind::SubTypes, _, _, Some(correspondence_type_id), Some(sub_type_number)) => {
             ItemDetail::SubType { correspondence_type_id, sub_type_number }
@@ -272,6 +276,8 @@ struct StoredItem {
     #[sqlx(default)]
     active: Option<i64>,
     #[sqlx(default)]
+    fiscal_year_first_month: Option<i64>,
+    #[sqlx(default)]
     role: Option<String>,
     #[sqlx(default)]
     correspondence_type_id: Option<i64>,
@@ -279,18 +285,25 @@ struct StoredItem {
     sub_type_number: Option<String>,
 }
 
-pub(crate) async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+pub(crate) async fn insert_project(tx: &mut Tx<'_>, code: &str, name: &str, active: bool, fiscal_year_first_month: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("INSERT INTO projects (code, name, active, fiscal_year_first_month, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id")
         .bind(code)
         .bind(name)
         .bind(active as i64)
+        .bind(fiscal_year_first_month)
         .bind(now_ms())
         .fetch_one(&mut **tx)
         .await
 }
 
-pub(crate) async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE projects SET name = ?, active = ? WHERE id = ?").bind(name).bind(active as i64).bind(id).execute(&mut **tx).await?;
+pub(crate) async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active: bool, fiscal_year_first_month: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE projects SET name = ?, active = ?, fiscal_year_first_month = ? WHERE id = ?")
+        .bind(name)
+        .bind(active as i64)
+        .bind(fiscal_year_first_month)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

@@ -488,6 +488,8 @@ fn confirmed(
         created_at: now,
         expires_at: None,
         confirmed_at: Some(now),
+        block_id: None,
+        block_holder: None,
     }
 }
 
@@ -530,6 +532,7 @@ fn render_parsed(t: &Template, p: &ParsedNumber, project: &str, rev: &str) -> St
         seq: p.seq,
         year: p.year.unwrap_or(0),
         month: p.month.unwrap_or(1),
+        fiscal_year: p.fiscal_year.unwrap_or(0),
         rev,
     })
 }
@@ -587,7 +590,7 @@ mod tests {
     }
 
     fn resolved() -> Resolved {
-        let period = Period { scope: ResetScope::None, year: 2025, month: 3 };
+        let period = Period::of(ResetScope::None, 2025, 3, 10);
         Resolved {
             project_id: 1,
             project_code: "P".into(),
@@ -603,6 +606,7 @@ mod tests {
             revision: "A".into(),
             key: key(&period.key()),
             period,
+            backdated: None,
         }
     }
 

@@ -21,6 +21,9 @@ const TAKEN_BY_THE_SERVICE: [Action; 2] = [Action::Expire, Action::Release];
 /// The workflow code of the number lifecycle in `workflow_transitions`.
 pub(crate) const WORKFLOW: &str = "NUMBER";
 
+/// The cancel reason of a block's number whose hold ended unconfirmed (state EXPIRED, as `expired`).
+pub(crate) const BLOCK_EXPIRED: &str = "block expired";
+
 /// Where a number is in its lifecycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum State {
@@ -36,7 +39,7 @@ impl State {
         match status {
             NumberStatus::Reserved => State::Reserved,
             NumberStatus::Confirmed => State::Confirmed,
-            NumberStatus::Cancelled if cancel_reason == Some("expired") => State::Expired,
+            NumberStatus::Cancelled if matches!(cancel_reason, Some("expired" | BLOCK_EXPIRED)) => State::Expired,
             NumberStatus::Cancelled => State::Cancelled,
             NumberStatus::Void => State::Void,
         }

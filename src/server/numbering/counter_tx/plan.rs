@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::lifecycle::{Action, Lifecycle, State};
+use super::lifecycle::{Action, Lifecycle, State, BLOCK_EXPIRED};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
 use crate::numbering::DocumentId;
@@ -36,6 +36,21 @@ pub enum JobKind {
         reason: Option<String>,
         expiry: bool,
     },
+    /// Reserve `count` contiguous numbers at once, each held for `ttl_ms` and confirmed or released on its own.
+    Block {
+        #[serde(with = "shared")]
+        req: Arc<Resolved>,
+        ttl_ms: i64,
+        block: Block,
+    },
+}
+
+/// A block of numbers: its id (every number of it carries it), how many, and who it is for.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Block {
+    pub id: String,
+    pub count: u32,
+    pub holder: Option<String>,
 }
 
 /// `Arc<Resolved>` as the `Resolved` it shares (serde's `rc` feature would serialize every `Arc` of the crate so).
@@ -63,6 +78,12 @@ pub enum Outcome {
         token: Option<String>,
         expires_at: Option<i64>,
         created_at: i64,
+    },
+    /// A block's numbers (each an `Issued`), contiguous, in order.
+    Block {
+        id: String,
+        holder: Option<String>,
+        numbers: Vec<Outcome>,
     },
     /// `changed` is false when the request found the number already in the asked state (idempotent repeat).
     Status {
@@ -132,7 +153,7 @@ pub(crate) struct Plan {
 pub(crate) fn max_number(jobs: &[&JobKind]) -> i64 {
     jobs.iter()
         .filter_map(|j| match j {
-            JobKind::Issue { req, .. } => Some(req.template.max_seq() as i64),
+            JobKind::Issue { req, .. } | JobKind::Block { req, .. } => Some(req.template.max_seq() as i64),
             _ => None,
         })
         .max()
@@ -144,7 +165,7 @@ pub(crate) fn tokens(jobs: &[&JobKind]) -> Vec<String> {
     jobs.iter()
         .filter_map(|j| match j {
             JobKind::Confirm { token, .. } | JobKind::Cancel { token, .. } => Some(token.clone()),
-            JobKind::Issue { .. } => None,
+            JobKind::Issue { .. } | JobKind::Block { .. } => None,
         })
         .collect()
 }
@@ -162,7 +183,7 @@ pub(crate) fn document_ids(jobs: &[&JobKind]) -> Vec<String> {
 /// The correspondence type code of the batch's issues, for the metrics.
 pub(crate) fn type_code(jobs: &[&JobKind]) -> Option<String> {
     jobs.iter().find_map(|j| match j {
-        JobKind::Issue { req, .. } => Some(req.correspondence_type_code.clone()),
+        JobKind::Issue { req, .. } | JobKind::Block { req, .. } => Some(req.correspondence_type_code.clone()),
         _ => None,
     })
 }
@@ -229,8 +250,26 @@ pub(crate) fn plan(
                     }),
                     None => lifecycle
                         .allow(None, if document_id.is_some() { Action::Generate } else { Action::Reserve }, job.caller, "")
-                        .and_then(|()| p.issue(i, job, counter.id, req, *ttl_ms, document_id, now, &mut new_token, &mut by_document)),
+                        .and_then(|()| p.issue(i, &job, counter.id, req, *ttl_ms, document_id, None, now, &mut new_token, &mut by_document)),
                 }
+            }
+            JobKind::Block { req, ttl_ms, block } => {
+                range = range.max(req.template.max_seq() as i64);
+                lifecycle.allow(None, Action::Reserve, job.caller, "").and_then(|()| {
+                    let last = p.last_number + i64::from(block.count);
+                    if last as u64 > req.template.max_seq() {
+                        // all or nothing: a block that does not fit takes no number
+                        return Err(AppError::SequenceExhausted { max: req.template.max_seq() });
+                    }
+                    let numbers = (0..block.count)
+                        .map(|_| p.issue(i, &job, counter.id, req, *ttl_ms, &None, Some(block), now, &mut new_token, &mut by_document))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let first = p.last_number - i64::from(block.count) + 1;
+                    let data = serde_json::json!({ "counterId": counter.id, "blockId": block.id, "holder": block.holder, "count": block.count,
+                        "firstSequence": first, "lastSequence": p.last_number, "expiresAt": now + ttl_ms });
+                    p.events.push((Some(i), Event::about_counter(EventKind::NumberBlockReserved, counter.id, data).in_project(req.project_id)));
+                    Ok(Outcome::Block { id: block.id.clone(), holder: block.holder.clone(), numbers })
+                })
             }
             JobKind::Confirm { token, document_id } => match by_token.get_mut(token) {
                 None => Err(reservation_not_found(token)),
@@ -261,11 +300,12 @@ impl Plan {
     fn issue(
         &mut self,
         i: usize,
-        job: PlanJob<'_>,
+        job: &PlanJob<'_>,
         counter_id: i64,
         req: &Resolved,
         ttl_ms: i64,
         document_id: &Option<DocumentId>,
+        block: Option<&Block>,
         now: i64,
         new_token: &mut impl FnMut() -> String,
         by_document: &mut HashMap<String, NumberRow>,
@@ -297,6 +337,8 @@ impl Plan {
             created_at: now,
             expires_at,
             confirmed_at: generate.then_some(now),
+            block_id: block.map(|b| b.id.clone()),
+            block_holder: block.and_then(|b| b.holder.clone()),
         };
         if let Some(d) = document_id {
             // a second generate for the same document in this batch gets this number
@@ -313,6 +355,7 @@ impl Plan {
                     expires_at: None,
                     cancel_reason: None,
                     changed_at: now,
+                    in_block: false,
                 },
             );
         }
@@ -326,8 +369,8 @@ impl Plan {
                 template_used: Some(row.template.clone()),
                 reservation_token: token.clone(),
                 document_id: document_id.clone(),
-                metadata: expires_at.map(|e| serde_json::json!({ "expiresAt": e }).to_string()),
-                ..job.audit
+                metadata: issue_metadata(expires_at, req, block),
+                ..job.audit.clone()
             },
         ));
         if let Some(d) = document_id {
@@ -404,9 +447,9 @@ impl Plan {
         }
     }
 
-    /// A reservation past its time is cancelled with reason `expired`.
+    /// A reservation past its time is cancelled with reason `expired` (`block expired` for a block's number).
     fn expire(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, now: i64) {
-        self.cancel_row(i, job, row, "expired", now);
+        self.cancel_row(i, job, row, if row.in_block { BLOCK_EXPIRED } else { "expired" }, now);
     }
 
     fn cancel_row(&mut self, i: usize, job: PlanJob<'_>, row: &mut NumberRow, reason: &str, now: i64) {
@@ -450,7 +493,8 @@ impl Plan {
                 continue;
             }
             self.results[i] = Err(AppError::DuplicateNumber(n.number.clone()));
-            if let Some((_, a)) = self.audits.iter_mut().find(|(j, _)| *j == i) {
+            // a block's job has a row per number: the one of this number
+            if let Some((_, a)) = self.audits.iter_mut().find(|(j, a)| *j == i && a.document_number.as_deref() == Some(n.number.as_str())) {
                 a.status = "FAILED".into();
                 a.reservation_token = None;
                 a.metadata = Some(serde_json::json!({ "error": "NB005", "reason": "duplicate number" }).to_string());
@@ -470,6 +514,21 @@ fn confirmed_event(counter_id: i64, number: &str, sequence: i64, document_id: &s
 
 pub(crate) fn reservation_not_found(token: &str) -> AppError {
     AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
+}
+
+/// A reservation's expiry, and for a back-dated number its period and reason (audited as such).
+fn issue_metadata(expires_at: Option<i64>, req: &Resolved, block: Option<&Block>) -> Option<String> {
+    let mut meta = serde_json::Map::new();
+    if let Some(e) = expires_at {
+        meta.insert("expiresAt".into(), e.into());
+    }
+    if let Some(b) = block {
+        meta.insert("block".into(), serde_json::json!({ "id": b.id, "count": b.count, "holder": b.holder }));
+    }
+    if let Some(reason) = &req.backdated {
+        meta.insert("backdated".into(), serde_json::json!({ "period": req.key.period, "reason": reason }));
+    }
+    (!meta.is_empty()).then(|| serde_json::Value::Object(meta).to_string())
 }
 
 fn status_audit(
@@ -503,7 +562,7 @@ mod tests {
     const RESERVED_AT: i64 = NOW - 60_000;
 
     fn resolved(template: &str) -> Arc<Resolved> {
-        let period = Period { scope: ResetScope::Yearly, year: 2025, month: 3 };
+        let period = Period::of(ResetScope::Yearly, 2025, 3, 10);
         Arc::new(Resolved {
             project_id: 1,
             project_code: "P".into(),
@@ -528,6 +587,7 @@ mod tests {
                 period: period.key(),
             },
             period,
+            backdated: None,
         })
     }
 
@@ -563,6 +623,7 @@ mod tests {
             expires_at: Some(expires_at),
             cancel_reason: None,
             changed_at: RESERVED_AT,
+            in_block: false,
         }
     }
 

@@ -321,14 +321,17 @@ pub struct NewNumber {
     pub created_at: i64,
     pub expires_at: Option<i64>,
     pub confirmed_at: Option<i64>,
+    /// The block it was reserved in (`reserve-block`), and whom the block is for.
+    pub block_id: Option<String>,
+    pub block_holder: Option<String>,
 }
 
 pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(1000) {
         let sql = format!(
             "INSERT INTO document_numbers (counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, \
-             document_id, user_id, api_token_id, created_at, expires_at, confirmed_at) VALUES {}",
-            Db::row_placeholders(chunk.len(), 15)
+             document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, block_id, block_holder) VALUES {}",
+            Db::row_placeholders(chunk.len(), 17)
         );
         let mut q = sqlx::query(&sql);
         for n in chunk {
@@ -347,7 +350,9 @@ pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sql
                 .bind(n.api_token_id)
                 .bind(n.created_at)
                 .bind(n.expires_at)
-                .bind(n.confirmed_at);
+                .bind(n.confirmed_at)
+                .bind(n.block_id.clone())
+                .bind(n.block_holder.clone());
         }
         q.execute(&mut *tx).await?;
     }
@@ -395,10 +400,13 @@ pub(crate) struct NumberRow {
     pub(crate) cancel_reason: Option<String>,
     /// When its state last changed (ms): cancelled, else confirmed, else issued.
     pub(crate) changed_at: i64,
+    /// Reserved in a block: it expires as `block expired`.
+    pub(crate) in_block: bool,
 }
 
 const NUMBER_COLUMNS: &str =
-    "id, number, sequence, template, status, token, document_id, expires_at, cancel_reason, COALESCE(cancelled_at, confirmed_at, created_at) AS changed_at";
+    "id, number, sequence, template, status, token, document_id, expires_at, cancel_reason, COALESCE(cancelled_at, confirmed_at, created_at) AS changed_at, \
+     CASE WHEN block_id IS NULL THEN 0 ELSE 1 END AS in_block";
 
 #[derive(sqlx::FromRow)]
 struct NumberRecord {
@@ -412,6 +420,7 @@ struct NumberRecord {
     expires_at: Option<i64>,
     cancel_reason: Option<String>,
     changed_at: i64,
+    in_block: i64,
 }
 
 impl TryFrom<NumberRecord> for NumberRow {
@@ -428,6 +437,7 @@ impl TryFrom<NumberRecord> for NumberRow {
             expires_at: r.expires_at,
             cancel_reason: r.cancel_reason,
             changed_at: r.changed_at,
+            in_block: r.in_block != 0,
         })
     }
 }

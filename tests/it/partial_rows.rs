@@ -1,0 +1,88 @@
+//! The seed audit's partial rows: the global rate limit reached, and an organisation outside the project refused.
+
+use docnum::contract::Role;
+use docnum::server::auth::rate_limit::RateLimits;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::common::{assert_error, letter, Options, TestApp, ADMIN_PASSWORD};
+
+/// The global limit counts every caller's new numbers together: four from two people fill it, a third person (with
+/// a per-user budget of their own left) is refused with 429 and `Retry-After`, and nothing more is taken.
+#[tokio::test]
+async fn the_global_rate_limit_refuses_everyone_once_reached() {
+    let limits = RateLimits { per_user_per_min: 10, global_per_min: 4, ..RateLimits::off() };
+    let app = TestApp::spawn_with(Options { limits, ..Options::default() }).await;
+    let a = app.user_client("somchai", Role::Staff, &[]).await;
+    let b = app.user_client("somsri", Role::Staff, &[]).await;
+    let c = app.user_client("somsak", Role::Staff, &[]).await;
+    for client in [&a, &a, &b, &b] {
+        let r = client.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let r = c.post(app.url("/api/v1/document-numbering/reserve")).json(&letter()).send().await.unwrap();
+    assert!(r.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()).is_some_and(|s| s >= 1));
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 429, "RATE_LIMITED");
+    // a block is one request against the same limit
+    let mut block = letter();
+    block["count"] = json!(3);
+    let r = c.post(app.url("/api/v1/document-numbering/reserve-block")).json(&block).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 4);
+}
+
+/// An organisation that exists but is not a member of the project may neither originate nor receive its numbers.
+#[tokio::test]
+async fn an_organisation_outside_the_project_is_refused() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let r = admin
+        .post(app.url("/api/v1/reference/organizations"))
+        .json(&json!({ "code": "ผรม.9", "name": "ผู้รับจ้างนอกโครงการ", "role": "CONTRACTOR" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    for field in ["originatorCode", "recipientCode"] {
+        let mut body = letter();
+        body[field] = json!("ผรม.9");
+        let (s, err) = app.reserve(&body).await;
+        assert_error(s, &err, 400, "VALIDATION_ERROR");
+        assert!(err["message"].as_str().unwrap().contains("ไม่ได้เป็นสมาชิกของโครงการ LCBP3"), "{err}");
+        assert!(err["detail"].as_str().unwrap().contains("ผรม.9 is not a member of project LCBP3"), "{err}");
+    }
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0);
+}
+
+/// The database itself refuses a counter whose period is not in the form the service writes (a CHECK on MariaDB,
+/// triggers on SQLite), on insert and on update; the four forms pass.
+#[tokio::test]
+async fn the_database_refuses_a_period_of_another_form() {
+    let app = TestApp::spawn().await;
+    let project = app.project_id("LCBP3").await;
+    let insert = |period: &'static str, originator: i64| {
+        sqlx::query(
+            "INSERT INTO counters (project_id, correspondence_type_id, originator_id, period, last_number, max_number, version, created_at, updated_at) \
+             VALUES (?, 1, ?, ?, 0, 9999, 0, 0, 0)",
+        )
+        .bind(project)
+        .bind(originator)
+        .bind(period)
+        .execute(&app.state.db.pool)
+    };
+    for (i, good) in ["YEAR_2026", "MONTH_2026_01", "MONTH_2026_12", "FY_2570", "NONE"].into_iter().enumerate() {
+        insert(good, 100 + i as i64).await.unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
+    for (i, bad) in
+        ["YEAR_26", "year_2026", "MONTH_2026_13", "MONTH_2026_00", "MONTH_2026_1", "FY_2570_10", "FY_", "NONE_2026", ""].into_iter().enumerate()
+    {
+        let err = insert(bad, 200 + i as i64).await.expect_err(bad).to_string();
+        assert!(err.contains("ck_counters_period") || err.to_lowercase().contains("check constraint"), "{bad}: {err}");
+    }
+    let err =
+        sqlx::query("UPDATE counters SET period = 'YEAR_2026_X' WHERE originator_id = 100").execute(&app.state.db.pool).await.expect_err("update");
+    assert!(err.to_string().contains("ck_counters_period"), "{err}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM counters WHERE originator_id >= 100").await, 5);
+}
