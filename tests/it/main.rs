@@ -53,4 +53,5 @@ mod seed_paths;
 mod stats;
 // the SQLite file: WAL checkpoints in the background
 mod storage;
+mod tlog;
 mod users;
