@@ -47,7 +47,9 @@ CREATE TABLE log_state (
     size BIGINT NOT NULL,
     root BLOB NOT NULL,
     updated_at BIGINT NOT NULL,
+    -- the log holds the events of the audit rows after this one (those before it were written before the log was)
+    audit_from BIGINT NOT NULL,
     CONSTRAINT ck_log_state_one CHECK (id = 1)
 ) ENGINE=InnoDB;
-INSERT INTO log_state (id, size, root, updated_at)
-VALUES (1, 0, x'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0);
+INSERT INTO log_state (id, size, root, updated_at, audit_from)
+SELECT 1, 0, x'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0, COALESCE(MAX(id), 0) FROM audit_log;

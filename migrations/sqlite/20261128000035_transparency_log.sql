@@ -44,7 +44,9 @@ CREATE TABLE log_state (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     size INTEGER NOT NULL,
     root BLOB NOT NULL,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    -- the log holds the events of the audit rows after this one (those before it were written before the log was)
+    audit_from INTEGER NOT NULL
 );
-INSERT INTO log_state (id, size, root, updated_at)
-VALUES (1, 0, x'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0);
+INSERT INTO log_state (id, size, root, updated_at, audit_from)
+VALUES (1, 0, x'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 0, (SELECT COALESCE(MAX(id), 0) FROM audit_log));

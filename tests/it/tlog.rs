@@ -234,3 +234,65 @@ async fn a_thousand_appends_are_consistent_between_every_pair_of_checkpoints() {
     }
     assert_eq!(pairs, 66);
 }
+
+#[tokio::test]
+async fn check_finds_each_event_logged_once_and_a_changed_log() {
+    use docnum::server::numbering::check;
+    let app = TestApp::spawn().await;
+    let (s, kept) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _) = app.post_json("/api/v1/document-numbering/confirm", &json!({ "token": kept["token"], "documentId": "D-1" })).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, dropped) = app.reserve(&letter()).await;
+    let (s, _) = app.post_json("/api/v1/document-numbering/cancel", &json!({ "token": dropped["token"], "reason": "not sent" })).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, lapsed) = app.reserve(&letter()).await;
+    app.clock.advance(chrono::Duration::seconds(301));
+    assert_eq!(app.state.engine.expire_due().await.unwrap(), 1);
+
+    // committed but not sequenced yet: staged, not missing
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!((report.transparency_log.missing, report.transparency_log.extra), (0, 0));
+    assert_eq!((report.transparency_log.entries, report.transparency_log.pending), (0, 6));
+
+    app.state.tlog.catch_up().await.unwrap();
+    reserve_many(&app, 5).await;
+    app.state.tlog.catch_up().await.unwrap();
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    let log = &report.transparency_log;
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!((log.entries, log.pending, log.missing, log.extra, log.checkpoints, log.checkpoints_consistent), (11, 0, 0, 0, 2, true));
+    let events: Vec<(String, String)> =
+        sqlx::query_as("SELECT number, event FROM log_entries ORDER BY idx LIMIT 6").fetch_all(&app.state.db.pool).await.unwrap();
+    let number = |v: &Value| v["documentNumber"].as_str().unwrap().to_string();
+    assert_eq!(
+        events,
+        vec![
+            (number(&kept), "reserved".to_string()),
+            (number(&kept), "confirmed".into()),
+            (number(&dropped), "reserved".into()),
+            (number(&dropped), "cancelled".into()),
+            (number(&lapsed), "reserved".into()),
+            (number(&lapsed), "expired".into()),
+        ]
+    );
+
+    // an event logged that no audit row explains, and an entry's text changed
+    sqlx::query("INSERT INTO log_pending (event, number, counter_id, sequence, document_id, at) VALUES ('confirmed', 'X-1', 1, 99, NULL, 0)")
+        .execute(&app.state.db.pool)
+        .await
+        .unwrap();
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    assert!(!report.ok);
+    assert_eq!((report.transparency_log.missing, report.transparency_log.extra), (0, 1));
+    sqlx::query("DELETE FROM log_pending").execute(&app.state.db.pool).await.unwrap();
+    let body: Vec<u8> = sqlx::query_scalar("SELECT body FROM log_entries WHERE idx = 3").fetch_one(&app.state.db.pool).await.unwrap();
+    let forged = String::from_utf8(body).unwrap().replace("event cancelled", "event confirmed").into_bytes();
+    sqlx::query("UPDATE log_entries SET body = ?, event = 'confirmed' WHERE idx = 3").bind(forged).execute(&app.state.db.pool).await.unwrap();
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    let log = &report.transparency_log;
+    assert!(!report.ok);
+    assert_eq!((log.missing, log.extra, log.checkpoints_consistent), (1, 1, false));
+    assert!(report.problems.iter().any(|p| p.contains("the stored root is not the root of the entries")), "{:?}", report.problems);
+}

@@ -75,7 +75,8 @@ pub(crate) struct ReceiptQuery {
     pub(crate) correspondence_type_code: String,
     #[param(min_length = 1, max_length = 255)]
     pub(crate) document_number: String,
-    /// One of the log's events (`reserved`, `confirmed`, …); none: the number's newest entry.
+    /// One of the log's events; none: the number's newest entry.
+    #[param(pattern = "^(reserved|confirmed|cancelled|expired|voided|replaced|revised|overridden|imported|counter-reset)$")]
     pub(crate) event: Option<String>,
 }
 
@@ -86,12 +87,11 @@ error_set!(
 
 /// `GET /document-numbering/receipts`: a C2SP tlog-proof of a number's entry in the transparency log, which
 /// verifies offline with nothing but `/log/key`. Public, like the log.
-#[utoipa::path(get, path = "/document-numbering/receipts", params(ReceiptQuery),
+#[utoipa::path(get, path = "/document-numbering/receipts", params(ReceiptQuery), security(()),
     responses((status = 200, content_type = "text/plain", body = String, description = "c2sp.org/tlog-proof@v1"), ReceiptErrors),
     tag = "numbering")]
 pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<ReceiptQuery>) -> Result<Response, AppError> {
-    let event = q.event.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(str::to_ascii_lowercase);
-    if let Some(e) = &event {
+    if let Some(e) = &q.event {
         if !receipt::EVENTS.contains(&e.as_str()) {
             return Err(AppError::validation(
                 format!("event ต้องเป็นหนึ่งใน {}", receipt::EVENTS.join(", ")),
@@ -99,8 +99,19 @@ pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<R
             ));
         }
     }
+    for (name, value, max) in [
+        ("projectCode", &q.project_code, 64),
+        ("correspondenceTypeCode", &q.correspondence_type_code, 64),
+        ("documentNumber", &q.document_number, 255),
+    ] {
+        let n = value.chars().count();
+        if n == 0 || n > max {
+            return Err(AppError::validation(format!("{name} ต้องยาว 1–{max} ตัวอักษร"), format!("{name}: 1–{max} characters")));
+        }
+    }
+    let event = q.event.as_deref();
     let (project, type_code, number) = (q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim());
-    match log.receipt(project, type_code, number, event.as_deref()).await? {
+    match log.receipt(project, type_code, number, event).await? {
         Some(r) => Ok(text(r, "no-cache", "text/plain; charset=utf-8")),
         None => Err(AppError::not_found(
             format!("บันทึกความโปร่งใสของเลขที่ {number}"),

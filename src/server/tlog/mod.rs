@@ -389,6 +389,125 @@ impl Log {
     }
 }
 
+/// What `docnum check` finds of the log: its entries against the counters' audit rows (each numbering event once,
+/// nothing else), and its tree against its entries and its checkpoints.
+#[derive(Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogCheck {
+    pub entries: u64,
+    /// Committed events not yet in the tree (the sequencer's next batch).
+    pub pending: u64,
+    /// Numbering events of the audit log that the log lacks.
+    pub missing: u64,
+    /// Log entries no audit row explains.
+    pub extra: u64,
+    pub checkpoints: u64,
+    /// Every checkpoint is a root of a prefix of the entries, each consistent with the one before.
+    pub checkpoints_consistent: bool,
+    pub problems: Vec<String>,
+}
+
+/// Checks the log inside the caller's snapshot: the events against the audit rows, the tree recomputed from the
+/// entries' texts (not from the stored hashes) against the stored root, hashes and checkpoints.
+pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
+    let mut report = LogCheck { checkpoints_consistent: true, ..LogCheck::default() };
+    // events: audit rows +1, log entries and staged events −1
+    let mut balance: HashMap<(i64, Option<i64>, String, String), i64> = HashMap::new();
+    for a in store::audit_events(conn).await.map_err(sql)? {
+        let Some(counter_id) = a.chain_key.strip_prefix("counter:").and_then(|id| id.parse::<i64>().ok()) else { continue };
+        let entry = AuditEntry { operation: a.operation, document_number: a.document_number, metadata: a.metadata, ..AuditEntry::default() };
+        if let Some(event) = event_of(&entry) {
+            let number = entry.document_number.unwrap_or_else(|| "-".into());
+            *balance.entry((counter_id, a.sequence, event.to_string(), number)).or_default() += 1;
+        }
+    }
+    let logged = store::logged_events(conn).await.map_err(sql)?;
+    report.pending = store::pending_count_in(conn).await.map_err(sql)? as u64;
+    for key in logged {
+        *balance.entry(key).or_default() -= 1;
+    }
+    for ((counter, sequence, event, number), n) in &balance {
+        if *n > 0 {
+            report.missing += *n as u64;
+        } else if *n < 0 {
+            report.extra += n.unsigned_abs();
+        }
+        if *n != 0 && report.problems.len() < 10 {
+            let what = if *n > 0 { "missing from" } else { "extra in" };
+            report.problems.push(format!("transparency log: {event} of {number} (counter {counter}, sequence {sequence:?}) {what} the log"));
+        }
+    }
+    // the tree, from the entries' texts
+    let (size, root) = store::state_in(conn).await.map_err(sql)?;
+    let checkpoints = store::checkpoints_in(conn).await.map_err(sql)?;
+    report.checkpoints = checkpoints.len() as u64;
+    let mut wanted: Vec<(u64, Hash)> = Vec::new();
+    for (cp_size, note) in &checkpoints {
+        let parsed = Note::from_bytes(note.as_bytes()).ok().and_then(|n| Checkpoint::from_bytes(n.text()).ok());
+        match parsed {
+            Some(cp) if cp.size() == *cp_size as u64 => wanted.push((cp.size(), *cp.hash())),
+            _ => report.problems.push(format!("transparency log: the checkpoint of size {cp_size} does not read as one")),
+        }
+    }
+    let known = Known::default();
+    let mut roots: HashMap<u64, Hash> = HashMap::new();
+    let mut next = 0i64;
+    loop {
+        let page = store::bodies_page(conn, next, 10_000).await.map_err(sql)?;
+        if page.is_empty() {
+            break;
+        }
+        for (idx, body) in page {
+            if idx != next {
+                report.problems.push(format!("transparency log: entry {next} is missing (next is {idx})"));
+                return Ok(report.finish(false));
+            }
+            let hashes = stored_hashes_for_record_hash(idx as u64, record_hash(&body), &known).map_err(tlog_err)?;
+            let base = stored_hash_index(0, idx as u64);
+            known.added.borrow_mut().extend(hashes.into_iter().enumerate().map(|(k, h)| (base + k as u64, h)));
+            next += 1;
+            if wanted.iter().any(|(s, _)| *s == next as u64) {
+                roots.insert(next as u64, tree_hash(next as u64, &known).map_err(tlog_err)?);
+            }
+        }
+    }
+    report.entries = next as u64;
+    if next != size {
+        report.problems.push(format!("transparency log: {next} entries, but the tree's size is {size}"));
+    }
+    if tree_hash(next as u64, &known).map_err(tlog_err)?.0.as_slice() != root.as_slice() {
+        report.problems.push("transparency log: the stored root is not the root of the entries".into());
+    }
+    let stored = store::hash_count(conn).await.map_err(sql)?;
+    if stored as u64 != tlog_tiles::stored_hash_count(next as u64) {
+        report.problems.push(format!("transparency log: {stored} stored hashes, {} expected", tlog_tiles::stored_hash_count(next as u64)));
+    }
+    let mut consistent = true;
+    let mut previous: Option<(u64, Hash)> = None;
+    for (cp_size, cp_root) in &wanted {
+        if roots.get(cp_size) != Some(cp_root) && *cp_size > 0 {
+            consistent = false;
+            report.problems.push(format!("transparency log: the checkpoint of size {cp_size} is not the root of the first {cp_size} entries"));
+        }
+        if let Some((old_size, old_root)) = previous.filter(|(s, _)| *s > 0) {
+            let proof = prove_tree(*cp_size, old_size, &known).map_err(tlog_err)?;
+            if receipt::check_consistency(&proof, *cp_size, *cp_root, old_size, old_root).is_err() {
+                consistent = false;
+                report.problems.push(format!("transparency log: checkpoints {old_size} and {cp_size} are not consistent"));
+            }
+        }
+        previous = Some((*cp_size, *cp_root));
+    }
+    Ok(report.finish(consistent))
+}
+
+impl LogCheck {
+    fn finish(mut self, consistent: bool) -> LogCheck {
+        self.checkpoints_consistent = consistent && self.checkpoints_consistent;
+        self
+    }
+}
+
 /// The verifier key of a signer key's text.
 fn vkey_of(skey: &str) -> Result<String, AppError> {
     use base64::prelude::{Engine as _, BASE64_STANDARD};

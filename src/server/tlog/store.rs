@@ -195,11 +195,58 @@ pub(crate) async fn find_entry(
     q.fetch_optional(&db.pool).await
 }
 
+pub(crate) async fn pending_count_in(conn: &mut Conn) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM log_pending").fetch_one(&mut *conn).await
+}
+
 pub(crate) async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("SELECT COUNT(*) FROM log_pending").fetch_one(&db.pool).await
 }
 
-/// `(counter_id, sequence, event)` of every entry, for the check against the numbers.
-pub(crate) async fn entry_keys(db: &Db) -> Result<Vec<(i64, Option<i64>, String, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT counter_id, sequence, event, number FROM log_entries ORDER BY idx").fetch_all(&db.pool).await
+/// `(counter_id, sequence, event, number)` of every entry and every staged event, for the check against the audit.
+pub(crate) async fn logged_events(conn: &mut Conn) -> Result<Vec<(i64, Option<i64>, String, String)>, sqlx::Error> {
+    let mut rows: Vec<(i64, Option<i64>, String, String)> =
+        sqlx::query_as("SELECT counter_id, sequence, event, number FROM log_entries").fetch_all(&mut *conn).await?;
+    rows.extend(
+        sqlx::query_as::<_, (i64, Option<i64>, String, String)>("SELECT counter_id, sequence, event, number FROM log_pending")
+            .fetch_all(&mut *conn)
+            .await?,
+    );
+    Ok(rows)
+}
+
+#[derive(FromRow)]
+pub(crate) struct AuditEvent {
+    pub(crate) chain_key: String,
+    pub(crate) operation: String,
+    pub(crate) document_number: Option<String>,
+    pub(crate) sequence: Option<i64>,
+    pub(crate) metadata: Option<String>,
+}
+
+/// The counters' audit rows written since the log began.
+pub(crate) async fn audit_events(conn: &mut Conn) -> Result<Vec<AuditEvent>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT chain_key, operation, document_number, sequence, metadata FROM audit_log \
+         WHERE chain_key LIKE 'counter:%' AND id > (SELECT audit_from FROM log_state WHERE id = 1)",
+    )
+    .fetch_all(&mut *conn)
+    .await
+}
+
+pub(crate) async fn state_in(conn: &mut Conn) -> Result<(i64, Vec<u8>), sqlx::Error> {
+    sqlx::query_as("SELECT size, root FROM log_state WHERE id = 1").fetch_one(&mut *conn).await
+}
+
+/// Entries' bodies from `from` on, `limit` of them, in log order.
+pub(crate) async fn bodies_page(conn: &mut Conn, from: i64, limit: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    sqlx::query_as("SELECT idx, body FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?").bind(from).bind(limit).fetch_all(&mut *conn).await
+}
+
+pub(crate) async fn checkpoints_in(conn: &mut Conn) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT size, note FROM log_checkpoints ORDER BY size").fetch_all(&mut *conn).await
+}
+
+pub(crate) async fn hash_count(conn: &mut Conn) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM log_hashes").fetch_one(&mut *conn).await
 }
