@@ -9,6 +9,7 @@
 pub mod app;
 pub mod contract;
 pub mod numbering;
+pub mod receipt;
 
 #[cfg(feature = "ssr")]
 pub mod server;

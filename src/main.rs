@@ -86,6 +86,21 @@ enum Command {
     /// transaction, writers go on beside it). FILE must not exist. For MariaDB, see deploy/README.md (mariadb-backup).
     /// The witness file beside the database is not copied: after a restore it is what finds the numbers issued since.
     Backup { file: std::path::PathBuf },
+    /// Verify a transparency-log receipt (a c2sp.org/tlog-proof@v1 file, `-` for standard input) offline against
+    /// the log's verifier key (`/log/key`); prints the entry; exits 2 if it is not valid, with the reason.
+    Verify {
+        file: std::path::PathBuf,
+        /// The log's verifier key, or a file holding it.
+        #[arg(long, env = "LOG_KEY")]
+        key: String,
+    },
+    /// Make a signer key for the transparency log: the private key to FILE (mode 0600, for LOG_SIGNING_KEY_FILE),
+    /// the verifier key on standard output.
+    LogKeygen {
+        file: std::path::PathBuf,
+        #[arg(long, env = "LOG_ORIGIN", default_value = "numbers.docnum.local/log")]
+        origin: String,
+    },
     /// Delete what has aged out (SPEC §7): login attempts, resolved error-log rows, expired sessions; never the audit
     /// log, numbers, templates or workflows. Prints the counts as JSON; audited as `cli`.
     Prune {
@@ -199,6 +214,21 @@ struct ServeArgs {
     /// How long a webhook receiver gets to answer.
     #[arg(long, env = "NOTIFY_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..))]
     notify_timeout_ms: u64,
+    /// Stage every numbering event for the transparency log (off only to measure what the log costs).
+    #[arg(long, env = "LOG_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    log_enabled: bool,
+    /// The transparency log's name, in its checkpoints and its key (docs/operations/transparency-log.md).
+    #[arg(long, env = "LOG_ORIGIN", default_value = "numbers.docnum.local/log")]
+    log_origin: String,
+    /// The log's signer key (`docnum log-keygen` makes one); unset: a key for this process only.
+    #[arg(long, env = "LOG_SIGNING_KEY_FILE")]
+    log_signing_key_file: Option<std::path::PathBuf>,
+    /// A new checkpoint at most this long after the tree grew.
+    #[arg(long, env = "LOG_CHECKPOINT_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
+    log_checkpoint_ms: u64,
+    /// Or once this many entries were added since the last checkpoint.
+    #[arg(long, env = "LOG_CHECKPOINT_ENTRIES", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    log_checkpoint_entries: u64,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
@@ -268,6 +298,17 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     max_attempts: args.notify_max_attempts,
                     backoff_base: Duration::from_millis(args.notify_backoff_base_ms),
                     timeout: Duration::from_millis(args.notify_timeout_ms),
+                },
+                log: docnum::server::config::LogConfig {
+                    enabled: args.log_enabled,
+                    origin: args.log_origin.clone(),
+                    signing_key: match &args.log_signing_key_file {
+                        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| format!("LOG_SIGNING_KEY_FILE {}: {e}", path.display()))?),
+                        None => None,
+                    },
+                    checkpoint_interval: Duration::from_millis(args.log_checkpoint_ms),
+                    checkpoint_entries: args.log_checkpoint_entries,
+                    ..Default::default()
                 },
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)
@@ -359,6 +400,35 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let db = open(&cli.database_url, &cli.database_servers).await?;
             let copied = docnum::server::db::backup(&db, &file).await?;
             println!("{}", serde_json::json!({ "backup": file, "bytes": copied }));
+        }
+        Command::Verify { file, key } => {
+            let key = if std::path::Path::new(&key).is_file() { std::fs::read_to_string(&key)? } else { key };
+            let text = if file.as_os_str() == "-" { std::io::read_to_string(std::io::stdin())? } else { std::fs::read_to_string(&file)? };
+            match docnum::receipt::verify(&text, &key) {
+                Ok(checked) => {
+                    let e = &checked.entry;
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&serde_json::json!({
+                            "valid": true, "number": e.number, "project": e.project, "type": e.type_code, "event": e.event, "at": e.at,
+                            "sequence": e.sequence, "documentSha256": e.document_sha256, "index": checked.index,
+                            "log": checked.checkpoint.origin, "treeSize": checked.checkpoint.size,
+                        }))?
+                    );
+                }
+                Err(refusal) => {
+                    println!("{}", serde_json::json!({ "valid": false, "reason": refusal.reason() }));
+                    std::process::exit(2);
+                }
+            }
+        }
+        Command::LogKeygen { file, origin } => {
+            let (skey, vkey) = docnum::server::tlog::generate_key(&origin);
+            use std::io::Write as _;
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
+            writeln!(f, "{skey}")?;
+            println!("{vkey}");
         }
         Command::Prune { dry_run, retention: limits } => {
             let db = open(&cli.database_url, &cli.database_servers).await?;

@@ -56,6 +56,8 @@ pub struct Config {
     pub witness_redis: bool,
     /// The webhooks' delivery (`NOTIFY_*`, `notifications`).
     pub notify: NotifyConfig,
+    /// The numbers' transparency log (`LOG_*`, `tlog`).
+    pub log: LogConfig,
 }
 
 impl Default for Config {
@@ -84,6 +86,38 @@ impl Default for Config {
             witness_file: None,
             witness_redis: true,
             notify: NotifyConfig::default(),
+            log: LogConfig::default(),
+        }
+    }
+}
+
+/// The numbers' transparency log (`tlog`).
+#[derive(Clone, Debug)]
+pub struct LogConfig {
+    /// `LOG_ENABLED`: stage every numbering event for the log (default true; off only to measure what it costs).
+    pub enabled: bool,
+    /// `LOG_ORIGIN`: the log's name in its checkpoints and its key (`numbers.example/log`).
+    pub origin: String,
+    /// The signer key's text (`PRIVATE+KEY+<origin>+<id>+<key>`), read from `LOG_SIGNING_KEY_FILE`. None: a key made
+    /// at start, good for that process only (receipts then verify against that run's `/log/key`).
+    pub signing_key: Option<String>,
+    /// `LOG_CHECKPOINT_MS`: a new checkpoint at most this long after the tree grew.
+    pub checkpoint_interval: Duration,
+    /// `LOG_CHECKPOINT_ENTRIES`: or as soon as this many entries were added since the last one.
+    pub checkpoint_entries: u64,
+    /// How often the sequencer looks for staged events.
+    pub sequence_interval: Duration,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            enabled: true,
+            origin: "numbers.docnum.local/log".into(),
+            signing_key: None,
+            checkpoint_interval: Duration::from_secs(1),
+            checkpoint_entries: 10_000,
+            sequence_interval: Duration::from_millis(100),
         }
     }
 }

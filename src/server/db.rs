@@ -62,6 +62,14 @@ impl Dialect {
         }
     }
 
+    /// The same for a table whose key is `column`, not `id`.
+    pub(crate) fn on_duplicate_do_nothing_keyed(self, column: &str) -> String {
+        match self {
+            Dialect::Sqlite => "ON CONFLICT DO NOTHING".into(),
+            Dialect::MySql => format!("ON DUPLICATE KEY UPDATE {column} = {column}"),
+        }
+    }
+
     /// Adds a project's member organization (binds: project id, organization id) unless it is one already.
     pub(crate) fn insert_project_member_if_absent(self) -> &'static str {
         match self {

@@ -19,7 +19,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::{AppError, ErrorBody};
 use crate::server::{
-    admin_ops, auth, bundle, edge, import, inflight, metrics, notifications, numbering, page_owner, reference, seed_paths, templates, AppState,
+    admin_ops, auth, bundle, edge, import, inflight, metrics, notifications, numbering, page_owner, reference, seed_paths, templates, tlog, AppState,
 };
 
 /// The parts of the OpenAPI document that no route carries: title, security schemes. The paths and their
@@ -102,6 +102,7 @@ pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(import::http::router())
         .merge(notifications::http::router())
         .merge(seed_paths::router())
+        .merge(tlog::http::router())
         .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
     OpenApiRouter::with_openapi(ApiDoc::openapi()).nest(API_PREFIX, features).split_for_parts()
@@ -300,6 +301,7 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         .layer(axum::middleware::from_fn(page_owner::layer));
     Router::new()
         .merge(api_router())
+        .merge(tlog::http::public())
         .route("/health", get(health))
         .route("/health/live", get(live))
         .route("/health/ready", get(ready))

@@ -29,6 +29,7 @@ pub mod run;
 pub(crate) mod seed_paths;
 pub(crate) mod sfn;
 pub(crate) mod templates;
+pub mod tlog;
 pub(crate) mod workflow;
 // bulk import of counters and legacy numbers
 pub(crate) mod import;
@@ -90,6 +91,14 @@ pub struct Services {
     pub events: Arc<events::Events>,
     /// The webhooks and their delivery (`notifications`).
     pub(crate) notifier: Arc<notifications::Notifier>,
+    /// The numbers' transparency log (`tlog`): its sequencer, checkpoints, tiles and receipts.
+    pub tlog: Arc<tlog::Log>,
+}
+
+impl FromRef<AppState> for Arc<tlog::Log> {
+    fn from_ref(state: &AppState) -> Self {
+        state.tlog.clone()
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -222,6 +231,8 @@ impl AppState {
         });
         let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone(), events: events.clone() });
         let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &retention::instance_name())?);
+        tlog::set_enabled(config.log.enabled);
+        let tlog = Arc::new(tlog::Log::new(db.clone(), clock.clone(), config.log.clone())?);
         Ok(AppState(Arc::new(Services {
             db,
             clock,
@@ -236,6 +247,7 @@ impl AppState {
             inflight: Arc::default(),
             events,
             notifier,
+            tlog,
         })))
     }
 
@@ -245,6 +257,9 @@ impl AppState {
         self.db.checkpoint_in_background();
         retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
         self.notifier.spawn();
+        if self.config.log.enabled {
+            self.tlog.spawn();
+        }
         let engine = self.engine.clone();
         let (db, clock) = (self.db.clone(), self.clock.clone());
         let every = self.config.sweep_interval;

@@ -63,4 +63,5 @@ mod seed_paths;
 mod stats;
 // the SQLite file: WAL checkpoints in the background
 mod storage;
+mod tlog;
 mod users;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::server::audit;
 use crate::server::db::{Conn, Db};
 use crate::server::error::AppError;
+use crate::server::tlog;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,6 +24,8 @@ pub struct CheckReport {
     pub audit_ok: bool,
     pub(crate) received_checked: usize,
     pub(crate) received_missing: usize,
+    /// The transparency log against the audit rows, and its tree against its entries and checkpoints.
+    pub transparency_log: tlog::LogCheck,
     pub ok: bool,
     pub problems: Vec<String>,
 }
@@ -65,6 +68,8 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
             }
         }
     }
+    let transparency_log = tlog::check_in(conn).await?;
+    problems.extend(transparency_log.problems.iter().cloned());
     Ok(CheckReport {
         counters: count(conn, "SELECT COUNT(*) FROM counters").await?,
         numbers: count(conn, "SELECT COUNT(*) FROM document_numbers").await?,
@@ -77,6 +82,7 @@ pub async fn check(db: &Db, received: &[String]) -> Result<CheckReport, AppError
         audit_ok: verify.ok,
         received_checked: received.len(),
         received_missing: missing,
+        transparency_log,
         ok: problems.is_empty(),
         problems,
     })

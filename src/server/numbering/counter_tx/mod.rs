@@ -23,6 +23,7 @@ use crate::server::error::lost_race_as_conflict as sql;
 use crate::server::error::{AppError, Pause, Retry};
 use crate::server::numbering::idempotency;
 use crate::server::outbox;
+use crate::server::tlog;
 
 pub use admin::{Locked, Write};
 pub(crate) use lifecycle::{Lifecycle, State};
@@ -160,7 +161,8 @@ pub async fn apply(tx: &mut Conn, write: &Write, now: i64) -> Result<(), AppErro
         }
     }
     let written: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
-    audit::insert_placed_many(tx, &written).await
+    audit::insert_placed_many(tx, &written).await?;
+    tlog::stage(tx, write.counters.iter().map(|c| (c.counter.id, c.audits.as_slice()))).await.map_err(sql)
 }
 
 // ---- the batch: read, (plan), apply ----
@@ -246,6 +248,7 @@ pub(crate) async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, ma
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed(tx, &placed).await?;
+    tlog::stage(tx, [(start.counter.id, entries.as_slice())]).await?;
     let events: Vec<outbox::Event> = events.into_iter().map(|(_, e)| e).collect();
     outbox::append(tx, &events, now).await?;
     let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
@@ -346,6 +349,7 @@ pub(crate) async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) 
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed_many(tx, &moved).await?;
+    tlog::stage(tx, counters.iter().zip(&entries).map(|((c, _, _), e)| (c.id, e.as_slice()))).await?;
     // the group's notifications in one statement, and none at all for a group without any (reserves)
     outbox::append(tx, &events, now).await?;
     Ok(counters

@@ -1,0 +1,121 @@
+//! The log's public surface: `/log/checkpoint`, `/log/key`, `/log/tile/…` (C2SP tlog-tiles: immutable, fit for a
+//! CDN), and the receipts under the REST API. No login: everything here is what the log publishes anyway.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde::Deserialize;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::Log;
+use crate::receipt::{self, TilePath};
+use crate::server::error::{error_set, ApiQuery, AppError, FAILURES, INPUT};
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// `/log/…`, outside the API (not in the OpenAPI document: its formats are C2SP's).
+pub(crate) fn public<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Log>: axum::extract::FromRef<S>,
+{
+    Router::new().route("/log/checkpoint", get(checkpoint)).route("/log/key", get(key)).route("/log/tile/{*path}", get(tile))
+}
+
+pub(crate) fn router<S>() -> OpenApiRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Log>: axum::extract::FromRef<S>,
+{
+    OpenApiRouter::new().routes(routes!(receipt))
+}
+
+fn text(body: impl Into<axum::body::Body>, cache: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, cache)], body.into()).into_response()
+}
+
+async fn checkpoint(State(log): State<Arc<Log>>) -> Result<Response, AppError> {
+    Ok(match log.checkpoint().await? {
+        Some(note) => text(note, "no-cache", "text/plain; charset=utf-8"),
+        None => (StatusCode::NOT_FOUND, "no checkpoint yet\n").into_response(),
+    })
+}
+
+async fn key(State(log): State<Arc<Log>>) -> Response {
+    text(format!("{}\n", log.vkey()), "public, max-age=300", "text/plain; charset=utf-8")
+}
+
+async fn tile(State(log): State<Arc<Log>>, Path(path): Path<String>) -> Result<Response, AppError> {
+    let Some(at) = receipt::parse_tile_path(&path) else {
+        return Ok((StatusCode::NOT_FOUND, "not a tile path\n").into_response());
+    };
+    let data = match at {
+        TilePath::Hashes { level, n, width } => log.tile(level, n, width).await?,
+        TilePath::Entries { n, width } => log.entries(n, width).await?,
+    };
+    Ok(match data {
+        Some(bytes) => text(bytes, IMMUTABLE, "application/octet-stream"),
+        None => (StatusCode::NOT_FOUND, [(header::CACHE_CONTROL, "no-cache")], "not in the tree yet\n").into_response(),
+    })
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ReceiptQuery {
+    #[param(min_length = 1, max_length = 64)]
+    pub(crate) project_code: String,
+    #[param(min_length = 1, max_length = 64)]
+    pub(crate) correspondence_type_code: String,
+    #[param(min_length = 1, max_length = 255)]
+    pub(crate) document_number: String,
+    /// One of the log's events; none: the number's newest entry.
+    #[param(pattern = "^(reserved|confirmed|cancelled|expired|voided|replaced|revised|overridden|imported|counter-reset)$")]
+    pub(crate) event: Option<String>,
+}
+
+error_set!(
+    /// A receipt: the number may have no entry in the log (yet).
+    pub ReceiptErrors: FAILURES, INPUT; NotFound
+);
+
+/// `GET /document-numbering/receipts`: a C2SP tlog-proof of a number's entry in the transparency log, which
+/// verifies offline with nothing but `/log/key`. Public, like the log.
+#[utoipa::path(get, path = "/document-numbering/receipts", params(ReceiptQuery), security(()),
+    responses((status = 200, content_type = "text/plain", body = String, description = "c2sp.org/tlog-proof@v1"), ReceiptErrors),
+    tag = "numbering")]
+pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<ReceiptQuery>) -> Result<Response, AppError> {
+    if let Some(e) = &q.event {
+        if !receipt::EVENTS.contains(&e.as_str()) {
+            return Err(AppError::validation(
+                format!("event ต้องเป็นหนึ่งใน {}", receipt::EVENTS.join(", ")),
+                format!("event must be one of {}", receipt::EVENTS.join(", ")),
+            ));
+        }
+    }
+    for (name, value, max) in [
+        ("projectCode", &q.project_code, 64),
+        ("correspondenceTypeCode", &q.correspondence_type_code, 64),
+        ("documentNumber", &q.document_number, 255),
+    ] {
+        let n = value.chars().count();
+        if n == 0 || n > max {
+            return Err(AppError::validation(format!("{name} ต้องยาว 1–{max} ตัวอักษร"), format!("{name}: 1–{max} characters")));
+        }
+    }
+    let event = q.event.as_deref();
+    let (project, type_code, number) = (q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim());
+    match log.receipt(project, type_code, number, event).await? {
+        Some(r) => Ok(text(r, "no-cache", "text/plain; charset=utf-8")),
+        None => Err(AppError::not_found(
+            format!("บันทึกความโปร่งใสของเลขที่ {number}"),
+            format!("the transparency log's entry of {number} in {project}/{type_code}"),
+        )),
+    }
+}

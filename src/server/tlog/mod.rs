@@ -1,0 +1,551 @@
+//! The numbers' transparency log (docs/operations/transparency-log.md): every numbering event, in the order it was
+//! committed, as an RFC 6962 tree that anyone can check with the signed checkpoints, the tiles and the receipts.
+//!
+//! Storage level like `outbox`: the counter transaction stages its events here (`stage`, one INSERT per group,
+//! nothing more on the hot path); the sequencer (`Log::integrate`, one task per instance, one at a time across
+//! instances by the `log_state` row's lock) moves staged events into the tree in batches, deleting them in the same
+//! transaction, so an event is in the log exactly once when its transaction committed and never otherwise.
+
+pub mod http;
+pub(crate) mod store;
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use sha2::{Digest, Sha256};
+use signed_note::{Note, StandardSigner};
+use tlog_tiles::{
+    prove_record, prove_tree, record_hash, stored_hash_index, stored_hashes_for_record_hash, tree_hash, Checkpoint, Hash, HashReader, Tile,
+};
+
+use crate::receipt::{self, Entry, Receipt};
+use crate::server::audit::AuditEntry;
+use crate::server::clock::Clock;
+use crate::server::config::LogConfig;
+use crate::server::db::{Conn, Db};
+use crate::server::error::AppError;
+
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Whether the counter transaction stages its events (`LOG_ENABLED`, process-wide: the bench's A/B).
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// The log's name for what an audit row of a counter's chain records; None for what is no numbering event (a reset's
+/// request, approval or rejection).
+pub(crate) fn event_of(e: &AuditEntry) -> Option<&'static str> {
+    let meta = e.metadata.as_deref().unwrap_or("");
+    Some(match e.operation.as_str() {
+        "RESERVE" => "reserved",
+        "GENERATE" if meta.contains("\"revisedFrom\":") => "revised",
+        "GENERATE" if meta.contains("\"replaces\":") => "replaced",
+        "GENERATE" | "CONFIRM" => "confirmed",
+        "CANCEL" if meta == r#"{"reason":"expired"}"# => "expired",
+        "CANCEL" => "cancelled",
+        "VOID" => "voided",
+        // a legacy number registered (the bulk import's rows, or one by hand)
+        "MANUAL_OVERRIDE" if e.document_number.is_some() => "imported",
+        "MANUAL_OVERRIDE" => "overridden",
+        "RESET_EXECUTE" => "counter-reset",
+        _ => return None,
+    })
+}
+
+/// Stages the log's events among a counter's audit rows, inside the transaction that writes them.
+pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = (i64, &'a [AuditEntry])>) -> Result<(), sqlx::Error> {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let rows: Vec<store::Staged<'_>> = counters
+        .into_iter()
+        .flat_map(|(counter_id, entries)| {
+            entries.iter().filter_map(move |e| {
+                Some(store::Staged {
+                    event: event_of(e)?,
+                    number: e.document_number.as_deref().unwrap_or("-"),
+                    counter_id,
+                    sequence: e.sequence,
+                    document_id: e.document_id.as_deref(),
+                    at: e.created_at,
+                })
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    store::insert_pending(tx, &rows).await
+}
+
+fn sql(e: sqlx::Error) -> AppError {
+    AppError::internal_from("transparency log", e)
+}
+
+fn tlog_err(e: tlog_tiles::Error) -> AppError {
+    AppError::internal(format!("transparency log: {e}"))
+}
+
+/// Hex SHA-256 of a document id: the log names a document without telling its id.
+pub fn document_sha256(id: &str) -> String {
+    hex::encode(Sha256::digest(id.as_bytes()))
+}
+
+fn rfc3339(ms: i64) -> String {
+    DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Hashes read from the database, and those a computation adds; an index found in neither is noted as missing
+/// (and read as zeros), so a computation runs once to learn what it needs and again with it. Which hashes the
+/// tlog algorithms read depends only on the tree sizes, never on hash values.
+#[derive(Default)]
+struct Known {
+    fetched: HashMap<u64, Hash>,
+    added: RefCell<HashMap<u64, Hash>>,
+    missing: RefCell<BTreeSet<u64>>,
+}
+
+impl HashReader for Known {
+    fn read_hashes(&self, indexes: &[u64]) -> Result<Vec<Hash>, tlog_tiles::Error> {
+        let added = self.added.borrow();
+        Ok(indexes
+            .iter()
+            .map(|i| {
+                added.get(i).or_else(|| self.fetched.get(i)).copied().unwrap_or_else(|| {
+                    self.missing.borrow_mut().insert(*i);
+                    Hash([0; 32])
+                })
+            })
+            .collect())
+    }
+}
+
+/// Runs `f` with every hash it reads; None when one is not stored (a tile or proof past the tree).
+async fn with_hashes<T>(conn: &mut Conn, known: &mut Known, f: impl Fn(&Known) -> Result<T, tlog_tiles::Error>) -> Result<Option<T>, AppError> {
+    for _ in 0..3 {
+        known.added.borrow_mut().clear();
+        known.missing.borrow_mut().clear();
+        let out = f(known);
+        let missing: Vec<i64> = known.missing.borrow().iter().map(|&i| i as i64).collect();
+        if missing.is_empty() {
+            return out.map(Some).map_err(tlog_err);
+        }
+        let rows = store::read_hashes(conn, &missing).await.map_err(sql)?;
+        if rows.len() < missing.len() {
+            return Ok(None);
+        }
+        for (id, h) in rows {
+            let h: [u8; 32] = h.try_into().map_err(|_| AppError::internal("transparency log: a stored hash is not 32 bytes"))?;
+            known.fetched.insert(id as u64, Hash(h));
+        }
+    }
+    Err(AppError::internal("transparency log: hashes still missing after reading them"))
+}
+
+/// The hashes records `size..size + leaves.len()` add, and the new root.
+fn grow(known: &Known, size: u64, leaves: &[Hash]) -> Result<(Vec<(i64, [u8; 32])>, Hash), tlog_tiles::Error> {
+    let mut new = Vec::with_capacity(leaves.len() * 2);
+    for (i, leaf) in leaves.iter().enumerate() {
+        let n = size + i as u64;
+        let hashes = stored_hashes_for_record_hash(n, *leaf, known)?;
+        let base = stored_hash_index(0, n);
+        let mut added = known.added.borrow_mut();
+        for (k, h) in hashes.into_iter().enumerate() {
+            added.insert(base + k as u64, h);
+            new.push(((base + k as u64) as i64, h.0));
+        }
+    }
+    let root = tree_hash(size + leaves.len() as u64, known)?;
+    Ok((new, root))
+}
+
+/// The log's handle: the database, the signer, the settings.
+pub struct Log {
+    db: Db,
+    clock: Arc<Clock>,
+    config: LogConfig,
+    signer: StandardSigner,
+    vkey: String,
+    /// One integration at a time in this process (the row lock orders the instances).
+    busy: tokio::sync::Mutex<()>,
+}
+
+/// A signer key's text for `origin`, and its verifier key.
+pub fn generate_key(origin: &str) -> (String, String) {
+    signed_note::generate_key(&mut rand::rngs::OsRng, origin)
+}
+
+impl Log {
+    pub fn new(db: Db, clock: Arc<Clock>, config: LogConfig) -> Result<Log, AppError> {
+        if !signed_note::is_key_name_valid(&config.origin) {
+            return Err(AppError::internal(format!("LOG_ORIGIN {:?} is not a valid log name (no spaces, no '+')", config.origin)));
+        }
+        let skey = match &config.signing_key {
+            Some(k) => k.trim().to_string(),
+            None => {
+                tracing::warn!("LOG_SIGNING_KEY_FILE is not set: the log signs with a key made for this process only");
+                generate_key(&config.origin).0
+            }
+        };
+        let signer = StandardSigner::new(&skey).map_err(|e| AppError::internal(format!("LOG_SIGNING_KEY_FILE: {e}")))?;
+        if signed_note::Signer::name(&signer) != config.origin {
+            return Err(AppError::internal(format!(
+                "the log's signing key is named {:?}, not LOG_ORIGIN {:?}",
+                signed_note::Signer::name(&signer),
+                config.origin
+            )));
+        }
+        let vkey = vkey_of(&skey)?;
+        Ok(Log { db, clock, config, signer, vkey, busy: tokio::sync::Mutex::new(()) })
+    }
+
+    /// The verifier key (C2SP vkey: `<origin>+<key hash>+<base64 of 0x01 ‖ key>`).
+    pub fn vkey(&self) -> &str {
+        &self.vkey
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.config.origin
+    }
+
+    /// Moves up to `limit` staged events into the tree; answers how many.
+    pub async fn integrate(&self, limit: i64) -> Result<usize, AppError> {
+        let _one = self.busy.lock().await;
+        let mut tx = self.db.begin_write().await.map_err(sql)?;
+        let (size, _) = store::lock_state(&mut tx, self.db.dialect).await.map_err(sql)?;
+        let pending = store::read_pending(&mut tx, limit).await.map_err(sql)?;
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let size = size as u64;
+        let mut entries = Vec::with_capacity(pending.len());
+        let mut leaves = Vec::with_capacity(pending.len());
+        for (i, p) in pending.iter().enumerate() {
+            let entry = Entry {
+                number: receipt::one_line(&p.number),
+                project: receipt::one_line(&p.project_code),
+                type_code: receipt::one_line(&p.type_code),
+                event: p.event.clone(),
+                at: rfc3339(p.at),
+                sequence: p.sequence,
+                document_sha256: p.document_id.as_deref().map(document_sha256),
+            };
+            let body = entry.to_text().into_bytes();
+            leaves.push(record_hash(&body));
+            entries.push(store::NewEntry {
+                idx: (size + i as u64) as i64,
+                project_code: p.project_code.clone(),
+                type_code: p.type_code.clone(),
+                number: p.number.clone(),
+                event: p.event.clone(),
+                counter_id: p.counter_id,
+                sequence: p.sequence,
+                body,
+            });
+        }
+        let mut known = Known::default();
+        let (hashes, root) = with_hashes(&mut tx, &mut known, |k| grow(k, size, &leaves))
+            .await?
+            .ok_or_else(|| AppError::internal("transparency log: the tree's stored hashes are incomplete"))?;
+        let now = self.clock.now_ms();
+        store::insert_entries(&mut tx, &entries, now).await.map_err(sql)?;
+        store::insert_hashes(&mut tx, &hashes).await.map_err(sql)?;
+        store::delete_pending(&mut tx, &pending.iter().map(|p| p.id).collect::<Vec<_>>()).await.map_err(sql)?;
+        store::set_state(&mut tx, (size + leaves.len() as u64) as i64, &root.0, now).await.map_err(sql)?;
+        tx.commit().await.map_err(sql)?;
+        Ok(leaves.len())
+    }
+
+    /// Signs a checkpoint of the tree as it is, unless the newest one is of this size already or is too recent
+    /// (`force`: sign whenever the tree grew). Answers the newest checkpoint's size.
+    pub async fn sign_if_due(&self, force: bool) -> Result<u64, AppError> {
+        let (size, root) = store::state(&self.db).await.map_err(sql)?;
+        let latest = store::latest_checkpoint(&self.db).await.map_err(sql)?;
+        let now = self.clock.now_ms();
+        if let Some((signed, _, at)) = &latest {
+            let grown = size - signed;
+            let waited = now - at >= self.config.checkpoint_interval.as_millis() as i64;
+            if grown <= 0 || !(force || waited || grown as u64 >= self.config.checkpoint_entries) {
+                return Ok(*signed as u64);
+            }
+        }
+        let root: [u8; 32] = root.try_into().map_err(|_| AppError::internal("transparency log: the root is not 32 bytes"))?;
+        let note = self.sign(size as u64, Hash(root))?;
+        store::insert_checkpoint(&self.db, size, &note, now).await.map_err(sql)?;
+        Ok(size as u64)
+    }
+
+    /// A signed note of the checkpoint `(origin, size, root)`.
+    pub fn sign(&self, size: u64, root: Hash) -> Result<String, AppError> {
+        let cp = Checkpoint::new(&self.config.origin, size, root, "").map_err(|e| AppError::internal(format!("checkpoint: {e}")))?;
+        let mut note = Note::new(&cp.to_bytes(), &[]).map_err(|e| AppError::internal(format!("checkpoint note: {e}")))?;
+        note.add_sigs(&[&self.signer]).map_err(|e| AppError::internal(format!("checkpoint signature: {e}")))?;
+        String::from_utf8(note.to_bytes()).map_err(|_| AppError::internal("checkpoint note is not UTF-8"))
+    }
+
+    /// Integrates everything staged so far and signs a checkpoint of it.
+    pub async fn catch_up(&self) -> Result<u64, AppError> {
+        while self.integrate(1000).await? > 0 {}
+        self.sign_if_due(true).await
+    }
+
+    /// The sequencer: integrates staged events every `sequence_interval`, signs checkpoints when due.
+    pub fn spawn(self: &Arc<Self>) {
+        let log = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(log.config.sequence_interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let step = async {
+                    while log.integrate(1000).await? == 1000 {}
+                    log.sign_if_due(false).await
+                };
+                if let Err(e) = step.await {
+                    tracing::warn!(error = %e.report(), "transparency log: sequencing failed");
+                }
+            }
+        });
+    }
+
+    /// The newest signed checkpoint.
+    pub async fn checkpoint(&self) -> Result<Option<String>, AppError> {
+        Ok(store::latest_checkpoint(&self.db).await.map_err(sql)?.map(|(_, note, _)| note))
+    }
+
+    /// A hash tile (`level`, `n`, width `w`; 256 = full), None past the tree.
+    pub async fn tile(&self, level: u8, n: u64, w: u32) -> Result<Option<Vec<u8>>, AppError> {
+        let tile = Tile::new(8, level, n, w, false);
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut known = Known::default();
+        with_hashes(&mut conn, &mut known, |k| tile.read_data(k)).await
+    }
+
+    /// An entry bundle: entries `n·256 ..` (`w` of them), each a big-endian u16 length and its text.
+    pub async fn entries(&self, n: u64, w: u32) -> Result<Option<Vec<u8>>, AppError> {
+        let from = (n * 256) as i64;
+        let rows = store::bodies(&self.db, from, from + i64::from(w)).await.map_err(sql)?;
+        if rows.len() != w as usize {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for (_, body) in rows {
+            out.extend_from_slice(&(body.len() as u16).to_be_bytes());
+            out.extend_from_slice(&body);
+        }
+        Ok(Some(out))
+    }
+
+    /// A receipt for the newest entry of a number (of `event`, if named), in the newest checkpoint that holds it;
+    /// one is signed at once if none does yet. None: the number has no such entry.
+    pub async fn receipt(&self, project: &str, type_code: &str, number: &str, event: Option<&str>) -> Result<Option<String>, AppError> {
+        let mut found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
+        if found.is_none() && store::pending_count(&self.db).await.map_err(sql)? > 0 {
+            self.catch_up().await?;
+            found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
+        }
+        let Some((idx, body)) = found else { return Ok(None) };
+        let mut latest = store::latest_checkpoint(&self.db).await.map_err(sql)?;
+        if latest.as_ref().is_none_or(|(size, _, _)| *size <= idx) {
+            self.catch_up().await?;
+            latest = store::latest_checkpoint(&self.db).await.map_err(sql)?;
+        }
+        let Some((size, note, _)) = latest else { return Err(AppError::internal("transparency log: no checkpoint after signing one")) };
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut known = Known::default();
+        let proof = with_hashes(&mut conn, &mut known, |k| prove_record(size as u64, idx as u64, k))
+            .await?
+            .ok_or_else(|| AppError::internal("transparency log: the proof's hashes are not stored"))?;
+        Ok(Some(Receipt { entry: body, index: idx as u64, proof, checkpoint: note }.to_text()))
+    }
+
+    /// The inclusion proof of entry `index` in the tree of `size` entries.
+    pub async fn inclusion(&self, size: u64, index: u64) -> Result<Option<Vec<Hash>>, AppError> {
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut known = Known::default();
+        with_hashes(&mut conn, &mut known, |k| prove_record(size, index, k)).await
+    }
+
+    /// The proof that the tree of `new` entries extends that of `old`.
+    pub async fn consistency(&self, new: u64, old: u64) -> Result<Option<Vec<Hash>>, AppError> {
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut known = Known::default();
+        with_hashes(&mut conn, &mut known, |k| prove_tree(new, old, k)).await
+    }
+
+    /// The root of the tree of the first `size` entries, from the stored hashes.
+    pub async fn root_at(&self, size: u64) -> Result<Option<Hash>, AppError> {
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut known = Known::default();
+        with_hashes(&mut conn, &mut known, |k| tree_hash(size, k)).await
+    }
+
+    /// Every stored checkpoint (size, note), smallest first.
+    pub async fn checkpoints(&self) -> Result<Vec<(u64, String)>, AppError> {
+        Ok(store::checkpoints(&self.db).await.map_err(sql)?.into_iter().map(|(s, n)| (s as u64, n)).collect())
+    }
+}
+
+/// What `docnum check` finds of the log: its entries against the counters' audit rows (each numbering event once,
+/// nothing else), and its tree against its entries and its checkpoints.
+#[derive(Debug, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogCheck {
+    pub entries: u64,
+    /// Committed events not yet in the tree (the sequencer's next batch).
+    pub pending: u64,
+    /// Numbering events of the audit log that the log lacks.
+    pub missing: u64,
+    /// Log entries no audit row explains.
+    pub extra: u64,
+    pub checkpoints: u64,
+    /// Every checkpoint is a root of a prefix of the entries, each consistent with the one before.
+    pub checkpoints_consistent: bool,
+    pub problems: Vec<String>,
+}
+
+/// Checks the log inside the caller's snapshot: the events against the audit rows, the tree recomputed from the
+/// entries' texts (not from the stored hashes) against the stored root, hashes and checkpoints.
+pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
+    let mut report = LogCheck { checkpoints_consistent: true, ..LogCheck::default() };
+    // events: audit rows +1, log entries and staged events −1
+    let mut balance: HashMap<(i64, Option<i64>, String, String), i64> = HashMap::new();
+    for a in store::audit_events(conn).await.map_err(sql)? {
+        let Some(counter_id) = a.chain_key.strip_prefix("counter:").and_then(|id| id.parse::<i64>().ok()) else { continue };
+        let entry = AuditEntry { operation: a.operation, document_number: a.document_number, metadata: a.metadata, ..AuditEntry::default() };
+        if let Some(event) = event_of(&entry) {
+            let number = entry.document_number.unwrap_or_else(|| "-".into());
+            *balance.entry((counter_id, a.sequence, event.to_string(), number)).or_default() += 1;
+        }
+    }
+    let logged = store::logged_events(conn).await.map_err(sql)?;
+    report.pending = store::pending_count_in(conn).await.map_err(sql)? as u64;
+    for key in logged {
+        *balance.entry(key).or_default() -= 1;
+    }
+    for ((counter, sequence, event, number), n) in &balance {
+        if *n > 0 {
+            report.missing += *n as u64;
+        } else if *n < 0 {
+            report.extra += n.unsigned_abs();
+        }
+        if *n != 0 && report.problems.len() < 10 {
+            let what = if *n > 0 { "missing from" } else { "extra in" };
+            report.problems.push(format!("transparency log: {event} of {number} (counter {counter}, sequence {sequence:?}) {what} the log"));
+        }
+    }
+    // the tree, from the entries' texts
+    let (size, root) = store::state_in(conn).await.map_err(sql)?;
+    let checkpoints = store::checkpoints_in(conn).await.map_err(sql)?;
+    report.checkpoints = checkpoints.len() as u64;
+    let mut wanted: Vec<(u64, Hash)> = Vec::new();
+    for (cp_size, note) in &checkpoints {
+        let parsed = Note::from_bytes(note.as_bytes()).ok().and_then(|n| Checkpoint::from_bytes(n.text()).ok());
+        match parsed {
+            Some(cp) if cp.size() == *cp_size as u64 => wanted.push((cp.size(), *cp.hash())),
+            _ => report.problems.push(format!("transparency log: the checkpoint of size {cp_size} does not read as one")),
+        }
+    }
+    let known = Known::default();
+    let mut roots: HashMap<u64, Hash> = HashMap::new();
+    let mut next = 0i64;
+    loop {
+        let page = store::bodies_page(conn, next, 10_000).await.map_err(sql)?;
+        if page.is_empty() {
+            break;
+        }
+        for (idx, body) in page {
+            if idx != next {
+                report.problems.push(format!("transparency log: entry {next} is missing (next is {idx})"));
+                return Ok(report.finish(false));
+            }
+            let hashes = stored_hashes_for_record_hash(idx as u64, record_hash(&body), &known).map_err(tlog_err)?;
+            let base = stored_hash_index(0, idx as u64);
+            known.added.borrow_mut().extend(hashes.into_iter().enumerate().map(|(k, h)| (base + k as u64, h)));
+            next += 1;
+            if wanted.iter().any(|(s, _)| *s == next as u64) {
+                roots.insert(next as u64, tree_hash(next as u64, &known).map_err(tlog_err)?);
+            }
+        }
+    }
+    report.entries = next as u64;
+    if next != size {
+        report.problems.push(format!("transparency log: {next} entries, but the tree's size is {size}"));
+    }
+    if tree_hash(next as u64, &known).map_err(tlog_err)?.0.as_slice() != root.as_slice() {
+        report.problems.push("transparency log: the stored root is not the root of the entries".into());
+    }
+    let stored = store::hash_count(conn).await.map_err(sql)?;
+    if stored as u64 != tlog_tiles::stored_hash_count(next as u64) {
+        report.problems.push(format!("transparency log: {stored} stored hashes, {} expected", tlog_tiles::stored_hash_count(next as u64)));
+    }
+    let mut consistent = true;
+    let mut previous: Option<(u64, Hash)> = None;
+    for (cp_size, cp_root) in &wanted {
+        if roots.get(cp_size) != Some(cp_root) && *cp_size > 0 {
+            consistent = false;
+            report.problems.push(format!("transparency log: the checkpoint of size {cp_size} is not the root of the first {cp_size} entries"));
+        }
+        if let Some((old_size, old_root)) = previous.filter(|(s, _)| *s > 0) {
+            let proof = prove_tree(*cp_size, old_size, &known).map_err(tlog_err)?;
+            if receipt::check_consistency(&proof, *cp_size, *cp_root, old_size, old_root).is_err() {
+                consistent = false;
+                report.problems.push(format!("transparency log: checkpoints {old_size} and {cp_size} are not consistent"));
+            }
+        }
+        previous = Some((*cp_size, *cp_root));
+    }
+    Ok(report.finish(consistent))
+}
+
+impl LogCheck {
+    fn finish(mut self, consistent: bool) -> LogCheck {
+        self.checkpoints_consistent = consistent && self.checkpoints_consistent;
+        self
+    }
+}
+
+/// The verifier key of a signer key's text.
+fn vkey_of(skey: &str) -> Result<String, AppError> {
+    use base64::prelude::{Engine as _, BASE64_STANDARD};
+    let bad = || AppError::internal("LOG_SIGNING_KEY_FILE: not a signer key (PRIVATE+KEY+<name>+<id>+<key>)");
+    let mut parts = skey.splitn(5, '+');
+    let (_, _, name, _, key) = (parts.next(), parts.next(), parts.next().ok_or_else(bad)?, parts.next(), parts.next().ok_or_else(bad)?);
+    let key = BASE64_STANDARD.decode(key).map_err(|_| bad())?;
+    let seed: [u8; 32] = key.get(1..).and_then(|k| k.try_into().ok()).ok_or_else(bad)?;
+    let signing = ed25519_dalek::SigningKey::from_bytes(&seed);
+    Ok(signed_note::new_ed25519_verifier_key(name, &signing.verifying_key()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn audit(op: &str, number: Option<&str>, meta: Option<&str>) -> AuditEntry {
+        AuditEntry { operation: op.into(), document_number: number.map(str::to_string), metadata: meta.map(str::to_string), ..AuditEntry::default() }
+    }
+
+    #[test]
+    fn each_numbering_event_has_its_name() {
+        let n = Some("A-0001");
+        assert_eq!(event_of(&audit("RESERVE", n, None)), Some("reserved"));
+        assert_eq!(event_of(&audit("GENERATE", n, None)), Some("confirmed"));
+        assert_eq!(event_of(&audit("CONFIRM", n, None)), Some("confirmed"));
+        assert_eq!(event_of(&audit("GENERATE", n, Some(r#"{"revisedFrom":"A-0001","revision":"A"}"#))), Some("revised"));
+        assert_eq!(event_of(&audit("GENERATE", n, Some(r#"{"reason":"typo","replaces":"A-0001"}"#))), Some("replaced"));
+        assert_eq!(event_of(&audit("CANCEL", n, Some(r#"{"reason":"expired"}"#))), Some("expired"));
+        assert_eq!(event_of(&audit("CANCEL", n, Some(r#"{"reason":"not needed"}"#))), Some("cancelled"));
+        assert_eq!(event_of(&audit("VOID", n, None)), Some("voided"));
+        assert_eq!(event_of(&audit("MANUAL_OVERRIDE", n, None)), Some("imported"));
+        assert_eq!(event_of(&audit("MANUAL_OVERRIDE", None, None)), Some("overridden"));
+        assert_eq!(event_of(&audit("RESET_EXECUTE", None, None)), Some("counter-reset"));
+        assert_eq!(event_of(&audit("RESET_REQUEST", None, None)), None);
+        assert_eq!(event_of(&audit("RESET_APPROVE", None, None)), None);
+        for e in ["reserved", "confirmed", "revised", "replaced", "expired", "cancelled", "voided", "imported", "overridden", "counter-reset"] {
+            assert!(receipt::EVENTS.contains(&e), "{e}");
+        }
+    }
+}
