@@ -58,14 +58,14 @@ pub(crate) fn see_other(location: &str) -> Response {
 }
 
 /// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the §6 body.
-fn admit(caller: Result<Caller, AppError>, form: &Result<Form<Fields>, FormRejection>) -> Result<Caller, Response> {
+fn admit(caller: Result<Caller, AppError>, form: &Result<Form<Fields>, FormRejection>) -> Result<Caller, Box<Response>> {
     if let Err(rejection) = form {
-        return Err(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response());
+        return Err(Box::new(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response()));
     }
     match caller {
         Ok(caller) => Ok(caller),
-        Err(AppError::Unauthenticated) => Err(see_other("/login")),
-        Err(e) => Err(e.into_response()),
+        Err(AppError::Unauthenticated) => Err(Box::new(see_other("/login"))),
+        Err(e) => Err(Box::new(e.into_response())),
     }
 }
 
@@ -84,7 +84,7 @@ async fn reserve(
 ) -> Response {
     let caller = match admit(caller, &form) {
         Ok(c) => c,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let chosen = choices(&fields);
@@ -111,7 +111,7 @@ async fn confirm(
 ) -> Response {
     let caller = match admit(caller, &form) {
         Ok(c) => c,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();
@@ -131,7 +131,7 @@ async fn cancel(
 ) -> Response {
     let caller = match admit(caller, &form) {
         Ok(c) => c,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();

@@ -145,8 +145,11 @@ async fn with_hashes<T>(conn: &mut Conn, known: &mut Known, f: impl Fn(&Known) -
     Err(AppError::internal("transparency log: hashes still missing after reading them"))
 }
 
+/// Stored hashes by their index in the tree.
+type IndexedHashes = Vec<(i64, [u8; 32])>;
+
 /// The hashes records `size..size + leaves.len()` add, and the new root.
-fn grow(known: &Known, size: u64, leaves: &[Hash]) -> Result<(Vec<(i64, [u8; 32])>, Hash), tlog_tiles::Error> {
+fn grow(known: &Known, size: u64, leaves: &[Hash]) -> Result<(IndexedHashes, Hash), tlog_tiles::Error> {
     let mut new = Vec::with_capacity(leaves.len() * 2);
     for (i, leaf) in leaves.iter().enumerate() {
         let n = size + i as u64;
