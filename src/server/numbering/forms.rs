@@ -17,7 +17,7 @@ use tower_sessions::Session;
 
 use super::Numbering;
 use crate::contract::forms::{path, HeldNumber, ReserveChoices, ReserveFlash, ReservePageData, Shows};
-use crate::contract::{ApiError, NumberStatus};
+use crate::contract::{ApiError, NumberStatus, StatusResult};
 use crate::server::auth::{Access, Caller};
 use crate::server::error::AppError;
 use crate::server::reference::Catalog;
@@ -103,6 +103,14 @@ fn held_of(s: &Numbering, fields: &Fields, status: NumberStatus) -> Option<HeldN
     Some(HeldNumber::named(token, number, expires_at, status, s.engine.clock.now()))
 }
 
+/// What a confirm or cancel did, for the page: the number with its new status, or still held with the refusal.
+fn settled(s: &Numbering, fields: &Fields, outcome: Result<StatusResult, AppError>) -> ReserveFlash {
+    match outcome {
+        Ok(r) => ReserveFlash { held: held_of(s, fields, r.status), error: None },
+        Err(e) => ReserveFlash { held: held_of(s, fields, NumberStatus::Reserved), error: refusal(&e) },
+    }
+}
+
 async fn confirm(
     State(s): State<Arc<Numbering>>,
     caller: Result<Caller, AppError>,
@@ -116,10 +124,7 @@ async fn confirm(
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();
     let document_id = field(&fields, "documentId").unwrap_or_default();
-    let flash = match super::confirm(&s, &caller, &token, &document_id, None).await {
-        Ok(r) => ReserveFlash { held: held_of(&s, &fields, r.status), error: None },
-        Err(e) => ReserveFlash { held: held_of(&s, &fields, NumberStatus::Reserved), error: refusal(&e) },
-    };
+    let flash = settled(&s, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
     back(&session, &choices(&fields), flash).await
 }
 
@@ -136,10 +141,7 @@ async fn cancel(
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();
     let reason = field(&fields, "reason");
-    let flash = match super::cancel(&s, &caller, &token, reason.as_deref(), None).await {
-        Ok(r) => ReserveFlash { held: held_of(&s, &fields, r.status), error: None },
-        Err(e) => ReserveFlash { held: held_of(&s, &fields, NumberStatus::Reserved), error: refusal(&e) },
-    };
+    let flash = settled(&s, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
     back(&session, &choices(&fields), flash).await
 }
 
