@@ -17,7 +17,7 @@ NUMBERING = re.compile(r"^/api/v1/(document-numbering/(preview|reserve|reserve-b
 ADMIN_NUMBER = re.compile(r"^/api/v1/document-numbering/(revise|void-and-replace|manual-override)$")
 TEMPLATES = re.compile(r"^/api/v1/document-numbering/configs(/\{id\}(/rollback)?)?$")
 WEBHOOKS = re.compile(r"^/api/v1/notifications/webhooks$")
-IMPORTS = re.compile(r"^/api/v1/(document-numbering/(import|bulk-import)|reference/import)$")
+IMPORTS = re.compile(r"^/api/v1/((admin/)?document-numbering/(import|bulk-import)|reference/import)$")
 
 # (operations, error codes allowed, VALIDATION_ERROR details allowed)
 STATED = [

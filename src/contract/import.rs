@@ -74,6 +74,7 @@ pub struct ProjectInput {
     pub active: Option<bool>,
     pub members: Option<Vec<String>>,
     /// The month (1–12) the project's fiscal year starts in; default 10 (October), unchanged when absent.
+    #[serde(default, deserialize_with = "super::lenient::month")]
     #[cfg_attr(feature = "ssr", schema(minimum = 1, maximum = 12))]
     pub fiscal_year_first_month: Option<u32>,
 }

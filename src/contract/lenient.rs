@@ -41,6 +41,14 @@ pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     integer(d, "an id (a number or a numeric string)")
 }
 
+/// A month (1–12): a number or a numeric string, a whole number written with a fraction (`11.0`) too.
+pub fn month<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match integer::<D, u32>(d, "a month (1–12)")? {
+        Some(m) if !(1..=12).contains(&m) => Err(serde::de::Error::custom(format!("expected a month (1–12), found {m}"))),
+        m => Ok(m),
+    }
+}
+
 /// A year: a number or a numeric string, 0–9999.
 pub fn year<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i32>, D::Error> {
     match integer::<D, i32>(d, "a year (a number or a numeric string)")? {
@@ -349,6 +357,11 @@ pub mod schema {
     }
 
     /// A webhook delivery's state: PENDING, DELIVERED or FAILED (any case); blank: every state.
+    /// A register's format: csv or xlsx (any case); blank: csv.
+    pub fn register_format() -> RefOr<Schema> {
+        text(format!("^{TRIMMED}*{}?{TRIMMED}*$", any_case_group(&["CSV", "XLSX"])), true, "csv (default) or xlsx, any case")
+    }
+
     pub fn delivery_state() -> RefOr<Schema> {
         let states = any_case_group(&["PENDING", "DELIVERED", "FAILED"]);
         text(format!("^{TRIMMED}*{states}?{TRIMMED}*$"), false, "PENDING, DELIVERED or FAILED (any case); blank: every state")

@@ -213,6 +213,7 @@ pub(crate) struct RegisterQuery {
     /// one period only (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`); absent: every period
     pub(crate) period: Option<String>,
     /// `csv` (default) or `xlsx`
+    #[param(schema_with = crate::contract::lenient::schema::register_format)]
     pub(crate) format: Option<String>,
 }
 
