@@ -43,10 +43,15 @@ pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
 
 /// A month (1–12): a number or a numeric string, a whole number written with a fraction (`11.0`) too.
 pub fn month<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-    match integer::<D, u32>(d, "a month (1–12)")? {
-        Some(m) if !(1..=12).contains(&m) => Err(serde::de::Error::custom(format!("expected a month (1–12), found {m}"))),
-        m => Ok(m),
-    }
+    let value = Option::<Value>::deserialize(d)?;
+    let month = match &value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => return Ok(None),
+        Some(Value::Number(n)) => n.as_f64().filter(|f| f.fract() == 0.0 && (1.0..=12.0).contains(f)).map(|f| f as u32),
+        Some(Value::String(s)) => s.trim().parse::<u32>().ok().filter(|m| (1..=12).contains(m)),
+        Some(_) => None,
+    };
+    month.map(Some).ok_or_else(|| expected("a month (1–12)", value.as_ref().unwrap_or(&Value::Null)))
 }
 
 /// A year: a number or a numeric string, 0–9999.

@@ -245,7 +245,8 @@ fn counter_label(c: &Counter) -> String {
     responses(
         (status = 200, description = "one row per sequence of each counter, with the reason of every number not confirmed",
             content((String = "text/csv"), (Vec<u8> = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"))),
-        crate::server::error::QueryErrors,
+        // an unknown project or type is a 404
+        crate::server::error::ByIdErrors,
     ),
     tag = "counters")]
 pub(crate) async fn register(
