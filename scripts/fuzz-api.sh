@@ -90,7 +90,7 @@ parameters = { "path.id" = $revocable_id }
 # states (a webhook's URL): a 400 that positive data may
 # get here, in the words scripts/fuzz_checks.py allows and no others
 [[operations]]
-include-path-regex = "^/api/v1/(document-numbering/(preview|reserve|reserve-block|revise|void-and-replace|manual-override|configs|import|bulk-import)|documents/\\\\{documentId\\\\}/generate-number|reference/import|notifications/webhooks)$"
+include-path-regex = "^/api/v1/((admin/)?document-numbering/(preview|reserve|reserve-block|revise|void-and-replace|manual-override|configs|import|bulk-import)|documents/\\\\{documentId\\\\}/generate-number|reference/import|notifications/webhooks)$"
 checks.positive_data_acceptance.expected-statuses = [$with_400, "422"]
 
 [[operations]]

@@ -362,6 +362,15 @@ pub mod schema {
     }
 
     /// A webhook delivery's state: PENDING, DELIVERED or FAILED (any case); blank: every state.
+    /// A counter's period as the service writes it (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`).
+    pub fn period_key() -> RefOr<Schema> {
+        text(
+            "^(YEAR_[1-9][0-9]{3}|MONTH_[1-9][0-9]{3}_(0[1-9]|1[0-2])|FY_[1-9][0-9]{3}|NONE)$".to_string(),
+            true,
+            "YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb (B.E.) or NONE",
+        )
+    }
+
     /// A register's format: csv or xlsx (any case); blank: csv.
     pub fn register_format() -> RefOr<Schema> {
         text(format!("^{TRIMMED}*{}?{TRIMMED}*$", any_case_group(&["CSV", "XLSX"])), true, "csv (default) or xlsx, any case")

@@ -211,6 +211,7 @@ pub(crate) struct RegisterQuery {
     /// the correspondence type's code
     pub(crate) correspondence_type_code: String,
     /// one period only (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`); absent: every period
+    #[param(schema_with = crate::contract::lenient::schema::period_key)]
     pub(crate) period: Option<String>,
     /// `csv` (default) or `xlsx`
     #[param(schema_with = crate::contract::lenient::schema::register_format)]
