@@ -58,12 +58,15 @@ pub(crate) fn see_other(location: &str) -> Response {
 }
 
 /// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the §6 body.
-fn admit(caller: Result<Caller, AppError>, form: &Result<Form<Fields>, FormRejection>) -> Result<Caller, Box<Response>> {
-    if let Err(rejection) = form {
-        return Err(Box::new(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response()));
-    }
+fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
+    let fields = match form {
+        Ok(Form(fields)) => fields,
+        Err(rejection) => {
+            return Err(Box::new(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response()))
+        }
+    };
     match caller {
-        Ok(caller) => Ok(caller),
+        Ok(caller) => Ok((caller, fields)),
         Err(AppError::Unauthenticated) => Err(Box::new(see_other("/login"))),
         Err(e) => Err(Box::new(e.into_response())),
     }
@@ -82,11 +85,10 @@ async fn reserve(
     session: Session,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Response {
-    let caller = match admit(caller, &form) {
-        Ok(c) => c,
+    let (caller, fields) = match admit(caller, form) {
+        Ok(admitted) => admitted,
         Err(answer) => return *answer,
     };
-    let fields = form.map(|Form(f)| f).unwrap_or_default();
     let chosen = choices(&fields);
     let flash = match super::reserve(&s, &caller, &chosen.request_of_every_part(), None).await {
         Ok(result) => ReserveFlash { held: Some(HeldNumber { result, status: NumberStatus::Reserved }), error: None },
@@ -117,11 +119,10 @@ async fn confirm(
     session: Session,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Response {
-    let caller = match admit(caller, &form) {
-        Ok(c) => c,
+    let (caller, fields) = match admit(caller, form) {
+        Ok(admitted) => admitted,
         Err(answer) => return *answer,
     };
-    let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();
     let document_id = field(&fields, "documentId").unwrap_or_default();
     let flash = settled(&s, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
@@ -134,11 +135,10 @@ async fn cancel(
     session: Session,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Response {
-    let caller = match admit(caller, &form) {
-        Ok(c) => c,
+    let (caller, fields) = match admit(caller, form) {
+        Ok(admitted) => admitted,
         Err(answer) => return *answer,
     };
-    let fields = form.map(|Form(f)| f).unwrap_or_default();
     let token = field(&fields, "token").unwrap_or_default();
     let reason = field(&fields, "reason");
     let flash = settled(&s, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
