@@ -220,6 +220,7 @@ pub mod schema {
                     .pattern(Some(format!("^{TRIMMED}*([A-Za-z]{{1,{}}})?{TRIMMED}*$", crate::numbering::revision::MAX_REV_LEN)))
                     .description(Some("revision label A–Z, AA…ZZZ (any case); absent: A")),
             )
+            .property("recipients", addressees())
             .property("year", year())
             .property(
                 "backdateReason",
@@ -231,9 +232,33 @@ pub mod schema {
             .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
         utoipa::openapi::schema::AllOfBuilder::new()
             .item(object)
-            .item(named("projectId", "projectCode"))
+            // the project, or an originator that belongs to exactly one active project (the service derives it)
+            .item(
+                utoipa::openapi::schema::AnyOfBuilder::new().item(named("projectId", "projectCode")).item(named("originatorOrgId", "originatorCode")),
+            )
             .item(named("correspondenceTypeId", "correspondenceTypeCode"))
             .description(Some(description))
+            .into()
+    }
+
+    /// The document's addressees: each an organisation by id or by code, `TO` or `CC`, with an optional sort order.
+    fn addressees() -> RefOr<Schema> {
+        let addressee = ObjectBuilder::new()
+            .property("organizationId", integer_or_digits())
+            .property("organizationCode", optional_code())
+            .property(
+                "recipientType",
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+                    .pattern(Some(format!("^{TRIMMED}*(([Tt][Oo])|([Cc][Cc]))?{TRIMMED}*$")))
+                    .description(Some("TO (when absent) or CC, any case")),
+            )
+            .property("sortOrder", integer_or_digits())
+            .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)));
+        utoipa::openapi::schema::ArrayBuilder::new()
+            .items(utoipa::openapi::schema::AllOfBuilder::new().item(addressee).item(named("organizationId", "organizationCode")))
+            .max_items(Some(crate::contract::MAX_ADDRESSEES))
+            .description(Some("the document's addressees; the first TO by sort order is the main recipient ({RECIPIENT})"))
             .into()
     }
 

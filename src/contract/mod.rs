@@ -214,6 +214,10 @@ pub struct NumberRequest {
     pub discipline_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub discipline_code: Option<String>,
+    /// The document's addressees, as a DMS keeps them: the first `TO` by sort order is the main recipient, the one
+    /// `{RECIPIENT}` shows (instead of `recipientOrgId`/`recipientCode`, never beside them).
+    #[serde(default)]
+    pub recipients: Option<Vec<Addressee>>,
     /// Revision label (A…Z, AA…); `A` when absent.
     #[serde(default, deserialize_with = "lenient::code")]
     pub revision: Option<String>,
@@ -225,6 +229,24 @@ pub struct NumberRequest {
     /// reason.
     #[serde(default, deserialize_with = "lenient::code")]
     pub backdate_reason: Option<String>,
+}
+
+/// The most addressees one request may list.
+pub const MAX_ADDRESSEES: usize = 100;
+
+/// One addressee of a document: an organisation by id or by code, `TO` (when absent) or `CC`, and its place in the
+/// list (`sortOrder`; when absent, its position).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Addressee {
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub organization_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
+    pub organization_code: Option<String>,
+    #[serde(default, deserialize_with = "lenient::code")]
+    pub recipient_type: Option<String>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub sort_order: Option<i64>,
 }
 
 /// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as

@@ -86,3 +86,88 @@ async fn the_database_refuses_a_period_of_another_form() {
     assert!(err.to_string().contains("ck_counters_period"), "{err}");
     assert_eq!(app.count("SELECT COUNT(*) FROM counters WHERE originator_id >= 100").await, 5);
 }
+
+/// A request that names no project takes the one active project its originator belongs to. An originator of no
+/// project, or of several, is refused with the choices named; a token scoped to one project chooses among its own.
+#[tokio::test]
+async fn the_project_is_derived_from_the_originator() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let r = admin
+        .post(app.url("/api/v1/reference/organizations"))
+        .json(&json!({ "code": "ผรม.9", "name": "ผู้รับจ้าง 9", "role": "CONTRACTOR" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let from = |originator: &str| json!({ "correspondenceTypeCode": "LETTER", "originatorCode": originator, "recipientCode": "สคฉ.3" });
+
+    let (s, err) = app.reserve(&from("ผรม.9")).await;
+    assert_error(s, &err, 400, "VALIDATION_ERROR");
+    assert!(err["message"].as_str().unwrap().contains("ผรม.9 ไม่ได้เป็นสมาชิกของโครงการใดที่เปิดใช้งาน"), "{err}");
+    // the demo's consultant belongs to all five projects
+    let (s, err) = app.reserve(&from("คคง.")).await;
+    assert_error(s, &err, 400, "VALIDATION_ERROR");
+    assert!(err["message"].as_str().unwrap().contains("หลายโครงการ: LCBP3, LCBP3-C1, LCBP3-C2, LCBP3-C3, LCBP3-C4"), "{err}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
+
+    // ผรม.9 joins LCBP3-C2 (with the recipient): its letters are LCBP3-C2's
+    let c2 = app.project_id("LCBP3-C2").await;
+    let r = admin
+        .put(app.url(&format!("/api/v1/reference/projects/{c2}")))
+        .json(&json!({ "code": "LCBP3-C2", "name": "LCBP3 สัญญาที่ 2", "members": ["กทท.", "สคฉ.3", "คคง.", "ผรม.1", "ผรม.2", "ผรม.9"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let (s, number) = app.reserve(&from("ผรม.9")).await;
+    assert_eq!(s, StatusCode::OK, "{number}");
+    assert!(number["documentNumber"].as_str().unwrap().starts_with("ผรม.9-สคฉ.3-0001-"), "{number}");
+    assert_eq!(app.count(&format!("SELECT COUNT(*) FROM counters WHERE project_id = {c2}")).await, 1);
+
+    // a token scoped to LCBP3-C1 alone: the consultant's one project as far as that caller may see
+    let c1 = app.project_id("LCBP3-C1").await;
+    let admin_id = docnum::server::auth::system::user_id(&app.state.db, "admin").await.unwrap().unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1-only", &[c1], admin_id, 0).await.unwrap();
+    let r = app.browser().post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&from("คคง.")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(app.count(&format!("SELECT COUNT(*) FROM counters WHERE project_id = {c1}")).await, 1);
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 2);
+}
+
+/// `recipients` lists a document's addressees as a DMS keeps them: the first TO by sort order is the main recipient
+/// that `{RECIPIENT}` shows, a CC never is, and an addressee without a sort order takes its place in the list.
+#[tokio::test]
+async fn the_first_to_recipient_by_sort_order_is_the_main_one() {
+    let app = TestApp::spawn().await;
+    let letter_to = |recipients: serde_json::Value| json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipients": recipients });
+    let (s, n) = app
+        .reserve(&letter_to(json!([
+            { "organizationCode": "กทท.", "recipientType": "CC", "sortOrder": 0 },
+            { "organizationCode": "ผรม.1", "recipientType": "TO", "sortOrder": 2 },
+            { "organizationCode": " สคฉ.3 ", "recipientType": "to", "sortOrder": "1" },
+        ])))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{n}");
+    assert!(n["documentNumber"].as_str().unwrap().starts_with("คคง.-สคฉ.3-0001-"), "{n}");
+    let (s, n) = app.reserve(&letter_to(json!([{ "organizationCode": "ผรม.2" }, { "organizationCode": "ผรม.1" }]))).await;
+    assert_eq!(s, StatusCode::OK, "{n}");
+    assert!(n["documentNumber"].as_str().unwrap().starts_with("คคง.-ผรม.2-0001-"), "{n}");
+
+    let many: Vec<_> = (0..101).map(|_| json!({ "organizationCode": "ผรม.1" })).collect();
+    let mut both = letter_to(json!([{ "organizationCode": "ผรม.1" }]));
+    both["recipientCode"] = json!("ผรม.2");
+    for (body, status, code) in [
+        (letter_to(json!([{ "organizationCode": "ผรม.1", "recipientType": "CC" }])), 400, "VALIDATION_ERROR"),
+        (both, 400, "VALIDATION_ERROR"),
+        (letter_to(json!([{ "organizationCode": "ผรม.1", "recipientType": "BCC" }])), 400, "VALIDATION_ERROR"),
+        (letter_to(json!([{ "recipientType": "TO" }])), 400, "VALIDATION_ERROR"),
+        (letter_to(json!([{ "organizationCode": "ผรม.1", "colour": "red" }])), 400, "VALIDATION_ERROR"),
+        (letter_to(json!(many)), 400, "VALIDATION_ERROR"),
+        (letter_to(json!([{ "organizationCode": "ไม่มี" }])), 404, "NOT_FOUND"),
+    ] {
+        let (s, err) = app.reserve(&body).await;
+        assert_error(s, &err, status, code);
+    }
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 2);
+}

@@ -72,11 +72,18 @@ impl Caller {
     }
 
     /// May this caller take numbers in the project? Users: any project; tokens: their scope.
+    pub(crate) fn may_number(&self, project_id: i64) -> bool {
+        match &self.principal {
+            Principal::User(_) => true,
+            Principal::Token { project_ids, .. } => project_ids.is_empty() || project_ids.contains(&project_id),
+        }
+    }
+
     pub(crate) fn require_numbering(&self, project_id: i64) -> Result<(), AppError> {
         match &self.principal {
-            Principal::User(_) => Ok(()),
-            Principal::Token { project_ids, .. } if project_ids.is_empty() || project_ids.contains(&project_id) => Ok(()),
+            _ if self.may_number(project_id) => Ok(()),
             Principal::Token { name, .. } => Err(AppError::forbidden(format!("token {name} is not scoped to project {project_id}"))),
+            Principal::User(_) => Ok(()),
         }
     }
 

@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 
 use crate::contract::{
-    BlockResult, GenerateResult, NumberRequest, PreviewResult, ReservationResult, StatusResult, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS, MIN_BLOCK,
+    BlockResult, GenerateResult, NumberRequest, PreviewResult, ProjectItem, ReservationResult, StatusResult, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS,
+    MIN_BLOCK,
 };
 use crate::numbering::{
     bangkok_date, parse_rev, BackdateError, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template,
@@ -87,7 +88,13 @@ impl Resolved {
 
 /// Resolves a request against the reference data at instant `now` (SPEC §3 resolution order, §4 key).
 pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> Result<Resolved, AppError> {
-    let project = snapshot.project(req.project_id, req.project_code.as_deref())?;
+    resolve_within(snapshot, req, now, &|_| true)
+}
+
+/// As `resolve`, for a caller who may number only in the projects `allowed` says: a project derived from the
+/// originator is chosen among those alone (and a refusal names no other).
+pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>, allowed: &dyn Fn(i64) -> bool) -> Result<Resolved, AppError> {
+    let project = project_for(snapshot, req, allowed)?;
     if !project.active {
         return Err(AppError::validation(format!("โครงการ {} ปิดใช้งานแล้ว", project.code), format!("project {} is inactive", project.code)));
     }
@@ -117,9 +124,10 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         ids.originator = o.id;
         originator = o.code.clone();
     }
+    let (recipient_id, recipient_code) = main_recipient(req)?;
     let mut recipient = String::new();
     if parts.recipient {
-        let o = snapshot.org(req.recipient_org_id, req.recipient_code.as_deref(), Part::Recipient)?;
+        let o = snapshot.org(recipient_id, recipient_code, Part::Recipient)?;
         member(o.id, &o.code, Part::Recipient)?;
         ids.recipient = o.id;
         recipient = o.code.clone();
@@ -195,6 +203,85 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
         period,
         backdated,
     })
+}
+
+/// The request's project: the one it names; or, when it names none but an originator, the one active project that
+/// organisation belongs to among those `allowed` (a DMS that knows only the sender). None or several is a 400 that
+/// names the choices.
+fn project_for<'a>(snapshot: &'a Snapshot, req: &NumberRequest, allowed: &dyn Fn(i64) -> bool) -> Result<&'a ProjectItem, AppError> {
+    let names_project = req.project_id.is_some() || req.project_code.is_some();
+    let names_originator = req.originator_org_id.is_some() || req.originator_code.is_some();
+    if names_project || !names_originator {
+        return snapshot.project(req.project_id, req.project_code.as_deref());
+    }
+    let org = snapshot.org(req.originator_org_id, req.originator_code.as_deref(), Part::Originator)?;
+    let mut choices: Vec<&ProjectItem> =
+        snapshot.data.projects.iter().filter(|p| p.active && snapshot.is_member(p.id, org.id) && allowed(p.id)).collect();
+    choices.sort_by(|a, b| a.code.cmp(&b.code));
+    if let [only] = choices.as_slice() {
+        return Ok(only);
+    }
+    const SHOWN: usize = 10;
+    let mut codes = choices.iter().take(SHOWN).map(|p| p.code.as_str()).collect::<Vec<_>>().join(", ");
+    if choices.len() > SHOWN {
+        codes.push_str(", …");
+    }
+    Err(if choices.is_empty() {
+        AppError::validation(
+            format!("ต้องระบุโครงการ — หน่วยงานผู้ส่ง {} ไม่ได้เป็นสมาชิกของโครงการใดที่เปิดใช้งาน", org.code),
+            format!("missing projectId or projectCode: originator {} belongs to no active project", org.code),
+        )
+    } else {
+        AppError::validation(
+            format!("ต้องระบุโครงการ — หน่วยงานผู้ส่ง {} เป็นสมาชิกของหลายโครงการ: {codes}", org.code),
+            format!("missing projectId or projectCode: originator {} belongs to several active projects: {codes}", org.code),
+        )
+    })
+}
+
+/// The main recipient a request names: `recipientOrgId`/`recipientCode`, or the first `TO` of `recipients` by sort
+/// order (an addressee without one takes its position in the list; a tie keeps the list's order).
+fn main_recipient(req: &NumberRequest) -> Result<(Option<i64>, Option<&str>), AppError> {
+    let Some(addressees) = &req.recipients else {
+        return Ok((req.recipient_org_id, req.recipient_code.as_deref()));
+    };
+    if req.recipient_org_id.is_some() || req.recipient_code.is_some() {
+        return Err(AppError::validation(
+            "ระบุผู้รับได้ทางเดียว: recipients หรือ recipientOrgId/recipientCode อย่างใดอย่างหนึ่ง",
+            "give either recipients or recipientOrgId/recipientCode, not both",
+        ));
+    }
+    if addressees.len() > crate::contract::MAX_ADDRESSEES {
+        return Err(AppError::validation(
+            format!("ระบุผู้รับได้ไม่เกิน {} รายการ", crate::contract::MAX_ADDRESSEES),
+            format!("at most {} recipients", crate::contract::MAX_ADDRESSEES),
+        ));
+    }
+    let mut main: Option<(i64, &crate::contract::Addressee)> = None;
+    for (position, addressee) in addressees.iter().enumerate() {
+        if addressee.organization_id.is_none() && addressee.organization_code.is_none() {
+            return Err(AppError::validation(
+                format!("ผู้รับรายการที่ {} ต้องระบุหน่วยงาน (organizationId หรือ organizationCode)", position + 1),
+                format!("recipients[{position}]: missing organizationId or organizationCode"),
+            ));
+        }
+        match addressee.recipient_type.as_deref().map(str::to_ascii_uppercase).as_deref() {
+            None | Some("TO") => {}
+            Some("CC") => continue,
+            Some(other) => {
+                let other: String = other.chars().take(20).collect();
+                return Err(AppError::validation(
+                    format!("ประเภทผู้รับ '{other}' ไม่ถูกต้อง (ใช้ TO หรือ CC)"),
+                    format!("recipients[{position}]: recipientType '{other}' is neither TO nor CC"),
+                ));
+            }
+        }
+        let order = addressee.sort_order.unwrap_or(position as i64);
+        if main.is_none_or(|(first, _)| order < first) {
+            main = Some((order, addressee));
+        }
+    }
+    Ok(main.map_or((None, None), |(_, a)| (a.organization_id, a.organization_code.as_deref())))
 }
 
 /// The earlier period a back-dated request names, or the 400 that says why it cannot be.
@@ -387,7 +474,7 @@ impl Engine {
 
     async fn resolve_for(&self, caller: &Caller, req: &NumberRequest) -> Result<Resolved, AppError> {
         let snapshot = self.reference.get().await?;
-        let resolved = resolve(&snapshot, req, self.clock.now())?;
+        let resolved = resolve_within(&snapshot, req, self.clock.now(), &|project_id| caller.may_number(project_id))?;
         caller.require_numbering(resolved.project_id)?;
         if let Some(reason) = &resolved.backdated {
             caller.require_super_admin()?;
