@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of issues 3 and 16 in one run, side by side: release build, one server process (three in the
+# The numbering benchmarks in one run, side by side: release build, one server process (three in the
 # three-instance case) plus the load generator on loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md ("Current: bench.sh rows").
 #   scripts/bench.sh                 # all cases (needs MariaDB on 127.0.0.1:3306 and Redis on 6379)
 #   BENCH_NO_BUILD=1 BENCH_BIN_DIR=/other/release BENCH_ONLY='1,000' scripts/bench.sh   # some cases, another build

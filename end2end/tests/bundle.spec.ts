@@ -5,7 +5,7 @@ import { collectErrors, waitHydrated } from './helpers';
 // compressed, under a hashed name cached for a year, and small. Also the time until a page is hydrated, which is
 // reported (BENCHMARKS.md, "Browser bundle"), never asserted.
 
-const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (issue 15: ≤ 800 KB)
+const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (the target: ≤ 800 KB)
 
 /** Lets the tasks queued by hydration run (a panic shows up as a console error). */
 const page_settled = () => new Promise((r) => setTimeout(r, 500));

@@ -143,7 +143,7 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     .into_any()
 }
 
-/// Retiring the selection's own template (seed 003 §5.2): a reason, and the acknowledgment when the counter key
+/// Retiring the selection's own template: a reason, and the acknowledgment when the counter key
 /// changes with it (the server says so); afterwards requests use the next template of the SPEC §3 order, named here.
 #[component]
 fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoView {

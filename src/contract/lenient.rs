@@ -150,7 +150,7 @@ pub mod schema {
             .into()
     }
 
-    /// The numbering request in either shape: flat ([`number_request`]) or as the seeds write it (seed 000, 3.11.11):
+    /// The numbering request in either shape: flat ([`number_request`]) or wrapped as the DMS documents it:
     /// `{"counterKey": {projectId, originatorOrgId, recipientOrgId, correspondenceTypeId, subTypeId, rfaTypeId,
     /// disciplineId, year}}`, an absent part as `0`.
     pub fn any_number_request() -> RefOr<Schema> {

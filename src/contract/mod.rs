@@ -227,7 +227,7 @@ pub struct NumberRequest {
     pub backdate_reason: Option<String>,
 }
 
-/// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as
+/// The numbering request as the DMS documents it: `{"counterKey": {…ids, year}}`, a part that is absent as
 /// `0`. It means the same as the flat request (SPEC §9).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -267,7 +267,7 @@ impl From<SeedCounterKey> for NumberRequest {
     }
 }
 
-/// A numbering request in either shape the REST API takes: flat, or wrapped as the seeds write it.
+/// A numbering request in either shape the REST API takes: flat, or wrapped as the requirements write it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnyNumberRequest(pub NumberRequest);
 
@@ -410,7 +410,7 @@ pub struct ReservationResult {
     pub expires_at: DateTime<Utc>,
     /// Seconds from now until the reservation expires (the UI counts down from this, not from its own clock).
     pub ttl_seconds: i64,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    /// The number's place in its lifecycle (SPEC §9): the instance is the reservation token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -440,7 +440,7 @@ pub const MAX_BLOCK_HOLD_DAYS: i64 = 30;
 pub struct GenerateResult {
     pub document_number: String,
     pub generated_at: DateTime<Utc>,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): with no reservation, the number names its instance.
+    /// The number's place in its lifecycle (SPEC §9): with no reservation, the number names its instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -452,7 +452,7 @@ pub struct StatusResult {
     pub document_number: String,
     /// CONFIRMED or CANCELLED
     pub status: NumberStatus,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    /// The number's place in its lifecycle (SPEC §9): the instance is the reservation token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -742,7 +742,7 @@ pub struct EventView {
     pub at: DateTime<Utc>,
 }
 
-/// ADR-021: what the client needs to draw its buttons, computed on the server for this caller.
+/// The workflow context: what the client needs to draw its buttons, computed on the server for this caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -755,7 +755,7 @@ pub struct WorkflowContext {
     pub last_transition_at: DateTime<Utc>,
 }
 
-/// ADR-021 envelope of a workflow object.
+/// The envelope of a workflow object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Envelope<T> {
@@ -794,7 +794,7 @@ pub struct IssuedNumber {
     pub revised_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
-    /// Its place in its lifecycle (ADR-021, SPEC §9): the number names its instance.
+    /// Its place in its lifecycle (SPEC §9): the number names its instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -807,7 +807,7 @@ pub struct VoidResult {
     /// Always VOID.
     pub status: NumberStatus,
     pub replacement: IssuedNumber,
-    /// The voided number's place in its lifecycle (ADR-021, SPEC §9).
+    /// The voided number's place in its lifecycle (SPEC §9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }

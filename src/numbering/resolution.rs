@@ -9,7 +9,7 @@ pub const SYSTEM_DEFAULT_TEMPLATE: &str = "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEA
 const TRANSMITTAL_DEFAULT: &str = "{ORIGINATOR}-{RECIPIENT}-{SUB_TYPE}-{SEQ:4}-{YEAR:B.E.}";
 const RFA_DEFAULT: &str = "{PROJECT}-{CORR_TYPE}-{DISCIPLINE}-{RFA_TYPE}-{SEQ:4}-{REV}";
 
-/// The system default template and reset period of a correspondence type (the seeds' defaults).
+/// The system default template and reset period of a correspondence type (the requirements' defaults).
 /// RFA never resets: its template shows no year, so a yearly reset would repeat numbers (SPEC §4).
 pub fn system_default(correspondence_type_code: &str) -> (&'static str, ResetScope) {
     match normalize_code(correspondence_type_code).as_str() {

@@ -38,7 +38,7 @@ pub struct TestApp {
     _mysql: Option<MySqlTestDb>,
 }
 
-/// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the seeds' examples.
+/// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the requirements' examples.
 pub fn be2568() -> DateTime<Utc> {
     "2025-06-15T03:00:00Z".parse().unwrap()
 }

@@ -1,4 +1,4 @@
-//! Database failover on MariaDB's own replication (issue 36, SPEC §11): a primary and a semi-synchronous replica
+//! Database failover on MariaDB's own replication (SPEC §11): a primary and a semi-synchronous replica
 //! configured by `deploy/mariadb/replication.cnf`, promoted and rejoined by the operator's scripts beside it. The
 //! service is given both servers (`DATABASE_SERVERS`) and writes to the writable one; it never writes to a read-only
 //! server, and it follows a promotion by itself. (Under load from three instances, with kill -9: scripts/cluster.sh.)

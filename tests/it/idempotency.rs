@@ -29,7 +29,7 @@ async fn a_reserve_sent_again_with_its_key_gets_the_same_number_and_takes_no_oth
     let app = TestApp::spawn().await;
     let (s, first) = keyed(&app, RESERVE, "reserve-1", &letter()).await;
     assert_eq!(s, StatusCode::OK, "{first}");
-    // the same request written another way (the seeds' shape is tested in seed_paths) is the same request
+    // the same request written another way (the requirements' shape is tested in seed_paths) is the same request
     let mut reordered = serde_json::Map::new();
     for (k, v) in letter().as_object().unwrap().iter().rev() {
         reordered.insert(k.clone(), v.clone());

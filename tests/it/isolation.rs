@@ -1,4 +1,4 @@
-//! Issue 14 items 2, 8, 9: a project admin reads only their projects' audit and error rows (search, CSV,
+//! Isolation and bounds: a project admin reads only their projects' audit and error rows (search, CSV,
 //! resolve), a project-scoped token only its projects' templates; client numbers far out of range answer
 //! without a panic; preview / confirm / cancel are rate-limited; repeated errors are written once; the audit
 //! CSV carries no live formula.

@@ -53,7 +53,7 @@ async fn a_transition_the_table_does_not_allow_is_refused_with_its_code_and_chan
     assert_error(status, &body, 409, "ALREADY_CONFIRMED");
 }
 
-/// The ADR-021 envelope (SPEC §9) on every answer about a number, beside the fields it always had: where the number is
+/// The workflow envelope (SPEC §9) on every answer about a number, beside the fields it always had: where the number is
 /// in its lifecycle and what the caller may do next, from the table — never the service's own actions (expiry, the
 /// release of a reset).
 #[tokio::test]

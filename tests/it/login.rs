@@ -1,4 +1,4 @@
-//! Login throttling, the bound on Argon2, and the record of logins (issue 14 item 1, SPEC §8): failures per
+//! Login throttling, the bound on Argon2, and the record of logins (SPEC §8): failures per
 //! username and per client address lead to 429 with `Retry-After` and growing waits (the service clock is moved,
 //! nobody sleeps); a success clears the username's count; the server-function login takes the same path; every
 //! attempt is a row super admins (only) read, except repeated refusals during one wait (the first is); 200 parallel logins leave a server process's peak memory bounded by

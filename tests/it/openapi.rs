@@ -40,7 +40,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/void"),
     ("post", "/api/v1/document-numbering/configs/{id}/retire"),
     ("post", "/api/v1/document-numbering/import"),
-    // the seeds' paths (aliases)
+    // the requirements' paths (aliases)
     ("get", "/api/v1/admin/login-attempts"),
     ("get", "/api/v1/document-numbering/sequences"),
     ("post", "/api/v1/document-numbering/bulk-import"),

@@ -4,7 +4,7 @@
 //! is measured instead of hidden (coordinated omission). Nothing waits for an earlier answer; at most
 //! `--max-in-flight` requests are out at once, and an arrival past that is dropped and counted as an error.
 //!
-//! The mix (the seeds' shares, SPEC §12): of the number requests 40 % RFA, 30 % TRANSMITTAL, 30 % LETTER, MEMO
+//! The mix (the requirements' shares, SPEC §12): of the number requests 40 % RFA, 30 % TRANSMITTAL, 30 % LETTER, MEMO
 //! and the other types, each body one counter of the demo data; a share of the reserved numbers confirmed or
 //! cancelled right after; previews; page loads of `/`, `/templates`, `/counters` with a logged-in session; and
 //! page loads abandoned mid-answer (a raw connection closed after a few bytes or none), with and without the

@@ -263,7 +263,7 @@ pub(crate) async fn void_and_replace(
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), reason, b.document_id.as_deref(), key.as_ref()).await?))
 }
 
-/// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (seed 003 §5.2
+/// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (the DMS's admin
 /// "cancel"); the number stays on record as VOID and is never issued again. `documentId` is not used.
 #[utoipa::path(post, path = "/document-numbering/void", request_body = VoidRequest,
     responses((status = 200, body = StatusResult, description = "the number, now VOID, with its lifecycle"), AdminNumberErrors),

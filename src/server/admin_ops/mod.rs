@@ -147,7 +147,7 @@ pub(crate) async fn request_reset(
     logged(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }), result)
 }
 
-/// The seeds' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
+/// The requirements' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
 /// `config_id` — of its project and, unless it is the project default, of its type. Then as [`request_reset`].
 pub(crate) async fn request_reset_of_config(
     s: &Engine,
@@ -257,7 +257,7 @@ pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64
     logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
 }
 
-/// A number an administrative write issued, with its lifecycle context (ADR-021): confirmed, named by itself.
+/// A number an administrative write issued, with its lifecycle context: confirmed, named by itself.
 fn with_workflow(s: &Engine, caller: &Caller, n: IssuedNumber) -> IssuedNumber {
     let at = n.issued_at.timestamp_millis();
     IssuedNumber { workflow: Some(s.lifecycle.context(&n.document_number, State::Confirmed, at, caller)), ..n }

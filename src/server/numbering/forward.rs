@@ -1,4 +1,4 @@
-//! One hot counter shared by several instances (issue 16, item 2; ARCHITECTURE.md "One hot counter, several
+//! One hot counter shared by several instances (ARCHITECTURE.md "One hot counter, several
 //! instances"): a worker that finds its counter's lock held by an instance that advertises where it serves it
 //! (`lock::RedisLock::forwarding_as`) sends its batch there instead of waiting for the lock. The holder queues
 //! those jobs on its own worker, which serves them in its batches under the lock it keeps, and answers each job

@@ -1,7 +1,7 @@
 //! Per-counter request queues. Each instance runs at most one worker per counter key; the worker takes
 //! every request waiting on that key (up to `max_batch`), holds the counter's lock once, and has them all
 //! served as one batch: numbers in arrival order, all committed or none, one audit row each. This is
-//! what turns a hot counter from one transaction per number into one per batch (BUILD-NOTES: ~2,000/s
+//! what turns a hot counter from one transaction per number into one per batch (measured 2026-11-22 on a 2-core VM: ~2,000/s
 //! → >20,000/s), and it keeps one lock attempt per key per instance. The batches of many counters share
 //! one transaction and its commit (`committer`).
 

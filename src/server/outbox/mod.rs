@@ -1,4 +1,4 @@
-//! The notifications' outbox (SPEC §9; seed 004, ADR-001 step 4): one row per event, appended in the transaction of
+//! The notifications' outbox (SPEC §9): one row per event, appended in the transaction of
 //! the change it tells of — so an event exists exactly when its change committed, and a change rolled back leaves
 //! none. Storage level like `audit`: plain values in, no caller, so the engine's batch, the workflow's transitions
 //! and the admin writes all append inside their own transactions. Fanning events out to webhooks and delivering

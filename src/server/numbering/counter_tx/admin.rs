@@ -174,7 +174,7 @@ pub(crate) fn void_and_replace(
     Ok((Write { counters, new_numbers: vec![row], changes: vec![void], release: None }, result))
 }
 
-/// Voids a confirmed number without issuing a replacement (seed 003 §5.2 "cancel"; a super admin's): the number stays
+/// Voids a confirmed number without issuing a replacement (the DMS's admin "cancel"; a super admin's): the number stays
 /// on record as VOID with the reason, its sequence is never issued again, and its counter does not move.
 pub(crate) fn void(
     lifecycle: &Lifecycle,

@@ -1,4 +1,4 @@
-//! Every number's lifecycle on the workflow engine (SPEC §9; seed 004, ADR-001): its states, the actions between
+//! Every number's lifecycle on the workflow engine (SPEC §9): its states, the actions between
 //! them and who may take each are the `NUMBER` rows of `workflow_transitions`. They are loaded once at start (only a
 //! migration changes them), like the reference snapshot, and the plans of the batch and of the administrative writes
 //! ask them without I/O. A number's state is its stored status; EXPIRED is a CANCELLED number whose reason is
@@ -120,7 +120,7 @@ impl Lifecycle {
         }
     }
 
-    /// The ADR-021 workflow context of a number (SPEC §9): its state, when it last changed, and what `caller` may do
+    /// The workflow context of a number (SPEC §9): its state, when it last changed, and what `caller` may do
     /// with it next, from the table. `public_id` names the number's instance: its reservation token where it has one,
     /// else the number itself.
     pub(crate) fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {

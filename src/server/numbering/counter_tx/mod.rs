@@ -69,7 +69,7 @@ impl From<AppError> for TxError {
             AppError::VersionConflict(_) => TxError::Conflict,
             // A database error that came through a function answering `AppError` (the audit chain's) keeps its
             // class: a lost connection is retried like one, not answered as an internal error (a 500 in the
-            // million-number run's MariaDB restart, session 12).
+            // million-number run's MariaDB restart, 2026-11-25 at `0fb4bce`).
             AppError::Database { source, .. } => match std::sync::Arc::try_unwrap(source) {
                 Ok(e) => TxError::from(e),
                 Err(shared) => TxError::like(&shared),
