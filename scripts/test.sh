@@ -15,7 +15,7 @@ lint
 log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
 
-# --- observability (SPEC §10): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
+# --- observability (docs/operations/README.md#metrics-and-alerts): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
 if ensure_mariadb; then
   log "metrics tests against MariaDB"
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- metrics::

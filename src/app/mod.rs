@@ -1,4 +1,4 @@
-//! The web app (SPEC §9): the HTML shell, the router and the pages. Every rule comes from
+//! The web app (docs/rules/api.md#web-app): the HTML shell, the router and the pages. Every rule comes from
 //! `crate::numbering` (templates) or the server (through `api`); the UI only shows and asks.
 
 pub mod api;

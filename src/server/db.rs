@@ -389,7 +389,7 @@ fn mysql_pool_options(max_connections: u32, autocommit: Autocommit, changes: &Ar
         })
         .after_connect(move |conn, _| {
             Box::pin(async move {
-                // SPEC §11: never a write to a read-only server (a replica, or a primary an operator demoted)
+                // docs/operations/README.md#failover: never a write to a read-only server (a replica, or a primary an operator demoted)
                 refuse_read_only(conn).await?;
                 // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
                 // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,

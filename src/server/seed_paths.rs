@@ -1,4 +1,4 @@
-//! REST: the requirements' paths (SPEC §9). Clients written against the original documents call these; each is an
+//! REST: the requirements' paths (docs/rules/api.md#the-numbering-endpoints). Clients written against the original documents call these; each is an
 //! alias of one of today's endpoints and answers as it does (same checks, same bodies, same errors), so the
 //! rules stay in one place. The one new answer is the metrics summary, which the requirements describe and Prometheus'
 //! `/metrics` does not give in one JSON document.
@@ -155,7 +155,7 @@ pub(crate) struct ResetCounterBody {
 
 /// `POST /document-numbering/configs/{id}/reset-counter` — the requirements' way to ask for a counter reset: as
 /// `POST /document-numbering/counters/{counterId}/reset-requests`, for a counter of configuration `id`. The reset
-/// itself waits for a second super admin's approval (SPEC §5).
+/// itself waits for a second super admin's approval (docs/rules/numbering.md#counter-resets).
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/reset-counter", operation_id = "reset_counter", params(("id" = i64, Path,)),
     request_body = ResetCounterBody,
     responses(

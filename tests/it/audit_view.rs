@@ -1,4 +1,4 @@
-//! The audit search shows everything it stores (SPEC §7): counter key, template, user agent, retries, lock wait
+//! The audit search shows everything it stores (docs/rules/numbering.md#audit-and-retention): counter key, template, user agent, retries, lock wait
 //! and total time, in the REST answer and in the CSV export.
 
 use reqwest::StatusCode;

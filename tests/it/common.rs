@@ -313,7 +313,7 @@ pub fn letter_to(recipient: &str) -> Value {
     json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": recipient })
 }
 
-/// Asserts the error body of SPEC §6 and returns it.
+/// Asserts the error body (docs/rules/api.md#errors) and returns it.
 pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, expected_code: &str) {
     assert_eq!(status.as_u16(), expected_status, "status; body: {body}");
     assert_eq!(body["statusCode"], expected_status, "statusCode in body: {body}");

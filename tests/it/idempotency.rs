@@ -1,4 +1,4 @@
-//! `Idempotency-Key` (SPEC §5): a retried call gets its first answer and never a second number; the same key with
+//! `Idempotency-Key` (docs/rules/api.md#idempotency-keys): a retried call gets its first answer and never a second number; the same key with
 //! another request is 422; keys are their sender's own; they live 24 hours. The kill -9 and restart case is in
 //! `multiprocess`.
 

@@ -296,7 +296,7 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
             assert_eq!(body["rows"], json!([]), "{body}");
             assert_eq!(body["page"].as_u64(), Some(page.parse().unwrap()));
         }
-        // beyond the last page, and numbers that do not fit: 400, with the §6 body
+        // beyond the last page, and numbers that do not fit: 400, with the error body
         for query in
             ["page=1000001", "page=2147483648", "page=4294967295&pageSize=4294967295", "page=4294967296", "page=-1", "pageSize=99999999999999999999"]
         {

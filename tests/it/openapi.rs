@@ -142,7 +142,7 @@ async fn the_document_lists_every_route_and_no_other() {
 async fn the_documented_paths_are_the_served_paths() {
     let app = TestApp::spawn().await;
     let doc: Value = app.client.get(app.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
-    // every documented operation answers as an API route (the §6 body), never the JSON 404 of an unknown path
+    // every documented operation answers as an API route (the error body), never the JSON 404 of an unknown path
     // nor axum's 405; path parameters are filled with something of the right shape
     for (method, path, _) in operations(&doc) {
         let filled: Vec<&str> = path

@@ -1,4 +1,4 @@
-//! The requirements' paths (SPEC §9): each alias answers like its twin among today's endpoints — same status, same
+//! The requirements' paths (docs/rules/api.md#the-numbering-endpoints): each alias answers like its twin among today's endpoints — same status, same
 //! body (or, where the body carries fresh ids and times, the same shape).
 
 use reqwest::{Client, StatusCode};

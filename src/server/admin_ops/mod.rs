@@ -1,4 +1,4 @@
-//! Administrative operations on counters and issued numbers (SPEC §5): counter reset through the workflow
+//! Administrative operations on counters and issued numbers (docs/rules/numbering.md#the-lifecycle-of-a-number): counter reset through the workflow
 //! engine (one super admin requests, a different one approves), revise, void-and-replace and manual override;
 //! and the reads of the counter browser. Each write: authorize → locate → read under the counter's lock (in ONE
 //! transaction, holding the row the way the batch does) → the pure plan of `counter_tx::admin` → `counter_tx::apply`
@@ -42,7 +42,7 @@ use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
 pub(crate) const RESET_WORKFLOW: &str = "COUNTER_RESET";
-/// A super admin's approval to issue again on a counter whose database is behind its witness (SPEC §7).
+/// A super admin's approval to issue again on a counter whose database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
 pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
 pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
@@ -87,7 +87,7 @@ pub(crate) enum Override {
     SetValue(i64),
 }
 
-// ---- the operations as callers see them: each failure recorded in the error log with who and what (SPEC §7) ----
+// ---- the operations as callers see them: each failure recorded in the error log with who and what (docs/rules/numbering.md#audit-and-retention) ----
 
 /// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
 /// result back.
@@ -494,7 +494,7 @@ async fn void_and_replace_unlogged(
     .await
 }
 
-/// The notification of a number voided (SPEC §9), written with the void.
+/// The notification of a number voided (docs/rules/api.md#notifications-and-live-screens), written with the void.
 fn voided_event(locked: &Locked, original: &StoredNumber, reason: &str, replacement: Option<&str>, caller: &Caller) -> Event {
     let data = json!({ "counterId": original.counter_id, "documentNumber": original.number, "sequence": original.sequence,
                        "documentId": original.document_id, "reason": reason, "replacement": replacement, "by": caller.display_name() });
@@ -538,7 +538,7 @@ async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: 
     Ok(StatusResult { document_number: text.clone(), status: NumberStatus::Void, workflow: Some(s.lifecycle.context(text, State::Void, at, caller)) })
 }
 
-// ---- resume past the witnessed head (SPEC §7) ----
+// ---- resume past the witnessed head (docs/rules/numbering.md#what-is-never-done-twice) ----
 
 /// `POST /document-numbering/counters/{id}/resume-past-witness` `{reason}`: a super admin approves, through the
 /// `WITNESS_RESUME` workflow, issuing again on a counter whose database is behind its witness (a restored backup, a

@@ -1,4 +1,4 @@
-//! The table-driven workflow engine (SPEC §9). States and allowed actions are rows of
+//! The table-driven workflow engine (docs/rules/api.md#the-workflow-envelope). States and allowed actions are rows of
 //! `workflow_transitions`; the engine reads an instance's state from the database (never from the client),
 //! checks the action against that table for the state and the caller's role, moves the state with a version
 //! check and appends an event — all inside the caller's transaction, so the owning feature's side effects

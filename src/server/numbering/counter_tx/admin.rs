@@ -1,4 +1,4 @@
-//! The pure part of the administrative writes (SPEC §5): revise, void-and-replace, a manual override (each row of
+//! The pure part of the administrative writes (docs/rules/numbering.md#the-lifecycle-of-a-number): revise, void-and-replace, a manual override (each row of
 //! the bulk import is one), and a reset's request, rejection and approval. Like a batch's [`plan`](super::plan),
 //! each is decided without I/O from what was read under its counters' locks, into a [`Write`] that
 //! [`apply`](super::apply) writes the one way every counter write is written: the counters and their audit chains'
@@ -16,7 +16,7 @@ use crate::server::db::ms_to_datetime;
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::Resolved;
 
-/// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
+/// Sequences one override may skip: each skipped sequence gets an audit row (docs/rules/numbering.md#what-is-never-done-twice: no unexplained gap).
 pub(crate) const MAX_SKIP: i64 = 100_000;
 
 /// A counter as read under its lock, with its audit chain's head.
