@@ -11,7 +11,7 @@
 #   scripts/cluster.sh            # the shortened run that CI does (~30,000 requests)
 #   CLUSTER_SCALE=10 scripts/cluster.sh   # ~180,000 requests
 #   CLUSTER_SCALE=60 scripts/cluster.sh   # the million-number run (1,080,000 reserves, ~1,020,000 numbers: the instance
-#                                         # killed in phase 5 refuses a third of its phase; BENCHMARKS.md, "Fault runs")
+#                                         # killed in phase 5 refuses a third of its phase; docs/benchmarks/fault-runs.md)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SCALE="${CLUSTER_SCALE:-1}"
 [ -n "${SERVER_BIN:-}" ] || build_site

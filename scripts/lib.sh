@@ -33,7 +33,7 @@ ensure_lint_tools() {
 # crate in place of rustc (RUSTC_WORKSPACE_WRAPPER; dependencies still go to rustc), so `cargo test` lints the
 # server with every target it builds (lib, bins, their tests, tests/it) and build_site's wasm-release build lints
 # the browser bundle's library. A separate `cargo clippy` checked every dependency a second and third time: 12.7
-# of a cold CI run's 38.7 minutes (BENCHMARKS.md, "CI time"). CLIPPY_ARGS is how cargo-clippy hands clippy-driver the
+# of a cold CI run's 38.7 minutes (docs/benchmarks/ci-time.md). CLIPPY_ARGS is how cargo-clippy hands clippy-driver the
 # arguments after `--`; the self-check below fails the run if this toolchain's driver no longer reads them.
 # Exported, so every cargo command of the calling script builds this crate the same way (no rebuilds between them).
 lint() {

@@ -231,7 +231,7 @@ struct ServeArgs {
     log_checkpoint_entries: u64,
 }
 
-// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
+// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (docs/benchmarks/http-path.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

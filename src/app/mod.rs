@@ -111,7 +111,7 @@ pub fn App() -> impl IntoView {
     {
         Effect::new(move |_| browser::set_html_lang(i18n.lang.get().code()));
         // a marker for tests and scripts: the page is interactive from here on; and when, in ms since the navigation
-        // started (the browser-test benchmark of BENCHMARKS.md, "Browser bundle", reads it)
+        // started (the browser-test benchmark of docs/benchmarks/browser-bundle.md, reads it)
         Effect::new(move |_| {
             if let Some(body) = document().body() {
                 let _ = body.set_attribute("data-hydrated", "true");

@@ -148,7 +148,7 @@ impl Default for LockConfig {
 
 /// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
 /// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
-/// fifth off the database's CPU per number (BENCHMARKS.md, "MariaDB"). Two to one took another quarter, and gave
+/// fifth off the database's CPU per number (docs/benchmarks/mariadb.md). Two to one took another quarter, and gave
 /// 12–25 % more on the spread row; rows of one counter use one committer anyway (the same heading). A larger database
 /// server may want more.
 pub const DEFAULT_COMMITTERS: usize = 1;

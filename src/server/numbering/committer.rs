@@ -373,7 +373,7 @@ impl Committers {
     /// Whether a committer keeps its connection for its next group. MariaDB: only while the pool has idle ones
     /// (each connection prepares each statement once, and the batch INSERTs differ by batch size). SQLite:
     /// the single writer is kept while groups follow each other, for at most `HOLD_WRITER_AT_MOST`, rather than
-    /// given back to the pool and drawn again between two groups (BENCHMARKS.md, "Spread load: commits shared across counters").
+    /// given back to the pool and drawn again between two groups (docs/benchmarks/spread-load.md).
     fn may_keep(&self, held_since: Instant) -> bool {
         match self.db.dialect {
             Dialect::MySql => self.db.counters.num_idle() > 0,
@@ -500,7 +500,7 @@ impl Committers {
     }
 
     /// The group served together: every counter read, moved and written with one statement per kind for all of
-    /// them, instead of some seven per counter behind savepoints (BENCHMARKS.md, "Spread load: commits shared across counters"). A batch whose
+    /// them, instead of some seven per counter behind savepoints (docs/benchmarks/spread-load.md). A batch whose
     /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
     /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
     /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
