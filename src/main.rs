@@ -194,7 +194,8 @@ struct ServeArgs {
     /// releases its counter locks and exits with status 1.
     #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = docnum::server::config::DEFAULT_SHUTDOWN_GRACE.as_secs_f64())]
     shutdown_grace_secs: f64,
-    /// Where the counters' heads are witnessed outside the database (docs/rules/numbering.md#what-is-never-done-twice): a file path, or `off`. Default: beside
+    /// Where the counters' heads are witnessed outside the database
+    /// (docs/rules/numbering.md#what-is-never-done-twice): a file path, or `off`. Default: beside
     /// a SQLite database file (`<file>.witness`); none for MariaDB.
     #[arg(long, env = "WITNESS_FILE")]
     witness_file: Option<String>,

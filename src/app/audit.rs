@@ -1,4 +1,5 @@
-//! `/audit` — audit log search for admins (docs/rules/numbering.md#audit-and-retention, docs/rules/api.md#web-app): filters, paging, CSV export through the REST
+//! `/audit` — audit log search for admins (docs/rules/numbering.md#audit-and-retention, docs/rules/api.md#web-app):
+//! filters, paging, CSV export through the REST
 //! endpoint with the same filters. The server checks the role; this page only asks and shows.
 
 use chrono::{DateTime, Utc};

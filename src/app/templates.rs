@@ -144,7 +144,8 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
 }
 
 /// Retiring the selection's own template: a reason, and the acknowledgment when the counter key
-/// changes with it (the server says so); afterwards requests use the next template of the resolution order (docs/rules/numbering.md#which-template-numbers-a-request), named here.
+/// changes with it (the server says so); afterwards requests use the next template of the resolution order
+/// (docs/rules/numbering.md#which-template-numbers-a-request), named here.
 #[component]
 fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();

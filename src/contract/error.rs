@@ -48,7 +48,8 @@ pub enum ErrorCode {
     IdempotencyKeyReused,
     /// An `Idempotency-Key` sent again while its first request is still being served.
     IdempotencyInProgress,
-    /// The database's head of a counter is behind the head witnessed outside it (docs/rules/numbering.md#what-is-never-done-twice: a restored backup, a
+    /// The database's head of a counter is behind the head witnessed outside it
+    /// (docs/rules/numbering.md#what-is-never-done-twice: a restored backup, a
     /// failover that lost commits): the counter issues nothing until a super admin resumes it past the witness.
     CounterBehindWitness,
     // failures

@@ -181,7 +181,8 @@ pub struct ReferenceData {
     pub disciplines: Vec<RefItem>,
 }
 
-/// A request for a number (docs/rules/api.md#the-request-body-and-its-leniency): each part by id or by code. Also the REST body. Ids, years and sub-type
+/// A request for a number (docs/rules/api.md#the-request-body-and-its-leniency): each part by id or by code. Also
+/// the REST body. Ids, years and sub-type
 /// numbers may come as numbers or numeric strings; codes are trimmed and NFC-normalised (`lenient`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -361,7 +362,8 @@ pub enum TemplateSource {
     ProjectType,
     /// The project's default template (no type).
     ProjectDefault,
-    /// The system default of the type (docs/rules/numbering.md#which-template-numbers-a-request: TRANSMITTAL and RFA have their own, the others the general one).
+    /// The system default of the type (docs/rules/numbering.md#which-template-numbers-a-request: TRANSMITTAL and RFA
+    /// have their own, the others the general one).
     SystemDefault,
 }
 
@@ -825,7 +827,8 @@ pub struct OverrideResult {
     pub registered: Option<IssuedNumber>,
 }
 
-/// A counter a super admin resumed past its witnessed head (docs/rules/numbering.md#what-is-never-done-twice): it issues again after the highest number the
+/// A counter a super admin resumed past its witnessed head (docs/rules/numbering.md#what-is-never-done-twice): it
+/// issues again after the highest number the
 /// witness saw; the numbers between its database's last one and that are passed over, each with its audit row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

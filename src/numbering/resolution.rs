@@ -1,4 +1,5 @@
-//! Which template numbers a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request): the template of that (project, type); else the
+//! Which template numbers a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request): the
+//! template of that (project, type); else the
 //! project's default, when it keeps the type's rules; else the system default of the type. A type is never
 //! numbered in another type's format, however the project was created.
 

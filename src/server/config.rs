@@ -48,7 +48,8 @@ pub struct Config {
     /// After SIGTERM / Ctrl-C, how long the requests in flight get (`SHUTDOWN_GRACE_SECS`); then the process logs
     /// what is left, lets its counter locks go and exits non-zero (docs/operations/README.md#deployment-modes: a stop ends).
     pub shutdown_grace: Duration,
-    /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database (docs/rules/numbering.md#what-is-never-done-twice). None: beside a SQLite
+    /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database
+    /// (docs/rules/numbering.md#what-is-never-done-twice). None: beside a SQLite
     /// database file (`<file>.witness`), none for MariaDB; `off`: none.
     pub witness_file: Option<String>,
     /// `WITNESS_REDIS`: with `REDIS_URLS`, whether the heads are also witnessed in those servers, shared by the

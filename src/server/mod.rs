@@ -292,7 +292,8 @@ impl AppState {
     }
 }
 
-/// The witness of the counters' heads (docs/rules/numbering.md#what-is-never-done-twice): in `WITNESS_FILE`, or beside a SQLite database file (`off`: no
+/// The witness of the counters' heads (docs/rules/numbering.md#what-is-never-done-twice): in `WITNESS_FILE`, or
+/// beside a SQLite database file (`off`: no
 /// file); and with `REDIS_URLS`, shared by the instances in those Redis servers. None when neither applies.
 async fn open_witness(db: &Db, setting: Option<&str>, redis_urls: &[String]) -> Result<Option<Arc<numbering::witness::Witness>>, AppError> {
     use numbering::witness::{Shared, Witness};

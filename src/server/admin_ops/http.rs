@@ -1,4 +1,5 @@
-//! REST: counter browser, counter reset requests, revise, void-and-replace, manual override (docs/rules/numbering.md#the-lifecycle-of-a-number, docs/rules/api.md#the-workflow-envelope).
+//! REST: counter browser, counter reset requests, revise, void-and-replace, manual override
+//! (docs/rules/numbering.md#the-lifecycle-of-a-number, docs/rules/api.md#the-workflow-envelope).
 //! Thin: parse, call `admin_ops`, answer.
 
 use axum::extract::State;

@@ -87,7 +87,8 @@ pub(crate) enum Override {
     SetValue(i64),
 }
 
-// ---- the operations as callers see them: each failure recorded in the error log with who and what (docs/rules/numbering.md#audit-and-retention) ----
+// ---- the operations as callers see them: each failure recorded in the error log with who and what
+// (docs/rules/numbering.md#audit-and-retention) ----
 
 /// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
 /// result back.

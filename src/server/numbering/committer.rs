@@ -184,7 +184,8 @@ impl Committers {
     }
 
     /// Serves one counter's batch (its worker holds the counter's lock) and returns one result per request,
-    /// in order. The one retry policy of docs/rules/numbering.md#concurrency-the-double-lock: a stale memory is read afresh, a lost race runs again at
+    /// in order. The one retry policy of docs/rules/numbering.md#concurrency-the-double-lock: a stale memory is read
+    /// afresh, a lost race runs again at
     /// most twice, a connection error three times with backoff.
     pub async fn serve(
         self: &Arc<Self>,
@@ -266,7 +267,8 @@ impl Committers {
         }
     }
 
-    /// Notifies (docs/rules/api.md#notifications-and-live-screens) that a counter is behind its witness, once per episode (`outbox::append_once`): in a
+    /// Notifies (docs/rules/api.md#notifications-and-live-screens) that a counter is behind its witness, once per
+    /// episode (`outbox::append_once`): in a
     /// transaction of its own, as the refused batch wrote nothing.
     async fn tell_behind_witness(&self, key: &CounterKey, e: &AppError) {
         let AppError::BehindWitness { counter_id, stored, witnessed, witnessed_last, .. } = e else { return };
@@ -598,7 +600,8 @@ impl Committers {
         Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
 
-    /// Refuses a batch whose counter, as read, is behind its witness (docs/rules/numbering.md#what-is-never-done-twice): it issues nothing until a super admin
+    /// Refuses a batch whose counter, as read, is behind its witness
+    /// (docs/rules/numbering.md#what-is-never-done-twice): it issues nothing until a super admin
     /// resumes it past the witnessed head.
     fn behind_witness(&self, key: &CounterKey, start: &Start) -> Result<(), TxError> {
         let Some(w) = &self.witness else { return Ok(()) };

@@ -61,7 +61,8 @@ pub struct Resolved {
     pub(crate) revision: String,
     pub key: CounterKey,
     pub(crate) period: Period,
-    /// The reason of a super admin's number in an earlier, closed period (docs/rules/numbering.md#reset-scopes-and-periods back-dating); None: today's period.
+    /// The reason of a super admin's number in an earlier, closed period
+    /// (docs/rules/numbering.md#reset-scopes-and-periods back-dating); None: today's period.
     #[serde(default)]
     pub(crate) backdated: Option<String>,
 }
@@ -85,7 +86,8 @@ impl Resolved {
     }
 }
 
-/// Resolves a request against the reference data at instant `now` (docs/rules/numbering.md#which-template-numbers-a-request resolution order, §4 key).
+/// Resolves a request against the reference data at instant `now`
+/// (docs/rules/numbering.md#which-template-numbers-a-request resolution order, §4 key).
 pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> Result<Resolved, AppError> {
     let project = snapshot.project(req.project_id, req.project_code.as_deref())?;
     if !project.active {

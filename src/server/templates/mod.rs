@@ -1,4 +1,5 @@
-//! Numbering templates per project and correspondence type: resolution order (docs/rules/numbering.md#which-template-numbers-a-request), validation on
+//! Numbering templates per project and correspondence type: resolution order
+//! (docs/rules/numbering.md#which-template-numbers-a-request), validation on
 //! save with the shared template module, and versioning (every save is a new version with a reason).
 
 pub(crate) mod http;
@@ -16,7 +17,8 @@ use crate::server::reference::Snapshot;
 
 pub(crate) use store::StoredTemplate;
 
-/// The template of a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request, `numbering::resolution`): the (project, type) template;
+/// The template of a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request,
+/// `numbering::resolution`): the (project, type) template;
 /// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
 /// project default itself.
 pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, correspondence_type_id: i64) -> ResolvedTemplate {
@@ -204,7 +206,8 @@ fn check_reason(reason: &str) -> Result<&str, AppError> {
     Ok(reason)
 }
 
-/// Retires the template `id` (docs/rules/numbering.md#the-lifecycle-of-a-number: "retire a template"): it stops being used and the next template of the docs/rules/numbering.md#templates
+/// Retires the template `id` (docs/rules/numbering.md#the-lifecycle-of-a-number: "retire a template"): it stops
+/// being used and the next template of the docs/rules/numbering.md#templates
 /// order applies — for a type's template the project's default or the type's system default, for a project's default
 /// the system defaults. Its row and versions stay (history); saving it again brings it back. A change of the counter
 /// key must be acknowledged, as for a save. Answers the template that applies now.

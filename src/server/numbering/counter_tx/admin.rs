@@ -1,4 +1,5 @@
-//! The pure part of the administrative writes (docs/rules/numbering.md#the-lifecycle-of-a-number): revise, void-and-replace, a manual override (each row of
+//! The pure part of the administrative writes (docs/rules/numbering.md#the-lifecycle-of-a-number): revise,
+//! void-and-replace, a manual override (each row of
 //! the bulk import is one), and a reset's request, rejection and approval. Like a batch's [`plan`](super::plan),
 //! each is decided without I/O from what was read under its counters' locks, into a [`Write`] that
 //! [`apply`](super::apply) writes the one way every counter write is written: the counters and their audit chains'

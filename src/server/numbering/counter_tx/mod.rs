@@ -97,7 +97,8 @@ impl TxError {
     }
 }
 
-/// The retry policy of a counter transaction that lost a race (docs/rules/numbering.md#concurrency-the-double-lock): at most [`MAX_CONFLICT_RETRIES`] more
+/// The retry policy of a counter transaction that lost a race (docs/rules/numbering.md#concurrency-the-double-lock):
+/// at most [`MAX_CONFLICT_RETRIES`] more
 /// times, at once.
 pub(crate) const LOST_RACE: Retry = Retry { times: MAX_CONFLICT_RETRIES, pause: Pause::None };
 
