@@ -1,4 +1,5 @@
-//! Per-type system defaults (docs/rules/numbering.md#which-template-numbers-a-request): a project created on an empty database (`DEMO_DATA=false`, the production
+//! Per-type system defaults (docs/rules/numbering.md#which-template-numbers-a-request): a project created on an
+//! empty database (`DEMO_DATA=false`, the production
 //! path) numbers every type in its own format from its first request, and a project default that breaks a type's
 //! rules is passed over for that type.
 

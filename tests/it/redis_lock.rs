@@ -218,7 +218,8 @@ async fn a_stop_past_its_deadline_lets_go_of_a_stuck_batchs_lock() {
     assert_eq!(issued, 0, "the stuck batch did not commit");
 }
 
-/// docs/rules/numbering.md#audit-and-retention: a Redis outage is one REDIS_ERROR row, however many requests fall back meanwhile; its end resolves it.
+/// docs/rules/numbering.md#audit-and-retention: a Redis outage is one REDIS_ERROR row, however many requests fall
+/// back meanwhile; its end resolves it.
 #[tokio::test]
 async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
     let mut redis = RedisServer::start().await;
