@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Benchmarks of issues 3 and 16 in one run, side by side: release build, one server process (three in the
+# The numbering benchmarks in one run, side by side: release build, one server process (three in the
 # three-instance case) plus the load generator on loopback, a fresh database per case. Prints a Markdown table for BENCHMARKS.md ("Current: bench.sh rows").
 #   scripts/bench.sh                 # all cases (needs MariaDB on 127.0.0.1:3306 and Redis on 6379)
 #   BENCH_NO_BUILD=1 BENCH_BIN_DIR=/other/release BENCH_ONLY='1,000' scripts/bench.sh   # some cases, another build
 #   BENCH_CPU_LATENCY_US=0 scripts/bench.sh   # the same with the CPUs kept out of deep idle states for the run
 #     (a PM QoS request on /dev/cpu_dma_latency, root only: what tuned's latency-performance profile does; see
-#     BENCHMARKS.md, "Idle wake-ups", for why it matters on this virtual machine)
+#     docs/benchmarks/idle-wake-ups.md, for why it matters on this virtual machine)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"

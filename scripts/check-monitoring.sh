@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the monitoring files of deploy/ (SPEC §10) with Prometheus' own tool:
+# Checks the monitoring files of deploy/ (docs/operations/README.md#metrics-and-alerts) with Prometheus' own tool:
 #   - deploy/prometheus/alerts.yml is valid (`promtool check rules`) and its unit tests pass
 #     (`promtool test rules deploy/prometheus/alerts.test.yml`: each alert fires at its threshold, not below);
 #   - deploy/grafana/docnum-dashboard.json is valid JSON with panels, and every PromQL query in it parses

@@ -11,7 +11,7 @@
 #   scripts/cluster.sh            # the shortened run that CI does (~30,000 requests)
 #   CLUSTER_SCALE=10 scripts/cluster.sh   # ~180,000 requests
 #   CLUSTER_SCALE=60 scripts/cluster.sh   # the million-number run (1,080,000 reserves, ~1,020,000 numbers: the instance
-#                                         # killed in phase 5 refuses a third of its phase; BENCHMARKS.md, "Fault runs")
+#                                         # killed in phase 5 refuses a third of its phase; docs/benchmarks/fault-runs.md)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SCALE="${CLUSTER_SCALE:-1}"
 [ -n "${SERVER_BIN:-}" ] || build_site
@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# --- MariaDB of our own: a primary and a semi-synchronous replica (deploy/mariadb, SPEC §11) ---------------
+# --- MariaDB of our own: a primary and a semi-synchronous replica (deploy/mariadb, docs/operations/README.md#failover) ---------------
 # Both read deploy/mariadb/replication.cnf as an operator's servers would, and start read-only; the primary is made
 # writable as promote.sh would. The instances are given both (DATABASE_SERVERS) and write to the writable one.
 DB_PORT="$(free_port)"; DB2_PORT="$(free_port)"
@@ -89,7 +89,7 @@ B="http://127.0.0.1:${APP_PORTS[0]}"
 curl -fsS -c "$W/cookies" -H 'content-type: application/json' -d '{"username":"admin","password":"cluster-admin-pass"}' "$B/api/v1/auth/login" >/dev/null
 ids="$(curl -fsS -b "$W/cookies" "$B/api/v1/reference/projects" | python3 -c 'import json,sys; print(next(p["id"] for p in json.load(sys.stdin) if p["code"]=="LCBP3"))') $(curl -fsS -b "$W/cookies" "$B/api/v1/reference/correspondence-types" | python3 -c 'import json,sys; print(next(t["id"] for t in json.load(sys.stdin) if t["code"]=="LETTER"))')"
 read -r project_id letter_id <<< "$ids"
-# a cookie-authenticated change must name the service's own Origin, like a browser does (SPEC §8: CSRF)
+# a cookie-authenticated change must name the service's own Origin, like a browser does (docs/rules/api.md#callers-and-authentication: CSRF)
 curl -fsS -b "$W/cookies" -H "Origin: $B" -H 'content-type: application/json' "$B/api/v1/document-numbering/configs" \
   -d "{\"projectId\":$project_id,\"correspondenceTypeId\":$letter_id,\"template\":\"{ORIGINATOR}-{RECIPIENT}-{SEQ:8}-{YEAR:B.E.}\",\"resetScope\":\"YEARLY\",\"reason\":\"cluster harness: room for long runs\"}" >/dev/null
 
@@ -151,7 +151,7 @@ print(f"[{sys.argv[1]}] jobs forwarded to a lock holder (live instances, since t
       f"not delivered {d:,.0f}, unanswered {u:,.0f}; received {r:,.0f}")
 ' "$1"
 }
-# ready_is STATUS PHASE: /health/ready of the first instance answers STATUS within 30 s (SPEC §9 probes)
+# ready_is STATUS PHASE: /health/ready of the first instance answers STATUS within 30 s (docs/operations/README.md#metrics-and-alerts probes)
 ready_is() {
   local want="$1" phase="$2" code=""
   for _ in $(seq 1 150); do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live screens across two instances (issue 37, item 3): two servers on one MariaDB database (a database of this run's
+# Live screens across two instances: two servers on one MariaDB database (a database of this run's
 # own, dropped at the end) with the Redis lock (a Redis server of this run's own), and end2end/tests/live.spec.ts:
 # a reserve on instance A shows on B's /counters without a reload; B restarted on the same port reconnects and
 # updates again; B's reset queue shows a request made on A; B's reservation form marks its preview stale.

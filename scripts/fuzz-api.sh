@@ -57,7 +57,7 @@ revocable_id="$(as_admin "$base/api/v1/admin/api-tokens" | python3 -c 'import js
 print(next(t["id"] for t in json.load(sys.stdin) if t["name"] == "schemathesis-revocable"))')"
 # positive_data_acceptance's own list (Schemathesis' default), and 400
 with_400='"2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "400"'
-# an Idempotency-Key the fuzzer draws twice for two different requests is 422 (SPEC section 5)
+# an Idempotency-Key the fuzzer draws twice for two different requests is 422 (docs/rules/api.md#idempotency-keys)
 keyed='"2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "422"'
 cat > "$work/schemathesis.toml" <<TOML
 [[operations]]
@@ -75,7 +75,7 @@ parameters = { "path.id" = $staff_id }
 [[operations]]
 include-path-regex = "^/api/v1/document-numbering/configs/\\\\{id\\\\}"
 parameters = { "path.id" = $config_id }
-# a template that does not read is NB006, a 400 (SPEC section 6): scripts/fuzz_checks.py lets that one through
+# a template that does not read is NB006, a 400 (docs/rules/api.md#errors): scripts/fuzz_checks.py lets that one through
 checks.positive_data_acceptance.expected-statuses = [$with_400]
 
 [[operations]]

@@ -2,7 +2,7 @@
 
 The OpenAPI document carries every rule a schema can state (lengths, patterns, enums, minimums, which fields go
 together). A few refusals depend on what is stored, which no schema can carry: the template of the project and type
-(SPEC section 9: "a part it shows that is missing is a 400 naming it"; NB006 for a number or a template that does not
+(docs/rules/api.md#the-request-body-and-its-leniency: "a part it shows that is missing is a 400 naming it"; NB006 for a number or a template that does not
 read), the clock (no back-dating), an import's rows against the reference data (the per-row report), a CSV text's
 table (text/csv is a string to a schema), a webhook URL's grammar past its scheme (the WHATWG URL parser's). For the
 operations that can answer so, fuzz-api.sh lets positive_data_acceptance take a 400, and this check then fails every 400 to a

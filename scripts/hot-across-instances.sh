@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The measurement behind the design for one hot counter served by several instances (issue 16, item 2;
-# ARCHITECTURE.md "One hot counter, several instances"). Release build, MariaDB + Redis on loopback, 64 callers,
+# The measurement behind the design for one hot counter served by several instances
+# (docs/adr/0021-forwarding-to-the-lock-holder.md). Release build, MariaDB + Redis on loopback, 64 callers,
 # one counter, a fresh database per case:
 #   1. one instance                                  what one holder of the counter can do
 #   2. three instances sharing the counter's lock    today's lock leasing: the lock changes hands in slices

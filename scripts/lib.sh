@@ -1,5 +1,5 @@
 # Shared by the scripts: where builds go, and installing the tools they need when missing.
-# Build output lives outside the clone so CI and later sessions reuse it (BUILD-NOTES "Keeping CI fast").
+# Build output lives outside the clone so CI and later builds reuse it: a target/ inside a fresh clone starts cold every time.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/docnum-target}"
@@ -15,7 +15,7 @@ ensure_wasm_tools() {
   fi
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 3 minutes, once)"
-    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: see BUILD-NOTES
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
   fi
 }
 
@@ -33,7 +33,7 @@ ensure_lint_tools() {
 # crate in place of rustc (RUSTC_WORKSPACE_WRAPPER; dependencies still go to rustc), so `cargo test` lints the
 # server with every target it builds (lib, bins, their tests, tests/it) and build_site's wasm-release build lints
 # the browser bundle's library. A separate `cargo clippy` checked every dependency a second and third time: 12.7
-# of a cold CI run's 38.7 minutes (BENCHMARKS.md, "CI time"). CLIPPY_ARGS is how cargo-clippy hands clippy-driver the
+# of a cold CI run's 38.7 minutes (docs/benchmarks/ci-time.md). CLIPPY_ARGS is how cargo-clippy hands clippy-driver the
 # arguments after `--`; the self-check below fails the run if this toolchain's driver no longer reads them.
 # Exported, so every cargo command of the calling script builds this crate the same way (no rebuilds between them).
 lint() {
@@ -84,7 +84,7 @@ ensure_npm_packages() {
   fi
 }
 
-# wasm-opt from npm's binaryen, installed once into the cache (Debian's binaryen 108 breaks hydration: BUILD-NOTES)
+# wasm-opt from npm's binaryen, installed once into the cache (Debian's binaryen 108 breaks hydration: "WebAssembly.Table.set(): Argument 1 is invalid")
 BINARYEN_VERSION="132.0.0"
 BINARYEN_DIR="$HOME/.cache/docnum-binaryen"
 ensure_wasm_opt() {

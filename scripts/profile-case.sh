@@ -3,7 +3,7 @@
 # name: user+system µs and context switches per number), the load generator's and MariaDB's CPU, the machine's idle
 # and iowait, the server's writes, the commit groups' phases from /metrics and, on MariaDB, its statement counters
 # (prepared, executed, rows read by index or by scan) per number. What bench.sh gives as one row, this explains
-# (BENCHMARKS.md, "Method").
+# (docs/benchmarks/method.md).
 #   scripts/profile-case.sh                              # SQLite, 1,000 counters, 64 callers, 20,000 numbers
 #   DB=mysql REDIS=redis://127.0.0.1:6379 scripts/profile-case.sh
 #   BIN=/other/release N=9000 K=1 C=64 ENVS="COMMITTERS=3" scripts/profile-case.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Soak run (issue "Runs for years unattended", item 5), loopback only: a release build, its own MariaDB on its own
+# Soak run, loopback only: a release build, its own MariaDB on its own
 # port, one Redis, three instances forwarding a counter's batches to its lock's holder (as scripts/cluster.sh),
-# and loadgen's open model at a fixed arrival rate of the seeds' mix (reserves of RFA / TRANSMITTAL / other
+# and loadgen's open model at a fixed arrival rate of the requirements' mix (reserves of RFA / TRANSMITTAL / other
 # types, confirms, cancels, previews, page loads with a session, page loads abandoned mid-answer) for
 # SOAK_MINUTES. Every minute it samples each instance's RSS, open fds, MariaDB connections and requests in
 # flight into a CSV. At the end: `docnum check --received` on every number loadgen received, the per-minute

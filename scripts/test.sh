@@ -15,7 +15,7 @@ lint
 log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
 
-# --- observability (SPEC §10): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
+# --- observability (docs/operations/README.md#metrics-and-alerts): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
 if ensure_mariadb; then
   log "metrics tests against MariaDB"
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- metrics::
@@ -26,7 +26,7 @@ bash "$ROOT/scripts/check-monitoring.sh"
 
 if ensure_mariadb; then
   log "API and Redis-lock tests against MariaDB"
-  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the seeds' paths, commits shared across counters,
+  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the requirements' paths, commits shared across counters,
   # the whole-database check on a live database, a database of an earlier schema migrated, the prune, idempotency keys,
   # the restore drill (a mariadb-dump backup loaded back: the witness refuses, a super admin resumes), the statistics of /charts, the live screens' event stream, the webhooks' delivery, the staff pages' forms without scripts
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \

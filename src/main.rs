@@ -20,7 +20,7 @@ struct Cli {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://docnum.db", global = true)]
     database_url: String,
     /// MariaDB with failover: every server of the replication set (host:port, comma-separated); the service writes to
-    /// the one that is not read-only, and follows a promotion (SPEC §11). The URL gives the user and the database.
+    /// the one that is not read-only, and follows a promotion (docs/operations/README.md#failover). The URL gives the user and the database.
     #[arg(long, env = "DATABASE_SERVERS", value_delimiter = ',', global = true)]
     database_servers: Vec<String>,
     #[command(subcommand)]
@@ -101,7 +101,7 @@ enum Command {
         #[arg(long, env = "LOG_ORIGIN", default_value = "numbers.docnum.local/log")]
         origin: String,
     },
-    /// Delete what has aged out (SPEC §7): login attempts, resolved error-log rows, expired sessions; never the audit
+    /// Delete what has aged out (docs/operations/README.md#retention): login attempts, resolved error-log rows, expired sessions; never the audit
     /// log, numbers, templates or workflows. Prints the counts as JSON; audited as `cli`.
     Prune {
         /// Only count what would go: delete nothing, audit nothing.
@@ -194,7 +194,8 @@ struct ServeArgs {
     /// releases its counter locks and exits with status 1.
     #[arg(long, env = "SHUTDOWN_GRACE_SECS", default_value_t = docnum::server::config::DEFAULT_SHUTDOWN_GRACE.as_secs_f64())]
     shutdown_grace_secs: f64,
-    /// Where the counters' heads are witnessed outside the database (SPEC §7): a file path, or `off`. Default: beside
+    /// Where the counters' heads are witnessed outside the database
+    /// (docs/rules/numbering.md#what-is-never-done-twice): a file path, or `off`. Default: beside
     /// a SQLite database file (`<file>.witness`); none for MariaDB.
     #[arg(long, env = "WITNESS_FILE")]
     witness_file: Option<String>,
@@ -231,7 +232,7 @@ struct ServeArgs {
     log_checkpoint_entries: u64,
 }
 
-// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (BENCHMARKS.md, "HTTP path and per-request work").
+// Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (docs/benchmarks/http-path.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -440,7 +441,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The limits of `serve` and `prune` (SPEC §7); sessions always go once expired.
+/// The limits of `serve` and `prune` (docs/operations/README.md#retention); sessions always go once expired.
 #[derive(clap::Args)]
 struct RetentionArgs {
     /// Days a login attempt is kept.
@@ -451,7 +452,7 @@ struct RetentionArgs {
     #[arg(long, env = "RETENTION_RESOLVED_ERRORS_DAYS", default_value_t = RetentionConfig::default().resolved_errors_days,
           value_parser = clap::value_parser!(u32).range(1..))]
     resolved_errors_days: u32,
-    /// Hours an idempotency key is kept (a retry within them gets the first answer; SPEC §5 says 24).
+    /// Hours an idempotency key is kept (a retry within them gets the first answer; docs/rules/api.md#idempotency-keys says 24).
     #[arg(long, env = "RETENTION_IDEMPOTENCY_KEYS_HOURS", default_value_t = RetentionConfig::default().idempotency_keys_hours,
           value_parser = clap::value_parser!(u32).range(24..))]
     idempotency_keys_hours: u32,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Promotes a replica to primary after the primary is lost (SPEC §11; deploy/README.md, "Database failover").
+# Promotes a replica to primary after the primary is lost (docs/operations/README.md#failover; deploy/README.md, "Database failover").
 #   deploy/mariadb/promote.sh HOST PORT [mariadb client options…]
 # 1. stops receiving from the old primary, 2. applies every transaction already received (under AFTER_SYNC
 # semi-sync these include every commit a caller was answered for), 3. forgets the old primary, 4. turns on the

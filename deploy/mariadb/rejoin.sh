@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes a server a replica of the primary: the old primary after a failover, or a new replica (SPEC §11;
+# Makes a server a replica of the primary: the old primary after a failover, or a new replica (docs/operations/README.md#failover;
 # deploy/README.md, "Database failover").
 #   deploy/mariadb/rejoin.sh HOST PORT PRIMARY_HOST PRIMARY_PORT REPL_USER REPL_PASSWORD [mariadb client options…]
 # Start the old primary with --init-rpl-role=SLAVE first (and read_only = ON, as replication.cnf has it): its crash

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated } from './helpers';
 
-// Accessibility (issue 37, item 2): axe-core on every page, in Thai and in English, at an office screen and a phone,
+// Accessibility: axe-core on every page, in Thai and in English, at an office screen and a phone,
 // as a super admin and as staff: no violation of any impact. And the reserve flow by keyboard alone. Only this file
 // takes numbers from LCBP3-C1 / MOM ผรม.2 → สคฉ.3 (and one of LCBP3-C1 / NOTICE, phone.spec.ts' counter).
 

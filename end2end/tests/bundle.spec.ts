@@ -3,9 +3,9 @@ import { collectErrors, waitHydrated } from './helpers';
 
 // The production bundle as a browser gets it (scripts/run.sh and scripts/e2e.sh build it): the WASM arrives
 // compressed, under a hashed name cached for a year, and small. Also the time until a page is hydrated, which is
-// reported (BENCHMARKS.md, "Browser bundle"), never asserted.
+// reported (docs/benchmarks/browser-bundle.md), never asserted.
 
-const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (issue 15: ≤ 800 KB)
+const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (the target: ≤ 800 KB)
 
 /** Lets the tasks queued by hydration run (a panic shows up as a console error). */
 const page_settled = () => new Promise((r) => setTimeout(r, 500));

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { ADMIN, SAME_ORIGIN, STAFF, login, selectByCode, waitHydrated, openMore } from './helpers';
 
-// /charts (issue 37, item 5): numbers issued per Bangkok day and type, and the counters' utilization, drawn as SVG
+// /charts: numbers issued per Bangkok day and type, and the counters' utilization, drawn as SVG
 // with a table beside each. Only this file takes numbers from LCBP3-C2 / OTHER คคง. → ผรม.1.
 
 const REST = '/api/v1/document-numbering';

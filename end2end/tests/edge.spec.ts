@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { SAME_ORIGIN, STAFF, login, selectByCode } from './helpers';
 
-// The network edge of SPEC §8 in a real browser: the pages' Content-Security-Policy lets the app hydrate and work
+// The network edge (docs/rules/api.md#callers-and-authentication) in a real browser: the pages' Content-Security-Policy lets the app hydrate and work
 // (Leptos' inline scripts carry the response's nonce) and blocks what it should.
 // Only this file takes numbers from LCBP3-C2 / LETTER (สคฉ.3 → ผรม.2: no other file searches the audit for them).
 

@@ -20,7 +20,7 @@ export const PADMIN = {
 
 /**
  * The Origin a page's own script sends with a state-changing request. The server refuses cookie-authenticated
- * changes without it (SPEC §8: CSRF); the browser sends it by itself, Playwright's request context does not.
+ * changes without it (docs/rules/api.md#callers-and-authentication: CSRF); the browser sends it by itself, Playwright's request context does not.
  */
 export const SAME_ORIGIN = { Origin: new URL(process.env.BASE_URL ?? 'http://127.0.0.1:3000').origin };
 

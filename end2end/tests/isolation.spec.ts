@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ADMIN, collectErrors, login, waitHydrated } from './helpers';
 
-// Project isolation (SPEC §8, issue 14): a project admin of LCBP3 sees none of LCBP3-C1's audit or error rows,
+// Project isolation (docs/rules/api.md#access-and-project-isolation): a project admin of LCBP3 sees none of LCBP3-C1's audit or error rows,
 // on the pages (server functions) and through the CSV link and the REST API with the same session.
 // Runs against the shared fresh database. Only this file takes numbers from LCBP3 / RFA and LCBP3-C1 / RFA with
 // ผรม.1 GEO SHD, and creates users named `padmin-l3-…`.

@@ -1,7 +1,7 @@
 import { test, expect, type Page } from '@playwright/test';
 import { ADMIN, STAFF, login, waitHydrated, openMore } from './helpers';
 
-// The record of logins (issue 14 item 1, SPEC §8): a failed login made in the browser shows up on /logins for a
+// The record of logins (docs/rules/api.md#callers-and-authentication): a failed login made in the browser shows up on /logins for a
 // super admin, with its outcome and the browser's address and user agent; a staff user has no link to the page
 // and the page refuses them.
 

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { ADMIN, ADMIN2, SAME_ORIGIN, login, waitHydrated } from './helpers';
 
-// Notifications (issue 37, item 4): webhooks managed from /notifications, and the header's count of what waits for
+// Notifications: webhooks managed from /notifications, and the header's count of what waits for
 // the viewer. Runs against the shared database: only this file takes numbers from LCBP3-C2 / MEMO ผรม.1 → กทท., and
 // it counts the reset requests waiting relative to what other files left.
 

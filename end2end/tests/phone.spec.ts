@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ADMIN, SAME_ORIGIN, STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
 
-// Phones (issue 37, item 1): under 640 px the links fold into a menu, wide tables scroll inside themselves, and the
+// Phones: under 640 px the links fold into a menu, wide tables scroll inside themselves, and the
 // staff flow works at 360 px. Only this file takes numbers from LCBP3-C1 / NOTICE ผรม.2 → สคฉ.3
 
 /** The page itself never scrolls sideways. */

@@ -1,7 +1,7 @@
 import { test, expect, type Browser, type Page } from '@playwright/test';
 import { ADMIN, PADMIN, login, waitHydrated, openMore } from './helpers';
 
-// Users and tokens (issue 14 items 2 and 6): a super admin deactivates a user on /users and that user can no
+// Users and tokens: a super admin deactivates a user on /users and that user can no
 // longer log in (reactivated, they can); a project admin on /tokens sees only their project's tokens.
 
 const suffix = `${Date.now() % 1_000_000}`;

@@ -1,4 +1,5 @@
-//! `/audit` — audit log search for admins (SPEC §7, §9): filters, paging, CSV export through the REST
+//! `/audit` — audit log search for admins (docs/rules/numbering.md#audit-and-retention, docs/rules/api.md#web-app):
+//! filters, paging, CSV export through the REST
 //! endpoint with the same filters. The server checks the role; this page only asks and shows.
 
 use chrono::{DateTime, Utc};
@@ -12,7 +13,7 @@ use super::widgets::{
 };
 use crate::contract::*;
 
-/// The operations of SPEC §5, the template changes and the permission changes, as the audit log names them.
+/// The operations of docs/rules/numbering.md#the-lifecycle-of-a-number, the template changes and the permission changes, as the audit log names them.
 pub const OPERATIONS: &[&str] = &[
     "RESERVE",
     "CONFIRM",

@@ -306,7 +306,7 @@ pub struct Lines<'a> {
     pub series: Vec<(String, i64, &'a [f64], &'a [i64])>,
 }
 
-/// The line at which a counter is nearly full (SPEC §9's notifications speak of 90 % and 95 %).
+/// The line at which a counter is nearly full (the notifications (docs/rules/api.md#notifications-and-live-screens) speak of 90 % and 95 %).
 pub const WARN_AT: f64 = 0.95;
 
 /// The utilization lines on a 0–100 % axis with the 95 % line marked, as SVG markup: a point where a line moves

@@ -1,4 +1,4 @@
-//! `/charts` — a picture of the numbering (issue 37, item 5) for project admins (their projects) and super admins
+//! `/charts` — a picture of the numbering for project admins (their projects) and super admins
 //! (all): numbers issued per Bangkok day and correspondence type, stacked, and the utilization of the current
 //! period's fullest counters at the end of each day, with the 95 % line. Each chart is SVG drawn here (geometry and
 //! markup in `chart.rs`), with a table of the same values beside it for screen readers.

@@ -1,4 +1,5 @@
-//! `/counters` — the counter browser (SPEC §4, §9) for project admins (their projects) and super admins (all):
+//! `/counters` — the counter browser (docs/rules/numbering.md#counter-keys, docs/rules/api.md#web-app) for project
+//! admins (their projects) and super admins (all):
 //! filter by project, type and year; last number and utilization; per counter every number issued with its
 //! status and, for each missing sequence, the audit row that explains it. Super admins also find here the
 //! operations on a counter and its numbers: request a reset, revise, void-and-replace, manual override.

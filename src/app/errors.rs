@@ -1,4 +1,4 @@
-//! `/errors` — the error log for admins (SPEC §7): filter by type, unresolved only, paging, mark resolved.
+//! `/errors` — the error log for admins (docs/rules/numbering.md#audit-and-retention): filter by type, unresolved only, paging, mark resolved.
 
 use leptos::prelude::*;
 
@@ -9,7 +9,7 @@ use super::widgets::{
 };
 use crate::contract::*;
 
-/// The error types of SPEC §7.
+/// The error types of docs/rules/numbering.md#audit-and-retention.
 pub const ERROR_TYPES: &[&str] = &[
     "LOCK_TIMEOUT",
     "VERSION_CONFLICT",

@@ -1,4 +1,5 @@
-//! The live screens' client (SPEC §9): one `EventSource` on `/api/v1/events` for the page being shown, closed with
+//! The live screens' client (docs/rules/api.md#notifications-and-live-screens): one `EventSource` on
+//! `/api/v1/events` for the page being shown, closed with
 //! it; each event handed to the page, and a reconnection (the server restarted, the network came back) reported once
 //! so the page fetches afresh (it may have missed events meanwhile). On the server it does nothing.
 

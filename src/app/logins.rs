@@ -1,4 +1,4 @@
-//! `/logins` — the login attempts (super admins, SPEC §8): failed and successful logins, newest first, with the
+//! `/logins` — the login attempts (super admins, docs/rules/api.md#callers-and-authentication): failed and successful logins, newest first, with the
 //! client address and user agent; filter by username and outcome; paging. Times in Bangkok.
 
 use leptos::prelude::*;

@@ -1,4 +1,4 @@
-//! The web app (SPEC §9): the HTML shell, the router and the pages. Every rule comes from
+//! The web app (docs/rules/api.md#web-app): the HTML shell, the router and the pages. Every rule comes from
 //! `crate::numbering` (templates) or the server (through `api`); the UI only shows and asks.
 
 pub mod api;
@@ -111,7 +111,7 @@ pub fn App() -> impl IntoView {
     {
         Effect::new(move |_| browser::set_html_lang(i18n.lang.get().code()));
         // a marker for tests and scripts: the page is interactive from here on; and when, in ms since the navigation
-        // started (the browser-test benchmark of BENCHMARKS.md, "Browser bundle", reads it)
+        // started (the browser-test benchmark of docs/benchmarks/browser-bundle.md, reads it)
         Effect::new(move |_| {
             if let Some(body) = document().body() {
                 let _ = body.set_attribute("data-hydrated", "true");

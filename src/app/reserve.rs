@@ -1,4 +1,4 @@
-//! `/` — the staff reservation form (SPEC §9). Which parts are asked for is read from the
+//! `/` — the staff reservation form (docs/rules/api.md#web-app). Which parts are asked for is read from the
 //! resolved template with `crate::numbering` (never per-type rules here); numbers come from the server.
 //!
 //! The server's HTML is the whole form, filled from the choices in the address: a plain HTML form that posts to

@@ -1,4 +1,5 @@
-//! `/resets` — counter reset requests (SPEC §5, §9) for super admins. Each request arrives in the ADR-021
+//! `/resets` — counter reset requests (docs/rules/numbering.md#the-lifecycle-of-a-number,
+//! docs/rules/api.md#the-workflow-envelope) for super admins. Each request arrives in the workflow
 //! envelope; the buttons are drawn from its `availableActions`, which the server computes for the caller
 //! (so the requester gets no APPROVE button: four eyes). The server checks the action again when taken.
 

@@ -1,4 +1,4 @@
-//! `/templates` — the template editor (SPEC §3, §9). Validation and preview run in the browser
+//! `/templates` — the template editor (docs/rules/numbering.md#validation, docs/rules/api.md#web-app). Validation and preview run in the browser
 //! with `crate::numbering` as the admin types (no request per keystroke); the server validates
 //! again on save.
 
@@ -143,8 +143,9 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     .into_any()
 }
 
-/// Retiring the selection's own template (seed 003 §5.2): a reason, and the acknowledgment when the counter key
-/// changes with it (the server says so); afterwards requests use the next template of the SPEC §3 order, named here.
+/// Retiring the selection's own template: a reason, and the acknowledgment when the counter key
+/// changes with it (the server says so); afterwards requests use the next template of the resolution order
+/// (docs/rules/numbering.md#which-template-numbers-a-request), named here.
 #[component]
 fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();

@@ -1,17 +1,17 @@
 //! The error vocabulary shared by the REST API, the server functions and the pages: one [`ErrorCode`] per
-//! kind of refusal or failure (SPEC §6), and [`ApiError`], the error a server function returns to the
+//! kind of refusal or failure (docs/rules/api.md#errors), and [`ApiError`], the error a server function returns to the
 //! browser. Pages decide by `code`, never by the wording of `message`.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Every error the service answers with. The serialised form is the `error` name of the §6 body;
-/// [`ErrorCode::code`] is its `code` (the NB number where SPEC §6 gives one).
+/// Every error the service answers with. The serialised form is the `error` name of the error body;
+/// [`ErrorCode::code`] is its `code` (the NB number where docs/rules/api.md#errors gives one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
-    // SPEC §6, numbered
+    // docs/rules/api.md#errors, numbered
     ConfigNotFound,
     SequenceExhausted,
     LockTimeout,
@@ -44,11 +44,12 @@ pub enum ErrorCode {
     CodeImmutable,
     WfInvalidTransition,
     WfVersionConflict,
-    /// An `Idempotency-Key` sent again with another request (SPEC §5).
+    /// An `Idempotency-Key` sent again with another request (docs/rules/api.md#idempotency-keys).
     IdempotencyKeyReused,
     /// An `Idempotency-Key` sent again while its first request is still being served.
     IdempotencyInProgress,
-    /// The database's head of a counter is behind the head witnessed outside it (SPEC §7: a restored backup, a
+    /// The database's head of a counter is behind the head witnessed outside it
+    /// (docs/rules/numbering.md#what-is-never-done-twice: a restored backup, a
     /// failover that lost commits): the counter issues nothing until a super admin resumes it past the witness.
     CounterBehindWitness,
     // failures
@@ -59,7 +60,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The `code` of the §6 body: the NB number where SPEC §6 gives one, else the name.
+    /// The `code` of the error body: the NB number where docs/rules/api.md#errors gives one, else the name.
     pub fn code(self) -> &'static str {
         match self {
             ErrorCode::ConfigNotFound => "NB001",
@@ -73,7 +74,7 @@ impl ErrorCode {
         }
     }
 
-    /// The `error` of the §6 body (and the serialised form).
+    /// The `error` of the error body (and the serialised form).
     pub fn name(self) -> &'static str {
         use ErrorCode::*;
         match self {
@@ -163,12 +164,12 @@ impl fmt::Display for ErrorCode {
 }
 
 /// The error of a server function, as the browser receives it: the code to decide by, and the Thai
-/// message of SPEC §6 to show.
+/// message of docs/rules/api.md#errors to show.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiError {
     pub code: ErrorCode,
-    /// The Thai message of SPEC §6.
+    /// The Thai message of docs/rules/api.md#errors.
     pub message: String,
     /// The reference id of a server failure, for the administrator (`ERR-…`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,7 +184,7 @@ impl ApiError {
     }
 }
 
-/// What a person reads: the message, the NB code where SPEC §6 numbers it, the reference of a failure.
+/// What a person reads: the message, the NB code where docs/rules/api.md#errors numbers it, the reference of a failure.
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;

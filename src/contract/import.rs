@@ -31,7 +31,7 @@ pub struct ImportRowReport {
     pub message: Option<String>,
     /// The same in English, for logs and the English page.
     pub detail: Option<String>,
-    /// Error code (SPEC §6: NB005, NB006, VALIDATION_ERROR, …).
+    /// Error code (docs/rules/api.md#errors: NB005, NB006, VALIDATION_ERROR, …).
     pub code: Option<String>,
     pub counter_id: Option<i64>,
     /// The counter's last number after the row.

@@ -1,4 +1,5 @@
-//! Lenient reading of the numbering request's fields (SPEC §9): a DMS backend may send an id or a sub-type
+//! Lenient reading of the numbering request's fields (docs/rules/api.md#the-request-body-and-its-leniency): a DMS
+//! backend may send an id or a sub-type
 //! number as a JSON number or as a numeric string, and codes with stray spaces or in another Unicode form.
 //! Each reader gives the same value either way, or a clear error naming what it expected.
 
@@ -150,7 +151,7 @@ pub mod schema {
             .into()
     }
 
-    /// The numbering request in either shape: flat ([`number_request`]) or as the seeds write it (seed 000, 3.11.11):
+    /// The numbering request in either shape: flat ([`number_request`]) or wrapped as the DMS documents it:
     /// `{"counterKey": {projectId, originatorOrgId, recipientOrgId, correspondenceTypeId, subTypeId, rfaTypeId,
     /// disciplineId, year}}`, an absent part as `0`.
     pub fn any_number_request() -> RefOr<Schema> {
@@ -171,7 +172,8 @@ pub mod schema {
         OneOfBuilder::new().item(number_request()).item(seed).into()
     }
 
-    /// The numbering request (SPEC §9): each part by id or by code; the project and the correspondence type must be
+    /// The numbering request (docs/rules/api.md#the-request-body-and-its-leniency): each part by id or by code; the
+    /// project and the correspondence type must be
     /// named, the other parts where the template shows them (a missing one is a 400 naming it).
     pub fn number_request() -> RefOr<Schema> {
         number_request_with(ObjectBuilder::new(), "each part by id or by code (ids as numbers or numeric strings)")
@@ -342,7 +344,8 @@ pub mod schema {
             .into()
     }
 
-    /// A reference-data code (SPEC §2): 1–20 characters (trimmed), no white space, control characters, `/`, `{`, `}`,
+    /// A reference-data code (docs/rules/numbering.md#reference-data-and-codes): 1–20 characters (trimmed), no white
+    /// space, control characters, `/`, `{`, `}`,
     /// and (except a project's) no `-`.
     pub fn reference_code(project: bool) -> RefOr<Schema> {
         let dash = if project { "" } else { "-" };

@@ -23,7 +23,7 @@ pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, Pass
 
 use crate::numbering::ResetScope;
 
-/// SPEC §5: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
+/// docs/rules/numbering.md#counter-resets: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
 /// server counts and decides; the reset form shows the count against it.
 pub const MIN_RESET_REASON_CHARS: usize = 20;
 
@@ -181,7 +181,8 @@ pub struct ReferenceData {
     pub disciplines: Vec<RefItem>,
 }
 
-/// A request for a number (SPEC §9): each part by id or by code. Also the REST body. Ids, years and sub-type
+/// A request for a number (docs/rules/api.md#the-request-body-and-its-leniency): each part by id or by code. Also
+/// the REST body. Ids, years and sub-type
 /// numbers may come as numbers or numeric strings; codes are trimmed and NFC-normalised (`lenient`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -249,8 +250,8 @@ pub struct Addressee {
     pub sort_order: Option<i64>,
 }
 
-/// The numbering request as seed 000 (3.11.11) writes it: `{"counterKey": {…ids, year}}`, a part that is absent as
-/// `0`. It means the same as the flat request (SPEC §9).
+/// The numbering request as the DMS documents it: `{"counterKey": {…ids, year}}`, a part that is absent as
+/// `0`. It means the same as the flat request (docs/rules/api.md#the-request-body-and-its-leniency).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SeedCounterKey {
@@ -289,7 +290,7 @@ impl From<SeedCounterKey> for NumberRequest {
     }
 }
 
-/// A numbering request in either shape the REST API takes: flat, or wrapped as the seeds write it.
+/// A numbering request in either shape the REST API takes: flat, or wrapped as the requirements write it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnyNumberRequest(pub NumberRequest);
 
@@ -383,7 +384,8 @@ pub enum TemplateSource {
     ProjectType,
     /// The project's default template (no type).
     ProjectDefault,
-    /// The system default of the type (SPEC §3: TRANSMITTAL and RFA have their own, the others the general one).
+    /// The system default of the type (docs/rules/numbering.md#which-template-numbers-a-request: TRANSMITTAL and RFA
+    /// have their own, the others the general one).
     SystemDefault,
 }
 
@@ -432,7 +434,7 @@ pub struct ReservationResult {
     pub expires_at: DateTime<Utc>,
     /// Seconds from now until the reservation expires (the UI counts down from this, not from its own clock).
     pub ttl_seconds: i64,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    /// The number's place in its lifecycle (docs/rules/numbering.md#the-lifecycle-of-a-number): the instance is the reservation token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -462,7 +464,7 @@ pub const MAX_BLOCK_HOLD_DAYS: i64 = 30;
 pub struct GenerateResult {
     pub document_number: String,
     pub generated_at: DateTime<Utc>,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): with no reservation, the number names its instance.
+    /// The number's place in its lifecycle (docs/rules/numbering.md#the-lifecycle-of-a-number): with no reservation, the number names its instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -474,7 +476,7 @@ pub struct StatusResult {
     pub document_number: String,
     /// CONFIRMED or CANCELLED
     pub status: NumberStatus,
-    /// The number's place in its lifecycle (ADR-021, SPEC §9): the instance is the reservation token.
+    /// The number's place in its lifecycle (docs/rules/numbering.md#the-lifecycle-of-a-number): the instance is the reservation token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -664,7 +666,7 @@ pub struct ErrorPage {
 // Moved here from `server::admin_ops` and `server::workflow` so the server functions and the WASM side share
 // them; the REST API answers the same types (same JSON, camelCase).
 
-/// A counter with its last number and utilization (the counter browser, SPEC §4, §9).
+/// A counter with its last number and utilization (the counter browser, docs/rules/numbering.md#counter-keys, docs/rules/api.md#web-app).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -682,7 +684,7 @@ pub struct CounterView {
     pub period: String,
     pub last_number: i64,
     pub max_number: i64,
-    /// last number ÷ maximum, 0–1 (the utilization gauge of SPEC §4).
+    /// last number ÷ maximum, 0–1 (the utilization gauge of docs/rules/numbering.md#counter-keys).
     pub utilization: f64,
     pub version: i64,
     pub updated_at: DateTime<Utc>,
@@ -764,7 +766,7 @@ pub struct EventView {
     pub at: DateTime<Utc>,
 }
 
-/// ADR-021: what the client needs to draw its buttons, computed on the server for this caller.
+/// The workflow context: what the client needs to draw its buttons, computed on the server for this caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -777,7 +779,7 @@ pub struct WorkflowContext {
     pub last_transition_at: DateTime<Utc>,
 }
 
-/// ADR-021 envelope of a workflow object.
+/// The envelope of a workflow object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Envelope<T> {
@@ -816,7 +818,7 @@ pub struct IssuedNumber {
     pub revised_from: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
-    /// Its place in its lifecycle (ADR-021, SPEC §9): the number names its instance.
+    /// Its place in its lifecycle (docs/rules/numbering.md#the-lifecycle-of-a-number): the number names its instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -829,7 +831,7 @@ pub struct VoidResult {
     /// Always VOID.
     pub status: NumberStatus,
     pub replacement: IssuedNumber,
-    /// The voided number's place in its lifecycle (ADR-021, SPEC §9).
+    /// The voided number's place in its lifecycle (docs/rules/numbering.md#the-lifecycle-of-a-number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<WorkflowContext>,
 }
@@ -847,7 +849,8 @@ pub struct OverrideResult {
     pub registered: Option<IssuedNumber>,
 }
 
-/// A counter a super admin resumed past its witnessed head (SPEC §7): it issues again after the highest number the
+/// A counter a super admin resumed past its witnessed head (docs/rules/numbering.md#what-is-never-done-twice): it
+/// issues again after the highest number the
 /// witness saw; the numbers between its database's last one and that are passed over, each with its audit row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! Notifications (SPEC §9): the events the service tells of, and what the webhooks' management exchanges.
+//! Notifications (docs/rules/api.md#notifications-and-live-screens): the events the service tells of, and what the webhooks' management exchanges.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -17,7 +17,7 @@ pub enum EventKind {
     /// A counter's last number reached 90 % of what its template can number (once per crossing).
     Counter90Percent,
     Counter95Percent,
-    /// A batch was refused: the counter's database is behind its witness (SPEC §7).
+    /// A batch was refused: the counter's database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
     CounterBehindWitness,
     /// A block of contiguous numbers was reserved (`reserve-block`).
     NumberBlockReserved,

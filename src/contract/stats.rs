@@ -1,4 +1,4 @@
-//! The numbering statistics (issue 37, item 5): numbers issued per Bangkok day and correspondence type, and the
+//! The numbering statistics: numbers issued per Bangkok day and correspondence type, and the
 //! utilization of the current period's counters at the end of each day — what `/charts` draws and
 //! `GET /document-numbering/stats/…` answers.
 

@@ -104,7 +104,7 @@ pub struct LoginAttemptQuery {
     pub page_size: Option<u32>,
 }
 
-/// One login attempt (SPEC §8: failed and successful logins are recorded).
+/// One login attempt (docs/rules/api.md#callers-and-authentication: failed and successful logins are recorded).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

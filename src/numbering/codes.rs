@@ -1,5 +1,5 @@
 //! Reference-data codes (projects, organizations, types, …): normalization and the
-//! character rules of SPEC §2 that keep rendered numbers unambiguous.
+//! character rules of docs/rules/numbering.md#reference-data-and-codes that keep rendered numbers unambiguous.
 
 use unicode_normalization::UnicodeNormalization;
 

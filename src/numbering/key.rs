@@ -1,4 +1,4 @@
-//! The counter key a template implies (SPEC §4).
+//! The counter key a template implies (docs/rules/numbering.md#counter-keys).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! The template language of SPEC §2–4: codes, templates (parse, validate, render, read back),
+//! The template language of docs/rules/numbering.md: codes, templates (parse, validate, render, read back),
 //! reset periods, revisions and counter keys. Pure: no I/O, so the server and the browser's
 //! live preview (WASM) run the very same code and can never disagree.
 

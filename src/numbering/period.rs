@@ -1,4 +1,4 @@
-//! Reset periods (SPEC §4), computed in Asia/Bangkok time.
+//! Reset periods (docs/rules/numbering.md#reset-scopes-and-periods), computed in Asia/Bangkok time.
 
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};

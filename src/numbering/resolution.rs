@@ -1,4 +1,5 @@
-//! Which template numbers a (project, type) request (SPEC §3): the template of that (project, type); else the
+//! Which template numbers a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request): the
+//! template of that (project, type); else the
 //! project's default, when it keeps the type's rules; else the system default of the type. A type is never
 //! numbered in another type's format, however the project was created.
 
@@ -9,8 +10,8 @@ pub const SYSTEM_DEFAULT_TEMPLATE: &str = "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEA
 const TRANSMITTAL_DEFAULT: &str = "{ORIGINATOR}-{RECIPIENT}-{SUB_TYPE}-{SEQ:4}-{YEAR:B.E.}";
 const RFA_DEFAULT: &str = "{PROJECT}-{CORR_TYPE}-{DISCIPLINE}-{RFA_TYPE}-{SEQ:4}-{REV}";
 
-/// The system default template and reset period of a correspondence type (the seeds' defaults).
-/// RFA never resets: its template shows no year, so a yearly reset would repeat numbers (SPEC §4).
+/// The system default template and reset period of a correspondence type (the requirements' defaults).
+/// RFA never resets: its template shows no year, so a yearly reset would repeat numbers (docs/rules/numbering.md#reset-scopes-and-periods).
 pub fn system_default(correspondence_type_code: &str) -> (&'static str, ResetScope) {
     match normalize_code(correspondence_type_code).as_str() {
         "TRANSMITTAL" => (TRANSMITTAL_DEFAULT, ResetScope::Yearly),

@@ -1,4 +1,4 @@
-//! Numbering templates (SPEC §3): parse, validate, render, and read a rendered number back.
+//! Numbering templates (docs/rules/numbering.md#validation): parse, validate, render, and read a rendered number back.
 //!
 //! Why numbers read back unambiguously: party codes cannot contain `-`, `/`, white space or
 //! braces, and the validator requires one of `-`, `/`, space in the literal text between any
@@ -148,7 +148,7 @@ pub enum Segment {
 }
 
 /// A syntactically valid template. Obtain it from [`Template::parse`] (syntax only) or
-/// [`Template::validate`] (every rule of SPEC §3; use this before issuing numbers).
+/// [`Template::validate`] (every rule of docs/rules/numbering.md#validation; use this before issuing numbers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Template {
     source: String,
@@ -170,7 +170,7 @@ impl<'de> Deserialize<'de> for Template {
     }
 }
 
-/// Which parties a template shows, i.e. which are part of its counter key (SPEC §4).
+/// Which parties a template shows, i.e. which are part of its counter key (docs/rules/numbering.md#counter-keys).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct KeyParts {
     pub originator: bool,
@@ -402,7 +402,7 @@ fn scan(src: &str) -> (Vec<Piece>, Vec<TemplateError>) {
     (pieces, errors)
 }
 
-/// Characters no code other than the project's may contain (SPEC §2).
+/// Characters no code other than the project's may contain (docs/rules/numbering.md#reference-data-and-codes).
 fn is_separator(c: char) -> bool {
     c == '-' || c == '/' || c.is_whitespace()
 }
@@ -433,7 +433,7 @@ impl Template {
         Ok(Template { source: src.to_string(), segments })
     }
 
-    /// Every rule of SPEC §3 for a template of correspondence type `correspondence_type_code` (empty for a
+    /// Every rule of docs/rules/numbering.md#validation for a template of correspondence type `correspondence_type_code` (empty for a
     /// project default) with reset scope `reset`. Returns all errors, so an editor can list them.
     pub fn validate(src: &str, correspondence_type_code: &str, reset: ResetScope) -> Result<Template, Vec<TemplateError>> {
         let (pieces, mut errors) = scan(src);
@@ -524,7 +524,7 @@ impl Template {
 
     /// Whether numbering under this template with `scope` stays on the counters of `other` with `other_scope`:
     /// the same parts of the counter key and the same reset scope. A change that does not keep them starts new
-    /// counters, which the editor and the server both make the user acknowledge (SPEC §3).
+    /// counters, which the editor and the server both make the user acknowledge (docs/rules/numbering.md#validation).
     pub fn keeps_counters_of(&self, scope: ResetScope, other: &Template, other_scope: ResetScope) -> bool {
         self.key_parts() == other.key_parts() && scope == other_scope
     }

@@ -46,9 +46,10 @@ pub struct Config {
     /// What ages out and when (`RETENTION_*`), and how often the daily prune runs (`retention`).
     pub retention: RetentionConfig,
     /// After SIGTERM / Ctrl-C, how long the requests in flight get (`SHUTDOWN_GRACE_SECS`); then the process logs
-    /// what is left, lets its counter locks go and exits non-zero (SPEC §11: a stop ends).
+    /// what is left, lets its counter locks go and exits non-zero (docs/operations/README.md#deployment-modes: a stop ends).
     pub shutdown_grace: Duration,
-    /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database (SPEC §7). None: beside a SQLite
+    /// `WITNESS_FILE`: where the counters' heads are witnessed outside the database
+    /// (docs/rules/numbering.md#what-is-never-done-twice). None: beside a SQLite
     /// database file (`<file>.witness`), none for MariaDB; `off`: none.
     pub witness_file: Option<String>,
     /// `WITNESS_REDIS`: with `REDIS_URLS`, whether the heads are also witnessed in those servers, shared by the
@@ -148,7 +149,7 @@ impl Default for LockConfig {
 
 /// MariaDB committers when the configuration does not say (`COMMITTERS`). One on a 2-core machine beside its
 /// database: each halving of the committers doubled the groups and halved the commits and fsyncs. Four to two took a
-/// fifth off the database's CPU per number (BENCHMARKS.md, "MariaDB"). Two to one took another quarter, and gave
+/// fifth off the database's CPU per number (docs/benchmarks/mariadb.md). Two to one took another quarter, and gave
 /// 12–25 % more on the spread row; rows of one counter use one committer anyway (the same heading). A larger database
 /// server may want more.
 pub const DEFAULT_COMMITTERS: usize = 1;
@@ -224,11 +225,11 @@ pub struct RetentionConfig {
     pub login_attempts_days: u32,
     /// `RETENTION_RESOLVED_ERRORS_DAYS`: error-log rows resolved longer ago than this go.
     pub resolved_errors_days: u32,
-    /// `RETENTION_IDEMPOTENCY_KEYS_HOURS`: idempotency keys older than this go (SPEC §5 promises them 24 h).
+    /// `RETENTION_IDEMPOTENCY_KEYS_HOURS`: idempotency keys older than this go (docs/rules/api.md#idempotency-keys promises them 24 h).
     pub idempotency_keys_hours: u32,
     /// `RETENTION_INTERVAL_SECS`: how often the job runs, across all instances sharing the database.
     pub interval: Duration,
-    /// `RETENTION_NOTIFICATIONS_DAYS`: delivered notifications older than this go (SPEC §7 says 30).
+    /// `RETENTION_NOTIFICATIONS_DAYS`: delivered notifications older than this go (docs/operations/README.md#retention says 30).
     pub notifications_days: u32,
 }
 

@@ -287,7 +287,7 @@ impl Db {
 /// How many items a statement over `n` items (an `IN (…)` list, a `CASE` arm each) is written for: `n` itself up
 /// to 8, then rounded up to 12, 16, 24, 32, 48, 64…; the extra places repeat the last item, which changes nothing.
 /// A statement text per group size would be prepared for each size, and push the others out of the driver's cache
-/// of prepared statements (BENCHMARKS.md, "MariaDB").
+/// of prepared statements (docs/benchmarks/mariadb.md).
 pub(crate) fn padded_len(n: usize) -> usize {
     if n <= 8 {
         return n;
@@ -346,7 +346,7 @@ enum Autocommit {
 /// The URL of the committers' MariaDB connections: prepared-statement caches of `COUNTER_STATEMENT_CACHE` instead
 /// of sqlx's 100 (unless the URL sets one). A group writes its numbers and audit rows with one INSERT each, whose text
 /// differs with the row count; with 100 places these pushed each other out, and about one statement in six was
-/// prepared again, a round trip and a parse each (BENCHMARKS.md, "MariaDB"). Only the committers hold these
+/// prepared again, a round trip and a parse each (docs/benchmarks/mariadb.md). Only the committers hold these
 /// connections, one each, so the server keeps a few hundred statements per committer (its limit,
 /// `max_prepared_stmt_count`, is 16,382 by default).
 fn counters_url(url: &str) -> String {
@@ -389,7 +389,7 @@ fn mysql_pool_options(max_connections: u32, autocommit: Autocommit, changes: &Ar
         })
         .after_connect(move |conn, _| {
             Box::pin(async move {
-                // SPEC §11: never a write to a read-only server (a replica, or a primary an operator demoted)
+                // docs/operations/README.md#failover: never a write to a read-only server (a replica, or a primary an operator demoted)
                 refuse_read_only(conn).await?;
                 // READ COMMITTED, not InnoDB's default REPEATABLE READ: under REPEATABLE READ the
                 // batch's `SELECT … FOR UPDATE` of a counter that does not exist yet takes a gap lock,

@@ -1,4 +1,4 @@
-//! First-run data: the demo data set of SPEC §2 (switchable off) and the first super admin.
+//! First-run data: the demo data set of docs/rules/numbering.md#reference-data-and-codes (switchable off) and the first super admin.
 
 use crate::contract::Role;
 use crate::numbering::system_default;

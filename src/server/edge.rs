@@ -1,10 +1,10 @@
-//! The network edge (SPEC §8): one middleware, outermost in `http::router`, that every request passes.
+//! The network edge (docs/rules/api.md#callers-and-authentication): one middleware, outermost in `http::router`, that every request passes.
 //!
 //! 1. **Who the client is.** The TCP peer; only when the peer lies inside `TRUSTED_PROXIES`, the right-most
 //!    `X-Forwarded-For` entry that is not itself a trusted proxy (and the proxy's `X-Forwarded-Proto` /
 //!    `X-Forwarded-Host`). From anyone else those headers are ignored. The result is put in the request as
 //!    [`ClientAddr`]; `auth::client_of` reads it, so rate limits and audit rows use it.
-//! 2. **Where a state change comes from (CSRF).** A request other than GET / HEAD / OPTIONS is refused (403, §6
+//! 2. **Where a state change comes from (CSRF).** A request other than GET / HEAD / OPTIONS is refused (403, error
 //!    body) when its `Origin` is not the service's own (host and port of the `Host` the request was sent to, and
 //!    the scheme when it is known), or, without `Origin`, when `Sec-Fetch-Site` is not `same-origin` / `none`.
 //!    With neither header (not a browser: browsers send `Origin` on every POST), it passes only when it carries

@@ -1,5 +1,5 @@
 //! The one application error type: every failure of the engine, storage and access layers ends here,
-//! and is mapped once to an HTTP status, an NB code and the Thai message of SPEC §6.
+//! and is mapped once to an HTTP status, an NB code and the Thai message of docs/rules/api.md#errors.
 
 use std::sync::Arc;
 
@@ -71,7 +71,7 @@ pub enum AppError {
         source: Option<Cause>,
     },
     /// The database's head of counter `key` (its audit chain's length) is behind its witness: nothing is issued on it
-    /// until a super admin resumes it past the witnessed head (SPEC §7).
+    /// until a super admin resumes it past the witnessed head (docs/rules/numbering.md#what-is-never-done-twice).
     #[error(
         "counter {key} is behind its witness: the database holds {stored} audit rows of it, the witness {witnessed} (last number {witnessed_last})"
     )]
@@ -88,7 +88,7 @@ pub enum AppError {
 pub struct RemoteError {
     #[serde(flatten)]
     pub(crate) answer: ApiError,
-    /// The English detail (`Display`), for logs and the §6 body's `detail`.
+    /// The English detail (`Display`), for logs and the error body's `detail`.
     pub(crate) en: String,
 }
 
@@ -98,7 +98,7 @@ impl From<&AppError> for RemoteError {
     }
 }
 
-/// The JSON error body of SPEC §6.
+/// The JSON error body (docs/rules/api.md#errors).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ErrorBody {
@@ -145,7 +145,7 @@ impl AppError {
         report(self)
     }
 
-    /// What kind of error this is: decides the HTTP status and the `code` / `error` of the §6 body.
+    /// What kind of error this is: decides the HTTP status and the `code` / `error` of the error body.
     pub fn code(&self) -> ErrorCode {
         use AppError::*;
         match self {
@@ -178,7 +178,7 @@ impl AppError {
         StatusCode::from_u16(self.code().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
 
-    /// The message shown to people (Thai, SPEC §6).
+    /// The message shown to people (Thai, docs/rules/api.md#errors).
     pub(crate) fn message_th(&self) -> String {
         use AppError::*;
         match self {
@@ -229,7 +229,7 @@ impl AppError {
         }
     }
 
-    /// The error-log type of SPEC §7, for the errors worth recording there.
+    /// The error-log type of docs/rules/numbering.md#audit-and-retention, for the errors worth recording there.
     pub(crate) fn log_type(&self) -> Option<&'static str> {
         // by code, so that an error a counter's lock holder answered (`Remote`) is logged as the holder's own
         Some(match self.code() {
@@ -332,7 +332,7 @@ pub(crate) fn new_ref_id() -> String {
 }
 
 /// JSON body extractor whose rejections (malformed JSON, wrong types, wrong content type) answer with
-/// the error body of SPEC §6 instead of axum's plain-text defaults.
+/// the error body (docs/rules/api.md#errors) instead of axum's plain-text defaults.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
@@ -456,7 +456,7 @@ impl<T: Serialize> IntoResponse for ApiJson<T> {
     }
 }
 
-/// Path extractor whose rejections (e.g. `/configs/abc` where a number is expected) answer with the §6 body.
+/// Path extractor whose rejections (e.g. `/configs/abc` where a number is expected) answer with the error body.
 pub(crate) struct ApiPath<T>(pub(crate) T);
 
 impl<T, S> axum::extract::FromRequestParts<S> for ApiPath<T>
@@ -474,7 +474,7 @@ where
     }
 }
 
-/// Query-string extractor with the §6 error body.
+/// Query-string extractor with the error body.
 pub(crate) struct ApiQuery<T>(pub(crate) T);
 
 impl<T, S> axum::extract::FromRequestParts<S> for ApiQuery<T>
@@ -564,7 +564,7 @@ pub(crate) fn is_lost_race(e: &AppError) -> bool {
 
 // ---- uploads: a body read as text, an import's report as the answer (the bulk import, the reference data) ----
 
-/// An import that was refused: the §6 error body, with the per-row report when the rows could be read
+/// An import that was refused: the error body, with the per-row report when the rows could be read
 /// (`code` = `IMPORT_REJECTED`; nothing was changed).
 #[derive(Serialize, utoipa::ToSchema)]
 pub(crate) struct ImportRejected {
@@ -574,13 +574,13 @@ pub(crate) struct ImportRejected {
     pub(crate) report: Option<crate::contract::import::ImportReport>,
 }
 
-/// The body as text, at most `limit` bytes (413 with the §6 body beyond), valid UTF-8 (else 400).
+/// The body as text, at most `limit` bytes (413 with the error body beyond), valid UTF-8 (else 400).
 pub(crate) async fn body_text(request: axum::extract::Request, limit: usize) -> Result<String, AppError> {
     let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| AppError::PayloadTooLarge)?;
     String::from_utf8(bytes.to_vec()).map_err(|_| AppError::validation("ข้อมูลที่ส่งมาต้องเป็นข้อความ UTF-8", "the body is not UTF-8 text"))
 }
 
-/// 200 with the report, or — when an import to apply had refused rows — 400 with the §6 body and the report.
+/// 200 with the report, or — when an import to apply had refused rows — 400 with the error body and the report.
 pub(crate) fn report_response(report: crate::contract::import::ImportReport) -> Response {
     if report.dry_run || report.applied {
         return axum::Json(report).into_response();
@@ -605,7 +605,7 @@ pub(crate) const SIGNED_IN: &[ErrorCode] = &[ErrorCode::Unauthenticated, ErrorCo
 /// A request with a JSON body, a path id or a query string: one that does not read (400), a body over the bound (413).
 pub(crate) const INPUT: &[ErrorCode] = &[ErrorCode::ValidationError, ErrorCode::PayloadTooLarge];
 
-/// The OpenAPI `responses` of an operation that can answer `codes`: one per HTTP status, each the §6 body whose
+/// The OpenAPI `responses` of an operation that can answer `codes`: one per HTTP status, each the error body whose
 /// `error` is one of that status's codes, with `Retry-After` where the answer tells a wait.
 pub(crate) fn error_responses(
     codes: &[ErrorCode],

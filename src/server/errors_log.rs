@@ -1,4 +1,4 @@
-//! The error log table (SPEC §7): failures worth an operator's look, with a reference id for 500s.
+//! The error log table (docs/rules/numbering.md#audit-and-retention): failures worth an operator's look, with a reference id for 500s.
 //! Written off the request path so a slow or failing database never delays the answer.
 
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ impl ErrorLog {
         ErrorLog { db, clock, repeats: Default::default(), outages }
     }
 
-    /// Redis lost its quorum (SPEC §7 REDIS_ERROR): one row per outage, however many requests fall back to the
+    /// Redis lost its quorum (docs/rules/numbering.md#audit-and-retention REDIS_ERROR): one row per outage, however many requests fall back to the
     /// database lock meanwhile. No new row while an earlier outage's row is still open (another instance's).
     pub(crate) fn redis_outage_began(&self, detail: &str) {
         crate::server::metrics::error_seen("REDIS_ERROR");

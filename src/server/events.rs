@@ -1,4 +1,5 @@
-//! The live events' hub (SPEC §9): every feature hands it what changed (plain values, no caller), and the event
+//! The live events' hub (docs/rules/api.md#notifications-and-live-screens): every feature hands it what changed
+//! (plain values, no caller), and the event
 //! streams (`admin_ops::live`) pass each change to the subscribers who may see it.
 //!
 //! Publishing never waits: a counter's change goes into a map under a short lock (the latest value per counter wins)

@@ -60,7 +60,7 @@ impl utoipa::Modify for Security {
     }
 }
 
-/// The largest JSON body the API reads; anything bigger is 413 with the §6 body.
+/// The largest JSON body the API reads; anything bigger is 413 with the error body.
 pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The largest server-function body: the bulk import's text (JSON-escaped, with room for escapes)
@@ -70,7 +70,7 @@ pub const MAX_SERVER_FN_BODY_BYTES: usize = 3 * crate::server::import::MAX_BYTES
 pub(crate) use edge::{SERVER_FN_PATH, SESSION_COOKIE};
 
 /// Server functions (registered by `leptos_routes_with_context`, under `/sfn/`) get a body over the bound
-/// refused with the §6 413 body; past the bound Leptos would answer a bare 500 "length limit exceeded".
+/// refused with the 413 error body; past the bound Leptos would answer a bare 500 "length limit exceeded".
 async fn bound_server_fn_bodies(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     if !req.uri().path().starts_with(SERVER_FN_PATH) {
         return next.run(req).await;
@@ -125,7 +125,7 @@ fn metrics_token() -> Option<String> {
     std::env::var("METRICS_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
 }
 
-/// `/metrics` (SPEC §10): the recorded series and what the parts of the service report at scrape time.
+/// `/metrics` (docs/operations/README.md#metrics-and-alerts): the recorded series and what the parts of the service report at scrape time.
 async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>) -> axum::response::Response {
     if let Some(expected) = token {
         if !metrics::bearer_matches(&headers, expected) {
@@ -310,7 +310,8 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         // the staff pages' plain HTML forms (login, logout, reserve, confirm, cancel): they work without scripts
         .merge(auth::forms::router())
         .merge(numbering::forms::router())
-        // --- observability (SPEC §10): /metrics, no login, outside the number rate limits (METRICS_TOKEN optional) ---
+        // --- observability (docs/operations/README.md#metrics-and-alerts): /metrics, no login, outside the number
+        // rate limits (METRICS_TOKEN optional) ---
         .route("/metrics", {
             let token = metrics_token();
             get(move |State(state): State<AppState>, headers: HeaderMap| {
@@ -326,7 +327,7 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         // what the server functions may read (the API's routes set their own, smaller limit)
         .layer(DefaultBodyLimit::max(MAX_SERVER_FN_BODY_BYTES))
         .layer(sessions)
-        // outermost: the client address, CSRF, JSON-only server functions, the security headers (SPEC §8)
+        // outermost: the client address, CSRF, JSON-only server functions, the security headers (docs/rules/api.md#callers-and-authentication)
         .layer(axum::middleware::from_fn_with_state(state.clone(), edge::guard))
         // per route, so its pattern is known: counted until its answer is sent or dropped (the watchdog, the stop)
         .layer(axum::middleware::from_fn_with_state(state.inflight.clone(), inflight::track))

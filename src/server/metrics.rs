@@ -1,4 +1,4 @@
-//! SPEC §10 observability: the Prometheus metrics of the service and the `/metrics` endpoint.
+//! docs/operations/README.md#metrics-and-alerts observability: the Prometheus metrics of the service and the `/metrics` endpoint.
 //!
 //! Two kinds of series:
 //! - **recorded** as things happen, through the plain functions below ([`lock_acquired`], [`lock_failed`],
@@ -85,7 +85,7 @@ pub const FAMILIES: &[&str] = &[
     DB_PRIMARY_SWITCHES,
 ];
 
-/// The `type` label of [`ERRORS`]: the error-log types of SPEC §7.
+/// The `type` label of [`ERRORS`]: the error-log types of docs/rules/numbering.md#audit-and-retention.
 pub(crate) const ERROR_TYPES: &[&str] = &[
     "DB_ERROR",
     "LOCK_TIMEOUT",
@@ -452,7 +452,7 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
     }
 
     // MariaDB: whether the server taking the writes was writable at the last probe, and the failovers followed
-    // (`db::primary`; SPEC §11).
+    // (`db::primary`; docs/operations/README.md#failover).
     if db.dialect == Dialect::MySql {
         let writable = register(
             &r,

@@ -17,13 +17,13 @@ pub mod errors_log;
 pub mod events;
 pub mod http;
 pub(crate) mod kept_redis;
-// --- observability (SPEC §10): Prometheus metrics and /metrics ---
+// --- observability (docs/operations/README.md#metrics-and-alerts): Prometheus metrics and /metrics ---
 pub mod metrics;
 pub mod notifications;
 pub mod numbering;
 pub(crate) mod outbox;
 pub mod reference;
-// what ages out (SPEC §7): the daily prune, one instance at a time, and `docnum prune`
+// what ages out (docs/operations/README.md#retention): the daily prune, one instance at a time, and `docnum prune`
 pub mod retention;
 pub mod run;
 pub(crate) mod seed_paths;
@@ -292,7 +292,8 @@ impl AppState {
     }
 }
 
-/// The witness of the counters' heads (SPEC §7): in `WITNESS_FILE`, or beside a SQLite database file (`off`: no
+/// The witness of the counters' heads (docs/rules/numbering.md#what-is-never-done-twice): in `WITNESS_FILE`, or
+/// beside a SQLite database file (`off`: no
 /// file); and with `REDIS_URLS`, shared by the instances in those Redis servers. None when neither applies.
 async fn open_witness(db: &Db, setting: Option<&str>, redis_urls: &[String]) -> Result<Option<Arc<numbering::witness::Witness>>, AppError> {
     use numbering::witness::{Shared, Witness};

@@ -87,7 +87,7 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     options.site_addr = listener.local_addr().map_err(|e| AppError::internal_from("listener address", e))?;
     let addr = options.site_addr;
     let state = AppState::start(config, options, clock).await?;
-    // SPEC §8: the published demo password is for a server on one's own machine only
+    // docs/rules/api.md#callers-and-authentication: the published demo password is for a server on one's own machine only
     crate::server::demo::refuse_published_password(&state.db, addr).await.map_err(AppError::forbidden)?;
     state.spawn_background();
     let router = app(&state).await?;

@@ -1,6 +1,6 @@
-//! REST: the seeds' paths (SPEC §9). Clients written against the original documents call these; each is an
+//! REST: the requirements' paths (docs/rules/api.md#the-numbering-endpoints). Clients written against the original documents call these; each is an
 //! alias of one of today's endpoints and answers as it does (same checks, same bodies, same errors), so the
-//! rules stay in one place. The one new answer is the metrics summary, which the seeds describe and Prometheus'
+//! rules stay in one place. The one new answer is the metrics summary, which the requirements describe and Prometheus'
 //! `/metrics` does not give in one JSON document.
 
 use axum::extract::{Request, State};
@@ -24,7 +24,7 @@ use crate::server::numbering::idempotency::{KeyHeader, KeyParam};
 use crate::server::numbering::Engine;
 use crate::server::workflow::Envelope;
 
-/// The seeds' paths (under `/api/v1`).
+/// The requirements' paths (under `/api/v1`).
 pub(crate) fn router<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
@@ -43,7 +43,7 @@ where
         .routes(routes!(admin_bulk_import))
 }
 
-// ---- seed 003 §5.2: the admin endpoints under /admin/document-numbering ----
+// ---- the DMS's admin endpoints under /admin/document-numbering ----
 
 /// `GET /admin/document-numbering/metrics` — as `GET /document-numbering/metrics`.
 #[utoipa::path(get, path = "/admin/document-numbering/metrics", operation_id = "admin_metrics_seed_path",
@@ -110,7 +110,7 @@ pub(crate) async fn admin_bulk_import(
     import::import(s, caller, q, request).await
 }
 
-/// `GET /document-numbering/sequences` — the seeds' name of `GET /document-numbering/counters`.
+/// `GET /document-numbering/sequences` — the requirements' name of `GET /document-numbering/counters`.
 #[utoipa::path(get, path = "/document-numbering/sequences", operation_id = "sequences", params(CountersQuery),
     responses((status = 200, body = [CounterView], description = "as GET /document-numbering/counters"), ByIdErrors),
     tag = "seed paths")]
@@ -122,7 +122,7 @@ pub(crate) async fn sequences(
     counters::list_counters(s, caller, q).await
 }
 
-/// `POST /document-numbering/bulk-import` — the seeds' name of `POST /document-numbering/import`.
+/// `POST /document-numbering/bulk-import` — the requirements' name of `POST /document-numbering/import`.
 #[utoipa::path(post, path = "/document-numbering/bulk-import", operation_id = "bulk_import_seed_path", params(ImportQuery),
     request_body(content((ImportBody = "application/json"), (String = "text/csv")), description = "as POST /document-numbering/import"),
     responses(
@@ -153,9 +153,9 @@ pub(crate) struct ResetCounterBody {
     pub(crate) reason: String,
 }
 
-/// `POST /document-numbering/configs/{id}/reset-counter` — the seeds' way to ask for a counter reset: as
+/// `POST /document-numbering/configs/{id}/reset-counter` — the requirements' way to ask for a counter reset: as
 /// `POST /document-numbering/counters/{counterId}/reset-requests`, for a counter of configuration `id`. The reset
-/// itself waits for a second super admin's approval (SPEC §5).
+/// itself waits for a second super admin's approval (docs/rules/numbering.md#counter-resets).
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/reset-counter", operation_id = "reset_counter", params(("id" = i64, Path,)),
     request_body = ResetCounterBody,
     responses(

@@ -202,7 +202,7 @@ async fn pages_that_need_a_session_send_a_visitor_without_one_to_login() {
     assert!(r.text().await.unwrap().contains("<main"), "the page rendered");
 }
 
-/// A stop has a deadline (SPEC §11): with a request that never finishes (its body never comes), SIGTERM waits out
+/// A stop has a deadline (docs/operations/README.md#deployment-modes): with a request that never finishes (its body never comes), SIGTERM waits out
 /// `SHUTDOWN_GRACE_SECS`, logs the request still in flight with its route and age, and exits with status 1 — within
 /// the grace time plus 2 s, not whenever the client pleases.
 #[tokio::test]

@@ -57,7 +57,7 @@ async fn last_number(app: &TestApp, counter: i64) -> i64 {
     app.count(&format!("SELECT last_number FROM counters WHERE id = {counter}")).await
 }
 
-/// The promises of SPEC §5/§7 hold: intact audit chains, no duplicate, no unexplained gap.
+/// The promises of docs/rules/numbering.md#what-is-never-done-twice hold: intact audit chains, no duplicate, no unexplained gap.
 async fn assert_all_accounted_for(app: &TestApp) {
     assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok, "audit chains verify");
     let report = docnum::server::numbering::check::check(&app.state.db, &[]).await.unwrap();
@@ -541,7 +541,7 @@ async fn two_approvers_at_once_decide_exactly_once() {
     assert_all_accounted_for(&app).await;
 }
 
-/// SPEC §7: failed administrative operations are in the error log with who and what.
+/// docs/rules/numbering.md#audit-and-retention: failed administrative operations are in the error log with who and what.
 #[tokio::test]
 async fn failed_admin_operations_are_in_the_error_log_with_who_and_what() {
     let app = TestApp::spawn().await;

@@ -700,7 +700,7 @@ async fn server_function_bodies_are_bounded_and_refusals_are_4xx() {
         client.post(import.clone()).header("content-type", "application/json").body(body.to_string()).send()
     };
 
-    // over the server-function bound: refused before it is read whole, with the §6 body
+    // over the server-function bound: refused before it is read whole, with the error body
     let r = call(&admin, "a".repeat(docnum::server::http::MAX_SERVER_FN_BODY_BYTES)).await.unwrap();
     assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let b: Value = r.json().await.unwrap();

@@ -1,4 +1,4 @@
-//! The audit search shows everything it stores (SPEC §7): counter key, template, user agent, retries, lock wait
+//! The audit search shows everything it stores (docs/rules/numbering.md#audit-and-retention): counter key, template, user agent, retries, lock wait
 //! and total time, in the REST answer and in the CSV export.
 
 use reqwest::StatusCode;
@@ -43,7 +43,7 @@ async fn the_audit_search_and_its_csv_carry_lock_wait_retries_and_the_rest() {
     assert_eq!(row["userAgent"], "dms-backend/2.1", "{row}");
     let key: Value = serde_json::from_str(row["counterKey"].as_str().expect("counterKey")).expect("the counter key is JSON");
     assert!(key.is_object(), "{key}");
-    // and named for people by its codes (issue 37: the audit search named it by ids)
+    // and named for people by its codes (the audit search once named it by ids)
     assert_eq!(
         row["counter"],
         serde_json::json!({ "project": "LCBP3", "correspondenceType": "LETTER", "originator": "คคง.", "recipient": "สคฉ.3",

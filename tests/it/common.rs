@@ -38,7 +38,7 @@ pub struct TestApp {
     _mysql: Option<MySqlTestDb>,
 }
 
-/// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the seeds' examples.
+/// 2025-06-15 10:00 in Bangkok: B.E. 2568, as in the requirements' examples.
 pub fn be2568() -> DateTime<Utc> {
     "2025-06-15T03:00:00Z".parse().unwrap()
 }
@@ -313,7 +313,7 @@ pub fn letter_to(recipient: &str) -> Value {
     json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "originatorCode": "คคง.", "recipientCode": recipient })
 }
 
-/// Asserts the error body of SPEC §6 and returns it.
+/// Asserts the error body (docs/rules/api.md#errors) and returns it.
 pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, expected_code: &str) {
     assert_eq!(status.as_u16(), expected_status, "status; body: {body}");
     assert_eq!(body["statusCode"], expected_status, "statusCode in body: {body}");

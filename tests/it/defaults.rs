@@ -1,4 +1,5 @@
-//! Per-type system defaults (SPEC §3): a project created on an empty database (`DEMO_DATA=false`, the production
+//! Per-type system defaults (docs/rules/numbering.md#which-template-numbers-a-request): a project created on an
+//! empty database (`DEMO_DATA=false`, the production
 //! path) numbers every type in its own format from its first request, and a project default that breaks a type's
 //! rules is passed over for that type.
 
@@ -104,7 +105,7 @@ async fn a_project_default_that_breaks_a_type_rules_is_skipped_for_that_type_onl
     assert_eq!((r["source"].as_str(), r["projectDefaultSkipped"].as_bool()), (Some("SYSTEM_DEFAULT"), Some(true)), "{r}");
 }
 
-/// SPEC §9: number fields take a JSON number or a numeric string; codes are trimmed and NFC-normalised.
+/// docs/rules/api.md#the-request-body-and-its-leniency: number fields take a JSON number or a numeric string; codes are trimmed and NFC-normalised.
 #[tokio::test]
 async fn sub_type_numbers_and_ids_as_numbers_or_strings_share_one_sequence() {
     let (app, _admin) = new_project_on_an_empty_database().await;

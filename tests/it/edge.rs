@@ -1,4 +1,4 @@
-//! The network edge (SPEC §8, `server::edge`): cookie-authenticated state changes only from the service's own
+//! The network edge (docs/rules/api.md#callers-and-authentication, `server::edge`): cookie-authenticated state changes only from the service's own
 //! origin (REST, server functions, login), server functions take JSON only, the security headers of every
 //! response, and the client address behind trusted proxies (audit rows, per-IP limits).
 

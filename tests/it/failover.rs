@@ -1,4 +1,4 @@
-//! Database failover on MariaDB's own replication (issue 36, SPEC §11): a primary and a semi-synchronous replica
+//! Database failover on MariaDB's own replication (docs/operations/README.md#failover): a primary and a semi-synchronous replica
 //! configured by `deploy/mariadb/replication.cnf`, promoted and rejoined by the operator's scripts beside it. The
 //! service is given both servers (`DATABASE_SERVERS`) and writes to the writable one; it never writes to a read-only
 //! server, and it follows a promotion by itself. (Under load from three instances, with kill -9: scripts/cluster.sh.)
@@ -88,7 +88,7 @@ async fn the_service_follows_a_promoted_replica_and_never_writes_to_a_read_only_
     assert_eq!(metric(&client, &server.base, "docnum_database_writable").await, 1.0);
 
     // a planned switchover, step 1: the primary made read-only. The service writes nothing there: the database error
-    // of SPEC §6 after its retries (500 with a reference, in Thai), no row
+    // of docs/rules/api.md#errors after its retries (500 with a reference, in Thai), no row
     a.sql("SET GLOBAL read_only = ON");
     let (s, e) = reserve(&client, &server.base, &token).await;
     crate::common::assert_error(s, &e, 500, "DB_ERROR");

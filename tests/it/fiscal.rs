@@ -1,4 +1,5 @@
-//! Fiscal years (SPEC §4): a `{FY:BE}` template resets on the project's first month in Bangkok time, and a super
+//! Fiscal years (docs/rules/numbering.md#reset-scopes-and-periods): a `{FY:BE}` template resets on the project's
+//! first month in Bangkok time, and a super
 //! admin with a reason may continue a closed year's series (back-dating); staff may not.
 
 use chrono::{DateTime, Utc};

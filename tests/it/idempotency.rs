@@ -1,4 +1,4 @@
-//! `Idempotency-Key` (SPEC §5): a retried call gets its first answer and never a second number; the same key with
+//! `Idempotency-Key` (docs/rules/api.md#idempotency-keys): a retried call gets its first answer and never a second number; the same key with
 //! another request is 422; keys are their sender's own; they live 24 hours. The kill -9 and restart case is in
 //! `multiprocess`.
 
@@ -29,7 +29,7 @@ async fn a_reserve_sent_again_with_its_key_gets_the_same_number_and_takes_no_oth
     let app = TestApp::spawn().await;
     let (s, first) = keyed(&app, RESERVE, "reserve-1", &letter()).await;
     assert_eq!(s, StatusCode::OK, "{first}");
-    // the same request written another way (the seeds' shape is tested in seed_paths) is the same request
+    // the same request written another way (the requirements' shape is tested in seed_paths) is the same request
     let mut reordered = serde_json::Map::new();
     for (k, v) in letter().as_object().unwrap().iter().rev() {
         reordered.insert(k.clone(), v.clone());

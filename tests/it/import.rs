@@ -44,7 +44,7 @@ async fn counts(app: &TestApp) -> Vec<i64> {
     v
 }
 
-/// The promises of SPEC §5/§7 hold: intact audit chains, no duplicate, no unexplained gap.
+/// The promises of docs/rules/numbering.md#what-is-never-done-twice hold: intact audit chains, no duplicate, no unexplained gap.
 async fn assert_all_accounted_for(app: &TestApp) {
     assert!(docnum::server::audit::verify(&app.state.db).await.unwrap().ok, "audit chains verify");
     let report = docnum::server::numbering::check::check(&app.state.db, &[]).await.unwrap();

@@ -1,4 +1,4 @@
-//! Issue 14 items 2, 8, 9: a project admin reads only their projects' audit and error rows (search, CSV,
+//! Isolation and bounds: a project admin reads only their projects' audit and error rows (search, CSV,
 //! resolve), a project-scoped token only its projects' templates; client numbers far out of range answer
 //! without a panic; preview / confirm / cancel are rate-limited; repeated errors are written once; the audit
 //! CSV carries no live formula.
@@ -296,7 +296,7 @@ async fn pages_and_sequences_far_out_of_range_answer_without_a_panic() {
             assert_eq!(body["rows"], json!([]), "{body}");
             assert_eq!(body["page"].as_u64(), Some(page.parse().unwrap()));
         }
-        // beyond the last page, and numbers that do not fit: 400, with the §6 body
+        // beyond the last page, and numbers that do not fit: 400, with the error body
         for query in
             ["page=1000001", "page=2147483648", "page=4294967295&pageSize=4294967295", "page=4294967296", "page=-1", "pageSize=99999999999999999999"]
         {

@@ -1,5 +1,6 @@
-//! Every number's lifecycle is rows of `workflow_transitions` (SPEC §9, the `NUMBER` workflow), loaded once at start
-//! and asked by the plans: a transition the table does not allow is refused — in the number's own words where SPEC §6
+//! Every number's lifecycle is rows of `workflow_transitions` (docs/rules/numbering.md#the-lifecycle-of-a-number,
+//! the `NUMBER` workflow), loaded once at start
+//! and asked by the plans: a transition the table does not allow is refused — in the number's own words where docs/rules/api.md#errors
 //! has them (ALREADY_CONFIRMED, …), else as the workflow engine refuses (409 WF_INVALID_TRANSITION) — and nothing
 //! changes.
 
@@ -53,7 +54,8 @@ async fn a_transition_the_table_does_not_allow_is_refused_with_its_code_and_chan
     assert_error(status, &body, 409, "ALREADY_CONFIRMED");
 }
 
-/// The ADR-021 envelope (SPEC §9) on every answer about a number, beside the fields it always had: where the number is
+/// The workflow envelope (docs/rules/api.md#the-workflow-envelope) on every answer about a number, beside the fields
+/// it always had: where the number is
 /// in its lifecycle and what the caller may do next, from the table — never the service's own actions (expiry, the
 /// release of a reset).
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Login throttling, the bound on Argon2, and the record of logins (issue 14 item 1, SPEC §8): failures per
+//! Login throttling, the bound on Argon2, and the record of logins (docs/rules/api.md#callers-and-authentication): failures per
 //! username and per client address lead to 429 with `Retry-After` and growing waits (the service clock is moved,
 //! nobody sleeps); a success clears the username's count; the server-function login takes the same path; every
 //! attempt is a row super admins (only) read, except repeated refusals during one wait (the first is); 200 parallel logins leave a server process's peak memory bounded by
@@ -41,7 +41,7 @@ async fn try_login(app: &TestApp, client: &Client, username: &str, password: &st
     Answer { status, retry_after, body: r.json().await.unwrap_or(Value::Null) }
 }
 
-/// The 429 of a throttled login: `Retry-After` (seconds) equal to the body's `retryAfter`, the §6 body, a Thai message.
+/// The 429 of a throttled login: `Retry-After` (seconds) equal to the body's `retryAfter`, the error body, a Thai message.
 fn assert_throttled(a: &Answer) -> u64 {
     assert_error(a.status, &a.body, 429, "RATE_LIMITED");
     let secs = a.retry_after.expect("Retry-After header");
@@ -167,7 +167,7 @@ async fn only_super_admins_read_the_login_attempts_and_far_pages_answer_without_
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.json::<Value>().await.unwrap()["total"], 3);
     // pages past the end, up to the last page served: a valid empty page, as the audit search answers; beyond it
-    // and numbers that do not fit a page number: 400 with the §6 body; never a 500
+    // and numbers that do not fit a page number: 400 with the error body; never a 500
     for (page_no, size) in [("999999", "50"), ("1000000", "500"), ("1000000", "4294967295")] {
         let (s, body) = attempts_of(&app, &admin, &[("page", page_no), ("pageSize", size)]).await;
         assert_eq!(s, StatusCode::OK, "page {page_no}: {body}");

@@ -46,7 +46,7 @@ mod multiprocess;
 // webhooks: every event delivered at least once, signed, in order per counter; failures replayed
 mod notifications;
 mod openapi;
-// the seed audit's partial rows: the global rate limit, an organisation outside the project
+// the partial rows of the requirements audit: the global rate limit, an organisation outside the project
 mod partial_rows;
 // /health/live and /health/ready
 mod probes;
@@ -57,7 +57,7 @@ mod register;
 mod restore;
 // what ages out: the prune, its dry run, its audit row, one run a day across instances
 mod retention;
-// the seeds' paths answer like their twins
+// the requirements' paths answer like their twins
 mod seed_paths;
 // the numbering statistics of /charts: per Bangkok day and type, counters' utilization over time
 mod stats;

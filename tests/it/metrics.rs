@@ -1,4 +1,4 @@
-//! SPEC §10: `GET /metrics` over HTTP on the real service — the series after real requests with their
+//! docs/operations/README.md#metrics-and-alerts: `GET /metrics` over HTTP on the real service — the series after real requests with their
 //! values, the scrape-time gauges (database pools, sequence utilization, Redis), `METRICS_TOKEN`, and that
 //! the alert rules and the dashboard in deploy/ use only metric names the service exports.
 //!
@@ -316,7 +316,7 @@ fn alerts_and_dashboard_use_only_exported_metric_names() {
             used.insert(name);
         }
     }
-    // the rules cover every alert of SPEC §10
+    // the rules cover every alert of docs/operations/README.md#metrics-and-alerts
     let alerts = std::fs::read_to_string(format!("{root}/deploy/prometheus/alerts.yml")).unwrap();
     for family in [metrics::REDIS_UP, metrics::LOCK_FAILURES, metrics::LOCK_ATTEMPTS, metrics::SEQUENCE_UTILIZATION] {
         assert!(alerts.contains(family), "alerts.yml uses {family}");

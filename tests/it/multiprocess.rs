@@ -183,7 +183,7 @@ async fn keyed_reserve(client: &reqwest::Client, base: &str, token: &str, key: &
     answer["documentNumber"].as_str().map(str::to_string)
 }
 
-/// Issue 36's must-show: 1,000 requests, each with its own `Idempotency-Key`, sent to a server that is killed with
+/// Retries across a crash: 1,000 requests, each with its own `Idempotency-Key`, sent to a server that is killed with
 /// `kill -9` part-way, then all sent again to a new process on the same file. Every key ends with exactly one
 /// number (the one it was first answered, for those answered before the kill), and the database holds exactly
 /// 1,000 numbers: the requests whose answer never arrived although they had committed — in flight at the kill, or

@@ -1,4 +1,5 @@
-//! Notifications (SPEC §9): each event's outbox row is written with its change, and delivered at least once to a
+//! Notifications (docs/rules/api.md#notifications-and-live-screens): each event's outbox row is written with its
+//! change, and delivered at least once to a
 //! webhook — a local receiver (an axum server inside the test) that fails the first deliveries still gets every event,
 //! once after de-duplication by event id, in order per counter, each signed with the webhook's secret. A delivery that
 //! fails for good is listed and delivered after a replay; only super admins manage webhooks; a change rolled back

@@ -40,7 +40,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/void"),
     ("post", "/api/v1/document-numbering/configs/{id}/retire"),
     ("post", "/api/v1/document-numbering/import"),
-    // the seeds' paths (aliases)
+    // the requirements' paths (aliases)
     ("get", "/api/v1/admin/login-attempts"),
     ("get", "/api/v1/document-numbering/sequences"),
     ("post", "/api/v1/document-numbering/bulk-import"),
@@ -142,7 +142,7 @@ async fn the_document_lists_every_route_and_no_other() {
 async fn the_documented_paths_are_the_served_paths() {
     let app = TestApp::spawn().await;
     let doc: Value = app.client.get(app.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
-    // every documented operation answers as an API route (the §6 body), never the JSON 404 of an unknown path
+    // every documented operation answers as an API route (the error body), never the JSON 404 of an unknown path
     // nor axum's 405; path parameters are filled with something of the right shape
     for (method, path, _) in operations(&doc) {
         let filled: Vec<&str> = path

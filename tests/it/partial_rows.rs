@@ -1,4 +1,5 @@
-//! The seed audit's partial rows: the global rate limit reached, and an organisation outside the project refused.
+//! The partial rows of the requirements audit: the global rate limit reached, and an organisation outside the
+//! project refused.
 
 use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;

@@ -1,4 +1,5 @@
-//! `/health/live` and `/health/ready` (SPEC §9): ready means the database answers, Redis answers when configured,
+//! `/health/live` and `/health/ready` (docs/operations/README.md#metrics-and-alerts): ready means the database
+//! answers, Redis answers when configured,
 //! and a preview goes through the engine; 503 names what failed. (The cluster harness, scripts/cluster.sh, also
 //! checks readiness while its own MariaDB is stopped and started again.)
 

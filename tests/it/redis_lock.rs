@@ -163,7 +163,7 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
         let status = server.terminate().await;
         assert!(status.success(), "a clean exit on SIGTERM: {status}");
         let keys: Vec<String> = redis::cmd("KEYS").arg("docnum:*").query_async(&mut con).await.unwrap();
-        // the witness's heads stay, as they must (SPEC §7); the locks and their wait markers go
+        // the witness's heads stay, as they must (docs/rules/numbering.md#what-is-never-done-twice); the locks and their wait markers go
         let locks: Vec<&String> = keys.iter().filter(|k| !k.ends_with(":wanted") && !k.starts_with("docnum:witness:")).collect();
         assert!(locks.is_empty(), "round {round}: locks left in Redis after the stop: {locks:?}");
     }
@@ -175,7 +175,7 @@ async fn lock_keys(con: &mut redis::aio::MultiplexedConnection) -> Vec<String> {
     keys.into_iter().filter(|k| !k.ends_with(":wanted") && !k.starts_with("docnum:witness:")).collect()
 }
 
-/// SPEC §11: a stop past its deadline lets go of every Redis lock it holds, a stuck batch's included — or the other
+/// docs/operations/README.md#deployment-modes: a stop past its deadline lets go of every Redis lock it holds, a stuck batch's included — or the other
 /// instances wait out its TTL for that counter. Here the batch waits for SQLite's write lock (another connection
 /// holds it) while it holds its counter's Redis lock; SIGTERM with a grace time of 2 s ends the process within
 /// 4 s, and it leaves no lock behind.
@@ -218,7 +218,8 @@ async fn a_stop_past_its_deadline_lets_go_of_a_stuck_batchs_lock() {
     assert_eq!(issued, 0, "the stuck batch did not commit");
 }
 
-/// SPEC §7: a Redis outage is one REDIS_ERROR row, however many requests fall back meanwhile; its end resolves it.
+/// docs/rules/numbering.md#audit-and-retention: a Redis outage is one REDIS_ERROR row, however many requests fall
+/// back meanwhile; its end resolves it.
 #[tokio::test]
 async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
     let mut redis = RedisServer::start().await;

@@ -1,4 +1,4 @@
-//! The restore drill (issue 36, SPEC §7): a backup taken while the service serves, numbers issued after it, the
+//! The restore drill (docs/rules/numbering.md#what-is-never-done-twice): a backup taken while the service serves, numbers issued after it, the
 //! database put back from the backup. The counter refuses to issue (503 `COUNTER_BEHIND_WITNESS`, an error-log row,
 //! the metric) until a super admin resumes it past the witnessed head; then it goes on after the last number issued
 //! before the restore — none issued twice — and `docnum check` finds the passed-over range explained.

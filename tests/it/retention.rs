@@ -1,4 +1,4 @@
-//! Retention (SPEC §7): a prune removes exactly what has aged out — login attempts, resolved error-log rows, expired
+//! Retention (docs/operations/README.md#retention): a prune removes exactly what has aged out — login attempts, resolved error-log rows, expired
 //! sessions — and nothing else; a dry run counts the same rows and removes none; each real run is an `admin` audit
 //! row with its counts, and the chains still verify; instances sharing a database run each day's prune once.
 

@@ -1,4 +1,4 @@
-//! The seeds' paths (SPEC §9): each alias answers like its twin among today's endpoints — same status, same
+//! The requirements' paths (docs/rules/api.md#the-numbering-endpoints): each alias answers like its twin among today's endpoints — same status, same
 //! body (or, where the body carries fresh ids and times, the same shape).
 
 use reqwest::{Client, StatusCode};
@@ -207,7 +207,7 @@ async fn the_metrics_summary_counts_today_for_admins_only() {
     assert_eq!(s, StatusCode::FORBIDDEN);
 }
 
-/// Seed 000 (3.11.11) documents generate-number with the request wrapped as `{"counterKey": {…}}`, a part that is absent
+/// The DMS's documents show generate-number with the request wrapped as `{"counterKey": {…}}`, a part that is absent
 /// as `0`. Sent as written there (with the demo's ids), it is numbered as the flat request would be; preview and reserve
 /// take it too, and the OpenAPI document names both shapes.
 #[tokio::test]
@@ -273,7 +273,7 @@ async fn the_seeds_counter_key_body_is_numbered_as_written() {
     assert!(shapes.iter().any(|s| s["properties"]["counterKey"]["properties"]["originatorOrgId"].is_object()), "{body}");
 }
 
-/// Seed 003 §5.2's admin endpoints under `/admin/document-numbering` answer as today's: metrics, manual override,
+/// The DMS's admin endpoints under `/admin/document-numbering` answer as today's: metrics, manual override,
 /// void-and-replace, the admin "cancel" (a void), bulk import; staff are refused there as on the twins.
 #[tokio::test]
 async fn seed_003_admin_paths_answer_like_their_twins() {

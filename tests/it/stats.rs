@@ -1,4 +1,4 @@
-//! The numbering statistics (issue 37, item 5): numbers per Bangkok day and type, and each counter's utilization at
+//! The numbering statistics: numbers per Bangkok day and type, and each counter's utilization at
 //! the end of each day, over REST; who may see which projects; the parameters' refusals.
 
 use reqwest::{Client, StatusCode};

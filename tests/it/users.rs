@@ -1,4 +1,4 @@
-//! Users, their permissions and API tokens (issue 14 items 2-tokens, 6, 7): a project admin sees and revokes only
+//! Users, their permissions and API tokens: a project admin sees and revokes only
 //! their projects' tokens; a token whose stored scope cannot be read grants nothing; every permission change is a
 //! row of the `admin` audit chain, whichever way it was made (REST, CLI); own password change; deactivation locks a
 //! user out at once; the published demo password keeps a server on loopback.

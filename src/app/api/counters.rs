@@ -31,7 +31,7 @@ pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reas
     admin_ops::request_reset(&state.engine, &caller, counter_id, new_value, &reason).await.map_err(sfn::error)
 }
 
-/// Reset requests, newest first, each with the actions this caller may take (ADR-021 envelope).
+/// Reset requests, newest first, each with the actions this caller may take (the workflow envelope).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_reset_requests(state: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
     let (app, caller) = sfn::caller().await?;

@@ -5,7 +5,7 @@
 //!   loadgen --embedded --concurrency 64 --requests 20000           # starts the service in-process on a temp SQLite file
 //!   loadgen --url http://127.0.0.1:3000 --token dnt_… -c 64 -n 20000  # against a running service
 //!
-//! With `--rate` it runs the open model instead (open.rs): a fixed arrival rate of the seeds' mix for `--duration`
+//! With `--rate` it runs the open model instead (open.rs): a fixed arrival rate of the requirements' mix for `--duration`
 //! seconds, a line per minute (the soak, scripts/soak.sh):
 //!
 //!   loadgen --url http://127.0.0.1:3000,http://127.0.0.1:3001 --token dnt_… --login admin:… --rate 500 --duration 1800

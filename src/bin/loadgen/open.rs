@@ -4,7 +4,7 @@
 //! is measured instead of hidden (coordinated omission). Nothing waits for an earlier answer; at most
 //! `--max-in-flight` requests are out at once, and an arrival past that is dropped and counted as an error.
 //!
-//! The mix (the seeds' shares, SPEC §12): of the number requests 40 % RFA, 30 % TRANSMITTAL, 30 % LETTER, MEMO
+//! The mix (the requirements' shares): of the number requests 40 % RFA, 30 % TRANSMITTAL, 30 % LETTER, MEMO
 //! and the other types, each body one counter of the demo data; a share of the reserved numbers confirmed or
 //! cancelled right after; previews; page loads of `/`, `/templates`, `/counters` with a logged-in session; and
 //! page loads abandoned mid-answer (a raw connection closed after a few bytes or none), with and without the
@@ -281,7 +281,7 @@ enum Request<'a> {
     Page { path: &'a str },
 }
 
-/// The answer's status, and the §6 error code when the body has one (`HTTP 503 NB003`).
+/// The answer's status, and the error code when the body has one (`HTTP 503 NB003`).
 fn http_error(r: &http1::Response) -> String {
     let code = serde_json::from_slice::<Value>(&r.body).ok().and_then(|v| v["code"].as_str().map(str::to_string));
     match code {

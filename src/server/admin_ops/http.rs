@@ -1,4 +1,5 @@
-//! REST: counter browser, counter reset requests, revise, void-and-replace, manual override (SPEC §5, §9).
+//! REST: counter browser, counter reset requests, revise, void-and-replace, manual override
+//! (docs/rules/numbering.md#the-lifecycle-of-a-number, docs/rules/api.md#the-workflow-envelope).
 //! Thin: parse, call `admin_ops`, answer.
 
 use axum::extract::State;
@@ -263,7 +264,7 @@ pub(crate) async fn void_and_replace(
     Ok(Json(super::void_and_replace(&s, &caller, &b.number(), reason, b.document_id.as_deref(), key.as_ref()).await?))
 }
 
-/// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (seed 003 §5.2
+/// `POST /document-numbering/void` (super admins): voids a confirmed number without a replacement (the DMS's admin
 /// "cancel"); the number stays on record as VOID and is never issued again. `documentId` is not used.
 #[utoipa::path(post, path = "/document-numbering/void", request_body = VoidRequest,
     responses((status = 200, body = StatusResult, description = "the number, now VOID, with its lifecycle"), AdminNumberErrors),

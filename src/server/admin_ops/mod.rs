@@ -1,4 +1,4 @@
-//! Administrative operations on counters and issued numbers (SPEC §5): counter reset through the workflow
+//! Administrative operations on counters and issued numbers (docs/rules/numbering.md#the-lifecycle-of-a-number): counter reset through the workflow
 //! engine (one super admin requests, a different one approves), revise, void-and-replace and manual override;
 //! and the reads of the counter browser. Each write: authorize → locate → read under the counter's lock (in ONE
 //! transaction, holding the row the way the batch does) → the pure plan of `counter_tx::admin` → `counter_tx::apply`
@@ -42,7 +42,7 @@ use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
 pub(crate) const RESET_WORKFLOW: &str = "COUNTER_RESET";
-/// A super admin's approval to issue again on a counter whose database is behind its witness (SPEC §7).
+/// A super admin's approval to issue again on a counter whose database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
 pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
 pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
@@ -87,7 +87,8 @@ pub(crate) enum Override {
     SetValue(i64),
 }
 
-// ---- the operations as callers see them: each failure recorded in the error log with who and what (SPEC §7) ----
+// ---- the operations as callers see them: each failure recorded in the error log with who and what
+// (docs/rules/numbering.md#audit-and-retention) ----
 
 /// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
 /// result back.
@@ -147,7 +148,7 @@ pub(crate) async fn request_reset(
     logged(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }), result)
 }
 
-/// The seeds' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
+/// The requirements' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
 /// `config_id` — of its project and, unless it is the project default, of its type. Then as [`request_reset`].
 pub(crate) async fn request_reset_of_config(
     s: &Engine,
@@ -257,7 +258,7 @@ pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64
     logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
 }
 
-/// A number an administrative write issued, with its lifecycle context (ADR-021): confirmed, named by itself.
+/// A number an administrative write issued, with its lifecycle context: confirmed, named by itself.
 fn with_workflow(s: &Engine, caller: &Caller, n: IssuedNumber) -> IssuedNumber {
     let at = n.issued_at.timestamp_millis();
     IssuedNumber { workflow: Some(s.lifecycle.context(&n.document_number, State::Confirmed, at, caller)), ..n }
@@ -494,7 +495,7 @@ async fn void_and_replace_unlogged(
     .await
 }
 
-/// The notification of a number voided (SPEC §9), written with the void.
+/// The notification of a number voided (docs/rules/api.md#notifications-and-live-screens), written with the void.
 fn voided_event(locked: &Locked, original: &StoredNumber, reason: &str, replacement: Option<&str>, caller: &Caller) -> Event {
     let data = json!({ "counterId": original.counter_id, "documentNumber": original.number, "sequence": original.sequence,
                        "documentId": original.document_id, "reason": reason, "replacement": replacement, "by": caller.display_name() });
@@ -538,7 +539,7 @@ async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: 
     Ok(StatusResult { document_number: text.clone(), status: NumberStatus::Void, workflow: Some(s.lifecycle.context(text, State::Void, at, caller)) })
 }
 
-// ---- resume past the witnessed head (SPEC §7) ----
+// ---- resume past the witnessed head (docs/rules/numbering.md#what-is-never-done-twice) ----
 
 /// `POST /document-numbering/counters/{id}/resume-past-witness` `{reason}`: a super admin approves, through the
 /// `WITNESS_RESUME` workflow, issuing again on a counter whose database is behind its witness (a restored backup, a

@@ -1,4 +1,4 @@
-//! The numbering statistics of `/charts` and `GET /document-numbering/stats/…` (issue 37, item 5): numbers issued per
+//! The numbering statistics of `/charts` and `GET /document-numbering/stats/…`: numbers issued per
 //! Bangkok day and correspondence type, and the utilization of the current period's counters at the end of each day.
 //! Both are read from `document_numbers` alone (grouped by day in SQL), so the numbering path keeps no books for
 //! them. A project admin sees their projects only; staff and API tokens are refused, as on the counter browser.

@@ -1,4 +1,4 @@
-//! The administrators' metrics summary (the seeds' `GET /document-numbering/metrics`): today's numbers per type,
+//! The administrators' metrics summary (the requirements' `GET /document-numbering/metrics`): today's numbers per type,
 //! lock waits, retries and fallbacks of today's number requests (Asia/Bangkok day), and the fullest counters of
 //! the current period. A project admin sees their projects only. Prometheus scrapes `/metrics` for the rest.
 

@@ -292,7 +292,7 @@ pub(crate) async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError>
 }
 
 /// Per counter, the sequences in 1..=last_number that neither an issued number nor an audit row
-/// accounts for. Empty means the counter's sequence has no unexplained gap (SPEC §5).
+/// accounts for. Empty means the counter's sequence has no unexplained gap (docs/rules/numbering.md#what-is-never-done-twice).
 pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
     let mut snapshot = db.begin_snapshot().await?;
     unexplained_gaps_in(&mut snapshot).await
@@ -517,7 +517,7 @@ pub(crate) async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery
     Ok(format!("\u{feff}{}", String::from_utf8_lossy(&bytes)))
 }
 
-/// A CSV cell a spreadsheet program will not run (SPEC §8): text beginning with `=`, `+`, `-`, `@`, a tab or a
+/// A CSV cell a spreadsheet program will not run (docs/rules/api.md#web-app): text beginning with `=`, `+`, `-`, `@`, a tab or a
 /// carriage return gets a `'` in front, so it shows as text instead of being evaluated as a formula.
 pub(crate) fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
     match cell.chars().next() {

@@ -1,4 +1,4 @@
-//! The record of logins (SPEC §8: failed and successful logins are recorded): one `login_attempts` row per
+//! The record of logins (docs/rules/api.md#callers-and-authentication: failed and successful logins are recorded): one `login_attempts` row per
 //! attempt — when (service clock), the username as typed (at most [`MAX_USERNAME_CHARS`] characters), the user when
 //! the name is known, the client address, the user agent (at most 300 characters, see `auth::client_of`) and the
 //! outcome. Super admins read it (`GET /api/v1/admin/login-attempts`, the `/logins` page). Attempts refused during

@@ -1,4 +1,4 @@
-//! Limits on number requests (SPEC §8): per user, per IP and global for people; per token for machine
+//! Limits on number requests (docs/rules/api.md#rate-limits): per user, per IP and global for people; per token for machine
 //! clients. A limit of 0 switches it off. Exceeding one answers 429 with `Retry-After`.
 //!
 //! Requests that take no new number — preview, confirm, cancel — count in a bucket of their own

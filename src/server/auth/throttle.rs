@@ -1,4 +1,4 @@
-//! Login throttling (SPEC §8): failed logins are counted per username and per client address (the address the
+//! Login throttling (docs/rules/api.md#callers-and-authentication): failed logins are counted per username and per client address (the address the
 //! edge resolved behind trusted proxies). Once a key has `threshold` consecutive failures, the next attempt must
 //! wait: `first_wait` after the threshold-th failure, doubling with every further failure, at most `max_wait`.
 //! An attempt inside the wait answers 429 with `Retry-After` and runs no Argon2; it does not count as a failure.

@@ -1,4 +1,4 @@
-//! Which MariaDB server takes the writes (SPEC §11). MariaDB's own semi-synchronous replication keeps a replica;
+//! Which MariaDB server takes the writes (docs/operations/README.md#failover). MariaDB's own semi-synchronous replication keeps a replica;
 //! an operator (or MariaDB's tooling) promotes it when the primary is lost. The service finds the new primary
 //! itself, among the servers of `DATABASE_SERVERS`: the one whose `read_only` is off. It never writes to a
 //! read-only server:

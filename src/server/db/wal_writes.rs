@@ -2,7 +2,7 @@
 //!
 //! SQLite writes each WAL frame with two calls, its 24-byte header and then the page. A spread group of 31 numbers
 //! dirties about 165 pages, so its commit made some 330 `pwrite`s before the fsync, and those were most of SQLite's
-//! system time per number (BENCHMARKS.md, "SQLite write path"). Here the WAL file keeps a run of contiguous writes in memory and
+//! system time per number (docs/benchmarks/sqlite-write-path.md). Here the WAL file keeps a run of contiguous writes in memory and
 //! hands it to the real file in writes of up to 128 KiB as soon as the commit frame is complete, or before anything else touches
 //! the file (a read, a sync, its size, a truncation, a write elsewhere, closing). Every other file, the database
 //! itself included, is the `unix` VFS's own, untouched.

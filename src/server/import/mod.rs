@@ -1,4 +1,4 @@
-//! Bulk import of counters and legacy numbers (SPEC §5 "bulk import"; super admins): JSON or CSV rows, a
+//! Bulk import of counters and legacy numbers (docs/rules/numbering.md#the-lifecycle-of-a-number "bulk import"; super admins): JSON or CSV rows, a
 //! dry-run report (per row: ok, or the Thai reason), then all or nothing in ONE write transaction.
 //!
 //! A row is either a legacy number (`documentNumber`, read with the template of its project and type: the parts
@@ -32,7 +32,7 @@ use crate::server::templates;
 pub(crate) const MAX_ROWS: usize = 10_000;
 /// Largest import text (JSON or CSV), in bytes.
 pub(crate) const MAX_BYTES: usize = 2 * 1024 * 1024;
-/// Most sequences one import may pass over in total (each gets an audit row, SPEC §5: no unexplained gap).
+/// Most sequences one import may pass over in total (each gets an audit row, docs/rules/numbering.md#what-is-never-done-twice: no unexplained gap).
 pub(crate) const MAX_TOTAL_SKIPPED: i64 = 200_000;
 const DEFAULT_REASON: &str = "นำเข้าข้อมูลเลขที่เอกสารและตัวนับ (bulk import)";
 
@@ -238,7 +238,7 @@ struct Planned {
     key: String,
 }
 
-/// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (SPEC §7).
+/// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (docs/rules/numbering.md#audit-and-retention).
 pub(crate) async fn bulk_import(
     s: &Engine,
     caller: &Caller,

@@ -1,4 +1,4 @@
-//! Notifications (SPEC §9; seed 004, ADR-001 step 4): the outbox's events delivered at least once to the webhooks
+//! Notifications (docs/rules/api.md#notifications-and-live-screens): the outbox's events delivered at least once to the webhooks
 //! super admins configure, and what waits for the viewer (the header's count).
 //!
 //! The events are written by their emitters into `notification_outbox` in the transactions of their changes

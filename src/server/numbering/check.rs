@@ -1,4 +1,4 @@
-//! A whole-database check of the promises of SPEC §5: no number twice, no unexplained gap, an intact
+//! A whole-database check of the promises of docs/rules/numbering.md#what-is-never-done-twice: no number twice, no unexplained gap, an intact
 //! audit trail, and (for fault tests) every number a caller received still on record.
 
 use std::collections::HashSet;

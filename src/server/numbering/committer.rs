@@ -33,7 +33,7 @@ use crate::server::outbox::{self, EventKind};
 
 pub(crate) use super::counter_tx::{JobKind, Outcome};
 
-/// Connection errors are retried three times with exponential backoff (SPEC §6): 100, 200, 400 ms.
+/// Connection errors are retried three times with exponential backoff (docs/rules/api.md#errors): 100, 200, 400 ms.
 const LOST_CONNECTION: Retry = Retry { times: 3, pause: Pause::Doubling(100) };
 /// Most counters' batches one transaction serves: past a few dozen the savepoints and the longer hold of the
 /// rows cost more than the shared commit saves.
@@ -123,7 +123,7 @@ pub struct Committers {
     /// Counter ids by key, of the counters served since start (ids never change): a group reads its counters
     /// by id, in one statement.
     ids: Mutex<HashMap<CounterKey, i64>>,
-    /// The counters' heads recorded outside the database (SPEC §7), when one is kept.
+    /// The counters' heads recorded outside the database (docs/rules/numbering.md#audit-and-retention), when one is kept.
     witness: Option<Arc<Witness>>,
     /// Where a committed batch's counter is announced to the live screens (`events`): never waited for.
     events: Option<Arc<Events>>,
@@ -184,7 +184,8 @@ impl Committers {
     }
 
     /// Serves one counter's batch (its worker holds the counter's lock) and returns one result per request,
-    /// in order. The one retry policy of SPEC §6: a stale memory is read afresh, a lost race runs again at
+    /// in order. The one retry policy of docs/rules/numbering.md#concurrency-the-double-lock: a stale memory is read
+    /// afresh, a lost race runs again at
     /// most twice, a connection error three times with backoff.
     pub async fn serve(
         self: &Arc<Self>,
@@ -266,7 +267,8 @@ impl Committers {
         }
     }
 
-    /// Notifies (SPEC §9) that a counter is behind its witness, once per episode (`outbox::append_once`): in a
+    /// Notifies (docs/rules/api.md#notifications-and-live-screens) that a counter is behind its witness, once per
+    /// episode (`outbox::append_once`): in a
     /// transaction of its own, as the refused batch wrote nothing.
     async fn tell_behind_witness(&self, key: &CounterKey, e: &AppError) {
         let AppError::BehindWitness { counter_id, stored, witnessed, witnessed_last, .. } = e else { return };
@@ -373,7 +375,7 @@ impl Committers {
     /// Whether a committer keeps its connection for its next group. MariaDB: only while the pool has idle ones
     /// (each connection prepares each statement once, and the batch INSERTs differ by batch size). SQLite:
     /// the single writer is kept while groups follow each other, for at most `HOLD_WRITER_AT_MOST`, rather than
-    /// given back to the pool and drawn again between two groups (BENCHMARKS.md, "Spread load: commits shared across counters").
+    /// given back to the pool and drawn again between two groups (docs/benchmarks/spread-load.md).
     fn may_keep(&self, held_since: Instant) -> bool {
         match self.db.dialect {
             Dialect::MySql => self.db.counters.num_idle() > 0,
@@ -500,7 +502,7 @@ impl Committers {
     }
 
     /// The group served together: every counter read, moved and written with one statement per kind for all of
-    /// them, instead of some seven per counter behind savepoints (BENCHMARKS.md, "Spread load: commits shared across counters"). A batch whose
+    /// them, instead of some seven per counter behind savepoints (docs/benchmarks/spread-load.md). A batch whose
     /// memory is stale fails alone, as its fence would have refused it. None — nothing written, the
     /// transaction rolled back — where the group must be served batch by batch (`try_group`), which finds
     /// the failing batch behind savepoints: a group of one, a retry's pre-check, or any statement failing
@@ -598,7 +600,8 @@ impl Committers {
         Ok(served.into_iter().map(|s| s.expect("every batch failed or was applied")).collect())
     }
 
-    /// Refuses a batch whose counter, as read, is behind its witness (SPEC §7): it issues nothing until a super admin
+    /// Refuses a batch whose counter, as read, is behind its witness
+    /// (docs/rules/numbering.md#what-is-never-done-twice): it issues nothing until a super admin
     /// resumes it past the witnessed head.
     fn behind_witness(&self, key: &CounterKey, start: &Start) -> Result<(), TxError> {
         let Some(w) = &self.witness else { return Ok(()) };

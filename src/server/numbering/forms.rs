@@ -57,7 +57,7 @@ pub(crate) fn see_other(location: &str) -> Response {
     (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_string()), (header::CACHE_CONTROL, "no-store".to_string())]).into_response()
 }
 
-/// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the §6 body.
+/// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the error body.
 fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
     let fields = match form {
         Ok(Form(fields)) => fields,

@@ -1,5 +1,5 @@
-//! One hot counter shared by several instances (issue 16, item 2; ARCHITECTURE.md "One hot counter, several
-//! instances"): a worker that finds its counter's lock held by an instance that advertises where it serves it
+//! One hot counter shared by several instances (docs/adr/0021-forwarding-to-the-lock-holder.md): a worker that
+//! finds its counter's lock held by an instance that advertises where it serves it
 //! (`lock::RedisLock::forwarding_as`) sends its batch there instead of waiting for the lock. The holder queues
 //! those jobs on its own worker, which serves them in its batches under the lock it keeps, and answers each job
 //! with its outcome. One holder, one stream of batches, no hand-overs.

@@ -1,4 +1,4 @@
-//! REST endpoints of the numbering operations (SPEC §9). Thin: find the caller, call the service, answer.
+//! REST endpoints of the numbering operations (docs/rules/api.md#the-numbering-endpoints). Thin: find the caller, call the service, answer.
 
 use axum::extract::State;
 use axum::Json;

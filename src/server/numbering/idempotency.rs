@@ -1,4 +1,4 @@
-//! Retries that cannot take a second number (SPEC §5; the IETF httpapi `Idempotency-Key` draft). Reserve,
+//! Retries that cannot take a second number (docs/rules/api.md#idempotency-keys; the IETF httpapi `Idempotency-Key` draft). Reserve,
 //! generate, confirm, cancel, revise and void-and-replace accept an `Idempotency-Key` header. The key, the
 //! request's fingerprint and the answer are stored **in the transaction that writes the number** (the counter
 //! batch's, or the administrative write's), so whatever committed the number committed its key: a retry after a
@@ -28,7 +28,7 @@ use crate::server::error::AppError;
 
 /// The request header.
 pub(crate) const HEADER: &str = "Idempotency-Key";
-/// How long a key answers with its first outcome (SPEC §5: 24 h); retention prunes it after that.
+/// How long a key answers with its first outcome (docs/rules/api.md#idempotency-keys: 24 h); retention prunes it after that.
 pub(crate) const KEY_LIFETIME_MS: i64 = 24 * 3_600_000;
 /// The longest key accepted, in characters (visible ASCII only).
 pub(crate) const MAX_KEY_CHARS: usize = 255;
@@ -100,7 +100,7 @@ pub struct Keyed {
     pub(crate) scope: String,
     pub(crate) key: String,
     /// SHA-256 (hex) of the operation and the request as the server read it (so spacing and field order of the
-    /// JSON do not matter; the two request shapes of SPEC §9 are one request).
+    /// JSON do not matter; the two request shapes of docs/rules/api.md#the-request-body-and-its-leniency are one request).
     pub(crate) fingerprint: String,
     pub(crate) operation: String,
 }

@@ -1,4 +1,4 @@
-//! Step 1 of SPEC §6: the lock on a counter key around each batch.
+//! Step 1 of the double lock (docs/rules/numbering.md#concurrency-the-double-lock): the lock on a counter key around each batch.
 //!
 //! - Embedded default (no Redis configured): the per-key queue already guarantees one batch per key in
 //!   this process; SQLite's `BEGIN IMMEDIATE` and the version check cover other processes.
@@ -185,7 +185,7 @@ pub struct RedisLock {
     /// first server that has not failed in the last second, so one dead server does not stop forwarding; instances
     /// that see the same failure move to the same next server.
     markers: Vec<KeptRedis>,
-    /// Where an outage is recorded (once per outage, SPEC §7).
+    /// Where an outage is recorded (once per outage, docs/rules/numbering.md#audit-and-retention).
     errors: Option<ErrorLog>,
     /// This instance's address for forwarded batches, advertised beside each lock it holds (`forward`).
     advertise_as: Option<String>,

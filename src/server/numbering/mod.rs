@@ -1,4 +1,4 @@
-//! The numbering engine (SPEC §4–§6): resolves a request to a template and a counter key, and serves
+//! The numbering engine (docs/rules/numbering.md): resolves a request to a template and a counter key, and serves
 //! preview / reserve / generate / confirm / cancel / expiry. Every operation that changes a counter's
 //! numbers goes through that counter's in-process queue (`queue`), which serves all waiting requests in
 //! one lock hold and one transaction (`counter_tx`: read, a pure plan, apply); the version check and the
@@ -62,7 +62,8 @@ pub struct Resolved {
     pub(crate) revision: String,
     pub key: CounterKey,
     pub(crate) period: Period,
-    /// The reason of a super admin's number in an earlier, closed period (SPEC §4 back-dating); None: today's period.
+    /// The reason of a super admin's number in an earlier, closed period
+    /// (docs/rules/numbering.md#reset-scopes-and-periods back-dating); None: today's period.
     #[serde(default)]
     pub(crate) backdated: Option<String>,
 }
@@ -86,7 +87,8 @@ impl Resolved {
     }
 }
 
-/// Resolves a request against the reference data at instant `now` (SPEC §3 resolution order, §4 key).
+/// Resolves a request against the reference data at instant `now`
+/// (docs/rules/numbering.md#which-template-numbers-a-request resolution order, §4 key).
 pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> Result<Resolved, AppError> {
     resolve_within(snapshot, req, now, &|_| true)
 }
@@ -318,7 +320,7 @@ pub(crate) struct EngineConfig {
     /// The cluster secret, when batches go to the instance holding their counter's lock (`forward`); the lock
     /// must advertise this instance too (`lock::RedisLock::forwarding_as`).
     pub(crate) forward_secret: Option<String>,
-    /// Where the counters' heads are witnessed outside the database (SPEC §7); None: not witnessed.
+    /// Where the counters' heads are witnessed outside the database (docs/rules/numbering.md#what-is-never-done-twice); None: not witnessed.
     pub(crate) witness: Option<Arc<witness::Witness>>,
     /// The live screens' hub (`events`); None: nothing announced.
     pub(crate) events: Option<Arc<crate::server::events::Events>>,
@@ -515,7 +517,7 @@ impl Engine {
         snapshot.project(req.project_id, req.project_code.as_deref()).ok().map(|p| p.id)
     }
 
-    /// The readiness probe's preview (SPEC §9 `/health/ready`): the next number of the first active project's
+    /// The readiness probe's preview (docs/operations/README.md#metrics-and-alerts `/health/ready`): the next number of the first active project's
     /// first type, through the same resolution and counter read as a real preview, without logging or taking
     /// anything. `Ok(None)` when there is nothing to preview yet (no active project or type) or the data
     /// cannot form a request (a project without members): the service is still able to number. A failure of

@@ -1,4 +1,4 @@
-//! Witnessed heads (SPEC §7, issue 36): each counter's head — its last number and its audit chain's length and hash —
+//! Witnessed heads (docs/rules/numbering.md#what-is-never-done-twice): each counter's head — its last number and its audit chain's length and hash —
 //! is also recorded outside its database, so that a database found behind it issues nothing on that counter. A
 //! restored backup, a failover to a replica that missed commits or a hand edit would otherwise hand out numbers that
 //! callers already hold.

@@ -1,4 +1,4 @@
-//! The notifications' outbox (SPEC §9; seed 004, ADR-001 step 4): one row per event, appended in the transaction of
+//! The notifications' outbox (docs/rules/api.md#notifications-and-live-screens): one row per event, appended in the transaction of
 //! the change it tells of — so an event exists exactly when its change committed, and a change rolled back leaves
 //! none. Storage level like `audit`: plain values in, no caller, so the engine's batch, the workflow's transitions
 //! and the admin writes all append inside their own transactions. Fanning events out to webhooks and delivering
@@ -30,7 +30,7 @@ impl Event {
     }
 }
 
-/// The percentages of a counter's range whose crossing is an event (SPEC §10's alerts, told to people too).
+/// The percentages of a counter's range whose crossing is an event (the alerts (docs/operations/README.md#metrics-and-alerts), told to people too).
 pub(crate) const THRESHOLDS: [(u8, EventKind); 2] = [(90, EventKind::Counter90Percent), (95, EventKind::Counter95Percent)];
 
 /// The thresholds a counter passes when its last number moves from `before` to `after` out of `max`: each once per

@@ -1,4 +1,5 @@
-//! Reference-data admin (SPEC §2, §9; super admins): create and edit projects, organizations, correspondence
+//! Reference-data admin (docs/rules/numbering.md#reference-data-and-codes,
+//! docs/rules/api.md#the-numbering-endpoints; super admins): create and edit projects, organizations, correspondence
 //! types, sub-types, RFA types and disciplines, one at a time or as a whole JSON document (upsert by code, all
 //! or nothing, with a per-row report and a dry run). Codes are checked by `numbering::validate_code` and are
 //! the identity of an item: once created a code is never changed and nothing is deleted, so every issued

@@ -212,7 +212,7 @@ pub struct ReferenceCache {
     started: AtomicU64,
     max_age: Duration,
     /// Held by the one `get` that reloads an aged snapshot: under load every request in flight found it aged at
-    /// once, and each read all the reference data again (64 reloads every 2 s at 64 callers; BENCHMARKS.md, "HTTP path and per-request work").
+    /// once, and each read all the reference data again (64 reloads every 2 s at 64 callers; docs/benchmarks/http-path.md).
     aging: Mutex<()>,
 }
 

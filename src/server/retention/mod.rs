@@ -1,4 +1,4 @@
-//! Retention (SPEC §7): what the service keeps for a while only goes once it has aged out — login attempts after
+//! Retention (docs/operations/README.md#retention): what the service keeps for a while only goes once it has aged out — login attempts after
 //! [`RetentionConfig::login_attempts_days`], resolved error-log rows after [`RetentionConfig::resolved_errors_days`]
 //! (unresolved ones stay), sessions as soon as they expire. A daily job (one instance at a time: [`spawn_job`]) and
 //! `docnum prune [--dry-run]` run the same [`prune`]; each real run appends one `PRUNE` row with its counts to the

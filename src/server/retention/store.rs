@@ -22,11 +22,11 @@ pub(crate) const LOGIN_ATTEMPTS: Aged = Aged { table: "login_attempts", key: "id
 /// Only resolved errors age out; an unresolved one stays however old it is.
 pub(crate) const RESOLVED_ERRORS: Aged = Aged { table: "error_log", key: "id", condition: "resolved_at IS NOT NULL AND resolved_at < ?" };
 
-/// Idempotency keys (SPEC §5): kept for the 24 h a retry may come in. SQLite's table has a composite primary key;
+/// Idempotency keys (docs/rules/api.md#idempotency-keys): kept for the 24 h a retry may come in. SQLite's table has a composite primary key;
 /// its rowid names a row.
 pub(crate) const IDEMPOTENCY_KEYS: Aged = Aged { table: "idempotency_keys", key: "rowid", condition: "created_at < ?" };
 
-/// Notifications delivered (SPEC §7: after 30 days); pending and failed ones stay.
+/// Notifications delivered (docs/operations/README.md#retention: after 30 days); pending and failed ones stay.
 pub(crate) const DELIVERED_NOTIFICATIONS: Aged =
     Aged { table: "notification_deliveries", key: "id", condition: "state = 'DELIVERED' AND delivered_at IS NOT NULL AND delivered_at < ?" };
 

@@ -1,4 +1,4 @@
-//! REST: numbering templates ("configs", SPEC §9).
+//! REST: numbering templates ("configs", docs/rules/api.md#the-numbering-endpoints).
 
 use axum::extract::State;
 use axum::Json;
@@ -161,7 +161,7 @@ pub(crate) struct RetireBody {
     pub(crate) acknowledge_key_change: bool,
 }
 
-/// `POST /configs/{id}/retire` (the project's admins): the template stops being used; the next one of the SPEC §3
+/// `POST /configs/{id}/retire` (the project's admins): the template stops being used; the next one of the docs/rules/numbering.md#templates
 /// order applies (answered). Its history stays; saving it again brings it back.
 #[utoipa::path(post, path = "/document-numbering/configs/{id}/retire", params(("id" = i64, Path,)), request_body = RetireBody,
     responses((status = 200, body = ResolvedTemplate, description = "the template that applies now"), TemplateSaveErrors),

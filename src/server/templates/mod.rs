@@ -1,4 +1,5 @@
-//! Numbering templates per project and correspondence type: resolution order (SPEC §3), validation on
+//! Numbering templates per project and correspondence type: resolution order
+//! (docs/rules/numbering.md#which-template-numbers-a-request), validation on
 //! save with the shared template module, and versioning (every save is a new version with a reason).
 
 pub(crate) mod http;
@@ -16,7 +17,8 @@ use crate::server::reference::Snapshot;
 
 pub(crate) use store::StoredTemplate;
 
-/// The template of a (project, type) request (SPEC §3, `numbering::resolution`): the (project, type) template;
+/// The template of a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request,
+/// `numbering::resolution`): the (project, type) template;
 /// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
 /// project default itself.
 pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, correspondence_type_id: i64) -> ResolvedTemplate {
@@ -93,7 +95,7 @@ pub(crate) const MAX_REASON_CHARS: usize = 500;
 /// What a save asks for, beyond the text.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SaveOptions<'a> {
-    /// The admin has seen that this change moves numbering to a new counter (SPEC §4) and accepts it.
+    /// The admin has seen that this change moves numbering to a new counter (docs/rules/numbering.md#counter-keys) and accepts it.
     pub(crate) acknowledge_key_change: bool,
     /// Set when the save restores an older version.
     pub(crate) rollback_of: Option<i64>,
@@ -121,7 +123,7 @@ fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> 
     Some((describe(before, old.reset_scope), describe(after, new_scope)))
 }
 
-/// Saves a new version of the template of (project, type or default), after every rule of SPEC §3.
+/// Saves a new version of the template of (project, type or default), after every rule of docs/rules/numbering.md#which-template-numbers-a-request.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn save(
     state: &Catalog,
@@ -204,7 +206,8 @@ fn check_reason(reason: &str) -> Result<&str, AppError> {
     Ok(reason)
 }
 
-/// Retires the template `id` (SPEC §5: "retire a template"): it stops being used and the next template of the SPEC §3
+/// Retires the template `id` (docs/rules/numbering.md#the-lifecycle-of-a-number: "retire a template"): it stops
+/// being used and the next template of the docs/rules/numbering.md#templates
 /// order applies — for a type's template the project's default or the type's system default, for a project's default
 /// the system defaults. Its row and versions stay (history); saving it again brings it back. A change of the counter
 /// key must be acknowledged, as for a save. Answers the template that applies now.

@@ -65,7 +65,8 @@ impl From<TemplateRow> for StoredTemplate {
     }
 }
 
-/// The templates in use (a retired one is not: the next of the SPEC §3 order applies in its place).
+/// The templates in use (a retired one is not: the next of the resolution order
+/// (docs/rules/numbering.md#which-template-numbers-a-request) applies in its place).
 pub(crate) async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppError> {
     let rows: Vec<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL")).fetch_all(&db.pool).await?;
     Ok(rows.into_iter().map(StoredTemplate::from).collect())

@@ -1,8 +1,8 @@
-//! The table-driven workflow engine (seed 004, ADR-001; SPEC §9). States and allowed actions are rows of
+//! The table-driven workflow engine (docs/rules/api.md#the-workflow-envelope). States and allowed actions are rows of
 //! `workflow_transitions`; the engine reads an instance's state from the database (never from the client),
 //! checks the action against that table for the state and the caller's role, moves the state with a version
 //! check and appends an event — all inside the caller's transaction, so the owning feature's side effects
-//! (e.g. executing a counter reset) commit or roll back with the transition. Responses carry the ADR-021
+//! (e.g. executing a counter reset) commit or roll back with the transition. Responses carry the workflow
 //! envelope, whose `availableActions` are the ones the caller may take now.
 
 pub(crate) mod store;

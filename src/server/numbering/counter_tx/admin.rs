@@ -1,4 +1,5 @@
-//! The pure part of the administrative writes (SPEC §5): revise, void-and-replace, a manual override (each row of
+//! The pure part of the administrative writes (docs/rules/numbering.md#the-lifecycle-of-a-number): revise,
+//! void-and-replace, a manual override (each row of
 //! the bulk import is one), and a reset's request, rejection and approval. Like a batch's [`plan`](super::plan),
 //! each is decided without I/O from what was read under its counters' locks, into a [`Write`] that
 //! [`apply`](super::apply) writes the one way every counter write is written: the counters and their audit chains'
@@ -16,7 +17,7 @@ use crate::server::db::ms_to_datetime;
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::Resolved;
 
-/// Sequences one override may skip: each skipped sequence gets an audit row (SPEC §5: no unexplained gap).
+/// Sequences one override may skip: each skipped sequence gets an audit row (docs/rules/numbering.md#what-is-never-done-twice: no unexplained gap).
 pub(crate) const MAX_SKIP: i64 = 100_000;
 
 /// A counter as read under its lock, with its audit chain's head.
@@ -174,7 +175,7 @@ pub(crate) fn void_and_replace(
     Ok((Write { counters, new_numbers: vec![row], changes: vec![void], release: None }, result))
 }
 
-/// Voids a confirmed number without issuing a replacement (seed 003 §5.2 "cancel"; a super admin's): the number stays
+/// Voids a confirmed number without issuing a replacement (the DMS's admin "cancel"; a super admin's): the number stays
 /// on record as VOID with the reason, its sequence is never issued again, and its counter does not move.
 pub(crate) fn void(
     lifecycle: &Lifecycle,

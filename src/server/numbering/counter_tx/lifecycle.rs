@@ -1,4 +1,4 @@
-//! Every number's lifecycle on the workflow engine (SPEC §9; seed 004, ADR-001): its states, the actions between
+//! Every number's lifecycle on the workflow engine (docs/rules/numbering.md#the-lifecycle-of-a-number): its states, the actions between
 //! them and who may take each are the `NUMBER` rows of `workflow_transitions`. They are loaded once at start (only a
 //! migration changes them), like the reference snapshot, and the plans of the batch and of the administrative writes
 //! ask them without I/O. A number's state is its stored status; EXPIRED is a CANCELLED number whose reason is
@@ -107,7 +107,7 @@ impl Lifecycle {
     }
 
     /// Whether `caller` may take `action` on `number`, in `state` (None: a number about to be issued). A refusal
-    /// in the table is answered in the number's own words where SPEC §6 has them (NB codes), else as the workflow
+    /// in the table is answered in the number's own words where docs/rules/api.md#errors has them (NB codes), else as the workflow
     /// engine answers (409 WF_INVALID_TRANSITION; 403 for a role or actor rule not met).
     pub(crate) fn allow(&self, state: Option<State>, action: Action, caller: &Caller, number: &str) -> Result<(), AppError> {
         let from = state.map_or(START, State::as_str);
@@ -120,7 +120,7 @@ impl Lifecycle {
         }
     }
 
-    /// The ADR-021 workflow context of a number (SPEC §9): its state, when it last changed, and what `caller` may do
+    /// The workflow context of a number (docs/rules/api.md#the-workflow-envelope): its state, when it last changed, and what `caller` may do
     /// with it next, from the table. `public_id` names the number's instance: its reservation token where it has one,
     /// else the number itself.
     pub(crate) fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {
@@ -170,7 +170,7 @@ fn standard_rows() -> Vec<Transition> {
     ]
 }
 
-/// The refusals SPEC §6 words for a number.
+/// The refusals docs/rules/api.md#errors words for a number.
 fn refusal(state: State, action: Action, number: &str) -> Option<AppError> {
     let conflict = |code, th: String, en: String| Some(AppError::Conflict { code, th, en });
     match (state, action) {

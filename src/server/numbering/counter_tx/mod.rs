@@ -3,7 +3,7 @@
 //! import's rows and a reset. One fence: the counter's `UPDATE … WHERE id = ? AND version = ?` (the batch moves
 //! its audit chain's head, kept in the same row, in the same statement, fenced by its length). One retry
 //! policy: a transaction that lost a race — the fence refused, or the database aborted it for another
-//! transaction — runs again, at most [`MAX_CONFLICT_RETRIES`] times (SPEC §6).
+//! transaction — runs again, at most [`MAX_CONFLICT_RETRIES`] times (docs/rules/numbering.md#concurrency-the-double-lock).
 //!
 //! The batch is planned without I/O ([`plan`]) and then applied ([`apply_batch`]); `queue` reads, plans,
 //! applies and commits. The administrative writes the same way: planned by [`admin`], written by [`apply`].
@@ -33,7 +33,7 @@ pub(crate) use store::{Counter, CounterRow, NewNumber, StoredNumber};
 
 // ---- the retry policy ----
 
-/// Lost races are retried at once, at most twice (SPEC §6); a lost race is a microsecond event.
+/// Lost races are retried at once, at most twice (docs/rules/numbering.md#concurrency-the-double-lock); a lost race is a microsecond event.
 pub(crate) const MAX_CONFLICT_RETRIES: u32 = 2;
 
 /// Why a counter transaction failed, as far as retrying it goes.
@@ -69,7 +69,7 @@ impl From<AppError> for TxError {
             AppError::VersionConflict(_) => TxError::Conflict,
             // A database error that came through a function answering `AppError` (the audit chain's) keeps its
             // class: a lost connection is retried like one, not answered as an internal error (a 500 in the
-            // million-number run's MariaDB restart, session 12).
+            // million-number run's MariaDB restart, 2026-11-25 at `0fb4bce`).
             AppError::Database { source, .. } => match std::sync::Arc::try_unwrap(source) {
                 Ok(e) => TxError::from(e),
                 Err(shared) => TxError::like(&shared),
@@ -97,7 +97,8 @@ impl TxError {
     }
 }
 
-/// The retry policy of a counter transaction that lost a race (SPEC §6): at most [`MAX_CONFLICT_RETRIES`] more
+/// The retry policy of a counter transaction that lost a race (docs/rules/numbering.md#concurrency-the-double-lock):
+/// at most [`MAX_CONFLICT_RETRIES`] more
 /// times, at once.
 pub(crate) const LOST_RACE: Retry = Retry { times: MAX_CONFLICT_RETRIES, pause: Pause::None };
 

@@ -144,7 +144,8 @@ pub(crate) struct Plan {
     /// A job that repeats an earlier job's key and request in the same batch, and that earlier job: it gets the
     /// same answer.
     pub(crate) repeats: Vec<(usize, usize)>,
-    /// The notifications the batch emits (SPEC §9), in order, each with the index of its job (none: the counter's
+    /// The notifications the batch emits (docs/rules/api.md#notifications-and-live-screens), in order, each with the
+    /// index of its job (none: the counter's
     /// own, a threshold crossed). Usually none: a batch of reserves writes no outbox row.
     pub(crate) events: Vec<(Option<usize>, Event)>,
 }

@@ -195,7 +195,7 @@ async fn read_locked(tx: &mut Conn, dialect: Dialect, condition: &str, values: &
     let read: Vec<LockedRow> = match dialect {
         // One row for the whole group, a JSON array of the rows as objects of the same column names: sqlx hands each
         // row over from its SQLite thread on its own, a wake-up of this task each, and this read took 0.6 ms for a
-        // group of 30 counters (0.2 ms as one row; BENCHMARKS.md, "Spread load: commits shared across counters"). MariaDB's rows come off the socket
+        // group of 30 counters (0.2 ms as one row; docs/benchmarks/spread-load.md). MariaDB's rows come off the socket
         // together.
         Dialect::Sqlite => {
             let fields: Vec<String> = columns.iter().map(|(name, column)| format!("'{name}', {column}")).collect();
