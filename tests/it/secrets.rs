@@ -1,5 +1,5 @@
 //! Secrets: every secret setting read from `NAME_FILE` by the server binary; the webhooks' signing secrets stored
-//! sealed with `SECRETS_KEY` (and ones stored plain before still delivered, then sealed at the next start); no
+//! sealed with `SECRETS_KEY` (and ones stored plain before sealed at the next start with a key); no
 //! secret in the log or in an error answer (both are searched for each secret's text).
 
 use std::process::{Command, Stdio};
@@ -151,7 +151,7 @@ async fn a_setting_given_both_ways_stops_the_start_without_showing_it() {
 }
 
 #[tokio::test]
-async fn a_secret_stored_plain_before_the_key_is_still_delivered_and_sealed_at_the_next_start() {
+async fn a_secret_stored_plain_before_the_key_is_sealed_at_the_next_start_and_opens_to_itself() {
     // a webhook saved without a key: its secret stored as given
     let first = TestApp::spawn().await;
     let admin = first.login("admin", ADMIN_PASSWORD).await;
