@@ -204,6 +204,12 @@ async fn a_number_is_reserved_and_confirmed_through_mariadb_over_verified_tls() 
     // and the server takes nothing else
     let plain = sqlx::mysql::MySqlPool::connect(&format!("mysql://root@127.0.0.1:{}/docnum?ssl-mode=DISABLED", server.port)).await;
     assert!(plain.is_err(), "require_secure_transport refuses a plain connection");
+    // the CA file's expiry is exported (made for 2 days: between 1 and 3 days from now)
+    let scrape = app.client.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let series = format!("docnum_tls_cert_expiry_seconds{{file=\"{}\"}} ", pki.path("ca.pem"));
+    let expiry: f64 = scrape.lines().find_map(|l| l.strip_prefix(&series)).unwrap_or_else(|| panic!("{series} in {scrape}")).trim().parse().unwrap();
+    let now = chrono::Utc::now().timestamp() as f64;
+    assert!(expiry > now + 86_400.0 && expiry < now + 3.0 * 86_400.0, "expiry {expiry}, now {now}");
 }
 
 #[tokio::test]
