@@ -189,6 +189,12 @@ impl AppState {
         } else {
             CounterLock::InProcess
         };
+        // a backend across the network without verified TLS is said at each start
+        for url in std::iter::once(&config.database_url).chain(&config.redis_urls) {
+            if let Some(warning) = tls::unverified(url) {
+                tracing::warn!("{warning}");
+            }
+        }
         // a TLS mistake (a wrong CA, a name the certificate lacks) is said at the start, naming the server: the lock would
         // otherwise only report Redis down
         for url in config.redis_urls.iter().filter(|u| u.starts_with("rediss:")) {

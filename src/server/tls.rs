@@ -85,6 +85,33 @@ pub fn redis_client(url: &str) -> Result<redis::Client, String> {
         .map_err(|e| format!("Redis URL {}: {e}", redact(url)))
 }
 
+/// A warning for a backend URL that crosses the network unverified: MariaDB without `ssl-mode=VERIFY_IDENTITY` (or
+/// `VERIFY_CA`), Redis without `rediss://`, to a host other than loopback. None for SQLite and for loopback.
+pub fn unverified(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    let loopback = match parsed.host()? {
+        // mysql:// and redis:// are not special schemes to the URL parser: an address arrives as a domain
+        url::Host::Domain(d) => {
+            d.eq_ignore_ascii_case("localhost") || d.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    };
+    if loopback {
+        return None;
+    }
+    let server = server_of(url);
+    match parsed.scheme() {
+        "mysql" | "mariadb" => {
+            let mode = parsed.query_pairs().find(|(k, _)| k == "ssl-mode" || k == "sslmode").map(|(_, v)| v.to_ascii_uppercase());
+            (!matches!(mode.as_deref(), Some("VERIFY_IDENTITY" | "VERIFY_CA")))
+                .then(|| format!("MariaDB at {server}: the server is not verified (add ssl-mode=VERIFY_IDENTITY&ssl-ca=<CA file> to DATABASE_URL)"))
+        }
+        "redis" => Some(format!("Redis at {server}: plain text (use rediss://…/?ssl-ca=<CA file> in REDIS_URLS)")),
+        _ => None,
+    }
+}
+
 /// Connects to one Redis server and sends PING: Ok, or why not, naming the server (a certificate that does not
 /// verify says so). The start logs it, so that a TLS mistake is not mistaken for an outage.
 pub async fn check_redis(url: &str, timeout: Duration) -> Result<(), String> {
@@ -226,6 +253,19 @@ mod tests {
         );
         assert!(!redact("not a url s3cret").contains("s3cret"));
         assert_eq!(server_of("rediss://:pw@10.0.0.6:6380/?ssl-ca=/x"), "10.0.0.6:6380");
+    }
+
+    #[test]
+    fn backends_across_the_network_without_verification_are_named() {
+        assert!(unverified("mysql://u:pw@db1.internal:3306/docnum").unwrap().contains("MariaDB at db1.internal:3306"));
+        assert!(unverified("mysql://u:pw@10.0.0.5/docnum?ssl-mode=REQUIRED").is_some(), "encrypted but not verified");
+        assert!(unverified("mysql://u:pw@db1/docnum?ssl-mode=VERIFY_IDENTITY&ssl-ca=/ca.pem").is_none());
+        assert!(unverified("mysql://root@127.0.0.1:3306/docnum").is_none(), "loopback");
+        assert!(unverified("redis://:pw@10.0.0.6:6379").unwrap().contains("Redis at 10.0.0.6:6379"));
+        assert!(unverified("rediss://10.0.0.6:6380/").is_none());
+        assert!(unverified("redis://localhost:6379").is_none());
+        assert!(unverified("sqlite:///var/lib/docnum/docnum.db").is_none());
+        assert!(!unverified("redis://:pw@10.0.0.6:6379").unwrap().contains("pw"));
     }
 
     #[test]
