@@ -3,10 +3,14 @@
 #   - deploy/prometheus/alerts.yml is valid (`promtool check rules`) and its unit tests pass
 #     (`promtool test rules deploy/prometheus/alerts.test.yml`: each alert fires at its threshold, not below);
 #   - deploy/grafana/docnum-dashboard.json is valid JSON with panels, and every PromQL query in it parses
-#     (the queries are checked as recording rules by promtool).
+#     (the queries are checked as recording rules by promtool);
+#   - deploy/alertmanager/alertmanager.yml is valid (`amtool check-config`) and routes each severity where
+#     requirements 3.11.10.2 says (`amtool config routes test`: critical → pager + chat, warning → chat, info → mail);
+#   - deploy/systemd/docnum.service passes `systemd-analyze verify` with no warning, and its stop timeout is longer
+#     than the service's default SHUTDOWN_GRACE_SECS plus its 2 s margin.
 # That every metric name used there is one the service exports is checked by `cargo test --features ssr --test it metrics::`
-# against a real scrape. promtool comes from Debian's `prometheus` package, installed when missing (with CI
-# set, failing to install it fails the run).
+# against a real scrape. promtool comes from Debian's `prometheus` package and amtool from
+# `prometheus-alertmanager`, installed when missing (with CI set, failing to install them fails the run).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
@@ -16,6 +20,13 @@ if ! command -v promtool >/dev/null; then
   { _services_as_root apt-get update -qq &&
       _services_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; } ||
     _services_unavailable "promtool" "apt-get install prometheus failed" || exit 0
+fi
+
+if ! command -v amtool >/dev/null; then
+  log "installing amtool (Debian package prometheus-alertmanager, no recommends; its service is not started here)"
+  { _services_as_root apt-get update -qq &&
+      _services_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus-alertmanager >/dev/null; } ||
+    _services_unavailable "amtool" "apt-get install prometheus-alertmanager failed" || exit 0
 fi
 
 log "alert rules: promtool check rules + unit tests"
@@ -45,4 +56,36 @@ with open(sys.argv[2], "w") as f:
 print(f"{len(panels)} panels, {len(rules)} queries")
 PY
 promtool check rules "$tmp/dashboard-queries.yml"
+
+log "Alertmanager: amtool check-config + the route of each severity"
+amtool check-config deploy/alertmanager/alertmanager.yml
+route_of() { amtool config routes test --config.file=deploy/alertmanager/alertmanager.yml "severity=$1" alertname=DocnumRouteCheck job=docnum 2>/dev/null; }
+for expected in "critical oncall-pager,ops-chat" "warning ops-chat" "info ops-mail"; do
+  severity="${expected%% *}" want="${expected#* }"
+  got="$(route_of "$severity")"
+  [ "$got" = "$want" ] || { echo "ERROR: severity=$severity goes to '$got', not '$want'" >&2; exit 1; }
+  echo "severity=$severity → $got"
+done
+
+log "systemd unit: systemd-analyze verify (no warning) + stop timeout"
+if ! command -v systemd-analyze >/dev/null; then
+  _services_unavailable "systemd-analyze" "not installed (Debian package systemd)" || exit 0
+else
+  # verify wants ExecStart's binary to exist: the unit is checked with a stand-in at a path of the temp dir
+  mkdir -p "$tmp/bin"
+  printf '#!/bin/sh\n' >"$tmp/bin/docnum" && chmod +x "$tmp/bin/docnum"
+  sed "s#/usr/local/bin/docnum#$tmp/bin/docnum#" deploy/systemd/docnum.service >"$tmp/docnum.service"
+  out="$(systemd-analyze verify "$tmp/docnum.service" 2>&1)" || { echo "$out" >&2; exit 1; }
+  [ -z "$out" ] || { echo "ERROR: systemd-analyze verify warns:" >&2; echo "$out" >&2; exit 1; }
+  for directive in "User=docnum" "ProtectSystem=strict" "NoNewPrivileges=true" "ReadWritePaths=/var/lib/docnum" \
+                   "LimitNOFILE=" "Restart=on-failure"; do
+    grep -q "^$directive" deploy/systemd/docnum.service || { echo "ERROR: docnum.service lacks $directive" >&2; exit 1; }
+  done
+  [ "$(grep -c '^ReadWritePaths=' deploy/systemd/docnum.service)" = 1 ] || { echo "ERROR: one ReadWritePaths only" >&2; exit 1; }
+  stop="$(sed -n 's/^TimeoutStopSec=\([0-9]*\)$/\1/p' deploy/systemd/docnum.service)"
+  grace="$(sed -n 's/^pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(\([0-9]*\));$/\1/p' src/server/config.rs)"
+  [ -n "$stop" ] && [ -n "$grace" ] && [ "$stop" -gt $((grace + 2)) ] ||
+    { echo "ERROR: TimeoutStopSec ($stop) must exceed SHUTDOWN_GRACE_SECS ($grace) + 2" >&2; exit 1; }
+  echo "docnum.service verified; TimeoutStopSec=$stop > SHUTDOWN_GRACE_SECS $grace + 2"
+fi
 log "monitoring files OK"

@@ -16,8 +16,9 @@ use docnum::server::{audit, auth, run};
 #[derive(Parser)]
 #[command(name = "docnum", about = "Document numbering service")]
 struct Cli {
-    /// sqlite://file.db (embedded default) or mysql://user:pass@host/db
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://docnum.db", global = true)]
+    /// sqlite://file.db (embedded default) or mysql://user:pass@host/db (TLS: ?ssl-mode=VERIFY_IDENTITY&ssl-ca=<file>).
+    /// Also DATABASE_URL_FILE.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://docnum.db", global = true, hide_env_values = true)]
     database_url: String,
     /// MariaDB with failover: every server of the replication set (host:port, comma-separated); the service writes to
     /// the one that is not read-only, and follows a promotion (docs/operations/README.md#failover). The URL gives the user and the database.
@@ -120,7 +121,7 @@ struct ServeArgs {
     /// Load the demo data set on first run.
     #[arg(long, env = "DEMO_DATA", default_value_t = true, action = clap::ArgAction::Set)]
     demo_data: bool,
-    #[arg(long, env = "BOOTSTRAP_ADMIN_PASSWORD")]
+    #[arg(long, env = "BOOTSTRAP_ADMIN_PASSWORD", hide_env_values = true)]
     bootstrap_admin_password: Option<String>,
     #[arg(long, env = "RESERVATION_TTL_SECS", default_value_t = 300)]
     reservation_ttl_secs: u64,
@@ -151,8 +152,9 @@ struct ServeArgs {
     /// believed; from anyone else those headers are ignored. Empty = the TCP peer is the client.
     #[arg(long, env = "TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<String>,
-    /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum).
-    #[arg(long, env = "REDIS_URLS", value_delimiter = ',')]
+    /// Comma-separated Redis URLs for the distributed lock (one, or 3+ for a Redlock quorum). TLS: rediss://…/?ssl-ca=<file>.
+    /// Also REDIS_URLS_FILE.
+    #[arg(long, env = "REDIS_URLS", value_delimiter = ',', hide_env_values = true)]
     redis_urls: Vec<String>,
     /// With REDIS_URLS: a secret shared by the instances (16 characters or more); a counter's batches then go to
     /// the instance holding its lock instead of taking the lock in turn.
@@ -216,6 +218,16 @@ struct ServeArgs {
     #[arg(long, env = "NOTIFY_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..))]
     notify_timeout_ms: u64,
     /// Stage every numbering event for the transparency log (off only to measure what the log costs).
+    /// CA certificates (PEM) trusted for https webhook receivers, beside the system store and SSL_CERT_FILE.
+    #[arg(long, env = "NOTIFY_CA_FILE")]
+    notify_ca_file: Option<std::path::PathBuf>,
+    /// Let webhooks point at loopback, link-local, private and unique-local addresses (refused by default).
+    #[arg(long, env = "WEBHOOK_ALLOW_PRIVATE_TARGETS", default_value_t = false, action = clap::ArgAction::Set)]
+    webhook_allow_private_targets: bool,
+    /// The key (32 bytes: 64 hex digits or base64) the webhooks' signing secrets are sealed with at rest.
+    /// Also SECRETS_KEY_FILE.
+    #[arg(long, env = "SECRETS_KEY", hide_env_values = true)]
+    secrets_key: Option<String>,
     #[arg(long, env = "LOG_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
     log_enabled: bool,
     /// The transparency log's name, in its checkpoints and its key (docs/operations/transparency-log.md).
@@ -236,8 +248,18 @@ struct ServeArgs {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // NAME_FILE secrets become NAME before any thread starts (the runtime's workers would race a change of the
+    // environment)
+    if let Err(e) = docnum::server::config::load_secret_files() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("the Tokio runtime");
+    runtime.block_on(async_main());
+}
+
+async fn async_main() {
     // Logs on stderr: stdout carries what a command answers (`check`'s JSON, `create-token`'s token), and a
     // slow-statement warning in the middle of it broke the scripts that read it.
     tracing_subscriber::fmt()
@@ -299,6 +321,14 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     max_attempts: args.notify_max_attempts,
                     backoff_base: Duration::from_millis(args.notify_backoff_base_ms),
                     timeout: Duration::from_millis(args.notify_timeout_ms),
+                    ca_file: args.notify_ca_file.clone(),
+                    allow_private_targets: args.webhook_allow_private_targets,
+                    secrets_key: args
+                        .secrets_key
+                        .as_deref()
+                        .filter(|k| !k.trim().is_empty())
+                        .map(docnum::server::secrets::SecretsKey::parse)
+                        .transpose()?,
                 },
                 log: docnum::server::config::LogConfig {
                     enabled: args.log_enabled,

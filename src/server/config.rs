@@ -257,12 +257,65 @@ pub struct NotifyConfig {
     pub backoff_base: Duration,
     /// `NOTIFY_TIMEOUT_MS`: how long a receiver gets to answer one delivery.
     pub timeout: Duration,
+    /// `NOTIFY_CA_FILE`: CA certificates (PEM) trusted for https receivers beside the system store (and
+    /// `SSL_CERT_FILE`): a receiver with a certificate of a private CA.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// `WEBHOOK_ALLOW_PRIVATE_TARGETS`: webhooks may point at loopback, link-local, private and unique-local
+    /// addresses (`notifications::targets`); off by default.
+    pub allow_private_targets: bool,
+    /// `SECRETS_KEY`: the webhooks' signing secrets are stored sealed with it (`secrets`); None: stored as given.
+    pub secrets_key: Option<crate::server::secrets::SecretsKey>,
 }
 
 impl Default for NotifyConfig {
     fn default() -> Self {
-        NotifyConfig { poll: Duration::from_secs(1), max_attempts: 10, backoff_base: Duration::from_secs(5), timeout: Duration::from_secs(10) }
+        NotifyConfig {
+            poll: Duration::from_secs(1),
+            max_attempts: 10,
+            backoff_base: Duration::from_secs(5),
+            timeout: Duration::from_secs(10),
+            ca_file: None,
+            allow_private_targets: false,
+            secrets_key: None,
+        }
     }
+}
+
+/// The settings that hold secrets (a password inside a URL counts): each may also be given as a file, `NAME_FILE`
+/// (the containers' convention: Docker and Kubernetes secrets, systemd's `LoadCredential=`), which keeps it out of
+/// `/proc/<pid>/environ` and out of the service manager's dumps.
+pub const SECRET_SETTINGS: &[&str] =
+    &["DATABASE_URL", "REDIS_URLS", "METRICS_TOKEN", "BOOTSTRAP_ADMIN_PASSWORD", "SECRETS_KEY", "CLUSTER_SECRET", "NEW_USER_PASSWORD"];
+
+/// The values of the [`SECRET_SETTINGS`] given as `NAME_FILE`: (NAME, the file's text without its final line break).
+/// Both NAME and NAME_FILE set is an error (which one is meant?), as is a file that cannot be read. Errors name the
+/// setting and the file, never the value.
+pub fn secrets_from_files(
+    var: impl Fn(&str) -> Option<String>,
+    read: impl Fn(&str) -> std::io::Result<String>,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let mut found = Vec::new();
+    for &name in SECRET_SETTINGS {
+        let Some(path) = var(&format!("{name}_FILE")).filter(|p| !p.trim().is_empty()) else { continue };
+        if var(name).is_some() {
+            return Err(format!("{name} and {name}_FILE are both set: set one"));
+        }
+        let text = read(&path).map_err(|e| format!("{name}_FILE {path}: {e}"))?;
+        let value = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text);
+        found.push((name, value.to_string()));
+    }
+    Ok(found)
+}
+
+/// Puts the secrets of `NAME_FILE`s into the environment as `NAME`, where the rest of the configuration reads them.
+/// Called by `main` before the runtime and its threads start (the environment is not safe to change beside other
+/// threads). The process's own `/proc/<pid>/environ` still shows what it was started with only.
+pub fn load_secret_files() -> Result<(), String> {
+    for (name, value) in secrets_from_files(|n| std::env::var(n).ok(), |path: &str| std::fs::read_to_string(path))? {
+        std::env::set_var(name, value);
+        std::env::remove_var(format!("{name}_FILE"));
+    }
+    Ok(())
 }
 
 /// One entry of `TRUSTED_PROXIES`: a CIDR (`10.0.0.0/8`, `fd00::/8`) or a single address (`192.0.2.7`).
@@ -286,5 +339,28 @@ mod tests {
         assert_eq!(parse_trusted_proxy("::1").unwrap().to_string(), "::1/128");
         assert!(parse_trusted_proxy("10.0.0.0/33").is_err());
         assert!(parse_trusted_proxy("proxy.local").is_err());
+    }
+
+    #[test]
+    fn secrets_come_from_files_without_their_final_line_break() {
+        let env: std::collections::HashMap<&str, &str> =
+            [("DATABASE_URL_FILE", "/run/secrets/db"), ("METRICS_TOKEN_FILE", "/run/secrets/metrics"), ("LISTEN_ADDR_FILE", "/x")].into();
+        let read = |path: &str| match path {
+            "/run/secrets/db" => Ok("mysql://docnum:pw@db/docnum\n".to_string()),
+            "/run/secrets/metrics" => Ok("token-1\r\n".to_string()),
+            _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        };
+        let found = secrets_from_files(|n| env.get(n).map(|v| v.to_string()), read).unwrap();
+        assert_eq!(found, vec![("DATABASE_URL", "mysql://docnum:pw@db/docnum".to_string()), ("METRICS_TOKEN", "token-1".to_string())]);
+    }
+
+    #[test]
+    fn a_secret_given_twice_or_unreadable_is_an_error_that_does_not_show_it() {
+        let both: std::collections::HashMap<&str, &str> = [("SECRETS_KEY", "k3y-value"), ("SECRETS_KEY_FILE", "/run/secrets/key")].into();
+        let err = secrets_from_files(|n| both.get(n).map(|v| v.to_string()), |_| Ok("k3y-value".into())).unwrap_err();
+        assert!(err.contains("SECRETS_KEY_FILE") && !err.contains("k3y-value"), "{err}");
+        let missing: std::collections::HashMap<&str, &str> = [("REDIS_URLS_FILE", "/nonexistent/redis")].into();
+        let err = secrets_from_files(|n| missing.get(n).map(|v| v.to_string()), |p| std::fs::read_to_string(p)).unwrap_err();
+        assert!(err.starts_with("REDIS_URLS_FILE /nonexistent/redis"), "{err}");
     }
 }

@@ -135,7 +135,7 @@ impl Db {
         } else if url.starts_with("mysql:") || url.starts_with("mariadb:") {
             Dialect::MySql
         } else {
-            return Err(sqlx::Error::Configuration(format!("unsupported DATABASE_URL scheme: {url}").into()));
+            return Err(sqlx::Error::Configuration(format!("unsupported DATABASE_URL scheme: {}", crate::server::tls::redact(url)).into()));
         };
         let url = if dialect == Dialect::Sqlite { ensure_sqlite_create(url) } else { url.replacen("mariadb:", "mysql:", 1) };
         match dialect {
@@ -184,9 +184,10 @@ impl Db {
                         "DATABASE_URL for MariaDB must name a database: mysql://user:password@host:3306/<database>".into(),
                     ));
                 }
-                let (primary, url) = Primary::find(&url, servers).await?;
+                // a certificate that does not verify names the server (`tls`)
+                let (primary, url) = Primary::find(&url, servers).await.map_err(|e| crate::server::tls::name_db_error(&url, e))?;
                 let changes = primary.changes().clone();
-                let pool = mysql_pool(&url, 32, Autocommit::On, &changes).await?;
+                let pool = mysql_pool(&url, 32, Autocommit::On, &changes).await.map_err(|e| crate::server::tls::name_db_error(&url, e))?;
                 // lazy: the server opens it again on the committers' thread (`counters_on`)
                 let counters = mysql_pool_options(16, Autocommit::Off, &changes).connect_lazy(&counters_url(&url))?;
                 primary.follow("main", pool.clone(), url.clone());

@@ -72,7 +72,7 @@ impl Events {
     /// is not a lock, it needs no quorum) on the channel of `database` (its identity). Needs a Tokio runtime.
     pub(crate) fn start(redis_urls: &[String], database: &str) -> Result<Arc<Events>, AppError> {
         let bridge = match redis_urls.first() {
-            Some(url) => Some(redis::Client::open(url.as_str()).map_err(|e| AppError::internal_from("REDIS_URLS (events)", e))?),
+            Some(url) => Some(crate::server::tls::redis_client(url).map_err(|e| AppError::internal(format!("REDIS_URLS (events): {e}")))?),
             None => None,
         };
         let (outbox, outbound) = match bridge {

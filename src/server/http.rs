@@ -154,6 +154,14 @@ async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>
         in_flight: state.inflight.oldest_by_route(),
         utilization,
         event_streams: state.events.streams(),
+        cert_expiry: {
+            let config = &state.config;
+            let urls = std::iter::once(config.database_url.as_str()).chain(config.redis_urls.iter().map(String::as_str));
+            crate::server::tls::cert_files(urls, config.notify.ca_file.clone())
+                .into_iter()
+                .map(|f| (f.display().to_string(), crate::server::tls::expiry_of(&f)))
+                .collect()
+        },
     })
 }
 

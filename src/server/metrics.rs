@@ -56,6 +56,7 @@ pub(crate) const OLDEST_REQUEST_AGE: &str = "docnum_oldest_request_age_seconds";
 pub(crate) const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
 pub const DB_WRITABLE: &str = "docnum_database_writable";
 pub const DB_PRIMARY_SWITCHES: &str = "docnum_database_primary_switches_total";
+pub const TLS_CERT_EXPIRY: &str = "docnum_tls_cert_expiry_seconds";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, the database's primary needs MariaDB, utilization needs a counter in the current period).
@@ -83,6 +84,7 @@ pub const FAMILIES: &[&str] = &[
     RUNTIME_TASKS,
     DB_WRITABLE,
     DB_PRIMARY_SWITCHES,
+    TLS_CERT_EXPIRY,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of docs/rules/numbering.md#audit-and-retention.
@@ -377,6 +379,9 @@ pub(crate) struct Snapshot<'a> {
     pub(crate) utilization: Option<Vec<(String, f64)>>,
     /// The live screens' event streams open now (not requests in flight: they last as long as their tabs).
     pub(crate) event_streams: usize,
+    /// The certificate files the instance was given (`tls::cert_files`) and the earliest expiry in each (Unix
+    /// seconds; None: unreadable).
+    pub(crate) cert_expiry: Vec<(String, Option<i64>)>,
 }
 
 /// `/metrics`' answer: the recorded series and the snapshot's gauges, in the text format.
@@ -488,6 +493,23 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
         register(&r, IntGauge::new(RUNTIME_TASKS, "Tasks alive in the async runtime (server-side renders, background jobs, connections).").unwrap());
     tasks.set(tokio::runtime::Handle::current().metrics().num_alive_tasks() as i64);
 
+    // TLS: when each certificate file named in the settings expires (the alert warns 14 days ahead); an unreadable
+    // file shows as 0, which alerts at once.
+    let expiry = register(
+        &r,
+        GaugeVec::new(
+            Opts::new(
+                TLS_CERT_EXPIRY,
+                "Expiry (Unix time) of the earliest certificate in each CA / client certificate file of the settings; 0 when unreadable.",
+            ),
+            &["file"],
+        )
+        .unwrap(),
+    );
+    for (file, at) in &snapshot.cert_expiry {
+        expiry.with_label_values(&[file.as_str()]).set(at.unwrap_or(0) as f64);
+    }
+
     // Sequence utilization: per type, the fullest counter of the current period.
     let utilization = register(
         &r,
@@ -507,7 +529,8 @@ fn scrape_time(snapshot: Snapshot<'_>) -> Registry {
 pub(crate) async fn redis_quorum_answers(urls: &[String]) -> bool {
     let pings = urls.iter().map(|url| async move {
         let ping = async {
-            let client = redis::Client::open(url.as_str())?;
+            let client = crate::server::tls::redis_client(url)
+                .map_err(|e| redis::RedisError::from((redis::ErrorKind::InvalidClientConfig, "REDIS_URLS", e)))?;
             let mut con = client.get_multiplexed_async_connection().await?;
             redis::cmd("PING").query_async::<String>(&mut con).await
         };

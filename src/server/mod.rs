@@ -26,10 +26,12 @@ pub mod reference;
 // what ages out (docs/operations/README.md#retention): the daily prune, one instance at a time, and `docnum prune`
 pub mod retention;
 pub mod run;
+pub mod secrets;
 pub(crate) mod seed_paths;
 pub(crate) mod sfn;
 pub(crate) mod templates;
 pub mod tlog;
+pub mod tls;
 pub(crate) mod workflow;
 // bulk import of counters and legacy numbers
 pub(crate) mod import;
@@ -187,6 +189,22 @@ impl AppState {
         } else {
             CounterLock::InProcess
         };
+        // a backend across the network without verified TLS is said at each start
+        for url in std::iter::once(&config.database_url).chain(&config.redis_urls) {
+            if let Some(warning) = tls::unverified(url) {
+                tracing::warn!("{warning}");
+            }
+        }
+        // a TLS mistake (a wrong CA, a name the certificate lacks) is said at the start, naming the server: the lock would
+        // otherwise only report Redis down
+        for url in config.redis_urls.iter().filter(|u| u.starts_with("rediss:")) {
+            let url = url.clone();
+            tokio::spawn(async move {
+                if let Err(why) = tls::check_redis(&url, Duration::from_secs(5)).await {
+                    tracing::error!(error = %why, "Redis over TLS does not answer");
+                }
+            });
+        }
         let lifecycle = Arc::new(numbering::counter_tx::Lifecycle::load(&db).await?);
         // the channel is the database's: instances of one service share it, another service on the same Redis does not
         let database = db::identity(&db).await?;
@@ -231,6 +249,11 @@ impl AppState {
         });
         let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone(), events: events.clone() });
         let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &retention::instance_name())?);
+        match notifier.seal_stored_secrets().await {
+            Ok(0) => {}
+            Ok(sealed) => tracing::info!(sealed, "webhook signing secrets stored before SECRETS_KEY sealed"),
+            Err(e) => tracing::warn!(error = %e.report(), "sealing the stored webhook secrets failed; they stay readable"),
+        }
         tlog::set_enabled(config.log.enabled);
         let tlog = Arc::new(tlog::Log::new(db.clone(), clock.clone(), config.log.clone())?);
         Ok(AppState(Arc::new(Services {

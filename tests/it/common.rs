@@ -12,7 +12,7 @@ use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::auth::throttle::LoginThrottleConfig;
 use docnum::server::clock::Clock;
-use docnum::server::config::Config;
+use docnum::server::config::{Config, NotifyConfig};
 use docnum::server::{auth, run, AppState};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
@@ -61,6 +61,9 @@ pub struct Options {
     pub cluster_secret: Option<String>,
     /// Another app's database (`TestApp::database_url`): a second instance of the same service. None: a fresh one.
     pub database_url: Option<String>,
+    /// The webhooks' settings. The tests' receivers listen on loopback, so internal targets are allowed unless a
+    /// test says otherwise (`webhook_targets`).
+    pub notify: NotifyConfig,
 }
 
 impl Default for Options {
@@ -76,6 +79,7 @@ impl Default for Options {
             login_throttle: LoginThrottleConfig::default(),
             cluster_secret: None,
             database_url: None,
+            notify: NotifyConfig { allow_private_targets: true, ..NotifyConfig::default() },
         }
     }
 }
@@ -110,6 +114,7 @@ impl TestApp {
             cluster_secret: options.cluster_secret.clone(),
             advertise_url: Some(format!("http://{}", listener.local_addr().unwrap())),
             login_throttle: options.login_throttle.clone(),
+            notify: options.notify.clone(),
             // the server binary runs workers on a thread of their own (`counter_thread: true`); the multi-process tests,
             // the browser tests and the cluster harness cover that path, and a test process starting dozens of
             // services keeps them here: the default

@@ -51,6 +51,12 @@ mod partial_rows;
 // /health/live and /health/ready
 mod probes;
 mod redis_lock;
+// secrets from NAME_FILE, webhook secrets sealed at rest, no secret in the log or an error answer
+mod secrets;
+// TLS to MariaDB, Redis and webhook receivers, with certificates made at test time; a wrong CA refused for each
+mod tls;
+// webhooks never reach internal addresses: refused when saved and when delivered; no redirect followed
+mod webhook_targets;
 // the register of a counter: every sequence with the reason of each number not confirmed, as XLSX and CSV
 mod register;
 // a database restored from a backup issues nothing twice: the witness, the resume, the backup command

@@ -80,8 +80,15 @@ async fn start_receiver(receiver: Arc<Receiver>) -> String {
 
 /// This test's delivery worker: quick polls and backoffs, so the test waits little.
 fn start_worker(app: &TestApp, max_attempts: u32) -> Arc<Notifier> {
-    let config =
-        NotifyConfig { poll: Duration::from_millis(20), max_attempts, backoff_base: Duration::from_millis(10), timeout: Duration::from_secs(10) };
+    // the receiver listens on loopback: an internal target, allowed here (`webhook_targets` tests the refusals)
+    let config = NotifyConfig {
+        poll: Duration::from_millis(20),
+        max_attempts,
+        backoff_base: Duration::from_millis(10),
+        timeout: Duration::from_secs(10),
+        allow_private_targets: true,
+        ..NotifyConfig::default()
+    };
     let n = Arc::new(Notifier::new(app.state.db.clone(), app.clock.clone(), config, "test").unwrap());
     n.spawn();
     n

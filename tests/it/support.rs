@@ -176,6 +176,11 @@ impl MariaDbServer {
 
     /// A new server in `dir` (a fresh data directory).
     pub async fn create(dir: &std::path::Path) -> MariaDbServer {
+        MariaDbServer::create_with(dir, &[]).await
+    }
+
+    /// A new server in `dir`, started with extra `mariadbd` options (its TLS files, say).
+    pub async fn create_with(dir: &std::path::Path, extra: &[&str]) -> MariaDbServer {
         let datadir = dir.join("data");
         let out = Command::new("mariadb-install-db")
             .args([
@@ -189,7 +194,7 @@ impl MariaDbServer {
             .expect("mariadb-install-db");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let mut server = MariaDbServer { port: free_port(), dir: dir.to_path_buf(), child: None };
-        server.start(&[]).await;
+        server.start(extra).await;
         server
     }
 

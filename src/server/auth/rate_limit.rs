@@ -60,7 +60,7 @@ impl NumberRateLimiter {
 
     /// Shares the counts through this Redis server.
     pub(crate) fn shared_through(mut self, redis_url: &str) -> Result<Self, AppError> {
-        let client = redis::Client::open(redis_url).map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
+        let client = crate::server::tls::redis_client(redis_url).map_err(AppError::internal)?;
         self.shared = Some(KeptRedis::new(client));
         Ok(self)
     }

@@ -364,7 +364,9 @@ pub(crate) fn with_server(url: &str, server: &str) -> Result<String, sqlx::Error
     let (host, port) = split_server(server)?;
     let mut parsed = url::Url::parse(url).map_err(|e| sqlx::Error::Configuration(format!("DATABASE_URL: {e}").into()))?;
     parsed.set_host(Some(&host)).map_err(|e| sqlx::Error::Configuration(format!("DATABASE_SERVERS entry {server:?}: {e}").into()))?;
-    parsed.set_port(Some(port)).map_err(|()| sqlx::Error::Configuration(format!("DATABASE_URL cannot take a port: {url}").into()))?;
+    parsed
+        .set_port(Some(port))
+        .map_err(|()| sqlx::Error::Configuration(format!("DATABASE_URL cannot take a port: {}", crate::server::tls::redact(url)).into()))?;
     Ok(parsed.to_string())
 }
 

@@ -15,6 +15,7 @@
 
 pub(crate) mod http;
 pub(crate) mod store;
+pub mod targets;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,7 @@ use crate::server::clock::Clock;
 pub use crate::server::config::NotifyConfig;
 use crate::server::db::{ms_to_datetime, Db};
 use crate::server::error::AppError;
+use crate::server::secrets;
 
 /// The reset workflow whose pending requests wait for a super admin (`admin_ops::RESET_WORKFLOW`).
 const RESET_WORKFLOW: &str = "COUNTER_RESET";
@@ -59,14 +61,32 @@ pub struct Notifier {
 
 impl Notifier {
     pub fn new(db: Db, clock: Arc<Clock>, config: NotifyConfig, instance: &str) -> Result<Notifier, AppError> {
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout)
-            // a receiver answers itself; a redirect is a misconfigured URL, shown as its status
+            // a receiver answers itself; a redirect is a misconfigured URL, shown as its status (and never a way to
+            // an internal address: `targets`)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent("docnum-notifications")
-            .build()
-            .map_err(|e| AppError::internal_from("the webhooks' HTTP client", e))?;
+            // https: the system store (or SSL_CERT_FILE), and NOTIFY_CA_FILE's certificates
+            .use_rustls_tls()
+            .tls_built_in_root_certs(true);
+        if let Some(path) = &config.ca_file {
+            let pem = std::fs::read(path).map_err(|e| AppError::internal(format!("NOTIFY_CA_FILE {}: {e}", path.display())))?;
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| AppError::internal(format!("NOTIFY_CA_FILE {}: {e}", path.display())))?;
+            if certs.is_empty() {
+                return Err(AppError::internal(format!("NOTIFY_CA_FILE {}: no certificate in it", path.display())));
+            }
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if !config.allow_private_targets {
+            // a name is resolved to its public addresses only, at each connection
+            builder = builder.dns_resolver(Arc::new(targets::PublicOnly));
+        }
+        let client = builder.build().map_err(|e| AppError::internal_from("the webhooks' HTTP client", e))?;
         let owner = format!("{instance}/{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
         Ok(Notifier { db, clock, config, client, owner, stop: tokio::sync::watch::Sender::new(false) })
     }
@@ -160,20 +180,28 @@ impl Notifier {
     async fn deliver(&self, id: i64) -> Result<(), AppError> {
         let Some(out) = store::outgoing(&self.db, id).await? else { return Ok(()) };
         let body = body_of(&out);
-        let sent = self
-            .client
-            .post(&out.url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("X-Docnum-Event-Id", &out.event_id)
-            .header("X-Docnum-Event-Kind", &out.kind)
-            .header("X-Docnum-Signature", format!("sha256={}", sign(&out.secret, body.as_bytes())))
-            .body(body)
-            .send()
-            .await;
-        let outcome = match &sent {
-            Ok(r) if r.status().is_success() => Ok(i64::from(r.status().as_u16())),
-            Ok(r) => Err((Some(i64::from(r.status().as_u16())), format!("HTTP {}", r.status()))),
-            Err(e) => Err((None, crate::server::error::report(e))),
+        let outcome = match self.refusal(&out.url) {
+            Some(why) => Err((None, why)),
+            None => match secrets::open(self.config.secrets_key.as_ref(), &out.secret) {
+                Err(why) => Err((None, format!("the webhook's secret: {why}"))),
+                Ok(secret) => {
+                    let sent = self
+                        .client
+                        .post(&out.url)
+                        .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .header("X-Docnum-Event-Id", &out.event_id)
+                        .header("X-Docnum-Event-Kind", &out.kind)
+                        .header("X-Docnum-Signature", format!("sha256={}", sign(&secret, body.as_bytes())))
+                        .body(body)
+                        .send()
+                        .await;
+                    match &sent {
+                        Ok(r) if r.status().is_success() => Ok(i64::from(r.status().as_u16())),
+                        Ok(r) => Err((Some(i64::from(r.status().as_u16())), format!("HTTP {}", r.status()))),
+                        Err(e) => Err((None, crate::server::error::report(e))),
+                    }
+                }
+            },
         };
         let now = self.clock.now_ms();
         let attempts = out.attempts + 1;
@@ -187,6 +215,32 @@ impl Notifier {
         };
         let outcome = outcome.as_ref().map(|s| *s).map_err(|(s, why)| (*s, why.as_str()));
         Ok(store::record_attempt(&self.db, id, &self.owner, now, outcome, next).await?)
+    }
+}
+
+impl Notifier {
+    /// Why a delivery to this URL is not sent, when its host is an internal address written as such (a name is
+    /// checked by the client's resolver, `targets::PublicOnly`).
+    fn refusal(&self, url: &str) -> Option<String> {
+        if self.config.allow_private_targets {
+            return None;
+        }
+        let parsed = url::Url::parse(url).ok()?;
+        let ip = targets::literal_host(&parsed)?;
+        targets::refused(ip)
+            .map(|why| format!("webhook target {ip} refused ({why}); set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow internal receivers"))
+    }
+
+    /// Seals the signing secrets stored before `SECRETS_KEY` was set (none without a key). Returns how many.
+    pub async fn seal_stored_secrets(&self) -> Result<usize, AppError> {
+        let Some(key) = &self.config.secrets_key else { return Ok(0) };
+        let mut sealed = 0;
+        for (id, stored) in store::secrets(&self.db.pool).await? {
+            if !secrets::is_sealed(&stored) && store::replace_secret(&self.db, id, &stored, &key.seal(&stored)).await? {
+                sealed += 1;
+            }
+        }
+        Ok(sealed)
     }
 }
 
@@ -277,12 +331,17 @@ fn secret_of(given: Option<&str>) -> Result<String, AppError> {
             let bytes: [u8; 32] = rand::thread_rng().gen();
             Ok(hex::encode(bytes))
         }
-        Some(s) if (MIN_WEBHOOK_SECRET_CHARS..=MAX_WEBHOOK_SECRET_CHARS).contains(&s.chars().count()) && s.chars().all(|c| c.is_ascii_graphic()) => {
+        // a given secret never reads as a sealed one (`secrets::SEALED_PREFIX`)
+        Some(s)
+            if (MIN_WEBHOOK_SECRET_CHARS..=MAX_WEBHOOK_SECRET_CHARS).contains(&s.chars().count())
+                && s.chars().all(|c| c.is_ascii_graphic())
+                && !s.starts_with("enc:") =>
+        {
             Ok(s.to_string())
         }
         Some(_) => Err(AppError::validation(
             format!("รหัสลับของเว็บฮุกต้องเป็นอักขระ ASCII ที่มองเห็นได้ {MIN_WEBHOOK_SECRET_CHARS}–{MAX_WEBHOOK_SECRET_CHARS} ตัว"),
-            format!("secret must be {MIN_WEBHOOK_SECRET_CHARS}-{MAX_WEBHOOK_SECRET_CHARS} visible ASCII characters"),
+            format!("secret must be {MIN_WEBHOOK_SECRET_CHARS}-{MAX_WEBHOOK_SECRET_CHARS} visible ASCII characters, not starting with enc:"),
         )),
     }
 }
@@ -308,7 +367,20 @@ pub(crate) async fn webhooks(n: &Notifier, caller: &Caller) -> Result<Vec<Webhoo
 pub(crate) async fn create_webhook(n: &Notifier, caller: &Caller, new: &NewWebhook) -> Result<WebhookCreated, AppError> {
     caller.require_super_admin()?;
     let url = check_url(&new.url)?;
+    if !n.config.allow_private_targets {
+        let parsed = url::Url::parse(&url).map_err(|_| AppError::validation("URL ของเว็บฮุกไม่ถูกต้อง", "url unparsable"))?;
+        if let Some((ip, why)) = targets::first_refused(&parsed).await {
+            return Err(AppError::validation(
+                format!("ปลายทางของเว็บฮุกต้องเป็นที่อยู่สาธารณะ: {ip} เป็นที่อยู่ภายในเครือข่าย ({why}) ซึ่งไม่อนุญาต"),
+                format!("webhook target {ip} refused ({why}): loopback, link-local, private and unique-local addresses are not allowed"),
+            ));
+        }
+    }
     let secret = secret_of(new.secret.as_deref())?;
+    let stored_secret = match &n.config.secrets_key {
+        Some(key) => key.seal(&secret),
+        None => secret.clone(),
+    };
     let mut kinds: Vec<EventKind> = Vec::new();
     for k in &new.kinds {
         if !kinds.contains(k) {
@@ -318,7 +390,7 @@ pub(crate) async fn create_webhook(n: &Notifier, caller: &Caller, new: &NewWebho
     let stored_kinds = kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",");
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;
-    let id = store::insert_webhook(&mut tx, &url, &secret, &stored_kinds, &caller.display_name(), actor.created_at).await?;
+    let id = store::insert_webhook(&mut tx, &url, &stored_secret, &stored_kinds, &caller.display_name(), actor.created_at).await?;
     let entry = audit_entry(&actor, "WEBHOOK_CREATED", None, Some("ACTIVE"), json!({ "webhookId": id, "url": url, "kinds": kinds }));
     audit::append(&mut tx, n.db.dialect, ADMIN_CHAIN, &[entry]).await?;
     let created = store::webhook(&mut *tx, id).await?.ok_or_else(|| AppError::internal("webhook vanished"))?;

@@ -50,6 +50,22 @@ pub(crate) async fn insert_webhook(tx: &mut Tx<'_>, url: &str, secret: &str, kin
     .await
 }
 
+/// Every webhook's stored secret (sealed or not): for [`super::Notifier::seal_stored_secrets`].
+pub(crate) async fn secrets(pool: &sqlx::AnyPool) -> Result<Vec<(i64, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, secret FROM notification_webhooks ORDER BY id").fetch_all(pool).await
+}
+
+/// Replaces a stored secret by its sealed form, if it is still `was` (another instance may have sealed it first).
+pub(crate) async fn replace_secret(db: &Db, id: i64, was: &str, sealed: &str) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("UPDATE notification_webhooks SET secret = ? WHERE id = ? AND secret = ?")
+        .bind(sealed)
+        .bind(id)
+        .bind(was)
+        .execute(&db.writer)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 pub(crate) async fn set_active(tx: &mut Tx<'_>, id: i64, active: bool) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("UPDATE notification_webhooks SET active = ? WHERE id = ?").bind(i64::from(active)).bind(id).execute(&mut **tx).await?;
     Ok(done.rows_affected() == 1)

@@ -199,16 +199,13 @@ pub struct RedisLock {
 
 impl RedisLock {
     pub fn new(urls: &[String], config: LockConfig) -> Result<RedisLock, AppError> {
-        let probes = urls
-            .iter()
-            .map(|u| redis::Client::open(u.as_str()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| AppError::internal_from("REDIS_URLS", e))?;
+        let probes = urls.iter().map(|u| crate::server::tls::redis_client(u)).collect::<Result<Vec<_>, _>>().map_err(AppError::internal)?;
         if probes.is_empty() {
             return Err(AppError::internal("REDIS_URLS names no server"));
         }
-        let manager = |urls: Vec<String>| {
-            let mut manager = rslock::LockManager::new(urls);
+        // rslock gets the clients made here (TLS parameters read: `tls::redis_client`), not the URLs
+        let manager = |clients: Vec<redis::Client>| {
+            let mut manager = rslock::LockManager::from_clients(clients);
             manager.set_retry(1, Duration::from_millis(1)); // one attempt per call: waiting is ours to pace
             manager
         };
@@ -216,13 +213,13 @@ impl RedisLock {
         // rslock's quorum over the others is (n - 1) / 2 + 1: equal to all's only for an odd n ≥ 3
         let without = (0..urls.len())
             .map(|i| {
-                let rest: Vec<String> = urls.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, u)| u.clone()).collect();
+                let rest: Vec<redis::Client> = probes.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c.clone()).collect();
                 (urls.len() >= 3 && rest.len() / 2 + 1 == quorum).then(|| manager(rest))
             })
             .collect();
         let markers = probes.iter().cloned().map(KeptRedis::new).collect();
         Ok(RedisLock {
-            manager: manager(urls.to_vec()),
+            manager: manager(probes.clone()),
             markers,
             without,
             skipped: std::sync::Mutex::new(None),

@@ -230,8 +230,14 @@ return 1
 
 impl Shared {
     pub(crate) fn new(redis_urls: &[String]) -> redis::RedisResult<Shared> {
-        let servers =
-            redis_urls.iter().map(|u| redis::Client::open(u.as_str()).map(crate::server::kept_redis::KeptRedis::new)).collect::<Result<_, _>>()?;
+        let servers = redis_urls
+            .iter()
+            .map(|u| {
+                crate::server::tls::redis_client(u)
+                    .map(crate::server::kept_redis::KeptRedis::new)
+                    .map_err(|e| redis::RedisError::from((redis::ErrorKind::InvalidClientConfig, "REDIS_URLS", e)))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Shared { servers, prefix: String::new() })
     }
 
