@@ -30,7 +30,7 @@ use crate::server::{
         title = "Document numbering service",
         version = "1",
         description = "Official running numbers: preview, reserve, confirm, cancel, generate; templates, counters, audit, \
-            reference data, users and API tokens. Errors answer the body `ErrorBody` (SPEC §6)."
+            reference data, users and API tokens. Errors answer the body `ErrorBody` (docs/rules/api.md)."
     ),
     components(schemas(ErrorBody)),
     modifiers(&Security)

@@ -218,7 +218,7 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
         issued: register(&r, IntCounterVec::new(Opts::new(ISSUED, "Document numbers issued, by correspondence type."), &["type"]).unwrap()),
         errors: register(
             &r,
-            IntCounterVec::new(Opts::new(ERRORS, "Failures of the kinds the error log keeps (SPEC §7), repeats included, by type."), &["type"])
+            IntCounterVec::new(Opts::new(ERRORS, "Failures of the kinds the error log keeps, repeats included, by type."), &["type"])
                 .unwrap(),
         ),
         forwarded: register(
