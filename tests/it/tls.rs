@@ -353,19 +353,25 @@ async fn settled_delivery(app: &TestApp) -> (String, Option<String>) {
     }
 }
 
+/// One webhook delivery to an https receiver whose certificate the test CA signed, the service trusting `ca_file`:
+/// the receiver's address, the delivery's settled state and error, and how many requests reached the receiver.
+async fn deliver_over_https(ca_file: &str) -> (String, String, Option<String>, usize) {
+    let pki = Pki::new();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let url = https_receiver(&pki, accepted.clone()).await;
+    let app = TestApp::spawn().await;
+    let _worker = deliver_one(&app, &url, &pki.path(ca_file)).await;
+    let (state, error) = settled_delivery(&app).await;
+    (url, state, error, accepted.load(Ordering::SeqCst))
+}
+
 #[tokio::test]
 async fn a_webhook_reaches_an_https_receiver_of_a_private_ca() {
     if !can_run("openssl") {
         return;
     }
-    let pki = Pki::new();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let url = https_receiver(&pki, accepted.clone()).await;
-    let app = TestApp::spawn().await;
-    let _worker = deliver_one(&app, &url, &pki.path("ca.pem")).await;
-    let (state, error) = settled_delivery(&app).await;
-    assert_eq!((state.as_str(), error), ("DELIVERED", None));
-    assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    let (_, state, error, accepted) = deliver_over_https("ca.pem").await;
+    assert_eq!((state.as_str(), error, accepted), ("DELIVERED", None, 1));
 }
 
 #[tokio::test]
@@ -373,16 +379,11 @@ async fn a_webhook_receiver_with_a_certificate_of_another_ca_is_refused_naming_i
     if !can_run("openssl") {
         return;
     }
-    let pki = Pki::new();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let url = https_receiver(&pki, accepted.clone()).await;
-    let app = TestApp::spawn().await;
-    let _worker = deliver_one(&app, &url, &pki.path("wrong-ca.pem")).await;
-    let (state, error) = settled_delivery(&app).await;
+    let (url, state, error, accepted) = deliver_over_https("wrong-ca.pem").await;
     assert_eq!(state, "FAILED");
     let error = error.expect("the failure's reason");
     let host = url.trim_start_matches("https://").split('/').next().unwrap();
     assert!(error.contains(host), "{error}");
     assert!(error.to_lowercase().contains("certificate"), "{error}");
-    assert_eq!(accepted.load(Ordering::SeqCst), 0, "nothing reached the receiver");
+    assert_eq!(accepted, 0, "nothing reached the receiver");
 }
