@@ -37,14 +37,7 @@ async fn the_global_rate_limit_refuses_everyone_once_reached() {
 #[tokio::test]
 async fn an_organisation_outside_the_project_is_refused() {
     let app = TestApp::spawn().await;
-    let admin = app.login("admin", ADMIN_PASSWORD).await;
-    let r = admin
-        .post(app.url("/api/v1/reference/organizations"))
-        .json(&json!({ "code": "ผรม.9", "name": "ผู้รับจ้างนอกโครงการ", "role": "CONTRACTOR" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
+    organisation_of_no_project(&app).await;
     for field in ["originatorCode", "recipientCode"] {
         let mut body = letter();
         body[field] = json!("ผรม.9");
@@ -93,14 +86,7 @@ async fn the_database_refuses_a_period_of_another_form() {
 #[tokio::test]
 async fn the_project_is_derived_from_the_originator() {
     let app = TestApp::spawn().await;
-    let admin = app.login("admin", ADMIN_PASSWORD).await;
-    let r = admin
-        .post(app.url("/api/v1/reference/organizations"))
-        .json(&json!({ "code": "ผรม.9", "name": "ผู้รับจ้าง 9", "role": "CONTRACTOR" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
+    let admin = organisation_of_no_project(&app).await;
     let from = |originator: &str| json!({ "correspondenceTypeCode": "LETTER", "originatorCode": originator, "recipientCode": "สคฉ.3" });
 
     let (s, err) = app.reserve(&from("ผรม.9")).await;
@@ -171,4 +157,17 @@ async fn the_first_to_recipient_by_sort_order_is_the_main_one() {
         assert_error(s, &err, status, code);
     }
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 2);
+}
+
+/// An admin's client, after it added the contractor ผรม.9, a member of no project.
+async fn organisation_of_no_project(app: &TestApp) -> reqwest::Client {
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let r = admin
+        .post(app.url("/api/v1/reference/organizations"))
+        .json(&json!({ "code": "ผรม.9", "name": "ผู้รับจ้างนอกโครงการ", "role": "CONTRACTOR" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    admin
 }

@@ -81,9 +81,10 @@ impl Caller {
 
     pub(crate) fn require_numbering(&self, project_id: i64) -> Result<(), AppError> {
         match &self.principal {
-            _ if self.may_number(project_id) => Ok(()),
-            Principal::Token { name, .. } => Err(AppError::forbidden(format!("token {name} is not scoped to project {project_id}"))),
-            Principal::User(_) => Ok(()),
+            Principal::Token { name, .. } if !self.may_number(project_id) => {
+                Err(AppError::forbidden(format!("token {name} is not scoped to project {project_id}")))
+            }
+            _ => Ok(()),
         }
     }
 
