@@ -98,15 +98,42 @@ ensure_wasm_opt() {
   fi
 }
 
+# docnum-wasm-split (tools/wasm-split): splits the browser bundle at its lazy pages and writes Leptos' preload manifest;
+# installed once into the cache, again when its source changes
+WASM_SPLIT_DIR="$HOME/.cache/docnum-tools"
+ensure_wasm_split() {
+  WASM_SPLIT="$WASM_SPLIT_DIR/bin/docnum-wasm-split"
+  local stamp; stamp="$(cat "$ROOT/tools/wasm-split/Cargo.toml" "$ROOT/tools/wasm-split/Cargo.lock" "$ROOT/tools/wasm-split/src/main.rs" | sha256sum | cut -c1-16)"
+  if ! [ -x "$WASM_SPLIT" ] || [ "$(cat "$WASM_SPLIT_DIR/wasm-split.stamp" 2>/dev/null)" != "$stamp" ]; then
+    log "installing docnum-wasm-split (tools/wasm-split, about 1 minute, once)"
+    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" cargo install --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
+    printf '%s' "$stamp" > "$WASM_SPLIT_DIR/wasm-split.stamp"
+  fi
+}
+
+# The browser bundle of one cargo build, split and bound: every page but the staff's (`/`, `/login`) is a chunk loaded on
+# its first visit (`#[lazy_route]` in src/app/mod.rs). Leaves in $2: docnum.js, docnum_bg.wasm, the chunks, their loader
+# (`__wasm_split.______________________.js`, the name Leptos preloads) and `__wasm_split_manifest.json`.
+split_and_bind() {
+  local wasm="$1" out="$2"
+  log "splitting the bundle at its lazy pages (docnum-wasm-split), binding it (wasm-bindgen)"
+  "$WASM_SPLIT" "$wasm" "$out" "$out/docnum_split.wasm"
+  # the chunks import the main module's functions by their linker names: keep them
+  wasm-bindgen --target web --keep-lld-exports --no-demangle --out-dir "$out" --out-name docnum --no-typescript "$out/docnum_split.wasm"
+  rm "$out/docnum_split.wasm"
+}
+
 # Builds the browser bundle (hydrate) and the server (ssr) into $LEPTOS_SITE_ROOT and $CARGO_TARGET_DIR.
-#   build_site            the production bundle: the wasm-release profile, wasm-opt -Oz, file names carrying
-#                         their content's hash (hash.txt next to the server executable, where Leptos reads it),
-#                         .br and .gz files beside each; a debug server (quick to build)
+#   build_site            the production bundle: the wasm-release profile, wasm-opt -Oz, in a folder named by its
+#                         content's hash (`pkg/<hash>/`, written as `dir: <hash>` into hash.txt next to the server
+#                         executable; server::bundle serves it for a year), .br and .gz files beside each; a debug
+#                         server (quick to build)
 #   build_site --release  the same bundle and a release server
-#   build_site --dev      the quick loop: debug WASM as wasm-bindgen names it, no wasm-opt, no hashes, no compression
+#   build_site --dev      the quick loop: debug WASM, no wasm-opt, no hashes, no compression, straight in pkg/
 #   build_site --as-tested the debug server with the test targets' features (dev-dependencies unify features, so a
 #                         plain `cargo build` after `cargo test` rebuilt ten crates and the server: 2 minutes cold);
 #                         scripts/test.sh uses it, after `cargo test` built exactly this
+# Both bundles are split (split_and_bind): a lazy page's code imports its loader, so an unsplit bundle cannot start.
 build_site() {
   local mode="prod" server_flag="" server_dir="debug" tests_flag=""
   for arg in "$@"; do
@@ -118,42 +145,35 @@ build_site() {
     esac
   done
   ensure_wasm_tools
+  ensure_wasm_split
   local pkg="$LEPTOS_SITE_ROOT/pkg" hash_file="$CARGO_TARGET_DIR/$server_dir/hash.txt"
-  local started=$SECONDS
+  local started=$SECONDS out; out="$(mktemp -d)"
+  # `--cfg erase_components` and the linker's `--emit-relocs` (what wasm-split reads) come from .cargo/config.toml
   if [ "$mode" = dev ]; then
     log "building the browser bundle (wasm, debug)"
     (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate)
-    rm -rf "$pkg" && mkdir -p "$pkg"
-    wasm-bindgen --target web --out-dir "$pkg" --out-name docnum --no-typescript \
-      "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/docnum.wasm"
-    # keep wasm-bindgen's name docnum_bg.wasm: without LEPTOS_OUTPUT_NAME at compile time (see below) and
-    # without hashing, the hydration script asks for exactly that file
-    cp "$ROOT/style/main.css" "$pkg/docnum.css"
+    split_and_bind "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/docnum.wasm" "$out"
+    cp "$ROOT/style/main.css" "$out/docnum.css"
+    rm -rf "$pkg" && mkdir -p "$pkg" && cp "$out"/* "$pkg/"
     rm -f "$hash_file"   # no hash file: the server uses the plain names (server::bundle)
   else
     ensure_wasm_opt
     log "building the browser bundle (wasm, wasm-release profile)"
-    # `--cfg erase_components` comes from .cargo/config.toml, for this build and the server's alike
     (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
-    local out; out="$(mktemp -d)"
-    wasm-bindgen --target web --out-dir "$out" --out-name docnum --no-typescript \
-      "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/docnum.wasm"
-    log "wasm-opt -Oz (binaryen $BINARYEN_VERSION)"
-    "$WASM_OPT" -Oz "$out/docnum_bg.wasm" -o "$out/docnum.wasm"
+    split_and_bind "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/docnum.wasm" "$out"
+    local before; before="$(cat "$out"/*.wasm | wc -c)"
+    log "wasm-opt -Oz (binaryen $BINARYEN_VERSION), each module"
+    local f; for f in "$out"/*.wasm; do "$WASM_OPT" -Oz "$f" -o "$f"; done
     cp "$ROOT/style/main.css" "$out/docnum.css"
-    rm -rf "$pkg" && mkdir -p "$pkg" "$(dirname "$hash_file")"
-    local kind hash hashes=""
-    for kind in js wasm css; do
-      hash="$(sha256sum "$out/docnum.$kind" | cut -c1-16)"
-      cp "$out/docnum.$kind" "$pkg/docnum.$hash.$kind"
-      hashes="$hashes$kind: $hash"$'\n'
-    done
-    printf '%s' "$hashes" > "$hash_file"
+    # one name for the whole build: the loader and the chunks name each other and the main module as they are
+    local hash; hash="$(cd "$out" && sha256sum -- * | sha256sum | cut -c1-16)"
+    rm -rf "$pkg" && mkdir -p "$pkg/$hash" "$(dirname "$hash_file")" && cp "$out"/* "$pkg/$hash/"
+    printf 'dir: %s\n' "$hash" > "$hash_file"
     log "precompressing (brotli, gzip)"
-    node "$ROOT/scripts/precompress.mjs" "$pkg"/docnum.*.js "$pkg"/docnum.*.wasm "$pkg"/docnum.*.css | sed 's/^/    /' >&2
-    echo "    docnum_bg.wasm before wasm-opt: $(stat -c %s "$out/docnum_bg.wasm") bytes" >&2
-    rm -rf "$out"
+    node "$ROOT/scripts/precompress.mjs" "$pkg/$hash"/*.js "$pkg/$hash"/*.wasm "$pkg/$hash"/*.css | sed 's/^/    /' >&2
+    echo "    the modules before wasm-opt: $before bytes" >&2
   fi
+  rm -rf "$out"
   cp -r "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   log "browser bundle ready in $((SECONDS - started)) s; building the server ($server_dir)"
   # no LEPTOS_OUTPUT_NAME here: leptos_config reads it with option_env!, so setting it would rebuild leptos

@@ -18,5 +18,6 @@ pub mod server;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    // asynchronous: a page first loaded at an address whose code is a chunk of its own waits for that chunk
+    leptos::mount::hydrate_lazy(app::App);
 }

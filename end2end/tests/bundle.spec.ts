@@ -1,8 +1,9 @@
 import { expect, test, type Browser, type Response } from '@playwright/test';
-import { collectErrors, waitHydrated } from './helpers';
+import { ADMIN, collectErrors, login, waitHydrated } from './helpers';
 
 // The production bundle as a browser gets it (scripts/run.sh and scripts/e2e.sh build it): the WASM arrives
-// compressed, under a hashed name cached for a year, and small. Also the time until a page is hydrated, which is
+// compressed, in a folder named by its hash and cached for a year, and small; the staff pages load only the main
+// module, every other page its own chunk when first visited. Also the time until a page is hydrated, which is
 // reported (docs/benchmarks/browser-bundle.md), never asserted.
 
 const MAX_WASM_TRANSFER = 800_000; // bytes on the wire (the target: ≤ 800 KB)
@@ -17,7 +18,7 @@ async function loadFresh(browser: Browser) {
   const errors = collectErrors(page);
   const bundle: Record<string, Response> = {};
   page.on('response', (r) => {
-    const m = /\/pkg\/[^/]+\.(js|wasm|css)$/.exec(new URL(r.url()).pathname);
+    const m = /\/pkg\/[^/]+\/docnum(?:_bg)?\.(js|wasm|css)$/.exec(new URL(r.url()).pathname);
     if (m) bundle[m[1]] = r;
   });
   await page.goto('/login');
@@ -51,14 +52,14 @@ test('the WASM is served compressed and cached for good, and the page hydrates w
   expect(contentLength).toBeGreaterThan(0);
   expect(sizes.responseBodySize).toBe(contentLength);
 
-  // the script and the stylesheet: hashed names, immutable, compressed
+  // the script and the stylesheet: in the bundle's hashed folder, immutable, compressed
   for (const kind of ['js', 'css']) {
     const h = await bundle[kind].allHeaders();
-    expect(new URL(bundle[kind].url()).pathname).toMatch(new RegExp(`^/pkg/docnum\\.[0-9a-zA-Z_-]+\\.${kind}$`));
+    expect(new URL(bundle[kind].url()).pathname).toMatch(new RegExp(`^/pkg/[0-9a-f]{16}/docnum\\.${kind}$`));
     expect(h['cache-control']).toContain('immutable');
     expect(['br', 'gzip']).toContain(h['content-encoding']);
   }
-  expect(new URL(wasm.url()).pathname).toMatch(/^\/pkg\/docnum\.[0-9a-zA-Z_-]+\.wasm$/);
+  expect(new URL(wasm.url()).pathname).toMatch(/^\/pkg\/[0-9a-f]{16}\/docnum_bg\.wasm$/);
   await context.close();
 
   // without brotli: gzip; without either: the file itself
@@ -71,6 +72,40 @@ test('the WASM is served compressed and cached for good, and the page hydrates w
   // an un-hashed file revalidates
   const icon = await request.get('/favicon.ico');
   expect(icon.headers()['cache-control']).toBe('no-cache');
+});
+
+test('the staff pages load the main module alone; another page loads its chunk when visited, and hydrates', async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  const wasm: string[] = [];
+  page.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.endsWith('.wasm')) wasm.push(path.split('/').pop()!);
+  });
+  await page.goto('/login');
+  await waitHydrated(page);
+  await page_settled();
+  expect(wasm).toEqual(['docnum_bg.wasm']);
+
+  await login(page, ADMIN);
+  await waitHydrated(page);
+  await page_settled();
+  expect(wasm.filter((f) => f !== 'docnum_bg.wasm'), 'the reserve page needs no chunk').toEqual([]);
+
+  // a page of its own chunk, reached in the browser (client-side navigation) and loaded fresh (hydration)
+  // (on a phone the links fold into a menu: this runs at the desktop size)
+  await page.getByTestId('nav-templates').click();
+  await expect(page).toHaveURL(/\/templates$/);
+  await expect(page.getByTestId('template-editor').or(page.locator('h1, h2').first())).toBeVisible();
+  await page_settled();
+  const chunks = wasm.filter((f) => f !== 'docnum_bg.wasm');
+  expect(chunks.length, `chunks loaded: ${chunks.join(', ')}`).toBeGreaterThan(0);
+  await page.goto('/counters');
+  await waitHydrated(page);
+  await page_settled();
+  expect(errors).toEqual([]);
+  await context.close();
 });
 
 test('the WASM is at most 800 KB on the wire', async ({ browser }) => {

@@ -36,7 +36,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path, SsrMode,
+    lazy_route, path, Lazy, LazyRoute, SsrMode,
 };
 
 use crate::contract::{ApiError, UserInfo};
@@ -133,26 +133,62 @@ pub fn App() -> impl IntoView {
                     // what a form post left in the session is taken before the answer's headers go
                     <Route path=path!("/") view=reserve::ReservePage ssr=SsrMode::Async/>
                     <Route path=path!("/login") view=login::LoginPage ssr=SsrMode::Async/>
-                    <Route path=path!("/templates") view=templates::TemplatesPage/>
-                    <Route path=path!("/tokens") view=tokens::TokensPage/>
-                    <Route path=path!("/audit") view=audit::AuditPage/>
-                    <Route path=path!("/errors") view=errors::ErrorsPage/>
+                    <Route path=path!("/templates") view={Lazy::<TemplatesRoute>::new()}/>
+                    <Route path=path!("/tokens") view={Lazy::<TokensRoute>::new()}/>
+                    <Route path=path!("/audit") view={Lazy::<AuditRoute>::new()}/>
+                    <Route path=path!("/errors") view={Lazy::<ErrorsRoute>::new()}/>
                     // admin pages: counters, reset requests
-                    <Route path=path!("/counters") view=counters::CountersPage/>
-                    <Route path=path!("/resets") view=resets::ResetsPage/>
-                    <Route path=path!("/charts") view=charts::ChartsPage/>
+                    <Route path=path!("/counters") view={Lazy::<CountersRoute>::new()}/>
+                    <Route path=path!("/resets") view={Lazy::<ResetsRoute>::new()}/>
+                    <Route path=path!("/charts") view={Lazy::<ChartsRoute>::new()}/>
                     // imports and reference-data admin
-                    <Route path=path!("/reference") view=reference::ReferencePage/>
-                    <Route path=path!("/import") view=import::ImportPage/>
+                    <Route path=path!("/reference") view={Lazy::<ReferenceRoute>::new()}/>
+                    <Route path=path!("/import") view={Lazy::<ImportRoute>::new()}/>
                     // users and one's own password
-                    <Route path=path!("/users") view=users::UsersPage/>
-                    <Route path=path!("/account") view=account::AccountPage/>
-                    <Route path=path!("/logins") view=logins::LoginsPage/>
-                    <Route path=path!("/notifications") view=notifications::NotificationsPage/>
+                    <Route path=path!("/users") view={Lazy::<UsersRoute>::new()}/>
+                    <Route path=path!("/account") view={Lazy::<AccountRoute>::new()}/>
+                    <Route path=path!("/logins") view={Lazy::<LoginsRoute>::new()}/>
+                    <Route path=path!("/notifications") view={Lazy::<NotificationsRoute>::new()}/>
                 </Routes>
             </main>
         </Router>
     }
+}
+
+/// A page whose code the browser loads when it is first visited, not with the first bundle: the staff pages
+/// (`/`, `/login`) stay in the main module, every other page is a chunk of its own (`#[lazy]`, wasm-split;
+/// docs/benchmarks/browser-bundle.md has the sizes).
+macro_rules! lazy_page {
+    ($($route:ident => $page:path),* $(,)?) => {$(
+        struct $route;
+
+        #[lazy_route]
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                $route
+            }
+
+            fn view(_this: Self) -> AnyView {
+                $page().into_any()
+            }
+        }
+    )*};
+}
+
+lazy_page! {
+    TemplatesRoute => templates::TemplatesPage,
+    TokensRoute => tokens::TokensPage,
+    AuditRoute => audit::AuditPage,
+    ErrorsRoute => errors::ErrorsPage,
+    CountersRoute => counters::CountersPage,
+    ResetsRoute => resets::ResetsPage,
+    ChartsRoute => charts::ChartsPage,
+    ReferenceRoute => reference::ReferencePage,
+    ImportRoute => import::ImportPage,
+    UsersRoute => users::UsersPage,
+    AccountRoute => account::AccountPage,
+    LoginsRoute => logins::LoginsPage,
+    NotificationsRoute => notifications::NotificationsPage,
 }
 
 #[component]

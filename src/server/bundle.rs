@@ -1,14 +1,16 @@
 //! The browser bundle's files under `/pkg`: which names the pages ask for, and how they are served.
 //!
-//! A production build (`scripts/run.sh`, or `cargo leptos build --release`) names each file by its content,
-//! `docnum.<hash>.js|wasm|css`, and writes the hashes into `hash.txt` next to the server executable (lines
-//! `js: <hash>`, `wasm: <hash>`, `css: <hash>`): where Leptos' `HydrationScripts` reads them when
-//! `hash-files` is on (Leptos.toml). A debug build (`scripts/run.sh --dev`, the tests) writes no hash file and
-//! keeps the plain names; hashing is then switched off here, so the pages ask for those.
+//! A production build (`scripts/run.sh`) puts the bundle in a folder named by its content's hash, `pkg/<hash>/`:
+//! the main module (`docnum.js`, `docnum_bg.wasm`), the chunk of each page loaded when first visited, the chunks'
+//! loader and the stylesheet. The chunks, the loader and the main module name each other as they are, so one name for
+//! the folder is what keeps them together. The build writes `dir: <hash>` into `hash.txt` next to the server
+//! executable; the server then serves `/pkg/<hash>/` with every file cached for a year as `immutable`, and points
+//! Leptos' `HydrationScripts` there with the plain names. A build by cargo-leptos writes `js: <hash>`, `wasm: <hash>`,
+//! `css: <hash>` lines instead (files `docnum.<hash>.js|wasm|css`), read as Leptos reads them. A debug build
+//! (`scripts/run.sh --dev`, some tests) writes no hash file and keeps the plain names under `/pkg`, `no-cache`.
 //!
 //! `/pkg` is served by tower-http's `ServeDir` with the `.br` / `.gz` files the build wrote beside each file:
-//! a browser that accepts brotli gets `Content-Encoding: br`. A hashed name never changes content, so it is
-//! cached for a year as `immutable`; any other name is `no-cache` (revalidated on every use).
+//! a browser that accepts brotli gets `Content-Encoding: br`.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -35,15 +37,17 @@ pub(crate) struct Bundle {
     pub(crate) css_href: Arc<str>,
     /// The file names under `/pkg` that carry their content's hash: served `immutable`.
     hashed: HashSet<String>,
+    /// The folder under `/pkg` named by the whole bundle's hash, when the build wrote one: all of it `immutable`.
+    dir: Option<String>,
 }
 
 impl Bundle {
     /// The plain names of a build without hashing.
     pub(crate) fn plain(options: &LeptosOptions) -> Bundle {
-        Bundle { css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(), hashed: HashSet::new() }
+        Bundle { css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(), hashed: HashSet::new(), dir: None }
     }
 
-    /// The names of a hash file's contents (`js: …`, `wasm: …`, `css: …`; other lines are ignored).
+    /// The names of a hash file's contents (`dir: …`, or `js: …`, `wasm: …`, `css: …`; other lines are ignored).
     pub(crate) fn from_hash_file(text: &str, options: &LeptosOptions) -> Bundle {
         let name = &options.output_name;
         let mut bundle = Bundle::plain(options);
@@ -52,6 +56,11 @@ impl Bundle {
                 continue;
             }
             let file = match kind {
+                "dir" => {
+                    bundle.css_href = format!("/{}/{hash}/{name}.css", pkg_dir(options)).into();
+                    bundle.dir = Some(hash.to_string());
+                    continue;
+                }
                 "js" | "wasm" | "css" => format!("{name}.{hash}.{kind}"),
                 _ => continue,
             };
@@ -74,6 +83,12 @@ impl Bundle {
         match path.as_deref().map(std::fs::read_to_string) {
             Some(Ok(text)) => {
                 let bundle = Bundle::from_hash_file(&text, options);
+                if let Some(dir) = &bundle.dir {
+                    // the plain names, in the bundle's folder: for the hydration script, the chunks' manifest
+                    // (Leptos reads it under the site's pkg folder) and the files' route alike
+                    options.site_pkg_dir = format!("{}/{dir}", pkg_dir(options)).into();
+                    options.hash_files = false;
+                }
                 tracing::info!(hash_file = %path.unwrap_or_default().display(), stylesheet = %bundle.css_href, "bundle with hashed file names");
                 bundle
             }
@@ -88,9 +103,9 @@ impl Bundle {
         }
     }
 
-    /// Whether `file` (a name under `/pkg`) carries its content's hash.
+    /// Whether `file` (a name under the bundle's route) carries its content's hash, or lies in a folder that does.
     pub(crate) fn is_hashed(&self, file: &str) -> bool {
-        self.hashed.contains(file)
+        self.dir.is_some() || self.hashed.contains(file)
     }
 }
 
@@ -103,7 +118,7 @@ fn pkg_dir(options: &LeptosOptions) -> &str {
     options.site_pkg_dir.trim_matches('/')
 }
 
-/// The route of the bundle's files: `/pkg`.
+/// The route of the bundle's files: `/pkg`, or `/pkg/<hash>` for a bundle in a folder of its own.
 pub(crate) fn route(options: &LeptosOptions) -> String {
     format!("/{}", pkg_dir(options))
 }
@@ -150,6 +165,23 @@ mod tests {
         assert_eq!(&*Bundle::plain(&o).css_href, "/pkg/docnum.css");
         // a hash that could climb out of the directory is not a name
         assert!(Bundle::from_hash_file("css: ../x", &o).hashed.is_empty());
+    }
+
+    #[test]
+    fn a_bundle_in_a_folder_of_its_own_is_served_from_there_with_the_plain_names() {
+        let o = options("target/site", true);
+        let b = Bundle::from_hash_file("dir: 0123abcd\n", &o);
+        assert_eq!(&*b.css_href, "/pkg/0123abcd/docnum.css");
+        assert!(b.is_hashed("docnum_bg.wasm") && b.is_hashed("__wasm_split.______________________.js"));
+        assert!(Bundle::from_hash_file("dir: ../up", &o).dir.is_none());
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = options("target/site", true);
+        o.hash_file = dir.path().join("hash.txt").to_str().unwrap().into();
+        std::fs::write(dir.path().join("hash.txt"), "dir: 0123abcd\n").unwrap();
+        let b = Bundle::load(&mut o);
+        assert_eq!((&*o.site_pkg_dir, o.hash_files, route(&o)), ("pkg/0123abcd", false, "/pkg/0123abcd".to_string()));
+        assert_eq!(&*b.css_href, "/pkg/0123abcd/docnum.css");
     }
 
     #[test]
