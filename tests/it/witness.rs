@@ -321,33 +321,53 @@ async fn the_witness_answers_each_bad_request_with_the_protocol_status_and_keeps
     assert_eq!(restarted.tree(&origin).await.unwrap().size, 7);
 }
 
+/// A `docnum witness` process, killed when dropped.
+struct WitnessProcess {
+    child: std::process::Child,
+    url: String,
+    vkey: String,
+}
+
+impl WitnessProcess {
+    /// Makes its key with `docnum witness-keygen` and starts it for the log of `log_vkey`, its files in `dir`.
+    fn start(dir: &std::path::Path, name: &str, log_vkey: &str) -> WitnessProcess {
+        let bin = env!("CARGO_BIN_EXE_docnum");
+        let key_file = dir.join("witness.key");
+        let out = std::process::Command::new(bin).args(["witness-keygen", "--name", name]).arg(&key_file).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let vkey = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        let port = crate::support::free_port();
+        let child = std::process::Command::new(bin)
+            .arg("witness")
+            .arg("--addr")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--key-file")
+            .arg(&key_file)
+            .arg("--state-file")
+            .arg(dir.join("state.json"))
+            .arg("--log")
+            .arg(log_vkey)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        WitnessProcess { child, url: format!("http://127.0.0.1:{port}"), vkey }
+    }
+}
+
+impl Drop for WitnessProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[tokio::test]
 async fn the_witness_binary_runs_with_its_own_key_and_state() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = env!("CARGO_BIN_EXE_docnum");
-    let key_file = dir.path().join("witness.key");
-    let out = std::process::Command::new(bin).args(["witness-keygen", "--name", "witness.test/binary"]).arg(&key_file).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let wvkey = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    assert!(wvkey.starts_with("witness.test/binary+"), "{wvkey}");
-    assert!(receipt::cosignature::CosignatureVerifier::new(&wvkey).is_ok());
     let (log_skey, log_vkey) = docnum::server::tlog::generate_key("numbers.binary.example/log");
-    let port = crate::support::free_port();
-    let mut child = std::process::Command::new(bin)
-        .arg("witness")
-        .arg("--addr")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--key-file")
-        .arg(&key_file)
-        .arg("--state-file")
-        .arg(dir.path().join("state.json"))
-        .arg("--log")
-        .arg(&log_vkey)
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}");
+    let w = WitnessProcess::start(dir.path(), "witness.test/binary", &log_vkey);
+    assert!(w.vkey.starts_with("witness.test/binary+"), "{}", w.vkey);
     let mut note =
         signed_note::Note::new(&tlog_tiles::Checkpoint::new("numbers.binary.example/log", 0, tlog_tiles::EMPTY_HASH, "").unwrap().to_bytes(), &[])
             .unwrap();
@@ -355,19 +375,55 @@ async fn the_witness_binary_runs_with_its_own_key_and_state() {
     let note = String::from_utf8(note.to_bytes()).unwrap();
     let mut answer = None;
     for _ in 0..100 {
-        if let Ok(r) = reqwest::Client::new().post(format!("{url}/add-checkpoint")).body(request(0, &[], &note)).send().await {
+        if let Ok(r) = reqwest::Client::new().post(format!("{}/add-checkpoint", w.url)).body(request(0, &[], &note)).send().await {
             answer = Some((r.status(), r.text().await.unwrap()));
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let _ = child.kill();
-    let _ = child.wait();
     let (status, line) = answer.expect("the witness answered");
     assert_eq!(status, StatusCode::OK, "{line}");
-    let v = receipt::cosignature::CosignatureVerifier::new(&wvkey).unwrap();
+    let v = receipt::cosignature::CosignatureVerifier::new(&w.vkey).unwrap();
     let body = signed_note::Note::from_bytes(note.as_bytes()).unwrap().text().to_vec();
     assert!(matches!(v.check_line(&body, &line), Some(Some(_))), "{line}");
     let state: Value = serde_json::from_slice(&std::fs::read(dir.path().join("state.json")).unwrap()).unwrap();
     assert_eq!(state["numbers.binary.example/log"]["size"], 0);
+}
+
+/// The served binaries end to end: `docnum serve` with LOG_WITNESSES set gets its checkpoints cosigned by a
+/// `docnum witness` process, in the background, and serves them cosigned.
+#[tokio::test]
+async fn a_served_log_is_cosigned_by_a_witness_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = "numbers.served.example/log";
+    let (log_skey, log_vkey) = docnum::server::tlog::generate_key(origin);
+    let key_file = dir.path().join("log.key");
+    std::fs::write(&key_file, format!("{log_skey}\n")).unwrap();
+    let w = WitnessProcess::start(dir.path(), "witness.test/served", &log_vkey);
+    let db_url = format!("sqlite://{}", dir.path().join("served.db").display());
+    let server = crate::support::DocnumServer::start(
+        &db_url,
+        &[
+            ("LOG_ORIGIN", origin.to_string()),
+            ("LOG_SIGNING_KEY_FILE", key_file.display().to_string()),
+            ("LOG_WITNESSES", format!("{} {}", w.vkey, w.url)),
+            ("LOG_WITNESS_TIMEOUT_MS", "2000".to_string()),
+        ],
+    );
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    server.wait_healthy(&client).await;
+    let mut served = String::new();
+    for _ in 0..300 {
+        if let Ok(r) = client.get(format!("{}/log/checkpoint", server.base)).send().await {
+            served = r.text().await.unwrap();
+            if served.contains("\n— witness.test/served ") {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let v = receipt::verify_checkpoint_witnessed(&served, &log_vkey, &[&w.vkey]).expect("the served checkpoint verifies");
+    assert!(matches!(v.witnesses[0].cosigned, Cosigned::At(_)), "{served}");
+    let state: Value = serde_json::from_slice(&std::fs::read(dir.path().join("state.json")).unwrap()).unwrap();
+    assert_eq!(state[origin]["size"].as_u64(), Some(v.size));
 }
