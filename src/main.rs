@@ -88,12 +88,28 @@ enum Command {
     /// The witness file beside the database is not copied: after a restore it is what finds the numbers issued since.
     Backup { file: std::path::PathBuf },
     /// Verify a transparency-log receipt (a c2sp.org/tlog-proof@v1 file, `-` for standard input) offline against
-    /// the log's verifier key (`/log/key`); prints the entry; exits 2 if it is not valid, with the reason.
+    /// the log's verifier key (`/log/key`); prints the entry and which of the given witnesses cosigned it and when;
+    /// exits 2 if it is not valid (or a given witness's cosignature does not verify), with the reason.
     Verify {
         file: std::path::PathBuf,
         /// The log's verifier key, or a file holding it.
         #[arg(long, env = "LOG_KEY")]
         key: String,
+        /// A witness's verifier key (cosignature/v1), or a file holding one; repeat for each witness.
+        #[arg(long = "witness", env = "LOG_WITNESS_KEYS", value_delimiter = ',')]
+        witnesses: Vec<String>,
+    },
+    /// Run a witness of a transparency log (C2SP tlog-witness, docs/operations/transparency-log.md#running-a-witness):
+    /// `POST /add-checkpoint` cosigns a log's checkpoint that is consistent with the last one it cosigned. Needs no
+    /// database of the service.
+    Witness(WitnessArgs),
+    /// Make a witness's key: the private key to FILE (mode 0600, for WITNESS_KEY_FILE), the verifier key (for the
+    /// log's LOG_WITNESSES and for `verify --witness`) on standard output.
+    WitnessKeygen {
+        file: std::path::PathBuf,
+        /// The witness's name, in its cosignatures (e.g. witness.example.org/docnum).
+        #[arg(long, env = "WITNESS_NAME")]
+        name: String,
     },
     /// Make a signer key for the transparency log: the private key to FILE (mode 0600, for LOG_SIGNING_KEY_FILE),
     /// the verifier key on standard output.
@@ -111,6 +127,21 @@ enum Command {
         #[command(flatten)]
         retention: RetentionArgs,
     },
+}
+
+#[derive(clap::Args)]
+struct WitnessArgs {
+    #[arg(long, env = "WITNESS_LISTEN_ADDR", default_value = "127.0.0.1:7380")]
+    addr: String,
+    /// Its private key (`docnum witness-keygen`).
+    #[arg(long, env = "WITNESS_KEY_FILE")]
+    key_file: std::path::PathBuf,
+    /// Where it keeps each log's size and root (created when missing).
+    #[arg(long, env = "WITNESS_STATE_FILE", default_value = "witness-state.json")]
+    state_file: std::path::PathBuf,
+    /// The verifier key of each log it witnesses (the log's `/log/key`), comma-separated or repeated.
+    #[arg(long = "log", env = "WITNESS_LOGS", value_delimiter = ',', required = true)]
+    logs: Vec<String>,
 }
 
 #[derive(clap::Args, Default)]
@@ -242,6 +273,12 @@ struct ServeArgs {
     /// Or once this many entries were added since the last checkpoint.
     #[arg(long, env = "LOG_CHECKPOINT_ENTRIES", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     log_checkpoint_entries: u64,
+    /// Witnesses asked to cosign each checkpoint: `<witness vkey> <url>` entries, comma-separated.
+    #[arg(long, env = "LOG_WITNESSES", value_delimiter = ',')]
+    log_witnesses: Vec<String>,
+    /// How long a witness gets to answer.
+    #[arg(long, env = "LOG_WITNESS_TIMEOUT_MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(100..))]
+    log_witness_timeout_ms: u64,
 }
 
 // Many small, short-lived allocations per request: mimalloc costs less CPU than glibc's malloc (docs/benchmarks/http-path.md).
@@ -339,6 +376,13 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     },
                     checkpoint_interval: Duration::from_millis(args.log_checkpoint_ms),
                     checkpoint_entries: args.log_checkpoint_entries,
+                    witnesses: args
+                        .log_witnesses
+                        .iter()
+                        .filter(|w| !w.trim().is_empty())
+                        .map(|w| docnum::server::config::parse_log_witness(w))
+                        .collect::<Result<_, _>>()?,
+                    witness_timeout: Duration::from_millis(args.log_witness_timeout_ms),
                     ..Default::default()
                 },
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
@@ -432,26 +476,67 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let copied = docnum::server::db::backup(&db, &file).await?;
             println!("{}", serde_json::json!({ "backup": file, "bytes": copied }));
         }
-        Command::Verify { file, key } => {
-            let key = if std::path::Path::new(&key).is_file() { std::fs::read_to_string(&key)? } else { key };
+        Command::Verify { file, key, witnesses } => {
+            let read_key = |k: &str| -> std::io::Result<String> {
+                Ok(if std::path::Path::new(k).is_file() { std::fs::read_to_string(k)?.trim().to_string() } else { k.trim().to_string() })
+            };
+            let key = read_key(&key)?;
+            let witnesses = witnesses.iter().filter(|w| !w.trim().is_empty()).map(|w| read_key(w)).collect::<Result<Vec<_>, _>>()?;
+            let witness_keys: Vec<&str> = witnesses.iter().map(String::as_str).collect();
             let text = if file.as_os_str() == "-" { std::io::read_to_string(std::io::stdin())? } else { std::fs::read_to_string(&file)? };
-            match docnum::receipt::verify(&text, &key) {
+            match docnum::receipt::verify_witnessed(&text, &key, &witness_keys) {
                 Ok(checked) => {
                     let e = &checked.entry;
+                    let seen: Vec<serde_json::Value> = checked
+                        .checkpoint
+                        .witnesses
+                        .iter()
+                        .map(|w| {
+                            let (cosigned, time) = match w.cosigned {
+                                docnum::receipt::Cosigned::At(t) => ("yes", Some(t)),
+                                docnum::receipt::Cosigned::Invalid => ("invalid", None),
+                                docnum::receipt::Cosigned::Absent => ("no", None),
+                            };
+                            serde_json::json!({ "name": w.name, "cosigned": cosigned, "time": time, "at": w.time_rfc3339() })
+                        })
+                        .collect();
+                    let invalid = checked.checkpoint.witnesses.iter().any(|w| w.cosigned == docnum::receipt::Cosigned::Invalid);
                     println!(
                         "{}",
                         serde_json::to_string_pretty(&serde_json::json!({
-                            "valid": true, "number": e.number, "project": e.project, "type": e.type_code, "event": e.event, "at": e.at,
+                            "valid": !invalid, "number": e.number, "project": e.project, "type": e.type_code, "event": e.event, "at": e.at,
                             "sequence": e.sequence, "documentSha256": e.document_sha256, "index": checked.index,
-                            "log": checked.checkpoint.origin, "treeSize": checked.checkpoint.size,
+                            "log": checked.checkpoint.origin, "treeSize": checked.checkpoint.size, "witnesses": seen,
+                            "otherSigners": checked.checkpoint.other_signers,
                         }))?
                     );
+                    if invalid {
+                        std::process::exit(2);
+                    }
                 }
                 Err(refusal) => {
                     println!("{}", serde_json::json!({ "valid": false, "reason": refusal.reason() }));
                     std::process::exit(2);
                 }
             }
+        }
+        Command::Witness(args) => {
+            let config = docnum::server::tlog::witness::WitnessConfig {
+                signing_key: std::fs::read_to_string(&args.key_file).map_err(|e| format!("WITNESS_KEY_FILE {}: {e}", args.key_file.display()))?,
+                logs: args.logs.into_iter().filter(|l| !l.trim().is_empty()).collect(),
+                state_file: args.state_file,
+            };
+            let listener = tokio::net::TcpListener::bind(&args.addr).await?;
+            println!("Witness listening on http://{}", listener.local_addr()?);
+            docnum::server::tlog::witness::serve(config, listener).await?;
+        }
+        Command::WitnessKeygen { file, name } => {
+            let (skey, vkey) = docnum::server::tlog::witness::generate_key(&name)?;
+            use std::io::Write as _;
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&file)?;
+            writeln!(f, "{skey}")?;
+            println!("{vkey}");
         }
         Command::LogKeygen { file, origin } => {
             let (skey, vkey) = docnum::server::tlog::generate_key(&origin);

@@ -5,6 +5,8 @@
 //! An entry is UTF-8, one `key value` a line, keys in a fixed order; a document is named only by the SHA-256 of
 //! its id (the log is public).
 
+pub mod cosignature;
+
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use signed_note::{Note, NoteError, StandardVerifier, VerifierList};
 use tlog_tiles::{check_record, check_tree, record_hash, Checkpoint, Hash};
@@ -187,12 +189,47 @@ pub struct Verified {
     pub origin: String,
     pub size: u64,
     pub root: Hash,
-    /// Names of the other signers (witnesses) on the note, not verified here.
+    /// Names of the other signers on the note that no witness key given names.
     pub other_signers: Vec<String>,
+    /// One per witness key given, in their order: whether and when it cosigned.
+    pub witnesses: Vec<Witnessed>,
+}
+
+/// What a checkpoint says of one witness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witnessed {
+    pub name: String,
+    pub cosigned: Cosigned,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cosigned {
+    /// Its cosignature verifies; the time it saw the checkpoint (Unix seconds).
+    At(u64),
+    /// A line of its key that does not verify: the checkpoint or the line was changed.
+    Invalid,
+    /// No cosignature of its key.
+    Absent,
+}
+
+impl Witnessed {
+    /// The cosignature's time as RFC 3339, when it verified.
+    pub fn time_rfc3339(&self) -> Option<String> {
+        match self.cosigned {
+            Cosigned::At(t) => chrono::DateTime::<chrono::Utc>::from_timestamp(i64::try_from(t).ok()?, 0).map(|d| d.to_rfc3339()),
+            _ => None,
+        }
+    }
 }
 
 /// Verifies a signed checkpoint against the log's verifier key (`<origin>+<hash>+<key>`).
 pub fn verify_checkpoint(note: &str, log_vkey: &str) -> Result<Verified, Refusal> {
+    verify_checkpoint_witnessed(note, log_vkey, &[])
+}
+
+/// As `verify_checkpoint`, and tells for each witness key (`<name>+<id>+<0x04 key>`) whether it cosigned.
+pub fn verify_checkpoint_witnessed(note: &str, log_vkey: &str, witness_vkeys: &[&str]) -> Result<Verified, Refusal> {
+    let witnesses = witness_vkeys.iter().map(|k| cosignature::CosignatureVerifier::new(k)).collect::<Result<Vec<_>, _>>()?;
     let verifier = StandardVerifier::new(log_vkey.trim()).map_err(|_| Refusal::Key)?;
     let origin = signed_note::Verifier::name(&verifier).to_string();
     let note = Note::from_bytes(note.as_bytes()).map_err(|_| Refusal::Checkpoint)?;
@@ -204,7 +241,26 @@ pub fn verify_checkpoint(note: &str, log_vkey: &str) -> Result<Verified, Refusal
     if cp.origin() != origin {
         return Err(Refusal::Origin);
     }
-    Ok(Verified { origin, size: cp.size(), root: *cp.hash(), other_signers: others.iter().map(|s| s.name().to_string()).collect() })
+    let mut report: Vec<Witnessed> = witnesses.iter().map(|w| Witnessed { name: w.name().to_string(), cosigned: Cosigned::Absent }).collect();
+    let mut other_signers = Vec::new();
+    for sig in &others {
+        let line = String::from_utf8_lossy(&sig.to_bytes()).into_owned();
+        let mut named = false;
+        for (w, seen) in witnesses.iter().zip(report.iter_mut()) {
+            match w.check_line(note.text(), &line) {
+                None => continue,
+                // a valid cosignature beside an invalid one of the same key still says the witness saw it
+                Some(Some(t)) => seen.cosigned = Cosigned::At(t),
+                Some(None) if seen.cosigned == Cosigned::Absent => seen.cosigned = Cosigned::Invalid,
+                Some(None) => {}
+            }
+            named = true;
+        }
+        if !named {
+            other_signers.push(sig.name().to_string());
+        }
+    }
+    Ok(Verified { origin, size: cp.size(), root: *cp.hash(), other_signers, witnesses: report })
 }
 
 /// A receipt that verified: its entry and the checkpoint it is in.
@@ -217,8 +273,13 @@ pub struct Checked {
 
 /// Verifies a receipt with nothing but its text and the log's verifier key.
 pub fn verify(receipt: &str, log_vkey: &str) -> Result<Checked, Refusal> {
+    verify_witnessed(receipt, log_vkey, &[])
+}
+
+/// As `verify`, and tells for each witness key whether (and when) it cosigned the receipt's checkpoint.
+pub fn verify_witnessed(receipt: &str, log_vkey: &str, witness_vkeys: &[&str]) -> Result<Checked, Refusal> {
     let r = Receipt::parse(receipt)?;
-    let checkpoint = verify_checkpoint(&r.checkpoint, log_vkey)?;
+    let checkpoint = verify_checkpoint_witnessed(&r.checkpoint, log_vkey, witness_vkeys)?;
     if r.index >= checkpoint.size {
         return Err(Refusal::Proof);
     }

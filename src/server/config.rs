@@ -108,6 +108,32 @@ pub struct LogConfig {
     pub checkpoint_entries: u64,
     /// How often the sequencer looks for staged events.
     pub sequence_interval: Duration,
+    /// `LOG_WITNESSES`: the witnesses asked to cosign each new checkpoint (`tlog::cosign`).
+    pub witnesses: Vec<LogWitness>,
+    /// `LOG_WITNESS_TIMEOUT_MS`: how long a witness gets to answer.
+    pub witness_timeout: Duration,
+}
+
+/// A witness of the log: its verifier key and its URL (`POST <url>/add-checkpoint`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogWitness {
+    pub vkey: String,
+    pub url: String,
+}
+
+/// One `LOG_WITNESSES` entry: `<witness vkey> <url>`.
+pub fn parse_log_witness(entry: &str) -> Result<LogWitness, String> {
+    let mut parts = entry.split_whitespace();
+    let (Some(vkey), Some(url), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!("LOG_WITNESSES: {entry:?} is not `<witness vkey> <url>`"));
+    };
+    crate::receipt::cosignature::CosignatureVerifier::new(vkey)
+        .map_err(|_| format!("LOG_WITNESSES: {vkey:?} is not a witness key (cosignature/v1)"))?;
+    let parsed = url::Url::parse(url).map_err(|e| format!("LOG_WITNESSES: {url:?}: {e}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("LOG_WITNESSES: {url:?} is not an http(s) URL"));
+    }
+    Ok(LogWitness { vkey: vkey.to_string(), url: url.trim_end_matches('/').to_string() })
 }
 
 impl Default for LogConfig {
@@ -119,6 +145,8 @@ impl Default for LogConfig {
             checkpoint_interval: Duration::from_secs(1),
             checkpoint_entries: 10_000,
             sequence_interval: Duration::from_millis(100),
+            witnesses: Vec::new(),
+            witness_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -331,6 +359,25 @@ pub fn parse_trusted_proxy(entry: &str) -> Result<ipnet::IpNet, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_witness_is_a_cosignature_key_and_an_http_url() {
+        let (_, vkey) = crate::receipt::cosignature::CosignatureSigner::generate("witness.example/w1", [5; 32]).unwrap();
+        assert_eq!(
+            parse_log_witness(&format!(" {vkey}  https://w.example/witness/ ")),
+            Ok(LogWitness { vkey: vkey.clone(), url: "https://w.example/witness".into() })
+        );
+        for bad in [
+            vkey.clone(),
+            format!("{vkey} ftp://w.example"),
+            format!("{vkey} https://w.example extra"),
+            "numbers.example/log+00000000+AQ== http://w".into(),
+        ] {
+            assert!(parse_log_witness(&bad).is_err(), "{bad}");
+        }
+        let (_, log_vkey) = signed_note::generate_key(&mut rand::rngs::OsRng, "numbers.example/log");
+        assert!(parse_log_witness(&format!("{log_vkey} https://w.example")).is_err(), "a log's key is not a witness's");
+    }
 
     #[test]
     fn trusted_proxies_are_cidrs_or_addresses() {

@@ -57,6 +57,7 @@ pub(crate) const RUNTIME_TASKS: &str = "docnum_runtime_alive_tasks";
 pub const DB_WRITABLE: &str = "docnum_database_writable";
 pub const DB_PRIMARY_SWITCHES: &str = "docnum_database_primary_switches_total";
 pub const TLS_CERT_EXPIRY: &str = "docnum_tls_cert_expiry_seconds";
+pub const LOG_WITNESS_REFUSALS: &str = "docnum_log_witness_refusals_total";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, the database's primary needs MariaDB, utilization needs a counter in the current period).
@@ -85,6 +86,7 @@ pub const FAMILIES: &[&str] = &[
     DB_WRITABLE,
     DB_PRIMARY_SWITCHES,
     TLS_CERT_EXPIRY,
+    LOG_WITNESS_REFUSALS,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of docs/rules/numbering.md#audit-and-retention.
@@ -150,6 +152,7 @@ struct Recorded {
     forwarded: IntCounterVec,
     login_throttled: IntCounter,
     behind_witness: IntCounter,
+    log_witness_refusals: IntCounterVec,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -242,6 +245,14 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             )
             .unwrap(),
         ),
+        log_witness_refusals: register(
+            &r,
+            IntCounterVec::new(
+                Opts::new(LOG_WITNESS_REFUSALS, "Checkpoints of the transparency log that a witness of LOG_WITNESSES refused to cosign, by witness."),
+                &["witness"],
+            )
+            .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -294,6 +305,16 @@ pub(crate) fn forwarded(outcome: &'static str, jobs: usize) {
 /// A counter batch was refused: the database is behind the counter's witness.
 pub(crate) fn behind_witness() {
     RECORDED.behind_witness.inc();
+}
+
+/// A witness of the log refused a checkpoint (`witness`: its name, from LOG_WITNESSES: a bounded set).
+pub(crate) fn log_witness_refused(witness: &str) {
+    RECORDED.log_witness_refusals.with_label_values(&[witness]).inc();
+}
+
+/// The witnesses' series start at zero, so an alert on their increase sees the first refusal.
+pub(crate) fn log_witness_known(witness: &str) {
+    RECORDED.log_witness_refusals.with_label_values(&[witness]);
 }
 
 /// A login was refused during a throttle wait.

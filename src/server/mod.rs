@@ -95,6 +95,8 @@ pub struct Services {
     pub(crate) notifier: Arc<notifications::Notifier>,
     /// The numbers' transparency log (`tlog`): its sequencer, checkpoints, tiles and receipts.
     pub tlog: Arc<tlog::Log>,
+    /// The log's witnesses (`LOG_WITNESSES`, `tlog::cosign`), when any.
+    pub log_witnesses: Option<Arc<tlog::cosign::Collector>>,
 }
 
 impl FromRef<AppState> for Arc<tlog::Log> {
@@ -256,6 +258,11 @@ impl AppState {
         }
         tlog::set_enabled(config.log.enabled);
         let tlog = Arc::new(tlog::Log::new(db.clone(), clock.clone(), config.log.clone())?);
+        let log_witnesses = if config.log.witnesses.is_empty() {
+            None
+        } else {
+            Some(Arc::new(tlog::cosign::Collector::new(tlog.clone(), &config.log.witnesses, config.log.witness_timeout)?))
+        };
         Ok(AppState(Arc::new(Services {
             db,
             clock,
@@ -271,6 +278,7 @@ impl AppState {
             events,
             notifier,
             tlog,
+            log_witnesses,
         })))
     }
 
@@ -282,6 +290,9 @@ impl AppState {
         self.notifier.spawn();
         if self.config.log.enabled {
             self.tlog.spawn();
+            if let Some(collector) = &self.log_witnesses {
+                collector.clone().spawn();
+            }
         }
         let engine = self.engine.clone();
         let (db, clock) = (self.db.clone(), self.clock.clone());

@@ -12,7 +12,7 @@ use docnum::contract::Role;
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::auth::throttle::LoginThrottleConfig;
 use docnum::server::clock::Clock;
-use docnum::server::config::{Config, NotifyConfig};
+use docnum::server::config::{Config, LogConfig, NotifyConfig};
 use docnum::server::{auth, run, AppState};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
@@ -64,6 +64,8 @@ pub struct Options {
     /// The webhooks' settings. The tests' receivers listen on loopback, so internal targets are allowed unless a
     /// test says otherwise (`webhook_targets`).
     pub notify: NotifyConfig,
+    /// The transparency log's settings (its witnesses, when checkpoints are signed).
+    pub log: LogConfig,
 }
 
 impl Default for Options {
@@ -80,6 +82,7 @@ impl Default for Options {
             cluster_secret: None,
             database_url: None,
             notify: NotifyConfig { allow_private_targets: true, ..NotifyConfig::default() },
+            log: LogConfig::default(),
         }
     }
 }
@@ -115,6 +118,7 @@ impl TestApp {
             advertise_url: Some(format!("http://{}", listener.local_addr().unwrap())),
             login_throttle: options.login_throttle.clone(),
             notify: options.notify.clone(),
+            log: options.log.clone(),
             // the server binary runs workers on a thread of their own (`counter_thread: true`); the multi-process tests,
             // the browser tests and the cluster harness cover that path, and a test process starting dozens of
             // services keeps them here: the default

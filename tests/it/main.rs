@@ -71,3 +71,5 @@ mod stats;
 mod storage;
 mod tlog;
 mod users;
+// the log's witnesses: cosigned checkpoints, a forged history refused, the witness's state kept across restarts
+mod witness;

@@ -192,8 +192,15 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
     if app.state.db.dialect == docnum::server::db::Dialect::Sqlite {
         assert!(mariadb_only.iter().all(|f| !m.has_family(f)));
     }
-    let conditional =
-        [metrics::REDIS_UP, metrics::LOCK_FALLBACK_ACTIVE, metrics::DB_WRITABLE, metrics::DB_PRIMARY_SWITCHES, metrics::TLS_CERT_EXPIRY];
+    // the log's witnesses: only with LOG_WITNESSES (tests/it/witness.rs)
+    let conditional = [
+        metrics::REDIS_UP,
+        metrics::LOCK_FALLBACK_ACTIVE,
+        metrics::DB_WRITABLE,
+        metrics::DB_PRIMARY_SWITCHES,
+        metrics::TLS_CERT_EXPIRY,
+        metrics::LOG_WITNESS_REFUSALS,
+    ];
     for family in metrics::FAMILIES.iter().filter(|f| !conditional.contains(f)) {
         assert!(m.has_family(family), "{family} is exported");
     }

@@ -6,8 +6,10 @@
 //! instances by the `log_state` row's lock) moves staged events into the tree in batches, deleting them in the same
 //! transaction, so an event is in the log exactly once when its transaction committed and never otherwise.
 
+pub mod cosign;
 pub mod http;
 pub(crate) mod store;
+pub mod witness;
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
@@ -174,6 +176,8 @@ pub struct Log {
     vkey: String,
     /// One integration at a time in this process (the row lock orders the instances).
     busy: tokio::sync::Mutex<()>,
+    /// Told each time a checkpoint is signed here (the witnesses' collector waits on it).
+    signed: tokio::sync::Notify,
 }
 
 /// A signer key's text for `origin`, and its verifier key.
@@ -202,7 +206,7 @@ impl Log {
             )));
         }
         let vkey = vkey_of(&skey)?;
-        Ok(Log { db, clock, config, signer, vkey, busy: tokio::sync::Mutex::new(()) })
+        Ok(Log { db, clock, config, signer, vkey, busy: tokio::sync::Mutex::new(()), signed: tokio::sync::Notify::new() })
     }
 
     /// The verifier key (C2SP vkey: `<origin>+<key hash>+<base64 of 0x01 ‖ key>`).
@@ -278,6 +282,7 @@ impl Log {
         let root: [u8; 32] = root.try_into().map_err(|_| AppError::internal("transparency log: the root is not 32 bytes"))?;
         let note = self.sign(size as u64, Hash(root))?;
         store::insert_checkpoint(&self.db, size, &note, now).await.map_err(sql)?;
+        self.signed.notify_one();
         Ok(size as u64)
     }
 

@@ -166,6 +166,18 @@ pub(crate) async fn latest_checkpoint(db: &Db) -> Result<Option<(i64, String, i6
     sqlx::query_as("SELECT size, note, created_at FROM log_checkpoints ORDER BY size DESC LIMIT 1").fetch_optional(&db.pool).await
 }
 
+/// The note of the checkpoint of `size`.
+pub(crate) async fn checkpoint_note(db: &Db, size: i64) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT note FROM log_checkpoints WHERE size = ?").bind(size).fetch_optional(&db.pool).await
+}
+
+/// Replaces a checkpoint's note (the same text with more cosignatures) if it is still `old`; whether it was.
+pub(crate) async fn replace_note(db: &Db, size: i64, old: &str, new: &str) -> Result<bool, sqlx::Error> {
+    let done =
+        sqlx::query("UPDATE log_checkpoints SET note = ? WHERE size = ? AND note = ?").bind(new).bind(size).bind(old).execute(&db.writer).await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Every stored checkpoint, smallest first.
 pub(crate) async fn checkpoints(db: &Db) -> Result<Vec<(i64, String)>, sqlx::Error> {
     sqlx::query_as("SELECT size, note FROM log_checkpoints ORDER BY size").fetch_all(&db.pool).await
