@@ -15,25 +15,13 @@ lint
 log "unit, property, API (SQLite), Redis-lock and multi-process tests"
 cargo test --features ssr
 
-# --- observability (docs/operations/README.md#metrics-and-alerts): /metrics on MariaDB too; alert rules and dashboard checked with promtool ---
-if ensure_mariadb; then
-  log "metrics tests against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- metrics::
-fi
-log "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries"
+log "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries, Alertmanager routes, the systemd unit"
 bash "$ROOT/scripts/check-monitoring.sh"
-# --- end observability ---
 
 if ensure_mariadb; then
-  log "API and Redis-lock tests against MariaDB"
-  # import: bulk and reference-data imports; then logins, isolation, per-type defaults, probes, the audit view, the requirements' paths, commits shared across counters,
-  # the whole-database check on a live database, a database of an earlier schema migrated, the prune, idempotency keys,
-  # the restore drill (a mariadb-dump backup loaded back: the witness refuses, a super admin resumes), the statistics of /charts, the live screens' event stream, the webhooks' delivery, the staff pages' forms without scripts,
-  # TLS to Redis and webhook receivers (the MariaDB-over-TLS tests start a server of their own either way), where webhooks
-  # may point, the secrets (sealed at rest on MariaDB's widened column); the partial rows (the CHECK on a period's form, a project derived from its originator, recipients)
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \
-    login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer:: check:: migrations:: retention:: idempotency:: restore:: stats:: live:: notifications:: forms:: \
-    tls:: webhook_targets:: secrets:: partial_rows::
+  # the whole integration binary again, each test on a fresh MariaDB database of its own (tests/it/common.rs)
+  log "every integration test against MariaDB"
+  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
 fi
 
 build_site --as-tested
