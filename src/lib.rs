@@ -18,6 +18,12 @@ pub mod server;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // asynchronous: a page first loaded at an address whose code is a chunk of its own waits for that chunk
-    leptos::mount::hydrate_lazy(app::App);
+    // a page whose code is a chunk of its own hydrates once that chunk is in (asynchronously); every other page, the
+    // staff's forms among them, at once, so that no tap falls between the page showing hydrated and its handlers
+    let path = leptos::prelude::window().location().pathname().unwrap_or_default();
+    if app::LAZY_PATHS.contains(&path.trim_end_matches('/')) {
+        leptos::mount::hydrate_lazy(app::App);
+    } else {
+        leptos::mount::hydrate_body(app::App);
+    }
 }

@@ -175,6 +175,23 @@ macro_rules! lazy_page {
     )*};
 }
 
+/// The addresses of the pages declared below, which hydrate only once their chunk is in (`crate::hydrate`).
+pub const LAZY_PATHS: &[&str] = &[
+    "/templates",
+    "/tokens",
+    "/audit",
+    "/errors",
+    "/counters",
+    "/resets",
+    "/charts",
+    "/reference",
+    "/import",
+    "/users",
+    "/account",
+    "/logins",
+    "/notifications",
+];
+
 lazy_page! {
     TemplatesRoute => templates::TemplatesPage,
     TokensRoute => tokens::TokensPage,
