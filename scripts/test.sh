@@ -30,10 +30,11 @@ if ensure_mariadb; then
   # the whole-database check on a live database, a database of an earlier schema migrated, the prune, idempotency keys,
   # the restore drill (a mariadb-dump backup loaded back: the witness refuses, a super admin resumes), the statistics of /charts, the live screens' event stream, the webhooks' delivery, the staff pages' forms without scripts,
   # TLS to Redis and webhook receivers (the MariaDB-over-TLS tests start a server of their own either way), where webhooks
-  # may point, the secrets (sealed at rest on MariaDB's widened column); the partial rows (the CHECK on a period's form, a project derived from its originator, recipients)
+  # may point, the secrets (sealed at rest on MariaDB's widened column); the partial rows (the CHECK on a period's form, a project derived from its originator, recipients);
+  # contracts (a project's contracts, one counter per contract, the widened period CHECK)
   DOCNUM_TEST_DB=mysql cargo test --features ssr --test it -- api:: redis_lock:: admin_ops:: import:: \
     login:: isolation:: defaults:: probes:: audit_view:: seed_paths:: committer:: check:: migrations:: retention:: idempotency:: restore:: stats:: live:: notifications:: forms:: \
-    tls:: webhook_targets:: secrets:: partial_rows::
+    tls:: webhook_targets:: secrets:: partial_rows:: contracts::
 fi
 
 build_site --as-tested
