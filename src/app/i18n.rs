@@ -87,6 +87,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("reserve.subtype", "ประเภทย่อย", "Sub-type"),
     ("reserve.rfatype", "ประเภท RFA", "RFA type"),
     ("reserve.discipline", "สาขางาน", "Discipline"),
+    ("reserve.contract", "สัญญา", "Contract"),
     ("reserve.revision", "ครั้งที่แก้ไข (Revision)", "Revision"),
     ("reserve.revision.hint", "เว้นว่าง = A", "empty = A"),
     ("reserve.template", "แม่แบบที่ใช้", "Template in use"),
@@ -463,6 +464,8 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("ref.kind.sub-types", "ประเภทย่อย", "Sub-types"),
     ("ref.kind.rfa-types", "ประเภท RFA", "RFA types"),
     ("ref.kind.disciplines", "สาขางาน", "Disciplines"),
+    ("ref.kind.contracts", "สัญญา", "Contracts"),
+    ("ref.project", "โครงการ", "Project"),
     ("ref.code", "รหัส", "Code"),
     ("ref.name", "ชื่อ", "Name"),
     ("ref.role", "บทบาท", "Role"),
@@ -480,7 +483,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("ref.saved", "บันทึกแล้ว", "Saved"),
     ("ref.code_fixed", "รหัสเปลี่ยนไม่ได้หลังสร้าง เพราะเลขที่ที่ออกแล้วอ้างถึง", "A code cannot change once created: issued numbers refer to it"),
     ("ref.import_title", "นำเข้าข้อมูลอ้างอิงจาก JSON", "Import reference data from JSON"),
-    ("ref.import_help", "เอกสาร JSON มีหมวด organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (ไม่บังคับทุกหมวด) รายการที่มีรหัสอยู่แล้วจะถูกแก้ไข ที่ยังไม่มีจะถูกสร้าง — ทั้งหมดหรือไม่เลย", "A JSON document with sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (all optional). Items whose code exists are updated, others created — all or nothing."),
+    ("ref.import_help", "เอกสาร JSON มีหมวด organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects, contracts (ไม่บังคับทุกหมวด) รายการที่มีรหัสอยู่แล้วจะถูกแก้ไข ที่ยังไม่มีจะถูกสร้าง — ทั้งหมดหรือไม่เลย", "A JSON document with sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects, contracts (all optional). Items whose code exists are updated, others created — all or nothing."),
 ];
 
 /// The word for `key` in `lang`; the key itself if the dictionary lacks it (a debug build also logs a warning;

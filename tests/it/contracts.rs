@@ -379,3 +379,46 @@ async fn the_period_check_takes_a_contract_and_refuses_junk() {
     insert_template("CONTRACT", 9001).await.unwrap();
     insert_template("CONTRACTS", 9002).await.expect_err("CONTRACTS");
 }
+
+/// The reserve page asks for the contract when the template shows it, offering the project's active contracts, and
+/// a plain form post (no scripts) takes a number of that contract.
+#[tokio::test]
+async fn the_reserve_page_asks_for_the_contract() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    contract_letters(&app, &admin).await;
+    let (project, c2) = (app.project_id("LCBP3").await, contract(&app, "LCBP3", "C2").await.0);
+    let c4 = contract(&app, "LCBP3", "C4").await.0;
+    let (s, r) = send(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("{CONTRACTS}/{c4}"),
+        &json!({ "projectCode": "LCBP3", "code": "C4", "name": "งานระบบ", "active": false }),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::ORIGIN, app.base.parse().unwrap());
+    let browser = Client::builder().cookie_store(true).default_headers(headers).redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let r = browser.post(app.url("/forms/login")).form(&[("username", "admin"), ("password", ADMIN_PASSWORD)]).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+
+    let step = format!("/?project={project}&type={letter_type}");
+    let html = browser.get(app.url(&step)).send().await.unwrap().text().await.unwrap();
+    let at = html.find(r#"name="contract""#).expect("the contract is asked for");
+    let select = &html[at..at + html[at..].find("</select>").unwrap()];
+    assert!(select.contains(&format!(r#"<option value="{c2}""#)), "LCBP3's contracts are offered: {select}");
+    assert!(!select.contains(&format!(r#"<option value="{c4}""#)), "an inactive contract is not offered: {select}");
+    assert!(!html.contains(r#"name="originator""#), "the template shows no originator");
+
+    let fields = [("project", project.to_string()), ("type", letter_type.to_string()), ("contract", c2.to_string())];
+    let r = browser.post(app.url("/forms/reserve")).form(&fields).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let back = r.headers()[reqwest::header::LOCATION].to_str().unwrap().to_string();
+    assert_eq!(back, format!("/?project={project}&type={letter_type}&contract={c2}"));
+    let number: String = sqlx::query_scalar("SELECT number FROM document_numbers").fetch_one(&app.state.db.pool).await.unwrap();
+    assert_eq!(number, "LCBP3-C2-LETTER-0001");
+}
