@@ -321,6 +321,12 @@ async fn each_contract_has_a_sequence_of_its_own() {
         list.as_array().unwrap().iter().map(|c| (c["period"].as_str().unwrap(), c["contractCode"].as_str().unwrap_or("-"))).collect();
     assert!(mine.contains(&(format!("CONTRACT_{c1}").as_str(), "C1")), "{list}");
     assert!(mine.contains(&(format!("CONTRACT_{c2}").as_str(), "C2")), "{list}");
+    // a contract's counter never resets: always among the counters in use now
+    let (s, u) =
+        send(&app, &admin, Method::GET, &format!("/api/v1/document-numbering/stats/utilization?projectId={project}&days=3"), &Value::Null).await;
+    assert_eq!(s, StatusCode::OK, "{u}");
+    let periods: Vec<&str> = u["counters"].as_array().unwrap().iter().map(|c| c["counter"]["period"].as_str().unwrap()).collect();
+    assert_eq!(periods, [format!("CONTRACT_{c1}"), format!("CONTRACT_{c2}")], "fullest first: {u}");
     let url = format!("/api/v1/document-numbering/register?projectCode=LCBP3&correspondenceTypeCode=LETTER&period=CONTRACT_{c2}");
     let r = admin.get(app.url(&url)).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
