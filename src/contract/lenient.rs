@@ -153,10 +153,10 @@ pub mod schema {
 
     /// The numbering request in either shape: flat ([`number_request`]) or wrapped as the DMS documents it:
     /// `{"counterKey": {projectId, originatorOrgId, recipientOrgId, correspondenceTypeId, subTypeId, rfaTypeId,
-    /// disciplineId, year}}`, an absent part as `0`.
+    /// disciplineId, contractId, year}}`, an absent part as `0`.
     pub fn any_number_request() -> RefOr<Schema> {
         let mut key = ObjectBuilder::new();
-        for id in ["projectId", "originatorOrgId", "recipientOrgId", "correspondenceTypeId", "subTypeId", "rfaTypeId", "disciplineId"] {
+        for id in ["projectId", "originatorOrgId", "recipientOrgId", "correspondenceTypeId", "subTypeId", "rfaTypeId", "disciplineId", "contractId"] {
             key = key.property(id, integer_or_digits());
         }
         let key = key

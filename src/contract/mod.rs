@@ -289,6 +289,8 @@ pub struct SeedCounterKey {
     pub rfa_type_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::id")]
     pub discipline_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub contract_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::year")]
     pub year: Option<i32>,
 }
@@ -304,6 +306,7 @@ impl From<SeedCounterKey> for NumberRequest {
             sub_type_id: given(k.sub_type_id),
             rfa_type_id: given(k.rfa_type_id),
             discipline_id: given(k.discipline_id),
+            contract_id: given(k.contract_id),
             year: k.year.filter(|&y| y != 0),
             ..NumberRequest::default()
         }

@@ -265,14 +265,17 @@ async fn each_contract_has_a_sequence_of_its_own() {
     assert_eq!(number(&app, json!({ "contractCode": " C2 " })).await, "LCBP3-C2-LETTER-0001");
     assert_eq!(number(&app, json!({ "contractId": c1 })).await, "LCBP3-C1-LETTER-0002");
     assert_eq!(number(&app, json!({ "contractId": c2.to_string() })).await, "LCBP3-C2-LETTER-0002");
+    // the requirements' shape names the contract by id too
+    let (s, body) = app.reserve(&json!({ "counterKey": { "projectId": project, "correspondenceTypeId": letter_type, "contractId": c1 } })).await;
+    assert_eq!((s, body["documentNumber"].as_str()), (StatusCode::OK, Some("LCBP3-C1-LETTER-0003")), "{body}");
     // a new year starts nothing again
     app.clock.set("2026-01-05T03:00:00Z".parse().unwrap());
-    assert_eq!(number(&app, json!({ "contractCode": "C1" })).await, "LCBP3-C1-LETTER-0003");
+    assert_eq!(number(&app, json!({ "contractCode": "C1" })).await, "LCBP3-C1-LETTER-0004");
 
     // one counter per contract, its period the contract's id
     let rows: Vec<(String, i64)> =
         sqlx::query_as("SELECT period, last_number FROM counters ORDER BY id").fetch_all(&app.state.db.pool).await.unwrap();
-    assert_eq!(rows, [(format!("CONTRACT_{c1}"), 3), (format!("CONTRACT_{c2}"), 2)]);
+    assert_eq!(rows, [(format!("CONTRACT_{c1}"), 4), (format!("CONTRACT_{c2}"), 2)]);
 
     let numbers = app.count("SELECT COUNT(*) FROM document_numbers").await;
     // no contract named: a 400 in Thai that says what is missing
@@ -427,4 +430,31 @@ async fn the_reserve_page_asks_for_the_contract() {
     assert_eq!(back, format!("/?project={project}&type={letter_type}&contract={c2}"));
     let number: String = sqlx::query_scalar("SELECT number FROM document_numbers").fetch_one(&app.state.db.pool).await.unwrap();
     assert_eq!(number, "LCBP3-C2-LETTER-0001");
+}
+
+/// A legacy number of a contract template is imported onto its contract's counter, which the next number continues;
+/// a counter value names the contract by its code.
+#[tokio::test]
+async fn a_legacy_contract_number_is_imported_onto_its_contracts_counter() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    contract_letters(&app, &admin).await;
+    let (c3, c4) = (contract(&app, "LCBP3", "C3").await.0, contract(&app, "LCBP3", "C4").await.0);
+    let rows = json!({ "reason": "ย้ายทะเบียนเลขที่ของสัญญา", "rows": [
+        { "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "LCBP3-C3-LETTER-0005", "documentId": "OLD-C3-5" },
+        { "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "contractCode": "C4", "value": 12 },
+    ] });
+    let (s, r) = send(&app, &admin, Method::POST, "/api/v1/document-numbering/import", &rows).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["applied"], true, "{r}");
+    let rows: Vec<(String, i64)> =
+        sqlx::query_as("SELECT period, last_number FROM counters ORDER BY id").fetch_all(&app.state.db.pool).await.unwrap();
+    assert_eq!(rows, [(format!("CONTRACT_{c3}"), 5), (format!("CONTRACT_{c4}"), 12)]);
+    assert_eq!(number(&app, json!({ "contractCode": "C3" })).await, "LCBP3-C3-LETTER-0006");
+    assert_eq!(number(&app, json!({ "contractCode": "C4" })).await, "LCBP3-C4-LETTER-0013");
+    // a number of a contract the project does not have reads, but belongs to no counter
+    let bad = json!([{ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "LCBP3-C99-LETTER-0001" }]);
+    let (s, r) = send(&app, &admin, Method::POST, "/api/v1/document-numbering/import?dryRun=true", &bad).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    assert_eq!(r["rows"][0]["ok"], false, "{r}");
 }
