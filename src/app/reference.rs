@@ -1,6 +1,6 @@
 //! `/reference` — reference-data admin (super admins): list each kind, create and edit items (codes are fixed
-//! once created; a project can be deactivated and its member organizations chosen), and import a whole JSON
-//! document with a dry run first. The server checks every code and every permission again.
+//! once created; a project or a contract can be deactivated, a project's member organizations chosen), and import a
+//! whole JSON document with a dry run first. The server checks every code and every permission again.
 
 use leptos::prelude::*;
 use serde_json::json;
@@ -11,7 +11,7 @@ use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, Repo
 use crate::contract::import::ImportReport;
 use crate::contract::{ReferenceData, Role, UserInfo};
 
-const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines"];
+const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines", "contracts"];
 
 fn kind_key(kind: &str) -> &'static str {
     match kind {
@@ -20,6 +20,7 @@ fn kind_key(kind: &str) -> &'static str {
         "correspondence-types" => "ref.kind.correspondence-types",
         "sub-types" => "ref.kind.sub-types",
         "rfa-types" => "ref.kind.rfa-types",
+        "contracts" => "ref.kind.contracts",
         _ => "ref.kind.disciplines",
     }
 }
@@ -47,6 +48,8 @@ struct Row {
     members: Vec<i64>,
     correspondence_type_id: i64,
     number: String,
+    /// A contract's project.
+    project_id: i64,
 }
 
 fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
@@ -59,6 +62,7 @@ fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
         members: vec![],
         correspondence_type_id: 0,
         number: String::new(),
+        project_id: 0,
     };
     match kind {
         "projects" => {
@@ -72,6 +76,7 @@ fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
             .map(|s| Row { correspondence_type_id: s.correspondence_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) })
             .collect(),
         "rfa-types" => data.rfa_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
+        "contracts" => data.contracts.iter().map(|c| Row { active: c.active, project_id: c.project_id, ..base(c.id, &c.code, &c.name) }).collect(),
         _ => data.disciplines.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
     }
 }
@@ -87,6 +92,7 @@ struct ItemForm {
     members: RwSignal<Vec<i64>>,
     correspondence_type: RwSignal<Option<i64>>,
     number: RwSignal<String>,
+    project: RwSignal<Option<i64>>,
     error: RwSignal<Option<String>>,
     saved: RwSignal<bool>,
 }
@@ -102,6 +108,7 @@ impl ItemForm {
             members: RwSignal::new(Vec::new()),
             correspondence_type: RwSignal::new(None),
             number: RwSignal::new(String::new()),
+            project: RwSignal::new(None),
             error: RwSignal::new(None),
             saved: RwSignal::new(false),
         }
@@ -117,6 +124,7 @@ impl ItemForm {
         self.members.set(vec![]);
         self.correspondence_type.set(None);
         self.number.set(String::new());
+        self.project.set(None);
         self.error.set(None);
         self.saved.set(false);
     }
@@ -134,6 +142,7 @@ impl ItemForm {
         self.members.set(r.members);
         self.correspondence_type.set(Some(r.correspondence_type_id).filter(|id| *id != 0));
         self.number.set(r.number);
+        self.project.set(Some(r.project_id).filter(|id| *id != 0));
     }
 }
 
@@ -147,7 +156,7 @@ fn ReferenceAdmin() -> impl IntoView {
     });
     let kind = RwSignal::new("projects".to_string());
     let form = ItemForm::new();
-    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, error, saved } = form;
+    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, project, error, saved } = form;
 
     let save = Action::new(move |_: &()| {
         let k = kind.get_untracked();
@@ -156,6 +165,12 @@ fn ReferenceAdmin() -> impl IntoView {
             d.as_ref()
                 .and_then(|d| d.as_ref().ok())
                 .and_then(|d| d.correspondence_types.iter().find(|t| Some(t.id) == correspondence_type.get_untracked()).map(|t| t.code.clone()))
+                .unwrap_or_default()
+        });
+        let project_code = data.with_untracked(|d| {
+            d.as_ref()
+                .and_then(|d| d.as_ref().ok())
+                .and_then(|d| d.projects.iter().find(|p| Some(p.id) == project.get_untracked()).map(|p| p.code.clone()))
                 .unwrap_or_default()
         });
         let member_codes: Vec<String> = data.with_untracked(|d| {
@@ -172,6 +187,9 @@ fn ReferenceAdmin() -> impl IntoView {
             "organizations" => json!({ "code": code.get_untracked(), "name": name.get_untracked(), "role": role.get_untracked() }),
             "sub-types" => {
                 json!({ "correspondenceTypeCode": type_code, "subTypeNumber": number.get_untracked(), "code": code.get_untracked(), "name": name.get_untracked() })
+            }
+            "contracts" => {
+                json!({ "projectCode": project_code, "code": code.get_untracked(), "name": name.get_untracked(), "active": active.get_untracked() })
             }
             _ => json!({ "code": code.get_untracked(), "name": name.get_untracked() }),
         };
@@ -224,19 +242,22 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
     let types = d.correspondence_types.clone();
     let org_code = move |id: i64| orgs.iter().find(|o| o.id == id).map(|o| o.code.clone()).unwrap_or_else(|| format!("#{id}"));
     let type_code = move |id: i64| types.iter().find(|t| t.id == id).map(|t| t.code.clone()).unwrap_or_default();
+    let projects = d.projects.clone();
+    let project_code = move |id: i64| projects.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_default();
     let is_project = k == "projects";
     let is_org = k == "organizations";
     let is_sub = k == "sub-types";
+    let is_contract = k == "contracts";
     view! {
         <TableWrap><table class="list" data-testid="ref-table" data-kind=k.clone()>
             <thead><tr>
                 <th>{move || i18n.t("ref.code")}</th>
                 <th>{move || i18n.t("ref.name")}</th>
                 <th>
-                    {move || if is_project { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "—" }}
+                    {move || if is_project || is_contract { i18n.t("ref.state") } else if is_org { i18n.t("ref.role") } else if is_sub { i18n.t("ref.type") } else { "—" }}
                 </th>
                 <th>
-                    {move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else { "—" }}
+                    {move || if is_project { i18n.t("ref.members") } else if is_sub { i18n.t("ref.number") } else if is_contract { i18n.t("ref.project") } else { "—" }}
                 </th>
                 <th><span class="visually-hidden">{move || i18n.t("common.actions")}</span></th>
             </tr></thead>
@@ -253,6 +274,8 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
                     };
                     let extra2 = if is_project {
                         r.members.iter().map(|m| org_code(*m)).collect::<Vec<_>>().join(", ")
+                    } else if is_contract {
+                        project_code(r.project_id)
                     } else {
                         r.number.clone()
                     };
@@ -262,7 +285,7 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
                         <tr data-testid="ref-row" data-code=r.code.clone() data-id=r.id.to_string() class:revoked=!active>
                             <td><code>{r.code.clone()}</code></td>
                             <td data-testid="ref-row-name">{r.name.clone()}</td>
-                            <td data-testid="ref-row-extra">{move || if is_project { if active { i18n.t("ref.active").to_string() } else { i18n.t("ref.inactive").to_string() } } else { extra.clone() }}</td>
+                            <td data-testid="ref-row-extra">{move || if is_project || is_contract { if active { i18n.t("ref.active").to_string() } else { i18n.t("ref.inactive").to_string() } } else { extra.clone() }}</td>
                             <td data-testid="ref-row-extra2">{extra2}</td>
                             <td>
                                 <button type="button" class="small" data-testid="ref-edit"
@@ -282,10 +305,11 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
 #[component]
 fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>) -> impl IntoView {
     let i18n = use_i18n();
-    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, error, saved } = form;
+    let ItemForm { editing, code, name, role, active, members, correspondence_type, number, project, error, saved } = form;
     let is_project = k == "projects";
     let is_org = k == "organizations";
     let is_sub = k == "sub-types";
+    let is_contract = k == "contracts";
     view! {
         <form class="ref-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
             ev.prevent_default();
@@ -309,6 +333,17 @@ fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>)
                         prop:value=move || number.get() on:input=move |ev| number.set(event_target_value(&ev))/>
                 </label>
             })}
+            {is_contract.then(|| view! {
+                <label class="field">
+                    <span>{move || i18n.t("ref.project")}</span>
+                    <select data-testid="ref-project" disabled=move || editing.get().is_some()
+                        prop:value=move || project.get().map(|id| id.to_string()).unwrap_or_default()
+                        on:change=move |ev| project.set(parse_id(&event_target_value(&ev)))>
+                        <option value="">{move || i18n.t("common.choose")}</option>
+                        {d.projects.iter().map(|p| view! { <option value=p.id.to_string() data-code=p.code.clone()>{p.code.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+            })}
             <label class="field">
                 <span>{move || i18n.t("ref.code")}</span>
                 <input type="text" maxlength="20" data-testid="ref-code"
@@ -329,12 +364,14 @@ fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>)
                     </select>
                 </label>
             })}
-            {is_project.then(|| view! {
+            {(is_project || is_contract).then(|| view! {
                 <label class="check">
                     <input type="checkbox" data-testid="ref-active" prop:checked=move || active.get()
                         on:change=move |ev| active.set(event_target_checked(&ev))/>
                     {move || i18n.t("ref.active")}
                 </label>
+            })}
+            {is_project.then(|| view! {
                 <fieldset class="checks">
                     <legend>{move || i18n.t("ref.members")}</legend>
                     {d.organizations.iter().map(|o| {

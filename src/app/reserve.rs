@@ -60,6 +60,7 @@ struct Selection {
     sub_type: RwSignal<Option<i64>>,
     rfa_type: RwSignal<Option<i64>>,
     discipline: RwSignal<Option<i64>>,
+    contract: RwSignal<Option<i64>>,
     revision: RwSignal<String>,
 }
 
@@ -73,6 +74,7 @@ impl Selection {
             sub_type: RwSignal::new(c.sub_type),
             rfa_type: RwSignal::new(c.rfa_type),
             discipline: RwSignal::new(c.discipline),
+            contract: RwSignal::new(c.contract),
             revision: RwSignal::new(c.revision.clone()),
         }
     }
@@ -87,6 +89,7 @@ impl Selection {
             sub_type: self.sub_type.get(),
             rfa_type: self.rfa_type.get(),
             discipline: self.discipline.get(),
+            contract: self.contract.get(),
             revision: self.revision.get(),
         }
     }
@@ -102,6 +105,8 @@ struct Choices {
     sub_type: Signal<Vec<Choice>>,
     rfa_type: Signal<Vec<Choice>>,
     discipline: Signal<Vec<Choice>>,
+    /// The chosen project's active contracts.
+    contract: Signal<Vec<Choice>>,
     /// The ids of the chosen project's member organizations.
     member_ids: Memo<Vec<i64>>,
 }
@@ -141,7 +146,14 @@ impl Choices {
         let rfa_choices = Signal::derive(move || data.with_value(|d| d.rfa_types.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
         let discipline_choices =
             Signal::derive(move || data.with_value(|d| d.disciplines.iter().map(|x| choice(x.id, &x.code, &x.name)).collect::<Vec<_>>()));
+        let contract_choices = Signal::derive(move || {
+            let p = project.get();
+            data.with_value(|d| {
+                d.contracts.iter().filter(|c| Some(c.project_id) == p && c.active).map(|c| choice(c.id, &c.code, &c.name)).collect::<Vec<_>>()
+            })
+        });
         Choices {
+            contract: contract_choices,
             project: project_choices,
             ctype: type_choices,
             org: org_choices,
@@ -163,6 +175,7 @@ fn request_memo(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) ->
         chosen.originator = chosen.originator.filter(|id| members.contains(id));
         chosen.recipient = chosen.recipient.filter(|id| members.contains(id));
         chosen.sub_type = chosen.sub_type.filter(|st| choices.sub_type.with(|c| c.iter().any(|x| x.id == *st)));
+        chosen.contract = chosen.contract.filter(|k| choices.contract.with(|c| c.iter().any(|x| x.id == *k)));
         chosen.request(&s)
     })
 }
@@ -471,6 +484,9 @@ fn PartSelectors(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) -
             </Show>
             <Show when=move || show(|s| s.discipline)>
                 <IdSelect label="reserve.discipline" testid="select-discipline" name=field::DISCIPLINE choices=choices.discipline value=sel.discipline/>
+            </Show>
+            <Show when=move || show(|s| s.contract)>
+                <IdSelect label="reserve.contract" testid="select-contract" name=field::CONTRACT choices=choices.contract value=sel.contract/>
             </Show>
             <Show when=move || show(|s| s.rev)>
                 <label class="field">

@@ -10,7 +10,8 @@ use super::i18n::{use_i18n, Lang};
 use super::widgets::{bangkok_time, choice_named, client_fetch, source_key, AdminContext, AdminPage, ErrorBox, ErrorSlot, IdSelect};
 use crate::contract::*;
 use crate::numbering::{
-    fiscal_year, KeyParts, RenderValues, ResetScope, Template, TemplateError, DEFAULT_FISCAL_FIRST_MONTH, SYSTEM_DEFAULT_TEMPLATE,
+    fiscal_year, KeyParts, RenderValues, ResetScope, Template, TemplateError, DEFAULT_FISCAL_FIRST_MONTH, SAMPLE_CONTRACT_CODE,
+    SYSTEM_DEFAULT_TEMPLATE,
 };
 
 #[component]
@@ -48,6 +49,8 @@ struct Sample {
     sub_type: String,
     rfa_type: String,
     discipline: String,
+    /// The project's first contract, or a sample code when it has none.
+    contract: String,
     /// The project's first month of the fiscal year, for `{FY:BE}`.
     fiscal_first_month: u32,
 }
@@ -342,6 +345,11 @@ fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>,
                 sub_type: sub.unwrap_or_default(),
                 rfa_type: d.rfa_types.first().map(|x| x.code.clone()).unwrap_or_default(),
                 discipline: d.disciplines.first().map(|x| x.code.clone()).unwrap_or_default(),
+                contract: d
+                    .contracts
+                    .iter()
+                    .find(|c| Some(c.project_id) == p && c.active)
+                    .map_or_else(|| SAMPLE_CONTRACT_CODE.to_string(), |c| c.code.clone()),
                 fiscal_first_month: proj.map(|p| p.fiscal_year_first_month).unwrap_or(DEFAULT_FISCAL_FIRST_MONTH),
             }
         })
@@ -434,14 +442,14 @@ fn TemplateFields(
         </label>
         <p class="small muted tokens-help">
             {move || i18n.t("tpl.tokens_help")}": "
-            <code>"{PROJECT} {ORIGINATOR} {RECIPIENT} {CORR_TYPE} {SUB_TYPE} {RFA_TYPE} {DISCIPLINE} {SEQ:4} {YEAR:B.E.} {YEAR:A.D.} {FY:BE} {FY:CE} {MONTH} {REV}"</code>
+            <code>"{PROJECT} {ORIGINATOR} {RECIPIENT} {CORR_TYPE} {SUB_TYPE} {RFA_TYPE} {DISCIPLINE} {CONTRACT} {SEQ:4} {YEAR:B.E.} {YEAR:A.D.} {FY:BE} {FY:CE} {MONTH} {REV}"</code>
         </p>
         <div class="form-row">
             <label class="field">
                 <span>{move || i18n.t("tpl.reset")}</span>
                 <select data-testid="template-reset" disabled=move || loading.get()
                     on:change=move |ev| scope.set(ResetScope::parse(&event_target_value(&ev)).unwrap_or_default())>
-                    {[ResetScope::Yearly, ResetScope::FiscalYear, ResetScope::Monthly, ResetScope::None].into_iter().map(|s| {
+                    {[ResetScope::Yearly, ResetScope::FiscalYear, ResetScope::Monthly, ResetScope::None, ResetScope::Contract].into_iter().map(|s| {
                         let key = scope_word(s);
                         view! {
                             <option value=s.as_str() prop:selected=move || scope.get() == s>{move || i18n.t(key)}</option>
@@ -498,6 +506,7 @@ fn LivePreview(
             sub_type: &s.sub_type,
             rfa_type: &s.rfa_type,
             discipline: &s.discipline,
+            contract: &s.contract,
             seq: 1,
             year: sample_year.get(),
             month: sample_month.get(),
@@ -708,6 +717,7 @@ fn describe_key(lang: Lang, kp: KeyParts, scope: ResetScope) -> String {
         ResetScope::Monthly => "tpl.kp.MONTHLY",
         ResetScope::None => "tpl.kp.NONE",
         ResetScope::FiscalYear => "tpl.kp.FISCAL_YEAR",
+        ResetScope::Contract => "tpl.kp.CONTRACT",
     }));
     parts.join(", ")
 }
@@ -723,6 +733,7 @@ fn scope_word(scope: ResetScope) -> &'static str {
         ResetScope::Monthly => "tpl.reset.MONTHLY",
         ResetScope::None => "tpl.reset.NONE",
         ResetScope::FiscalYear => "tpl.reset.FISCAL_YEAR",
+        ResetScope::Contract => "tpl.reset.CONTRACT",
     }
 }
 

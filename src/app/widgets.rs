@@ -435,6 +435,8 @@ pub fn period_label(period: &str, lang: Lang) -> String {
         Some(crate::numbering::PeriodKey::FiscalYear(y)) => format!("{} {} (FY {y})", super::i18n::word(lang, "ctr.period.fy"), y + 543),
         // a counter that never starts again (an RFA's): words, not the stored key
         Some(crate::numbering::PeriodKey::None) => super::i18n::word(lang, "ctr.period.none").to_string(),
+        // a contract's own sequence: the contract is named among the counter's parts
+        Some(crate::numbering::PeriodKey::Contract(_)) => super::i18n::word(lang, "ctr.period.contract").to_string(),
         None => period.to_string(),
     }
 }
@@ -448,7 +450,7 @@ pub fn parts_label(c: &CounterView) -> String {
         (None, Some(r)) => parts.push(format!("→ {r}")),
         (None, None) => {}
     }
-    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code].into_iter().flatten() {
+    for x in [&c.sub_type_number, &c.rfa_type_code, &c.discipline_code, &c.contract_code].into_iter().flatten() {
         parts.push(x.clone());
     }
     parts.join(" · ")
@@ -592,6 +594,7 @@ mod tests {
     fn periods_read_in_buddhist_years() {
         assert_eq!(period_label("YEAR_2025", Lang::Th), "2568 (2025)");
         assert_eq!(period_label("MONTH_2025_06", Lang::En), "06/2568 (06/2025)");
+        assert_eq!(period_label("CONTRACT_12", Lang::En), "per contract, never starts again");
         assert_eq!(period_label("NONE", Lang::Th), "ไม่เริ่มนับใหม่");
         assert_eq!(period_label("NONE", Lang::En), "never starts again");
     }

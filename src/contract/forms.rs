@@ -25,6 +25,7 @@ pub struct Shows {
     pub sub_type: bool,
     pub rfa_type: bool,
     pub discipline: bool,
+    pub contract: bool,
     pub rev: bool,
 }
 
@@ -39,6 +40,7 @@ impl Shows {
             sub_type: kp.sub_type,
             rfa_type: kp.rfa_type,
             discipline: kp.discipline,
+            contract: t.shows_contract(),
             rev: t.segments().iter().any(|s| matches!(s, Segment::Token(Token::Rev))),
         })
     }
@@ -54,6 +56,8 @@ pub struct ReserveChoices {
     pub sub_type: Option<i64>,
     pub rfa_type: Option<i64>,
     pub discipline: Option<i64>,
+    #[serde(default)]
+    pub contract: Option<i64>,
     pub revision: String,
 }
 
@@ -66,6 +70,7 @@ pub mod field {
     pub const SUB_TYPE: &str = "subType";
     pub const RFA_TYPE: &str = "rfaType";
     pub const DISCIPLINE: &str = "discipline";
+    pub const CONTRACT: &str = "contract";
     pub const REVISION: &str = "revision";
 }
 
@@ -84,6 +89,7 @@ impl ReserveChoices {
             sub_type: id(field::SUB_TYPE),
             rfa_type: id(field::RFA_TYPE),
             discipline: id(field::DISCIPLINE),
+            contract: id(field::CONTRACT),
             revision: get(field::REVISION).map(|r| r.trim().to_uppercase().chars().take(MAX_REVISION_CHARS).collect()).unwrap_or_default(),
         }
     }
@@ -98,6 +104,7 @@ impl ReserveChoices {
             (field::SUB_TYPE, self.sub_type),
             (field::RFA_TYPE, self.rfa_type),
             (field::DISCIPLINE, self.discipline),
+            (field::CONTRACT, self.contract),
         ];
         let mut out: Vec<_> = ids.into_iter().filter_map(|(name, v)| v.map(|v| (name, v.to_string()))).collect();
         if !self.revision.is_empty() {
@@ -136,6 +143,9 @@ impl ReserveChoices {
         if shows.discipline {
             req.discipline_id = Some(self.discipline?);
         }
+        if shows.contract {
+            req.contract_id = Some(self.contract?);
+        }
         if shows.rev && !self.revision.is_empty() {
             req.revision = Some(self.revision.clone());
         }
@@ -152,6 +162,7 @@ impl ReserveChoices {
             sub_type_id: self.sub_type,
             rfa_type_id: self.rfa_type,
             discipline_id: self.discipline,
+            contract_id: self.contract,
             revision: (!self.revision.is_empty()).then(|| self.revision.clone()),
             ..Default::default()
         }
@@ -234,5 +245,17 @@ mod tests {
         assert_eq!(req.revision, None, "an empty revision is the first");
         c.revision = "B".into();
         assert_eq!(c.request(&shows).unwrap().revision.as_deref(), Some("B"));
+    }
+
+    #[test]
+    fn a_contract_template_asks_for_the_contract() {
+        let shows = Shows::of("{PROJECT}-{CONTRACT}-{SEQ:4}").unwrap();
+        assert!(shows.contract && !shows.originator);
+        let mut c = from(&[("project", "1"), ("type", "2")]);
+        assert_eq!(c.request(&shows), None);
+        c = from(&[("project", "1"), ("type", "2"), ("contract", "4")]);
+        assert_eq!(c.request(&shows).unwrap().contract_id, Some(4));
+        assert_eq!(c.page_address(), "/?project=1&type=2&contract=4");
+        assert_eq!(c.request(&Shows::of("{SEQ:4}").unwrap()).unwrap().contract_id, None);
     }
 }

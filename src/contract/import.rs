@@ -20,7 +20,7 @@ pub struct ImportRowReport {
     /// 1-based: the data row of the CSV file / the element of the JSON array (per section for reference data).
     pub row: usize,
     /// Bulk import: `NUMBER` (a legacy number) or `COUNTER` (a counter value); reference data: the section
-    /// (`projects`, `organizations`, `correspondenceTypes`, `subTypes`, `rfaTypes`, `disciplines`).
+    /// (`projects`, `organizations`, `correspondenceTypes`, `subTypes`, `rfaTypes`, `disciplines`, `contracts`).
     pub kind: String,
     /// The number, or the code of the item / counter the row is about, when it could be read.
     pub key: Option<String>,
@@ -117,6 +117,21 @@ pub struct SubTypeInput {
     pub name: String,
 }
 
+/// A contract of a project: identified by the project's code and its own code (unique within the project).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ContractInput {
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::project_code))]
+    pub project_code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::party_code))]
+    pub code: String,
+    #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::item_name))]
+    pub name: String,
+    /// Default true; false deactivates the contract (no new numbers; issued numbers stay).
+    pub active: Option<bool>,
+}
+
 /// A whole reference-data document: every section optional; items are matched by code and created or updated.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
@@ -128,6 +143,7 @@ pub struct ReferenceDocument {
     pub rfa_types: Vec<CodeNameInput>,
     pub disciplines: Vec<CodeNameInput>,
     pub projects: Vec<ProjectInput>,
+    pub contracts: Vec<ContractInput>,
 }
 
 impl ReferenceDocument {
@@ -138,6 +154,7 @@ impl ReferenceDocument {
             + self.rfa_types.len()
             + self.disciplines.len()
             + self.projects.len()
+            + self.contracts.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0

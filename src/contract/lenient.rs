@@ -153,10 +153,10 @@ pub mod schema {
 
     /// The numbering request in either shape: flat ([`number_request`]) or wrapped as the DMS documents it:
     /// `{"counterKey": {projectId, originatorOrgId, recipientOrgId, correspondenceTypeId, subTypeId, rfaTypeId,
-    /// disciplineId, year}}`, an absent part as `0`.
+    /// disciplineId, contractId, year}}`, an absent part as `0`.
     pub fn any_number_request() -> RefOr<Schema> {
         let mut key = ObjectBuilder::new();
-        for id in ["projectId", "originatorOrgId", "recipientOrgId", "correspondenceTypeId", "subTypeId", "rfaTypeId", "disciplineId"] {
+        for id in ["projectId", "originatorOrgId", "recipientOrgId", "correspondenceTypeId", "subTypeId", "rfaTypeId", "disciplineId", "contractId"] {
             key = key.property(id, integer_or_digits());
         }
         let key = key
@@ -209,6 +209,7 @@ pub mod schema {
             ("recipientOrgId", "recipientCode"),
             ("rfaTypeId", "rfaTypeCode"),
             ("disciplineId", "disciplineCode"),
+            ("contractId", "contractCode"),
         ] {
             object = object.property(id, integer_or_digits()).property(code, optional_code());
         }
@@ -390,12 +391,12 @@ pub mod schema {
     }
 
     /// A webhook delivery's state: PENDING, DELIVERED or FAILED (any case); blank: every state.
-    /// A counter's period as the service writes it (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`).
+    /// A counter's period as the service writes it (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`, `CONTRACT_12`).
     pub fn period_key() -> RefOr<Schema> {
         text(
-            "^(YEAR_[1-9][0-9]{3}|MONTH_[1-9][0-9]{3}_(0[1-9]|1[0-2])|FY_[1-9][0-9]{3}|NONE)$".to_string(),
+            "^(YEAR_[1-9][0-9]{3}|MONTH_[1-9][0-9]{3}_(0[1-9]|1[0-2])|FY_[1-9][0-9]{3}|NONE|CONTRACT_[1-9][0-9]{0,18})$".to_string(),
             true,
-            "YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb (B.E.) or NONE",
+            "YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb (B.E.), NONE or CONTRACT_<contract id>",
         )
     }
 

@@ -170,6 +170,19 @@ pub struct SubTypeItem {
     pub name: String,
 }
 
+/// A contract of a project (LCBP3's C1, C2, …): `{CONTRACT}` shows its code, reset scope `CONTRACT` keeps a sequence
+/// per contract. The code is unique within the project; an inactive contract issues no new numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ContractItem {
+    pub id: i64,
+    pub project_id: i64,
+    pub code: String,
+    pub name: String,
+    pub active: bool,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReferenceData {
@@ -179,6 +192,8 @@ pub struct ReferenceData {
     pub sub_types: Vec<SubTypeItem>,
     pub rfa_types: Vec<RefItem>,
     pub disciplines: Vec<RefItem>,
+    #[serde(default)]
+    pub contracts: Vec<ContractItem>,
 }
 
 /// A request for a number (docs/rules/api.md#the-request-body-and-its-leniency): each part by id or by code. Also
@@ -215,6 +230,11 @@ pub struct NumberRequest {
     pub discipline_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub discipline_code: Option<String>,
+    /// The contract of the project, where the template shows `{CONTRACT}` or resets per contract.
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub contract_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::code")]
+    pub contract_code: Option<String>,
     /// The document's addressees, as a DMS keeps them: the first `TO` by sort order is the main recipient, the one
     /// `{RECIPIENT}` shows (instead of `recipientOrgId`/`recipientCode`, never beside them).
     #[serde(default)]
@@ -269,6 +289,8 @@ pub struct SeedCounterKey {
     pub rfa_type_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::id")]
     pub discipline_id: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::id")]
+    pub contract_id: Option<i64>,
     #[serde(default, deserialize_with = "lenient::year")]
     pub year: Option<i32>,
 }
@@ -284,6 +306,7 @@ impl From<SeedCounterKey> for NumberRequest {
             sub_type_id: given(k.sub_type_id),
             rfa_type_id: given(k.rfa_type_id),
             discipline_id: given(k.discipline_id),
+            contract_id: given(k.contract_id),
             year: k.year.filter(|&y| y != 0),
             ..NumberRequest::default()
         }
@@ -681,6 +704,9 @@ pub struct CounterView {
     pub sub_type_number: Option<String>,
     pub rfa_type_code: Option<String>,
     pub discipline_code: Option<String>,
+    /// The contract of a contract counter (period `CONTRACT_<id>`).
+    #[serde(default)]
+    pub contract_code: Option<String>,
     pub period: String,
     pub last_number: i64,
     pub max_number: i64,

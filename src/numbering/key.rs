@@ -96,4 +96,15 @@ mod tests {
         assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (11, 12, 13, 0, 0));
         assert_eq!(k.period, "MONTH_2025_03");
     }
+
+    #[test]
+    fn a_contract_counter_is_keyed_by_its_contract() {
+        let t = Template::parse("{PROJECT}-{CONTRACT}-{CORR_TYPE}-{SEQ:4}").unwrap();
+        let key = |contract| CounterKey::new(1, 2, t.key_parts(), &IDS, &Period::of(ResetScope::Contract, 2025, 3, 10).of_contract(contract));
+        assert_eq!(key(7).lock_name(), "docnum:1:2:0:0:0:0:0:CONTRACT_7");
+        assert_ne!(key(7), key(8));
+        // the contract is no part column: shown with another reset, one counter serves every contract
+        let yearly = CounterKey::new(1, 2, t.key_parts(), &IDS, &Period::of(ResetScope::Yearly, 2025, 3, 10).of_contract(7));
+        assert_eq!(yearly.period, "YEAR_2025");
+    }
 }

@@ -18,4 +18,4 @@ pub use period::{bangkok_date, fiscal_year, BackdateError, Period, ResetScope, D
 pub use period_key::PeriodKey;
 pub use resolution::{system_default, Resolution, Step, Stored, SYSTEM_DEFAULT_TEMPLATE};
 pub use revision::{next_rev, parse_rev, rev_label};
-pub use template::{KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN};
+pub use template::{KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN, SAMPLE_CONTRACT_CODE};

@@ -15,6 +15,8 @@ pub enum ResetScope {
     None,
     /// The Thai government budget year: from the project's first month to the day before it a year later.
     FiscalYear,
+    /// Never resets, one sequence per contract of the project: the period names the contract (`CONTRACT_<id>`).
+    Contract,
 }
 
 /// The first month of a fiscal year when the project sets none: the Thai government's 1 October.
@@ -27,6 +29,7 @@ impl ResetScope {
             ResetScope::Monthly => "MONTHLY",
             ResetScope::None => "NONE",
             ResetScope::FiscalYear => "FISCAL_YEAR",
+            ResetScope::Contract => "CONTRACT",
         }
     }
 
@@ -36,6 +39,7 @@ impl ResetScope {
             "MONTHLY" => Some(ResetScope::Monthly),
             "NONE" => Some(ResetScope::None),
             "FISCAL_YEAR" => Some(ResetScope::FiscalYear),
+            "CONTRACT" => Some(ResetScope::Contract),
             _ => Option::None,
         }
     }
@@ -82,6 +86,10 @@ pub struct Period {
     pub month: u32,
     /// A.D. year in which the fiscal year ends.
     pub fiscal_year: i32,
+    /// The contract whose sequence a `CONTRACT` counter is (0 until the request's contract is known; unused by the
+    /// other scopes).
+    #[serde(default)]
+    pub contract_id: i64,
 }
 
 impl Period {
@@ -97,7 +105,12 @@ impl Period {
     }
 
     pub fn of(scope: ResetScope, year: i32, month: u32, first_month: u32) -> Period {
-        Period { scope, year, month, fiscal_year: fiscal_year(year, month, first_month) }
+        Period { scope, year, month, fiscal_year: fiscal_year(year, month, first_month), contract_id: 0 }
+    }
+
+    /// The same period for the request's contract: a `CONTRACT` counter's key names it.
+    pub fn of_contract(self, contract_id: i64) -> Period {
+        Period { contract_id, ..self }
     }
 
     /// The earlier period `asked` names (A.D., or B.E. above 2400): a closed calendar year of a yearly counter, or a
@@ -123,14 +136,15 @@ impl Period {
         [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear].map(|s| Period::at(s, instant).key())
     }
 
-    /// The period as stored in the counter row: `YEAR_2025`, `MONTH_2025_01` or `NONE`
-    /// (all never-resetting periods share one key, whatever the year).
+    /// The period as stored in the counter row: `YEAR_2025`, `MONTH_2025_01`, `FY_2570`, `NONE` (all never-resetting
+    /// periods share one key, whatever the year) or `CONTRACT_12` (a contract's own sequence, by the contract's id).
     pub fn key(&self) -> String {
         match self.scope {
             ResetScope::Yearly => format!("YEAR_{}", self.year),
             ResetScope::Monthly => format!("MONTH_{}_{:02}", self.year, self.month),
             ResetScope::None => "NONE".to_string(),
             ResetScope::FiscalYear => format!("FY_{}", self.fiscal_year + 543),
+            ResetScope::Contract => format!("CONTRACT_{}", self.contract_id),
         }
     }
 }
@@ -226,11 +240,24 @@ mod tests {
         assert_eq!(year.earlier(2569, 10), Err(BackdateError::NotEarlier { asked: 2569, current: 2026 }));
         assert_eq!(Period::at(ResetScope::Monthly, now).earlier(2568, 10), Err(BackdateError::NotByYear(ResetScope::Monthly)));
         assert_eq!(Period::at(ResetScope::None, now).earlier(2568, 10), Err(BackdateError::NotByYear(ResetScope::None)));
+        assert_eq!(Period::at(ResetScope::Contract, now).earlier(2568, 10), Err(BackdateError::NotByYear(ResetScope::Contract)));
+    }
+
+    #[test]
+    fn a_contract_period_is_the_contract_whatever_the_date() {
+        let a = Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(12);
+        let b = Period::at(ResetScope::Contract, utc(2031, 1, 1, 0, 0, 0)).of_contract(12);
+        assert_eq!((a.key(), b.key()), ("CONTRACT_12".to_string(), "CONTRACT_12".to_string()));
+        assert_eq!(Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(13).key(), "CONTRACT_13");
+        // the date is kept for {YEAR:B.E.} in a contract template
+        assert_eq!((a.year, b.year), (2025, 2031));
+        // the contract means nothing to the other scopes
+        assert_eq!(Period::at(ResetScope::Yearly, utc(2025, 6, 1, 0, 0, 0)).of_contract(12).key(), "YEAR_2025");
     }
 
     #[test]
     fn scope_text_round_trips() {
-        for s in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear] {
+        for s in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear, ResetScope::Contract] {
             assert_eq!(ResetScope::parse(s.as_str()), Some(s));
             assert_eq!(ResetScope::parse(&s.as_str().to_lowercase()), Some(s));
         }

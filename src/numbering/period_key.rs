@@ -1,4 +1,5 @@
-//! A counter's period as stored in its row (`YEAR_2025`, `MONTH_2025_01`, `NONE`, `FY_2570`), parsed once.
+//! A counter's period as stored in its row (`YEAR_2025`, `MONTH_2025_01`, `NONE`, `FY_2570`, `CONTRACT_12`), parsed
+//! once.
 
 use std::fmt;
 
@@ -12,6 +13,8 @@ pub enum PeriodKey {
     None,
     /// A fiscal year by the A.D. year in which it ends; its text names the B.E. year (`FY_2570` = 2027).
     FiscalYear(i32),
+    /// A contract's own sequence, by the contract's id: never resets.
+    Contract(i64),
 }
 
 impl PeriodKey {
@@ -22,6 +25,7 @@ impl PeriodKey {
             ResetScope::Monthly => PeriodKey::Month(p.year, p.month),
             ResetScope::None => PeriodKey::None,
             ResetScope::FiscalYear => PeriodKey::FiscalYear(p.fiscal_year),
+            ResetScope::Contract => PeriodKey::Contract(p.contract_id),
         }
     }
 
@@ -32,6 +36,7 @@ impl PeriodKey {
             ("NONE", None, None, None) => PeriodKey::None,
             ("YEAR", Some(y), None, None) => PeriodKey::Year(y.parse().ok()?),
             ("FY", Some(y), None, None) => PeriodKey::FiscalYear(y.parse::<i32>().ok()?.checked_sub(543)?),
+            ("CONTRACT", Some(id), None, None) => PeriodKey::Contract(id.parse().ok().filter(|id| *id > 0)?),
             ("MONTH", Some(y), Some(m), None) => PeriodKey::Month(y.parse().ok()?, m.parse().ok().filter(|m| (1..=12).contains(m))?),
             _ => return Option::None,
         };
@@ -44,6 +49,7 @@ impl PeriodKey {
             PeriodKey::Month(..) => ResetScope::Monthly,
             PeriodKey::None => ResetScope::None,
             PeriodKey::FiscalYear(_) => ResetScope::FiscalYear,
+            PeriodKey::Contract(_) => ResetScope::Contract,
         }
     }
 
@@ -51,7 +57,15 @@ impl PeriodKey {
     pub fn year(&self) -> Option<i32> {
         match self {
             PeriodKey::Year(y) | PeriodKey::Month(y, _) => Some(*y),
-            PeriodKey::None | PeriodKey::FiscalYear(_) => Option::None,
+            PeriodKey::None | PeriodKey::FiscalYear(_) | PeriodKey::Contract(_) => Option::None,
+        }
+    }
+
+    /// The id of the contract the key names (contract counters only).
+    pub fn contract_id(&self) -> Option<i64> {
+        match self {
+            PeriodKey::Contract(id) => Some(*id),
+            _ => Option::None,
         }
     }
 
@@ -79,6 +93,7 @@ impl fmt::Display for PeriodKey {
             PeriodKey::Month(y, m) => write!(f, "MONTH_{y}_{m:02}"),
             PeriodKey::None => f.write_str("NONE"),
             PeriodKey::FiscalYear(y) => write!(f, "FY_{}", y + 543),
+            PeriodKey::Contract(id) => write!(f, "CONTRACT_{id}"),
         }
     }
 }
@@ -89,8 +104,8 @@ mod tests {
 
     #[test]
     fn writes_what_period_key_writes() {
-        for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear] {
-            let p = Period::of(scope, 2025, 3, 10);
+        for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear, ResetScope::Contract] {
+            let p = Period::of(scope, 2025, 3, 10).of_contract(7);
             let k = PeriodKey::of(&p);
             assert_eq!(k.to_string(), p.key());
             assert_eq!(PeriodKey::parse(&p.key()), Some(k));
@@ -104,6 +119,8 @@ mod tests {
         assert_eq!(PeriodKey::parse("MONTH_2026_01").map(|k| (k.year(), k.month())), Some((Some(2026), Some(1))));
         assert_eq!(PeriodKey::parse("NONE").map(|k| (k.year(), k.month())), Some((None, None)));
         assert_eq!(PeriodKey::parse("FY_2570").map(|k| (k.fiscal_year(), k.year(), k.month())), Some((Some(2027), None, None)));
+        assert_eq!(PeriodKey::parse("CONTRACT_12").map(|k| (k.contract_id(), k.year(), k.scope())), Some((Some(12), None, ResetScope::Contract)));
+        assert_eq!(PeriodKey::parse("YEAR_2025").and_then(|k| k.contract_id()), None);
     }
 
     #[test]
@@ -126,6 +143,16 @@ mod tests {
             "FY_2570_10",
             "fy_2570",
             "FY_02570",
+            "CONTRACT",
+            "CONTRACT_",
+            "CONTRACT_x",
+            "CONTRACT_0",
+            "CONTRACT_012",
+            "CONTRACT_-3",
+            "CONTRACT_+3",
+            "CONTRACT_1_2",
+            "contract_12",
+            "CONTRACT_99999999999999999999",
         ] {
             assert_eq!(PeriodKey::parse(bad), None, "{bad}");
         }

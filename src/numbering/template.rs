@@ -15,6 +15,9 @@ use super::codes::{normalize_code, MAX_CODE_LEN};
 use super::period::ResetScope;
 use super::revision::MAX_REV_LEN;
 
+/// The contract code the live preview shows when the project has no contract yet.
+pub const SAMPLE_CONTRACT_CODE: &str = "C1";
+
 /// Longest template text and longest rendered number, in characters.
 pub const MAX_NUMBER_LEN: usize = 100;
 const MAX_SEQ_WIDTH: u8 = 10;
@@ -34,6 +37,8 @@ pub enum Token {
     SubType,
     RfaType,
     Discipline,
+    /// `{CONTRACT}`: the code of the request's contract within the project.
+    Contract,
     /// `{SEQ:n}`, zero-padded to n digits.
     Seq(u8),
     YearBe,
@@ -69,6 +74,7 @@ impl Token {
             Token::SubType => "SUB_TYPE",
             Token::RfaType => "RFA_TYPE",
             Token::Discipline => "DISCIPLINE",
+            Token::Contract => "CONTRACT",
             Token::Seq(_) => "SEQ",
             Token::YearBe => "YEAR:B.E.",
             Token::YearAd => "YEAR:A.D.",
@@ -110,6 +116,7 @@ impl Token {
             "SUB_TYPE" => Token::SubType,
             "RFA_TYPE" => Token::RfaType,
             "DISCIPLINE" => Token::Discipline,
+            "CONTRACT" => Token::Contract,
             "YEAR:B.E." | "YEAR:BE" => Token::YearBe,
             "YEAR:A.D." | "YEAR:CE" => Token::YearAd,
             "FY:BE" | "FY:B.E." => Token::FyBe,
@@ -212,6 +219,11 @@ pub enum TemplateError {
     RenderTooLong { max_len: usize },
     #[error("{}", reset_needs_year_en(.scope))]
     ResetNeedsYear { scope: ResetScope },
+    #[error(
+        "with a contract reset every contract has a running number of its own, so the template must show {{CONTRACT}}; \
+         otherwise the numbers of two contracts would look alike. Add the missing token, or choose reset NONE"
+    )]
+    ResetNeedsContract,
 }
 
 fn case_hint(name: &str) -> String {
@@ -256,7 +268,13 @@ impl TemplateError {
             | SeqWithoutWidth { position }
             | SeqWidthOutOfRange { position, .. }
             | AmbiguousAdjacentTokens { position, .. } => Some(*position),
-            MissingSeq | MultipleSeq | MissingRequiredToken { .. } | TooLong { .. } | RenderTooLong { .. } | ResetNeedsYear { .. } => None,
+            MissingSeq
+            | MultipleSeq
+            | MissingRequiredToken { .. }
+            | TooLong { .. }
+            | RenderTooLong { .. }
+            | ResetNeedsYear { .. }
+            | ResetNeedsContract => None,
         }
     }
 
@@ -305,6 +323,10 @@ impl TemplateError {
                  รูปแบบจึงต้องแสดงปีงบประมาณ ({FY:BE} หรือ {FY:CE}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของปีงบประมาณก่อน \
                  แก้ไขโดยเพิ่มโทเคนปีงบประมาณ หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
                 .into(),
+            ResetNeedsContract => "การนับเลขแยกตามสัญญาทำให้แต่ละสัญญามีเลขลำดับของตนเอง \
+                 รูปแบบจึงต้องแสดงรหัสสัญญา ({CONTRACT}) มิฉะนั้นเลขที่เอกสารของสองสัญญาจะซ้ำกัน \
+                 แก้ไขโดยเพิ่มโทเคน {CONTRACT} หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
+                .into(),
             ResetNeedsYear { .. } => "การเริ่มเลขใหม่ทุกปีจะทำให้เลขลำดับกลับไปเริ่มที่ 1 ทุกปี \
                  รูปแบบจึงต้องแสดงปี ({YEAR:B.E.} หรือ {YEAR:A.D.}) มิฉะนั้นเลขที่เอกสารจะซ้ำกับของปีก่อน \
                  แก้ไขโดยเพิ่มโทเคนปี หรือเลือกการเริ่มเลขใหม่แบบ NONE (ไม่เริ่มใหม่)"
@@ -324,6 +346,8 @@ pub struct RenderValues<'a> {
     pub sub_type: &'a str,
     pub rfa_type: &'a str,
     pub discipline: &'a str,
+    /// The contract's code, for `{CONTRACT}`.
+    pub contract: &'a str,
     pub seq: u64,
     /// A.D.
     pub year: i32,
@@ -342,6 +366,7 @@ pub struct ParsedNumber {
     pub sub_type: Option<String>,
     pub rfa_type: Option<String>,
     pub discipline: Option<String>,
+    pub contract: Option<String>,
     pub seq: u64,
     /// A.D.
     pub year: Option<i32>,
@@ -505,10 +530,14 @@ impl Template {
             ResetScope::Yearly => !has_year && !year_typo,
             ResetScope::Monthly => (!has_year && !year_typo) || !has_month,
             ResetScope::FiscalYear => !shows(Token::is_fiscal_year) && !year_typo,
-            ResetScope::None => false,
+            ResetScope::None | ResetScope::Contract => false,
         };
         if needs_year {
             errors.push(TemplateError::ResetNeedsYear { scope: reset });
+        }
+        // each contract restarts at 1, so the contract must be visible or two contracts' numbers coincide
+        if reset == ResetScope::Contract && !shows(|t| *t == Token::Contract) {
+            errors.push(TemplateError::ResetNeedsContract);
         }
 
         if errors.is_empty() {
@@ -520,6 +549,11 @@ impl Template {
 
     fn tokens(&self) -> impl Iterator<Item = Token> + '_ {
         self.segments.iter().filter_map(|s| if let Segment::Token(t) = s { Some(*t) } else { None })
+    }
+
+    /// Whether the template shows `{CONTRACT}`: a request numbered with it must name a contract.
+    pub fn shows_contract(&self) -> bool {
+        self.tokens().any(|t| t == Token::Contract)
     }
 
     /// Whether numbering under this template with `scope` stays on the counters of `other` with `other_scope`:
@@ -574,6 +608,7 @@ impl Template {
                 Token::SubType => write!(out, "{}", v.sub_type),
                 Token::RfaType => write!(out, "{}", v.rfa_type),
                 Token::Discipline => write!(out, "{}", v.discipline),
+                Token::Contract => write!(out, "{}", v.contract),
                 Token::Seq(n) => write!(out, "{:0width$}", v.seq, width = usize::from(*n)),
                 Token::YearBe => write!(out, "{}", v.year + 543),
                 Token::YearAd => write!(out, "{}", v.year),
@@ -635,11 +670,12 @@ fn slot(t: Token) -> Option<usize> {
         Token::YearBe | Token::YearAd => 8,
         Token::Month => 9,
         Token::FyBe | Token::FyAd => 10,
+        Token::Contract => 11,
         Token::Project => return None,
     })
 }
 
-type Slots = [Option<Val>; 11];
+type Slots = [Option<Val>; 12];
 
 /// Backtracking reader. `reach[i][p]` (can segments i.. match text[p..], ignoring repeated-token
 /// agreement) prunes every dead branch, so the search only walks complete readings.
@@ -775,6 +811,7 @@ impl Reader {
             year: num(8).map(|y| y as i32),
             month: num(9).map(|m| m as u32),
             fiscal_year: num(10).map(|y| y as i32),
+            contract: text(11),
         }
     }
 }
@@ -876,6 +913,39 @@ mod tests {
         assert!(UnknownYearFormat { name: "{FY:X}".into(), position: 0 }.to_string().contains("{FY:CE}"));
         assert!(UnknownYearFormat { name: "{FY:X}".into(), position: 0 }.message_th().contains("{FY:BE}"));
         assert_eq!(case_hint("{fy:be}"), " (token names are upper case: {FY:BE})");
+    }
+
+    #[test]
+    fn the_contract_token_renders_reads_back_and_is_required_by_a_contract_reset() {
+        use TemplateError::*;
+        let t = validated("{PROJECT}-{CONTRACT}-{CORR_TYPE}-{SEQ:4}", "LETTER", ResetScope::Contract);
+        let v = RenderValues { project: "LCBP3", contract: "C2", correspondence_type: "LETTER", seq: 7, ..Default::default() };
+        assert_eq!(t.render(&v), "LCBP3-C2-LETTER-0007");
+        let read = t.parse_number("LCBP3-C2-LETTER-0007", "LCBP3").unwrap();
+        assert_eq!((read.contract.as_deref(), read.seq), (Some("C2"), 7));
+        assert!(t.shows_contract());
+        assert!(!Template::parse(SYSTEM_DEFAULT_TEMPLATE).unwrap().shows_contract());
+        assert_eq!(Token::Contract.name(), "{CONTRACT}");
+        // a contract code is a code like any other: next to another variable token it needs a separator
+        assert_eq!(
+            errors("{CONTRACT}{ORIGINATOR}-{SEQ:4}", "LETTER", ResetScope::None),
+            vec![AmbiguousAdjacentTokens { first: "{CONTRACT}".into(), second: "{ORIGINATOR}".into(), position: 10 }]
+        );
+        // a contract reset without the contract shown: two contracts' numbers would look alike
+        assert_eq!(errors("{PROJECT}-{SEQ:4}", "LETTER", ResetScope::Contract), vec![ResetNeedsContract]);
+        assert_eq!(errors("{CONTRACT}-{SEQ:4}", "LETTER", ResetScope::Yearly), vec![ResetNeedsYear { scope: ResetScope::Yearly }]);
+        validated("{CONTRACT}-{SEQ:4}-{YEAR:B.E.}", "LETTER", ResetScope::Contract);
+        validated("{CONTRACT}-{SEQ:4}", "LETTER", ResetScope::None);
+        let e = ResetNeedsContract;
+        for m in [e.to_string(), e.message_th()] {
+            assert!(m.contains("{CONTRACT}") && m.contains("NONE"), "{m}");
+        }
+        assert!(e.to_string().contains("Add the missing token"));
+        assert_eq!(e.position(), None);
+        assert_eq!(Template::parse("{contract}-{SEQ:4}").unwrap_err(), vec![UnknownToken { name: "{contract}".into(), position: 0 }]);
+        assert_eq!(case_hint("{contract}"), " (token names are upper case: {CONTRACT})");
+        // the preview's sample code is a valid code
+        assert!(validate_code(CodeKind::Party, SAMPLE_CONTRACT_CODE).is_ok());
     }
 
     #[test]
@@ -1090,7 +1160,7 @@ mod tests {
 
     // ---------- property tests ----------
 
-    const NON_SEQ: [Token; 13] = [
+    const NON_SEQ: [Token; 14] = [
         Token::Project,
         Token::Originator,
         Token::Recipient,
@@ -1098,6 +1168,7 @@ mod tests {
         Token::SubType,
         Token::RfaType,
         Token::Discipline,
+        Token::Contract,
         Token::YearBe,
         Token::YearAd,
         Token::FyBe,
@@ -1150,6 +1221,7 @@ mod tests {
         sub_type: String,
         rfa_type: String,
         discipline: String,
+        contract: String,
         seq: u64,
         year: i32,
         month: u32,
@@ -1167,6 +1239,7 @@ mod tests {
                 sub_type: &self.sub_type,
                 rfa_type: &self.rfa_type,
                 discipline: &self.discipline,
+                contract: &self.contract,
                 seq: self.seq % (max_seq + 1),
                 year: self.year,
                 month: self.month,
@@ -1179,11 +1252,15 @@ mod tests {
     fn owned() -> impl Strategy<Value = Owned> {
         (
             ("[ก-ฮ.A-Z0-9][ก-ฮ.A-Z0-9-]{0,19}", CODE, CODE, CODE),
-            (0u32..100_000, CODE, CODE),
+            (0u32..100_000, CODE, CODE, CODE),
             (any::<u64>(), 1957i32..=2500, 1u32..=12, 0u32..18_278, 1957i32..=2500),
         )
             .prop_map(
-                |((project, originator, recipient, correspondence_type), (sub, rfa_type, discipline), (seq, year, month, rev, fiscal_year))| Owned {
+                |(
+                    (project, originator, recipient, correspondence_type),
+                    (sub, rfa_type, discipline, contract),
+                    (seq, year, month, rev, fiscal_year),
+                )| Owned {
                     project,
                     originator,
                     recipient,
@@ -1191,6 +1268,7 @@ mod tests {
                     sub_type: sub.to_string(),
                     rfa_type,
                     discipline,
+                    contract,
                     seq,
                     year,
                     month,
@@ -1211,6 +1289,7 @@ mod tests {
                 Token::SubType => p.sub_type = Some(v.sub_type.into()),
                 Token::RfaType => p.rfa_type = Some(v.rfa_type.into()),
                 Token::Discipline => p.discipline = Some(v.discipline.into()),
+                Token::Contract => p.contract = Some(v.contract.into()),
                 Token::YearBe | Token::YearAd => p.year = Some(v.year),
                 Token::Month => p.month = Some(v.month),
                 Token::FyBe | Token::FyAd => p.fiscal_year = Some(v.fiscal_year),
@@ -1222,7 +1301,7 @@ mod tests {
     }
 
     fn scope() -> impl Strategy<Value = ResetScope> {
-        prop::sample::select(vec![ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear])
+        prop::sample::select(vec![ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear, ResetScope::Contract])
     }
 
     proptest! {
@@ -1231,7 +1310,7 @@ mod tests {
         #[test]
         fn prop_reads_back_what_it_renders(src in template_src(5), o in owned(), sc in scope()) {
             let Ok(t) = Template::validate(&src, "LETTER", sc) else { return Err(TestCaseError::reject("invalid")) };
-            for code in [&o.originator, &o.recipient, &o.correspondence_type, &o.rfa_type, &o.discipline] {
+            for code in [&o.originator, &o.recipient, &o.correspondence_type, &o.rfa_type, &o.discipline, &o.contract] {
                 prop_assert!(validate_code(CodeKind::Party, code).is_ok());
             }
             prop_assert!(validate_code(CodeKind::Project, &o.project).is_ok());
@@ -1250,6 +1329,7 @@ mod tests {
                 sub_type: "99999",
                 rfa_type: &"ง".repeat(MAX_CODE_LEN),
                 discipline: &".".repeat(MAX_CODE_LEN),
+                contract: &"ฉ".repeat(MAX_CODE_LEN),
                 seq: 0,
                 year: 2025,
                 month: 12,
@@ -1264,7 +1344,7 @@ mod tests {
 
         #[test]
         fn prop_different_counters_never_render_the_same_number(
-            src in template_src(5), a in owned(), b in owned(), field in 0usize..10, sc in scope()
+            src in template_src(5), a in owned(), b in owned(), field in 0usize..11, sc in scope()
         ) {
             let Ok(t) = Template::validate(&src, "LETTER", sc) else { return Err(TestCaseError::reject("invalid")) };
             // b2 = a with one field taken from b (same project and type)
@@ -1281,6 +1361,8 @@ mod tests {
                 // a yearly or monthly reset period is a different counter, shown or not
                 7 => { b2.year = b.year; matches!(sc, ResetScope::Yearly | ResetScope::Monthly) || shown(Token::YearBe) || shown(Token::YearAd) }
                 8 => { b2.fiscal_year = b.fiscal_year; sc == ResetScope::FiscalYear || shown(Token::FyBe) || shown(Token::FyAd) }
+                // a contract counter always shows its contract (the validation requires it)
+                9 => { b2.contract = b.contract; shown(Token::Contract) }
                 _ => { b2.month = b.month; sc == ResetScope::Monthly || shown(Token::Month) }
             };
             let (va, vb) = (a.values(t.max_seq()), b2.values(t.max_seq()));

@@ -31,6 +31,12 @@ pub(crate) async fn seed_if_empty(db: &Db, now_ms: i64) -> Result<bool, AppError
     for i in 1..=4 {
         projects.push(reference::create_project(db, &format!("LCBP3-C{i}"), &format!("LCBP3 สัญญาที่ {i}"), true).await?);
     }
+    // the contracts of LCBP3, for `{CONTRACT}` and reset scope CONTRACT
+    for (code, name) in
+        [("C1", "งานถมทะเลและปรับปรุงคุณภาพดิน"), ("C2", "งานก่อสร้างท่าเทียบเรือ"), ("C3", "งานก่อสร้างอาคารและระบบสาธารณูปโภค"), ("C4", "งานติดตั้งระบบและอุปกรณ์")]
+    {
+        reference::create_contract(db, projects[0], code, name).await?;
+    }
     let orgs = [
         ("กทท.", "การท่าเรือแห่งประเทศไทย", "OWNER"),
         ("สคฉ.3", "สำนักงานโครงการท่าเรือแหลมฉบัง ระยะที่ 3", "OWNER"),

@@ -15,6 +15,8 @@ mod blocks;
 mod check;
 // commits shared across counters: one failing counter in a group
 mod committer;
+// contracts: reference data under a project, the {CONTRACT} token, one counter per contract
+mod contracts;
 // the audit search and CSV show every stored field
 mod audit_view;
 // the network edge: CSRF, JSON-only server functions, security headers, trusted proxies

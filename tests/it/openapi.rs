@@ -92,6 +92,9 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/v1/reference/disciplines"),
     ("post", "/api/v1/reference/disciplines"),
     ("put", "/api/v1/reference/disciplines/{id}"),
+    ("get", "/api/v1/reference/contracts"),
+    ("post", "/api/v1/reference/contracts"),
+    ("put", "/api/v1/reference/contracts/{id}"),
     ("post", "/api/v1/reference/import"),
     // notifications: webhooks, deliveries, what waits for the caller
     ("get", "/api/v1/notifications/webhooks"),

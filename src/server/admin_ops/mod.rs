@@ -461,6 +461,7 @@ async fn void_and_replace_unlogged(
         sub_type_number: parsed.sub_type.clone(),
         rfa_type_code: parsed.rfa_type.clone(),
         discipline_code: parsed.discipline.clone(),
+        contract_code: parsed.contract.clone(),
         ..Default::default()
     };
     let resolved = &crate::server::numbering::resolve(&snapshot, &request, s.clock.now())?;
@@ -715,6 +716,11 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
     let (year, month) = (stored.and_then(|k| k.year()), stored.and_then(|k| k.month()));
     let mut period = Period::of(scope, p.year.or(year).unwrap_or(0), p.month.or(month).unwrap_or(1), DEFAULT_FISCAL_FIRST_MONTH);
     period.fiscal_year = p.fiscal_year.or(stored.and_then(|k| k.fiscal_year())).unwrap_or(0);
+    if scope == ResetScope::Contract {
+        // a contract counter's period is its contract: the one the number shows
+        let shown = p.contract.as_deref().and_then(|code| snapshot.contract_in(c.key.project_id, &crate::numbering::normalize_code(code)));
+        period = period.of_contract(shown.map_or(0, |x| x.id));
+    }
     if Some(PeriodKey::of(&period)) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
     }
@@ -799,6 +805,9 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
             .flatten(),
         rfa_type_code: (k.rfa_type_id != 0).then(|| snapshot.rfa_type(Some(k.rfa_type_id), None).ok().map(|x| x.code.clone())).flatten(),
         discipline_code: (k.discipline_id != 0).then(|| snapshot.discipline(Some(k.discipline_id), None).ok().map(|x| x.code.clone())).flatten(),
+        contract_code: PeriodKey::parse(&k.period)
+            .and_then(|p| p.contract_id())
+            .and_then(|id| snapshot.contract_by_id.get(&id).map(|i| snapshot.data.contracts[*i].code.clone())),
         period: k.period.clone(),
         last_number: c.row.last_number,
         max_number: c.max_number,

@@ -210,7 +210,7 @@ pub(crate) struct RegisterQuery {
     pub(crate) project_code: String,
     /// the correspondence type's code
     pub(crate) correspondence_type_code: String,
-    /// one period only (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`); absent: every period
+    /// one period only (`YEAR_2026`, `MONTH_2026_01`, `FY_2570`, `NONE`, `CONTRACT_12`); absent: every period
     #[param(schema_with = crate::contract::lenient::schema::period_key)]
     pub(crate) period: Option<String>,
     /// `csv` (default) or `xlsx`
@@ -230,8 +230,8 @@ async fn counters_of(s: &Engine, caller: &Caller, q: &RegisterQuery) -> Result<V
     if let Some(p) = q.period.as_deref().filter(|p| PeriodKey::parse(p).is_none()) {
         let p: String = p.chars().take(40).collect();
         return Err(AppError::validation(
-            format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE)"),
-            format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb or NONE"),
+            format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE, CONTRACT_12)"),
+            format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb, NONE or CONTRACT_<contract id>"),
         ));
     }
     let all = super::store::counters(&s.db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;

@@ -375,7 +375,11 @@ pub async fn fullest_counters(
     limit: i64,
 ) -> Result<Vec<Counter>, AppError> {
     let mut filter = Conditions::default();
-    filter.and("period IN (?, ?, ?, ?)", periods.iter().map(|p| p.clone().into())).and("max_number > 0", []).and_if("project_id = ?", project_id);
+    // a contract's counter never resets: always in use
+    filter
+        .and("(period IN (?, ?, ?, ?) OR period LIKE 'CONTRACT_%')", periods.iter().map(|p| p.clone().into()))
+        .and("max_number > 0", [])
+        .and_if("project_id = ?", project_id);
     if let Some(projects) = scope {
         filter.and_in("project_id IN ({})", projects);
     }

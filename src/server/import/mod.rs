@@ -47,6 +47,7 @@ pub(crate) const COLUMNS: &[&str] = &[
     "subTypeNumber",
     "rfaTypeCode",
     "disciplineCode",
+    "contractCode",
     "year",
     "month",
     "value",
@@ -84,6 +85,9 @@ pub(crate) struct RowInput {
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
     pub(crate) discipline_code: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
+    #[schema(schema_with = text_or_number_schema)]
+    pub(crate) contract_code: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     #[schema(schema_with = text_or_number_schema)]
     pub(crate) year: Option<String>,
@@ -387,6 +391,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 sub_type_number: parsed.sub_type.clone(),
                 rfa_type_code: parsed.rfa_type.clone(),
                 discipline_code: parsed.discipline.clone(),
+                contract_code: parsed.contract.clone(),
                 revision: parsed.rev.clone(),
                 ..base
             };
@@ -424,7 +429,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .ok_or_else(|| AppError::validation(format!("เดือน '{}' ไม่ถูกต้อง (1–12)", clip(m)), "month must be 1-12"))?,
             };
             // how people name the counter: project, type, the parts given, the year (B.E.) and month asked for
-            let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code];
+            let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code, &r.contract_code];
             let parts: Vec<&str> = parts.iter().filter_map(|p| p.as_deref()).collect();
             let mut key: String = format!("{} {} {}", project.code, correspondence_type.code, parts.join(" ")).trim_end().chars().take(120).collect();
             key.push_str(&format!(" {}", year + 543));
@@ -437,6 +442,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 sub_type_number: r.sub_type_number,
                 rfa_type_code: r.rfa_type_code,
                 discipline_code: r.discipline_code,
+                contract_code: r.contract_code,
                 ..base
             };
             Ok(Planned { request, at: instant_in(year, month)?, what: Override::SetValue(value), kind: "COUNTER", key })

@@ -59,6 +59,9 @@ pub struct Resolved {
     pub(crate) sub_type: String,
     pub(crate) rfa_type: String,
     pub(crate) discipline: String,
+    /// The contract's code (`{CONTRACT}`); empty when the template neither shows nor counts by a contract.
+    #[serde(default)]
+    pub(crate) contract: String,
     pub(crate) revision: String,
     pub key: CounterKey,
     pub(crate) period: Period,
@@ -78,6 +81,7 @@ impl Resolved {
             sub_type: &self.sub_type,
             rfa_type: &self.rfa_type,
             discipline: &self.discipline,
+            contract: &self.contract,
             seq: sequence,
             year: self.period.year,
             month: self.period.month,
@@ -152,6 +156,13 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
         ids.discipline = d.id;
         discipline = d.code.clone();
     }
+    // a contract counter's period is the contract, so the contract is needed whether the template shows it or not
+    let (mut contract, mut contract_id) = (String::new(), 0);
+    if template.shows_contract() || chosen.reset_scope == ResetScope::Contract {
+        let c = snapshot.contract(project, req.contract_id, req.contract_code.as_deref())?;
+        contract_id = c.id;
+        contract = c.code.clone();
+    }
     let revision = match req.revision.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => "A".to_string(),
         Some(r) => {
@@ -166,7 +177,7 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
         }
     };
     let (year, _) = bangkok_date(now);
-    let current = Period::at_in(chosen.reset_scope, now, project.fiscal_year_first_month);
+    let current = Period::at_in(chosen.reset_scope, now, project.fiscal_year_first_month).of_contract(contract_id);
     let (period, backdated) = match (req.year, req.backdate_reason.as_deref()) {
         (Some(asked), Some(reason)) => (backdated_period(&current, asked, project.fiscal_year_first_month)?, Some(backdate_reason(reason)?)),
         (None, Some(_)) => {
@@ -200,6 +211,7 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
         sub_type,
         rfa_type,
         discipline,
+        contract,
         revision,
         key,
         period,
@@ -453,7 +465,7 @@ impl Engine {
     }
 
     /// Per correspondence type, the highest `last_number / max_number` over the counters of the current period (this
-    /// year's yearly counters, this month's monthly ones, and counters that never reset), as a ratio 0..1: the
+    /// year's yearly counters, this month's monthly ones, and counters that never reset, contracts' too), as a ratio 0..1: the
     /// `/metrics` gauge. One grouped query; rows = number of types.
     pub(crate) async fn sequence_utilization(&self) -> Result<Vec<(String, f64)>, sqlx::Error> {
         let now = self.clock.now();
@@ -538,6 +550,7 @@ impl Engine {
             sub_type_id: d.sub_types.iter().find(|s| s.correspondence_type_id == correspondence_type.id).map(|s| s.id),
             rfa_type_id: d.rfa_types.first().map(|r| r.id),
             discipline_id: d.disciplines.first().map(|x| x.id),
+            contract_id: d.contracts.iter().find(|c| c.project_id == project.id && c.active).map(|c| c.id),
             ..Default::default()
         };
         let resolved = match resolve(&snapshot, &req, self.clock.now()) {

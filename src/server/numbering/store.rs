@@ -60,7 +60,7 @@ pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 4]) -> R
     let sql = format!(
         "SELECT t.code AS code, MAX((c.last_number * 1000000) {} c.max_number) AS millionths \
          FROM counters c JOIN correspondence_types t ON t.id = c.correspondence_type_id \
-         WHERE c.period IN (?, ?, ?, ?) AND c.max_number > 0 \
+         WHERE (c.period IN (?, ?, ?, ?) OR c.period LIKE 'CONTRACT_%') AND c.max_number > 0 \
          GROUP BY t.code",
         db.dialect.int_div()
     );

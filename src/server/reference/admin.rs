@@ -10,7 +10,9 @@
 use serde_json::{json, Value};
 
 use super::store::{self, ItemDetail};
-use crate::contract::import::{CodeNameInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput};
+use crate::contract::import::{
+    CodeNameInput, ContractInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput,
+};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
@@ -33,6 +35,7 @@ pub(crate) enum Item {
     Organization(OrganizationInput),
     Named(Kind, CodeNameInput),
     SubType(SubTypeInput),
+    Contract(ContractInput),
 }
 
 impl Item {
@@ -42,6 +45,7 @@ impl Item {
             Item::Organization(_) => Kind::Organizations,
             Item::Named(k, _) => *k,
             Item::SubType(_) => Kind::SubTypes,
+            Item::Contract(_) => Kind::Contracts,
         }
     }
     /// How the item is named in reports: its code (a sub-type: type code / number).
@@ -51,6 +55,7 @@ impl Item {
             Item::Organization(o) => o.code.clone(),
             Item::Named(_, n) => n.code.clone(),
             Item::SubType(s) => format!("{}/{}", s.correspondence_type_code.trim(), s.sub_type_number.trim()),
+            Item::Contract(c) => format!("{}/{}", c.project_code.trim(), c.code.trim()),
         };
         s.chars().take(60).collect()
     }
@@ -63,6 +68,7 @@ impl Item {
             Kind::Projects => Item::Project(serde_json::from_value(body).map_err(bad)?),
             Kind::Organizations => Item::Organization(serde_json::from_value(body).map_err(bad)?),
             Kind::SubTypes => Item::SubType(serde_json::from_value(body).map_err(bad)?),
+            Kind::Contracts => Item::Contract(serde_json::from_value(body).map_err(bad)?),
             k => Item::Named(k, serde_json::from_value(body).map_err(bad)?),
         })
     }
@@ -87,12 +93,22 @@ struct Change {
     new: Value,
 }
 
+/// Who may write items of `kind`: super admins; a project's contracts also its project admins (checked again, per
+/// project, when the item is written).
+fn require_writer(caller: &Caller, kind: Kind) -> Result<(), AppError> {
+    if kind == Kind::Contracts {
+        caller.require_admin().map(|_| ())
+    } else {
+        caller.require_super_admin().map(|_| ())
+    }
+}
+
 /// `POST /reference/{kind}` and `PUT /reference/{kind}/{id}`: one item. Returns the item's id and what was done.
 pub(crate) async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mode) -> Result<(i64, &'static str), AppError> {
-    caller.require_super_admin()?;
+    require_writer(caller, item.kind())?;
     let now = s.clock.now_ms();
     let mut tx = s.db.begin_write().await?;
-    let change = write_item(&mut tx, s.db.dialect, &item, mode).await?;
+    let change = write_item(&mut tx, s.db.dialect, caller, &item, mode).await?;
     if change.action != "UNCHANGED" {
         audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[audit_entry(caller, &item, &change, now, None)]).await?;
     }
@@ -101,10 +117,12 @@ pub(crate) async fn save_item(s: &Catalog, caller: &Caller, item: Item, mode: Mo
     Ok((change.id, change.action))
 }
 
-/// One item of `kind` from its JSON (super admins, checked before the body is read): created (`id` None) or edited.
+/// One item of `kind` from its JSON (super admins, and for contracts project admins; checked before the body is
+/// read): created (`id` None) or edited.
 pub(crate) async fn save_json(s: &Catalog, caller: &Caller, kind: &str, id: Option<i64>, body: Value) -> Result<(i64, &'static str), AppError> {
-    caller.require_super_admin()?;
-    let item = Item::from_json(Kind::parse(kind)?, body)?;
+    let kind = Kind::parse(kind)?;
+    require_writer(caller, kind)?;
+    let item = Item::from_json(kind, body)?;
     let mode = match id {
         Some(id) => Mode::Update(id),
         None => Mode::Create,
@@ -150,6 +168,8 @@ pub(crate) async fn import_document(s: &Catalog, caller: &Caller, doc: Reference
     items.extend(doc.rfa_types.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Named(Kind::RfaTypes, x))));
     items.extend(doc.disciplines.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Named(Kind::Disciplines, x))));
     items.extend(doc.projects.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Project(x))));
+    // contracts after the projects they belong to
+    items.extend(doc.contracts.into_iter().enumerate().map(|(i, x)| (i + 1, Item::Contract(x))));
 
     let now = s.clock.now_ms();
     let mut tx = s.db.begin_write().await?;
@@ -165,7 +185,7 @@ pub(crate) async fn import_document(s: &Catalog, caller: &Caller, doc: Reference
             )),
             None => {
                 seen.insert(identity, *row);
-                write_item(&mut tx, s.db.dialect, item, Mode::Upsert).await
+                write_item(&mut tx, s.db.dialect, caller, item, Mode::Upsert).await
             }
         };
         // a database failure may have ended the transaction on the server: stop, never write more items in it
@@ -216,6 +236,7 @@ fn identity(item: &Item) -> String {
         Item::Organization(o) => n(&o.code),
         Item::Named(_, x) => n(&x.code),
         Item::SubType(x) => format!("{}\u{0}{}", n(&x.correspondence_type_code), x.sub_type_number.trim()),
+        Item::Contract(x) => format!("{}\u{0}{}", n(&x.project_code), n(&x.code)),
     }
 }
 
@@ -318,13 +339,14 @@ async fn find(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str) -> Re
     Ok(Some((id, code, current)))
 }
 
-async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) -> Result<Change, AppError> {
+async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &Item, mode: Mode) -> Result<Change, AppError> {
     let kind = item.kind();
     let by_id = match mode {
         Mode::Update(id) => Some(id),
         _ => None,
     };
     match item {
+        Item::Contract(x) => write_contract(tx, caller, x, mode).await,
         Item::Project(p) => {
             let code = code(CodeKind::Project, &p.code)?;
             let name = name(&p.name)?;
@@ -448,6 +470,53 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, item: &Item, mode: Mode) 
                     Ok(Change { action: "UPDATE", id, old: Some(cur), new })
                 }
             }
+        }
+    }
+}
+
+/// A contract: its project and code are its identity; a project admin writes only their projects' contracts.
+async fn write_contract(tx: &mut Tx<'_>, caller: &Caller, x: &ContractInput, mode: Mode) -> Result<Change, AppError> {
+    let kind = Kind::Contracts;
+    let project_code = crate::numbering::normalize_code(&x.project_code);
+    let project_id = match store::project_id_by_code(tx, &project_code).await? {
+        Some(id) => id,
+        None => return Err(missing(Kind::Projects, &format!("'{}'", project_code.chars().take(40).collect::<String>()))),
+    };
+    caller.require_project_admin(project_id)?;
+    let code = code(CodeKind::Party, &x.code)?;
+    let name = name(&x.name)?;
+    let label = format!("{project_code}/{code}");
+    let found = match mode {
+        Mode::Update(id) => match store::find_contract(tx, Some(id), 0, "").await? {
+            None => return Err(missing(kind, &id.to_string())),
+            Some(c) if c.project_id != project_id || c.code != code => {
+                // the stored contract is only disclosed to who administers its project
+                caller.require_project_admin(c.project_id)?;
+                let stored = store::project_code_by_id(tx, c.project_id).await?.unwrap_or_default();
+                return Err(code_is_fixed(kind, &format!("{stored}/{}", c.code)));
+            }
+            found => found,
+        },
+        Mode::Create => match store::find_contract(tx, None, project_id, &code).await? {
+            Some(_) => return Err(exists(kind, &label)),
+            None => None,
+        },
+        Mode::Upsert => store::find_contract(tx, None, project_id, &code).await?,
+    };
+    let active = x.active.unwrap_or(found.as_ref().is_none_or(|c| c.active != 0));
+    let new = json!({ "projectId": project_id, "code": code, "name": name, "active": active });
+    match found {
+        None => {
+            let id = store::insert_contract(tx, project_id, &code, &name, active).await.map_err(unique(kind, &label))?;
+            Ok(Change { action: "CREATE", id, old: None, new })
+        }
+        Some(c) => {
+            let cur = json!({ "projectId": c.project_id, "code": c.code, "name": c.name, "active": c.active != 0 });
+            if cur == new {
+                return Ok(Change { action: "UNCHANGED", id: c.id, old: Some(cur), new });
+            }
+            store::update_contract(tx, c.id, &name, active).await?;
+            Ok(Change { action: "UPDATE", id: c.id, old: Some(cur), new })
         }
     }
 }

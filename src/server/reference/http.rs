@@ -6,8 +6,8 @@ use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::import::{CodeNameInput, OrganizationInput, ProjectInput, SubTypeInput};
-use crate::contract::{OrgItem, ProjectItem, RefItem, SubTypeItem};
+use crate::contract::import::{CodeNameInput, ContractInput, OrganizationInput, ProjectInput, SubTypeInput};
+use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, SubTypeItem};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, SignedInErrors, FAILURES, INPUT, SIGNED_IN};
@@ -40,11 +40,14 @@ where
         .routes(routes!(update_rfa_type))
         .routes(routes!(list_disciplines, create_discipline))
         .routes(routes!(update_discipline))
+        .routes(routes!(list_contracts, create_contract))
+        .routes(routes!(update_contract))
         .routes(routes!(import))
 }
 
 /// The three operations of one kind of reference data: list it (any signed-in caller), create an item and edit one
-/// (super admins; 409 when the code exists, CODE_IMMUTABLE when an edit would change it).
+/// (super admins, and a project's admins for its contracts; 409 when the code exists, CODE_IMMUTABLE when an edit
+/// would change it).
 macro_rules! reference_kind {
     ($kind:tt, $path:tt, $item_path:tt, $list:ident, $create:ident, $update:ident, $item:ident, $input:ident) => {
         #[utoipa::path(get, path = $path, responses((status = 200, body = [$item]), SignedInErrors), tag = "reference")]
@@ -137,6 +140,16 @@ reference_kind!(
     RefItem,
     CodeNameInput
 );
+reference_kind!(
+    "contracts",
+    "/reference/contracts",
+    "/reference/contracts/{id}",
+    list_contracts,
+    create_contract,
+    update_contract,
+    ContractItem,
+    ContractInput
+);
 
 // ---- reference-data admin (super admins): create, edit, JSON import ----
 
@@ -154,7 +167,7 @@ impl utoipa::PartialSchema for ReferenceImport {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ArrayBuilder, ObjectBuilder};
         let mut some_section = AnyOfBuilder::new();
-        for section in ["organizations", "correspondenceTypes", "subTypes", "rfaTypes", "disciplines", "projects"] {
+        for section in ["organizations", "correspondenceTypes", "subTypes", "rfaTypes", "disciplines", "projects", "contracts"] {
             some_section = some_section.item(ObjectBuilder::new().property(section, ArrayBuilder::new().min_items(Some(1))).required(section));
         }
         AllOfBuilder::new().item(<ReferenceDocument as utoipa::PartialSchema>::schema()).item(some_section).into()
@@ -181,7 +194,7 @@ pub(crate) struct ImportQuery {
 
 /// `POST /api/v1/reference/import?dryRun=true`: a whole reference document, upserted by code, all or nothing.
 #[utoipa::path(post, path = "/reference/import", operation_id = "import_reference_data", params(ImportQuery),
-    request_body(content = ReferenceImport, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects (each optional); at most 10,000 items and 1 MiB"),
+    request_body(content = ReferenceImport, description = "sections organizations, correspondenceTypes, subTypes, rfaTypes, disciplines, projects, contracts (each optional); at most 10,000 items and 1 MiB"),
     responses(
         (status = 200, body = ImportReport, description = "the per-item report; applied = true when written"),
         (status = 400, body = crate::server::error::ImportRejected, description = "malformed document, or (when applying) an item is refused: the §6 body plus `report`; nothing was changed"),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, RwLock};
 
-use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
 use crate::server::clock::Clock;
 use crate::server::db::Db;
@@ -42,7 +42,7 @@ pub(crate) async fn data_for(state: &Catalog, _caller: &crate::server::auth::Cal
 }
 
 /// One reference list by its name in the API (`projects`, `organizations`, `correspondence-types`, `sub-types`,
-/// `rfa-types`, `disciplines`), as JSON (any logged-in caller).
+/// `rfa-types`, `disciplines`, `contracts`), as JSON (any logged-in caller).
 pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Caller, kind: &str) -> Result<serde_json::Value, AppError> {
     let snapshot = state.reference.get().await?;
     let d = &snapshot.data;
@@ -53,6 +53,7 @@ pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Cal
         "sub-types" => serde_json::to_value::<&Vec<SubTypeItem>>(&d.sub_types),
         "rfa-types" => serde_json::to_value::<&Vec<RefItem>>(&d.rfa_types),
         "disciplines" => serde_json::to_value::<&Vec<RefItem>>(&d.disciplines),
+        "contracts" => serde_json::to_value::<&Vec<ContractItem>>(&d.contracts),
         other => {
             return Err(AppError::not_found(
                 format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
@@ -80,6 +81,9 @@ pub struct Snapshot {
     pub(crate) rfa_by_code: HashMap<String, usize>,
     pub(crate) disc_by_id: HashMap<i64, usize>,
     pub(crate) disc_by_code: HashMap<String, usize>,
+    pub(crate) contract_by_id: HashMap<i64, usize>,
+    /// (project id, code) → contract
+    pub(crate) contract_by_code: HashMap<(i64, String), usize>,
     /// (project id, correspondence type id or 0 for the project default) → current template
     pub(crate) templates: HashMap<(i64, i64), StoredTemplate>,
 }
@@ -108,6 +112,8 @@ impl Snapshot {
             rfa_by_code: index(&data.rfa_types, |t| t.code.clone()),
             disc_by_id: index_id(&data.disciplines, |d| d.id),
             disc_by_code: index(&data.disciplines, |d| d.code.clone()),
+            contract_by_id: index_id(&data.contracts, |c| c.id),
+            contract_by_code: data.contracts.iter().enumerate().map(|(i, c)| ((c.project_id, c.code.clone()), i)).collect(),
             templates: templates.into_iter().map(|t| ((t.project_id, t.correspondence_type_id.unwrap_or(0)), t)).collect(),
             data,
         }
@@ -144,6 +150,43 @@ impl Snapshot {
             None => Err(Part::SubType.unknown(&id.map(|i| i.to_string()).or(number.map(str::to_string)).unwrap_or_default())),
         }
     }
+    /// The contract a request names, which must be an active contract of the project: by id, or by its code within
+    /// the project. Unknown is a 404; another project's or an inactive one a 400.
+    pub(crate) fn contract(&self, project: &ProjectItem, id: Option<i64>, code: Option<&str>) -> Result<&ContractItem, AppError> {
+        let c = match (id, code) {
+            (Some(id), _) => self.contract_by_id.get(&id).map(|i| &self.data.contracts[*i]).ok_or_else(|| Part::Contract.unknown(&id.to_string()))?,
+            (None, Some(code)) => {
+                let code = normalize_code(code);
+                self.contract_in(project.id, &code).ok_or_else(|| {
+                    let value: String = code.chars().take(60).collect();
+                    AppError::not_found(
+                        format!("สัญญา '{value}' ในโครงการ {}", project.code),
+                        format!("unknown contractCode '{value}' in project {}", project.code),
+                    )
+                })?
+            }
+            (None, None) => {
+                return Err(AppError::validation(
+                    format!("ต้องระบุสัญญา (contractId หรือ contractCode): รูปแบบเลขที่ของโครงการ {} แยกหรือแสดงเลขตามสัญญา", project.code),
+                    format!("missing required part: contractId or contractCode (the template of project {} numbers per contract)", project.code),
+                ))
+            }
+        };
+        if c.project_id != project.id {
+            return Err(AppError::validation(
+                format!("สัญญา {} ไม่ได้อยู่ในโครงการ {}", c.code, project.code),
+                format!("contract {} does not belong to project {}", c.code, project.code),
+            ));
+        }
+        if !c.active {
+            return Err(AppError::validation(format!("สัญญา {} ปิดใช้งานแล้ว", c.code), format!("contract {} is inactive", c.code)));
+        }
+        Ok(c)
+    }
+    /// The project's contract with this (normalised) code, active or not.
+    pub(crate) fn contract_in(&self, project_id: i64, code: &str) -> Option<&ContractItem> {
+        self.contract_by_code.get(&(project_id, code.to_string())).map(|i| &self.data.contracts[*i])
+    }
     pub(crate) fn is_member(&self, project_id: i64, org_id: i64) -> bool {
         self.members.contains(&(project_id, org_id))
     }
@@ -159,6 +202,7 @@ pub enum Part {
     SubType,
     RfaType,
     Discipline,
+    Contract,
 }
 
 impl Part {
@@ -171,6 +215,7 @@ impl Part {
             Part::SubType => ("ประเภทย่อย", "subTypeId or subTypeNumber"),
             Part::RfaType => ("ประเภท RFA", "rfaTypeId or rfaTypeCode"),
             Part::Discipline => ("สาขางาน", "disciplineId or disciplineCode"),
+            Part::Contract => ("สัญญา", "contractId or contractCode"),
         }
     }
     pub(crate) fn missing(&self) -> AppError {

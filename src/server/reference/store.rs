@@ -1,6 +1,6 @@
 //! SQL for reference data.
 
-use crate::contract::{OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
+use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
@@ -15,6 +15,7 @@ pub(crate) enum Kind {
     SubTypes,
     RfaTypes,
     Disciplines,
+    Contracts,
 }
 
 impl Kind {
@@ -26,6 +27,7 @@ impl Kind {
             "sub-types" => Kind::SubTypes,
             "rfa-types" => Kind::RfaTypes,
             "disciplines" => Kind::Disciplines,
+            "contracts" => Kind::Contracts,
             other => {
                 return Err(AppError::not_found(
                     format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
@@ -43,6 +45,7 @@ impl Kind {
             Kind::SubTypes => "subTypes",
             Kind::RfaTypes => "rfaTypes",
             Kind::Disciplines => "disciplines",
+            Kind::Contracts => "contracts",
         }
     }
     /// The kind's name in Thai (for messages).
@@ -54,6 +57,7 @@ impl Kind {
             Kind::SubTypes => "ประเภทย่อย",
             Kind::RfaTypes => "ประเภท RFA",
             Kind::Disciplines => "สาขางาน",
+            Kind::Contracts => "สัญญา",
         }
     }
 }
@@ -85,7 +89,12 @@ pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppErr
         .into_iter()
         .map(|(id, correspondence_type_id, sub_type_number, code, name)| SubTypeItem { id, correspondence_type_id, sub_type_number, code, name })
         .collect();
+    let contracts: Vec<(i64, i64, String, String, i64)> =
+        sqlx::query_as("SELECT id, project_id, code, name, active FROM contracts ORDER BY project_id, code").fetch_all(&db.pool).await?;
+    let contracts =
+        contracts.into_iter().map(|(id, project_id, code, name, active)| ContractItem { id, project_id, code, name, active: active != 0 }).collect();
     Ok(ReferenceData {
+        contracts,
         projects,
         organizations,
         correspondence_types: ref_items(db, "SELECT id, code, name FROM correspondence_types ORDER BY id").await?,
@@ -201,6 +210,16 @@ pub(crate) async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -
     insert_returning_id(db, q, "สาขางาน", &code).await
 }
 
+pub(crate) async fn create_contract(db: &Db, project_id: i64, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+    let code = code(CodeKind::Party, raw_code)?;
+    let q = sqlx::query_scalar("INSERT INTO contracts (project_id, code, name, active, created_at) VALUES (?, ?, ?, 1, ?) RETURNING id")
+        .bind(project_id)
+        .bind(code.clone())
+        .bind(name(name_raw)?)
+        .bind(now_ms());
+    insert_returning_id(db, q, "สัญญา", &code).await
+}
+
 pub(crate) async fn is_empty(db: &Db) -> Result<bool, AppError> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM projects").fetch_one(&db.pool).await?;
     Ok(n == 0)
@@ -217,6 +236,7 @@ fn table(kind: Kind) -> &'static str {
         Kind::SubTypes => "sub_types",
         Kind::RfaTypes => "rfa_types",
         Kind::Disciplines => "disciplines",
+        Kind::Contracts => "contracts",
     }
 }
 
@@ -386,5 +406,52 @@ pub(crate) async fn insert_sub_type(tx: &mut Tx<'_>, correspondence_type_id: i64
 
 pub(crate) async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE sub_types SET code = ?, name = ? WHERE id = ?").bind(code).bind(name).bind(id).execute(&mut **tx).await?;
+    Ok(())
+}
+
+// ---- contracts: identified by (project, code) ----
+
+/// A stored contract.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub(crate) struct ContractRow {
+    pub(crate) id: i64,
+    pub(crate) project_id: i64,
+    pub(crate) code: String,
+    pub(crate) name: String,
+    pub(crate) active: i64,
+}
+
+/// The contract with this id, or else the project's contract with this code.
+pub(crate) async fn find_contract(tx: &mut Tx<'_>, by_id: Option<i64>, project_id: i64, code: &str) -> Result<Option<ContractRow>, sqlx::Error> {
+    let q = match by_id {
+        Some(id) => sqlx::query_as("SELECT id, project_id, code, name, active FROM contracts WHERE id = ?").bind(id),
+        None => {
+            sqlx::query_as("SELECT id, project_id, code, name, active FROM contracts WHERE project_id = ? AND code = ?").bind(project_id).bind(code)
+        }
+    };
+    q.fetch_optional(&mut **tx).await
+}
+
+pub(crate) async fn project_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM projects WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
+}
+
+pub(crate) async fn project_code_by_id(tx: &mut Tx<'_>, id: i64) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT code FROM projects WHERE id = ?").bind(id).fetch_optional(&mut **tx).await
+}
+
+pub(crate) async fn insert_contract(tx: &mut Tx<'_>, project_id: i64, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("INSERT INTO contracts (project_id, code, name, active, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id")
+        .bind(project_id)
+        .bind(code)
+        .bind(name)
+        .bind(active as i64)
+        .bind(now_ms())
+        .fetch_one(&mut **tx)
+        .await
+}
+
+pub(crate) async fn update_contract(tx: &mut Tx<'_>, id: i64, name: &str, active: bool) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE contracts SET name = ?, active = ? WHERE id = ?").bind(name).bind(active as i64).bind(id).execute(&mut **tx).await?;
     Ok(())
 }

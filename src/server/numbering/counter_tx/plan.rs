@@ -576,6 +576,7 @@ mod tests {
             sub_type: String::new(),
             rfa_type: String::new(),
             discipline: String::new(),
+            contract: String::new(),
             revision: "A".into(),
             key: CounterKey {
                 project_id: 1,
