@@ -136,9 +136,8 @@ test('time until the login page is hydrated (reported, not asserted)', async ({ 
   test.info().annotations.push({ type: 'hydration', description: line });
 });
 
-// Hydrating every page asynchronously (as the pages in chunks need) lost, now and then, a login submitted right as the
-// page showed hydrated: the form neither posted nor ran its action. The staff pages hydrate at once again; this
-// submits the login while the bundle arrives and hydrates, on ten fresh loads.
+// A login typed while the bundle arrives and submitted as the page hydrates: hydration used to empty the fields (the
+// page's state knew nothing of them), and the empty required fields then stopped the submit. Ten fresh loads.
 test('a login submitted while the page hydrates goes through, every time', async ({ browser }) => {
   test.setTimeout(120_000);
   for (let i = 0; i < 10; i++) {
