@@ -198,6 +198,20 @@ impl TestApp {
     pub async fn project_id(&self, code: &str) -> i64 {
         self.state.reference.get().await.unwrap().project(None, Some(code)).unwrap().id
     }
+
+    /// A counter row written straight into the database (type 1), for what the database itself accepts or refuses.
+    pub async fn insert_bare_counter(&self, project: i64, originator: i64, period: &str) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO counters (project_id, correspondence_type_id, originator_id, period, last_number, max_number, version, created_at, updated_at) \
+             VALUES (?, 1, ?, ?, 0, 9999, 0, 0, 0)",
+        )
+        .bind(project)
+        .bind(originator)
+        .bind(period)
+        .execute(&self.state.db.pool)
+        .await
+        .map(|_| ())
+    }
 }
 
 /// Whether the tests run against MariaDB (`DOCNUM_TEST_DB=mysql`) instead of a SQLite file.

@@ -348,16 +348,7 @@ async fn each_contract_has_a_sequence_of_its_own() {
 async fn the_period_check_takes_a_contract_and_refuses_junk() {
     let app = TestApp::spawn().await;
     let project = app.project_id("LCBP3").await;
-    let insert = |period: &'static str, originator: i64| {
-        sqlx::query(
-            "INSERT INTO counters (project_id, correspondence_type_id, originator_id, period, last_number, max_number, version, created_at, updated_at) \
-             VALUES (?, 1, ?, ?, 0, 9999, 0, 0, 0)",
-        )
-        .bind(project)
-        .bind(originator)
-        .bind(period)
-        .execute(&app.state.db.pool)
-    };
+    let insert = |period: &'static str, originator: i64| app.insert_bare_counter(project, originator, period);
     for (i, good) in ["CONTRACT_12", "CONTRACT_1", "CONTRACT_9223372036854775807", "YEAR_2026", "NONE"].into_iter().enumerate() {
         insert(good, 100 + i as i64).await.unwrap_or_else(|e| panic!("{good}: {e}"));
     }

@@ -56,16 +56,7 @@ async fn an_organisation_outside_the_project_is_refused() {
 async fn the_database_refuses_a_period_of_another_form() {
     let app = TestApp::spawn().await;
     let project = app.project_id("LCBP3").await;
-    let insert = |period: &'static str, originator: i64| {
-        sqlx::query(
-            "INSERT INTO counters (project_id, correspondence_type_id, originator_id, period, last_number, max_number, version, created_at, updated_at) \
-             VALUES (?, 1, ?, ?, 0, 9999, 0, 0, 0)",
-        )
-        .bind(project)
-        .bind(originator)
-        .bind(period)
-        .execute(&app.state.db.pool)
-    };
+    let insert = |period: &'static str, originator: i64| app.insert_bare_counter(project, originator, period);
     for (i, good) in ["YEAR_2026", "MONTH_2026_01", "MONTH_2026_12", "FY_2570", "NONE"].into_iter().enumerate() {
         insert(good, 100 + i as i64).await.unwrap_or_else(|e| panic!("{good}: {e}"));
     }
