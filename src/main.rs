@@ -154,6 +154,9 @@ struct ServeArgs {
     demo_data: bool,
     #[arg(long, env = "BOOTSTRAP_ADMIN_PASSWORD", hide_env_values = true)]
     bootstrap_admin_password: Option<String>,
+    /// With it, `/metrics` requires `Authorization: Bearer <token>`.
+    #[arg(long, env = "METRICS_TOKEN", hide_env_values = true)]
+    metrics_token: Option<String>,
     #[arg(long, env = "RESERVATION_TTL_SECS", default_value_t = 300)]
     reservation_ttl_secs: u64,
     #[arg(long, env = "EXPIRY_SWEEP_SECS", default_value_t = 1)]
@@ -322,6 +325,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 database_servers: servers(&cli.database_servers),
                 demo_data: args.demo_data,
                 bootstrap_admin_password: args.bootstrap_admin_password,
+                metrics_token: args.metrics_token.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()),
                 reservation_ttl: Duration::from_secs(args.reservation_ttl_secs),
                 sweep_interval: Duration::from_secs(args.expiry_sweep_secs.max(1)),
                 retention: args.retention.config(Duration::from_secs(args.retention_interval_secs.max(1))),

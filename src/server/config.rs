@@ -17,6 +17,8 @@ pub struct Config {
     pub demo_data: bool,
     /// Password of the first super admin `admin`; generated and printed once when absent.
     pub bootstrap_admin_password: Option<String>,
+    /// `METRICS_TOKEN`: with it, `/metrics` requires `Authorization: Bearer <token>`.
+    pub metrics_token: Option<String>,
     pub reservation_ttl: Duration,
     pub sweep_interval: Duration,
     pub rate_limits: RateLimits,
@@ -68,6 +70,7 @@ impl Default for Config {
             database_servers: Vec::new(),
             demo_data: true,
             bootstrap_admin_password: None,
+            metrics_token: None,
             reservation_ttl: Duration::from_secs(300),
             sweep_interval: Duration::from_secs(1),
             rate_limits: RateLimits::default(),

@@ -120,11 +120,6 @@ pub(crate) fn api_router() -> Router<AppState> {
     router.route(&format!("{API_PREFIX}/openapi.json"), get(move || std::future::ready(Json(doc.as_ref().clone()))))
 }
 
-/// `METRICS_TOKEN`, read when the router is built: with it, `/metrics` requires `Authorization: Bearer <token>`.
-fn metrics_token() -> Option<String> {
-    std::env::var("METRICS_TOKEN").ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
-}
-
 /// `/metrics` (docs/operations/README.md#metrics-and-alerts): the recorded series and what the parts of the service report at scrape time.
 async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>) -> axum::response::Response {
     if let Some(expected) = token {
@@ -321,7 +316,7 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         // --- observability (docs/operations/README.md#metrics-and-alerts): /metrics, no login, outside the number
         // rate limits (METRICS_TOKEN optional) ---
         .route("/metrics", {
-            let token = metrics_token();
+            let token = state.config.metrics_token.clone();
             get(move |State(state): State<AppState>, headers: HeaderMap| {
                 let token = token.clone();
                 async move { scrape_metrics(state, headers, token.as_deref()).await }

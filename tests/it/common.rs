@@ -66,6 +66,8 @@ pub struct Options {
     pub notify: NotifyConfig,
     /// The transparency log's settings (its witnesses, when checkpoints are signed).
     pub log: LogConfig,
+    /// `METRICS_TOKEN`.
+    pub metrics_token: Option<String>,
 }
 
 impl Default for Options {
@@ -83,6 +85,7 @@ impl Default for Options {
             database_url: None,
             notify: NotifyConfig { allow_private_targets: true, ..NotifyConfig::default() },
             log: LogConfig::default(),
+            metrics_token: None,
         }
     }
 }
@@ -115,6 +118,7 @@ impl TestApp {
             trusted_proxies: options.trusted_proxies.clone(),
             redis_urls: options.redis_urls.clone(),
             cluster_secret: options.cluster_secret.clone(),
+            metrics_token: options.metrics_token.clone(),
             advertise_url: Some(format!("http://{}", listener.local_addr().unwrap())),
             login_throttle: options.login_throttle.clone(),
             notify: options.notify.clone(),

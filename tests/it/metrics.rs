@@ -276,10 +276,7 @@ async fn the_redis_gauges_follow_the_servers_body() {
 }
 
 async fn metrics_token_when_set_is_required_body() {
-    // The variable is read when the router is built; the other tests of this file wait for their turn.
-    std::env::set_var("METRICS_TOKEN", "scrape-secret-1");
-    let app = TestApp::spawn().await;
-    std::env::remove_var("METRICS_TOKEN");
+    let app = TestApp::spawn_with(Options { metrics_token: Some("scrape-secret-1".into()), ..Options::default() }).await;
 
     let r = app.client.get(app.url("/metrics")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
@@ -295,7 +292,7 @@ async fn metrics_token_when_set_is_required_body() {
     assert!(m.has_family(metrics::LOCK_ATTEMPTS));
     assert_eq!(app.client.get(app.url("/health")).send().await.unwrap().status(), StatusCode::OK, "/health stays open");
 
-    // without the variable, no token is needed
+    // without the setting, no token is needed
     let open = TestApp::spawn().await;
     assert_eq!(open.client.get(open.url("/metrics")).send().await.unwrap().status(), StatusCode::OK);
 }
