@@ -6,7 +6,7 @@ use base64::prelude::{Engine as _, BASE64_URL_SAFE_NO_PAD};
 /// The verify page's path.
 pub const VERIFY_PATH: &str = "/verify";
 
-/// The longest link a QR code carries as is. About 400 bytes stays near QR version 13 at level M (69 modules a
+/// The longest link a QR code carries as is. 400 bytes of a link make QR version 15 at level M (77 modules a
 /// side): a 3 cm stamp still prints modules of ~0.4 mm. A receipt is ~400 bytes at the least (~530 as base64url) and
 /// grows with the log's proof and its cosignatures, so it seldom fits; its coordinates always do.
 pub const QR_LINK_MAX: usize = 400;

@@ -101,4 +101,13 @@ mod tests {
         assert!(s.contains("บันทึกความโปร่งใส d.example/log"));
         assert_eq!(s.matches("<svg").count(), 2);
     }
+
+    #[test]
+    fn the_longest_link_a_qr_carries_as_is_stays_printable() {
+        let link = format!("https://d.example/verify?r={}", &"aZ_9".repeat(100)[..crate::receipt::link::QR_LINK_MAX - 27]);
+        let code = QrCode::with_error_correction_level(link.as_bytes(), EcLevel::M).unwrap();
+        assert_eq!(link.len(), crate::receipt::link::QR_LINK_MAX);
+        // version 15 at level M, 77 modules a side: ~0.4 mm each on a 3 cm code
+        assert_eq!((code.version(), code.width()), (qrcode::Version::Normal(15), 77));
+    }
 }
