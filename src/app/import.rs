@@ -119,7 +119,7 @@ fn BulkImport() -> impl IntoView {
 
 /// Reading a chosen file in the browser (`File.text()`), without extra web-sys features.
 #[cfg(feature = "hydrate")]
-mod file {
+pub(super) mod file {
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::js_sys::Promise;
 

@@ -31,6 +31,8 @@ mod users;
 // login attempts (super admins)
 mod logins;
 mod notifications;
+// anyone checks a receipt
+mod verify;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
@@ -78,7 +80,7 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
 
 /// The pages anyone may open. Every other page needs a session: the server answers it with a `303` to `/login` for a
 /// visitor without one before anything renders (`server::http::pages_need_a_session`).
-pub const PAGES_WITHOUT_LOGIN: &[&str] = &["/login"];
+pub const PAGES_WITHOUT_LOGIN: &[&str] = &["/login", "/verify"];
 
 /// The logged-in user (None = not logged in), loaded on the server and sent to the browser.
 #[derive(Clone, Copy)]
@@ -149,6 +151,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/account") view={Lazy::<AccountRoute>::new()}/>
                     <Route path=path!("/logins") view={Lazy::<LoginsRoute>::new()}/>
                     <Route path=path!("/notifications") view={Lazy::<NotificationsRoute>::new()}/>
+                    // public: anyone checks a receipt; rendered whole, so a link's answer shows without scripts
+                    <Route path=path!("/verify") view={Lazy::<VerifyRoute>::new()} ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>
@@ -206,6 +210,7 @@ lazy_page! {
     AccountRoute => account::AccountPage,
     LoginsRoute => logins::LoginsPage,
     NotificationsRoute => notifications::NotificationsPage,
+    VerifyRoute => verify::VerifyPage,
 }
 
 #[component]

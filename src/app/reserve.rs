@@ -390,7 +390,14 @@ fn ReserveForm(page: ReservePageData, initial: ReserveChoices) -> impl IntoView 
         <ErrorSlot error=r.error/>
         <RetryButton r/>
 
-        {move || r.held.get().map(|h| view! { <ReservationCard h r sel hydrated/> })}
+        {move || r.held.get().map(|h| {
+            // the codes the receipt's QR code names the number by
+            let codes = data.with_value(|d| {
+                let (p, t) = (project.get_untracked()?, ctype.get_untracked()?);
+                Some((d.projects.iter().find(|x| x.id == p)?.code.clone(), d.correspondence_types.iter().find(|x| x.id == t)?.code.clone()))
+            });
+            view! { <ReservationCard h r sel hydrated codes/> }
+        })}
     }
 }
 
@@ -575,7 +582,7 @@ fn ChoiceFields(sel: Selection) -> impl IntoView {
 /// The reserved number, its status, and while it is RESERVED the countdown and confirm / cancel;
 /// afterwards a link to the next reservation.
 #[component]
-fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
+fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>, codes: Option<(String, String)>) -> impl IntoView {
     let i18n = use_i18n();
     let number = h.result.document_number.clone();
     let status = h.status.as_str();
@@ -585,6 +592,20 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
         NumberStatus::Cancelled => "reserve.status.CANCELLED",
         NumberStatus::Reserved | NumberStatus::Void => "reserve.status.RESERVED",
     };
+    // the QR code of the number's verify link, and its printable stamp (both drawn by the service)
+    let receipt_links = codes.map(|(project, type_code)| {
+        use crate::receipt::link::encode_component as enc;
+        let q = format!("projectCode={}&correspondenceTypeCode={}&documentNumber={}", enc(&project), enc(&type_code), enc(&number));
+        view! {
+            <p class="receipt-qr">
+                <img src=format!("/api/v1/document-numbering/receipts/qr?{q}") width="120" height="120"
+                    alt=move || i18n.t("reserve.qr") data-testid="receipt-qr"/>
+                <a href=format!("/api/v1/document-numbering/receipts/stamp?{q}") target="_blank" data-testid="receipt-stamp">
+                    {move || i18n.t("reserve.stamp")}
+                </a>
+            </p>
+        }
+    });
     view! {
         <div class="reserved-box" data-testid="reservation">
             <div class="label">{move || i18n.t("reserve.reserved")}</div>
@@ -600,6 +621,7 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
                 {move || i18n.t("reserve.status")}": "
                 <strong data-testid="status" data-status=status>{move || i18n.t(status_key)}</strong>
             </p>
+            {receipt_links}
             <Show when=move || is_reserved>
                 <ConfirmOrCancel held=h.clone() r sel hydrated/>
             </Show>

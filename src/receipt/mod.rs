@@ -6,6 +6,7 @@
 //! its id (the log is public).
 
 pub mod cosignature;
+pub mod link;
 
 use base64::prelude::{Engine as _, BASE64_STANDARD};
 use signed_note::{Note, NoteError, StandardVerifier, VerifierList};

@@ -53,7 +53,15 @@ pub(crate) struct Reached {
     pub(crate) host: Option<String>,
 }
 
+/// The site as its visitor reached it (`https://host`): the verify links the QR codes carry.
+#[derive(Clone, Debug)]
+pub(crate) struct Site(pub(crate) String);
+
 impl Reached {
+    pub(crate) fn site(&self) -> Option<Site> {
+        self.host.as_ref().map(|h| Site(format!("{}://{h}", self.scheme.unwrap_or("http"))))
+    }
+
     pub(crate) fn https(&self) -> bool {
         self.scheme == Some("https")
     }
@@ -77,6 +85,9 @@ pub(crate) async fn guard(State(state): State<AppState>, mut req: Request, next:
     let reached = resolve(peer, req.headers(), req.uri(), &state.config.trusted_proxies, state.config.secure_cookies);
     if let Some(ip) = reached.client {
         req.extensions_mut().insert(ClientAddr(ip));
+    }
+    if let Some(site) = reached.site() {
+        req.extensions_mut().insert(site);
     }
     let path = req.uri().path().to_string();
     // the API answers JSON only: no page, no scripts, no nonce

@@ -32,6 +32,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/confirm"),
     ("post", "/api/v1/document-numbering/cancel"),
     ("get", "/api/v1/document-numbering/receipts"),
+    ("get", "/api/v1/document-numbering/receipts/qr"),
+    ("get", "/api/v1/document-numbering/receipts/stamp"),
     ("post", "/api/v1/documents/{documentId}/generate-number"),
     ("post", "/api/v1/document-numbering/revise"),
     ("post", "/api/v1/document-numbering/void-and-replace"),
@@ -210,8 +212,15 @@ async fn every_body_and_answer_has_a_schema_and_every_reference_resolves() {
                 assert!(status.starts_with('4') || status.starts_with('5'), "{method} {path}: unexpected status {status}");
             }
         }
-        // public: logging in, and a number's receipt (the transparency log publishes it anyway)
-        if !["/api/v1/auth/login", "/api/v1/auth/logout", "/api/v1/document-numbering/receipts"].contains(&path.as_str()) {
+        // public: logging in, and a number's receipt, its QR code and stamp (the transparency log publishes it anyway)
+        let public = [
+            "/api/v1/auth/login",
+            "/api/v1/auth/logout",
+            "/api/v1/document-numbering/receipts",
+            "/api/v1/document-numbering/receipts/qr",
+            "/api/v1/document-numbering/receipts/stamp",
+        ];
+        if !public.contains(&path.as_str()) {
             assert!(responses.contains_key("401"), "{method} {path}: the 401 of an unauthenticated caller is not documented");
         }
         // path parameters are documented

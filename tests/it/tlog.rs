@@ -296,3 +296,57 @@ async fn check_finds_each_event_logged_once_and_a_changed_log() {
     assert_eq!((log.missing, log.extra, log.checkpoints_consistent), (1, 1, false));
     assert!(report.problems.iter().any(|p| p.contains("the stored root is not the root of the entries")), "{:?}", report.problems);
 }
+
+#[tokio::test]
+async fn a_number_has_a_qr_code_and_a_stamp_of_its_verify_link() {
+    let app = TestApp::spawn().await;
+    let (s, r) = app.reserve(&letter()).await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let number = r["documentNumber"].as_str().unwrap().to_string();
+    let coords = format!("projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber={}", urlencode(&number));
+    let get = |path: String| {
+        let url = app.url(&path);
+        async move {
+            // public, like the receipt: no token, no session
+            let r = reqwest::Client::new().get(url).send().await.unwrap();
+            let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+            (r.status(), ct, r.text().await.unwrap())
+        }
+    };
+
+    let (s, ct, qr) = get(format!("/api/v1/document-numbering/receipts/qr?{coords}")).await;
+    assert_eq!(s, StatusCode::OK, "{qr}");
+    assert_eq!(ct, "image/svg+xml; charset=utf-8");
+    assert!(qr.contains("<svg") && qr.contains("<path"), "{qr}");
+    let (_, _, receipt_text) = get(format!("/api/v1/document-numbering/receipts?{coords}")).await;
+    let modules: u32 = qr.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    eprintln!("receipt {} bytes; verify link by coordinates; QR {} modules a side with its quiet zone", receipt_text.len(), modules);
+    // a receipt does not fit a QR code fit for paper: the link names the number instead
+    assert!(receipt::link::verify_link("http://127.0.0.1:1", &receipt_text, "LCBP3", "LETTER", &number).contains("documentNumber="));
+
+    let (s, ct, stamp) = get(format!("/api/v1/document-numbering/receipts/stamp?{coords}")).await;
+    assert_eq!(s, StatusCode::OK, "{stamp}");
+    assert_eq!(ct, "image/svg+xml; charset=utf-8");
+    assert!(stamp.contains(&number), "{stamp}");
+    assert!(stamp.contains("โครงการ LCBP3 · ประเภท LETTER"), "{stamp}");
+    assert!(stamp.contains("บันทึกความโปร่งใส numbers.docnum.local/log"), "{stamp}");
+    assert!(stamp.contains("ตรวจสอบได้ที่ http://127.0.0.1:") && stamp.contains("/verify</text>"), "{stamp}");
+
+    // a number with no entry: 404 in Thai; bad input: 400 in Thai
+    for what in ["qr", "stamp"] {
+        let (s, ct, body) = get(format!("/api/v1/document-numbering/receipts/{what}?{}", coords.replace(&urlencode(&number), "NOPE-1"))).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{body}");
+        assert!(ct.starts_with("application/json"), "{ct}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert!(body["message"].as_str().unwrap().contains("NOPE-1"), "{body}");
+        assert!(body["message"].as_str().unwrap().chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c)), "Thai: {body}");
+        let (s, _, body) = get(format!("/api/v1/document-numbering/receipts/{what}?{coords}&event=minted")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+        let (s, _, body) =
+            get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber=")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+        assert!(body.contains("documentNumber ต้องยาว"), "{body}");
+        let (s, _, body) = get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+    }
+}

@@ -7,14 +7,16 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::Router;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::Log;
+use super::{paper, Log};
 use crate::receipt::{self, TilePath};
+use crate::server::edge::Site;
 use crate::server::error::{error_set, ApiQuery, AppError, FAILURES, INPUT};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -33,7 +35,7 @@ where
     S: Clone + Send + Sync + 'static,
     Arc<Log>: axum::extract::FromRef<S>,
 {
-    OpenApiRouter::new().routes(routes!(receipt))
+    OpenApiRouter::new().routes(routes!(receipt)).routes(routes!(receipt_qr)).routes(routes!(receipt_stamp))
 }
 
 fn text(body: impl Into<axum::body::Body>, cache: &'static str, content_type: &'static str) -> Response {
@@ -91,6 +93,12 @@ error_set!(
     responses((status = 200, content_type = "text/plain", body = String, description = "c2sp.org/tlog-proof@v1"), ReceiptErrors),
     tag = "numbering")]
 pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<ReceiptQuery>) -> Result<Response, AppError> {
+    let (r, _) = find(&log, &q).await?;
+    Ok(text(r, "no-cache", "text/plain; charset=utf-8"))
+}
+
+/// The receipt a query names, and the number's coordinates (trimmed); a Thai 4xx for bad input or no entry.
+async fn find<'q>(log: &Log, q: &'q ReceiptQuery) -> Result<(String, [&'q str; 3]), AppError> {
     if let Some(e) = &q.event {
         if !receipt::EVENTS.contains(&e.as_str()) {
             return Err(AppError::validation(
@@ -112,10 +120,56 @@ pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<R
     let event = q.event.as_deref();
     let (project, type_code, number) = (q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim());
     match log.receipt(project, type_code, number, event).await? {
-        Some(r) => Ok(text(r, "no-cache", "text/plain; charset=utf-8")),
+        Some(r) => Ok((r, [project, type_code, number])),
         None => Err(AppError::not_found(
             format!("บันทึกความโปร่งใสของเลขที่ {number}"),
             format!("the transparency log's entry of {number} in {project}/{type_code}"),
         )),
     }
+}
+
+/// The verify link of the receipt a query names, on the site the caller reached.
+async fn link_of(log: &Log, q: &ReceiptQuery, site: &str) -> Result<(String, String), AppError> {
+    let (r, [project, type_code, number]) = find(log, q).await?;
+    let link = receipt::link::verify_link(site, &r, project, type_code, number);
+    Ok((r, link))
+}
+
+fn site_of(site: Option<Extension<Site>>) -> String {
+    site.map(|Extension(Site(s))| s).unwrap_or_else(|| "http://localhost".into())
+}
+
+fn svg(body: String) -> Response {
+    text(body, "no-cache", "image/svg+xml; charset=utf-8")
+}
+
+/// `GET /document-numbering/receipts/qr`: a QR code (SVG) of the number's verify link: the receipt itself when it
+/// fits a QR code fit for paper, else the number's coordinates (the verify page fetches the receipt). Public.
+#[utoipa::path(get, path = "/document-numbering/receipts/qr", params(ReceiptQuery), security(()),
+    responses((status = 200, content_type = "image/svg+xml", body = String, description = "QR code of the verify link"), ReceiptErrors),
+    tag = "numbering")]
+pub(crate) async fn receipt_qr(
+    State(log): State<Arc<Log>>,
+    site: Option<Extension<Site>>,
+    ApiQuery(q): ApiQuery<ReceiptQuery>,
+) -> Result<Response, AppError> {
+    let (_, link) = link_of(&log, &q, &site_of(site)).await?;
+    Ok(svg(paper::qr_svg(&link)?))
+}
+
+/// `GET /document-numbering/receipts/stamp`: a stamp (SVG) to print on the document: the number, project, type,
+/// date, the QR code of its verify link, the log's origin, and where to verify. Public.
+#[utoipa::path(get, path = "/document-numbering/receipts/stamp", params(ReceiptQuery), security(()),
+    responses((status = 200, content_type = "image/svg+xml", body = String, description = "a printable stamp"), ReceiptErrors),
+    tag = "numbering")]
+pub(crate) async fn receipt_stamp(
+    State(log): State<Arc<Log>>,
+    site: Option<Extension<Site>>,
+    ApiQuery(q): ApiQuery<ReceiptQuery>,
+) -> Result<Response, AppError> {
+    let site = site_of(site);
+    let (r, link) = link_of(&log, &q, &site).await?;
+    // the service's own receipt: verified here too, so that the stamp never states what the log does not
+    let checked = receipt::verify(&r, log.vkey()).map_err(|e| AppError::internal(format!("the log's own receipt: {e}")))?;
+    Ok(svg(paper::stamp_svg(&paper::Stamp { entry: &checked.entry, site: &site, log_origin: log.origin(), link: &link })?))
 }

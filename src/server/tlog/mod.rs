@@ -8,6 +8,7 @@
 
 pub mod cosign;
 pub mod http;
+pub mod paper;
 pub(crate) mod store;
 pub mod witness;
 
@@ -216,6 +217,11 @@ impl Log {
 
     pub fn origin(&self) -> &str {
         &self.config.origin
+    }
+
+    /// The verifier keys of the witnesses asked to cosign (`LOG_WITNESSES`): public, like the log's.
+    pub fn witness_vkeys(&self) -> Vec<String> {
+        self.config.witnesses.iter().map(|w| w.vkey.clone()).collect()
     }
 
     /// Moves up to `limit` staged events into the tree; answers how many.
