@@ -194,6 +194,7 @@ pub const LAZY_PATHS: &[&str] = &[
     "/account",
     "/logins",
     "/notifications",
+    "/verify",
 ];
 
 lazy_page! {
