@@ -112,16 +112,9 @@ pub fn App() -> impl IntoView {
     #[cfg(feature = "hydrate")]
     {
         Effect::new(move |_| browser::set_html_lang(i18n.lang.get().code()));
-        // a marker for tests and scripts: the page is interactive from here on; and when, in ms since the navigation
-        // started (the browser-test benchmark of docs/benchmarks/browser-bundle.md, reads it)
-        Effect::new(move |_| {
-            if let Some(body) = document().body() {
-                let _ = body.set_attribute("data-hydrated", "true");
-                if let Some(ms) = window().performance().map(|p| p.now()) {
-                    let _ = body.set_attribute("data-hydrated-at", &format!("{ms:.0}"));
-                }
-            }
-        });
+        // a marker for tests and scripts: the page is interactive from here on (a page in a chunk of its own is
+        // marked by `crate::hydrate` once its view has hydrated too)
+        Effect::new(move |_| crate::mark_hydrated(false));
     }
 
     view! {
