@@ -11,6 +11,7 @@ use super::widgets::{
     bangkok_time, choice_named, paged_search, search_pager, search_state, AdminContext, AdminPage, Choice, IdSelect, NothingFound, PagedSearch,
     ResultsHead, TableHead, TableWrap,
 };
+use crate::contract::forms::percent_encode;
 use crate::contract::*;
 
 /// The operations of docs/rules/numbering.md#the-lifecycle-of-a-number, the template changes and the permission changes, as the audit log names them.
@@ -65,19 +66,6 @@ fn bangkok_midnight(date: &str, plus_days: u64) -> Option<DateTime<Utc>> {
     Some(DateTime::from_naive_utc_and_offset(local - chrono::Duration::hours(7), Utc))
 }
 
-/// Percent-encodes a query-string value (UTF-8; only unreserved characters stay as they are).
-fn encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The REST export of the rows `q` finds (all pages), as a link the session cookie authenticates.
 fn csv_href(q: &AuditQuery) -> String {
     let mut params = vec![("format", "csv".to_string())];
@@ -100,7 +88,7 @@ fn csv_href(q: &AuditQuery) -> String {
     if let Some(p) = q.project_id {
         params.push(("projectId", p.to_string()));
     }
-    let query = params.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&");
+    let query = params.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&");
     format!("{CSV_ENDPOINT}?{query}")
 }
 

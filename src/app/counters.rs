@@ -12,6 +12,7 @@ use super::i18n::{use_i18n, word};
 use super::live;
 use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead, TableWrap};
 use super::widgets::{parts_label, period_label};
+use crate::contract::forms::percent_encode;
 use crate::contract::*;
 
 /// Changes arriving within this time are fetched once.
@@ -25,11 +26,6 @@ pub fn CountersPage() -> impl IntoView {
     view! {
         <AdminPage title="ctr.title" wide=true content=|ctx: AdminContext| view! { <CounterBrowser ctx/> }/>
     }
-}
-
-/// `text` for a URL's query: every byte but unreserved ASCII percent-encoded (codes may be Thai).
-fn query_text(text: &str) -> String {
-    text.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }
 
 /// The i18n key of a number's status.
@@ -201,7 +197,7 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
                 // the register of the counter's (project, type, period): a plain download, the session cookie goes along
                 let href = |format: &str| format!(
                     "/api/v1/document-numbering/register?projectCode={}&correspondenceTypeCode={}&period={}&format={format}",
-                    query_text(&c.project_code), query_text(&c.correspondence_type_code), query_text(&c.period));
+                    percent_encode(&c.project_code), percent_encode(&c.correspondence_type_code), percent_encode(&c.period));
                 view! {
                     <p class="small" data-testid="register-download">
                         {move || i18n.t("ctr.register")}": "

@@ -48,24 +48,13 @@ fn BulkImport() -> impl IntoView {
 
     let on_file = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
-        {
-            use wasm_bindgen::JsCast;
-            if let Some(target) = ev.target() {
-                let input: file::FileInput = target.unchecked_into();
-                if let Some(f) = input.files().and_then(|l| l.item(0)) {
-                    if f.name().to_ascii_lowercase().ends_with(".csv") {
-                        format.set(ImportFormat::Csv);
-                    } else if f.name().to_ascii_lowercase().ends_with(".json") {
-                        format.set(ImportFormat::Json);
-                    }
-                    leptos::task::spawn_local(async move {
-                        match wasm_bindgen_futures::JsFuture::from(f.text()).await {
-                            Ok(v) => text.set(v.as_string().unwrap_or_default()),
-                            Err(_) => error.set(Some("อ่านไฟล์ไม่ได้ / could not read the file".into())),
-                        }
-                    });
-                }
+        if let Some(f) = file::chosen(&ev) {
+            if f.name().to_ascii_lowercase().ends_with(".csv") {
+                format.set(ImportFormat::Csv);
+            } else if f.name().to_ascii_lowercase().ends_with(".json") {
+                format.set(ImportFormat::Json);
             }
+            file::read_into(f, text, error);
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = ev;
@@ -138,5 +127,21 @@ pub(super) mod file {
         pub fn name(this: &File) -> String;
         #[wasm_bindgen(method)]
         pub fn text(this: &File) -> Promise;
+    }
+
+    /// The file chosen in the `<input type=file>` the event came from.
+    pub fn chosen(ev: &leptos::ev::Event) -> Option<File> {
+        ev.target()?.unchecked_into::<FileInput>().files()?.item(0)
+    }
+
+    /// Reads the file's text into `text`, or says in `error` that it could not.
+    pub fn read_into(f: File, text: leptos::prelude::RwSignal<String>, error: leptos::prelude::RwSignal<Option<String>>) {
+        use leptos::prelude::Set;
+        leptos::task::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(f.text()).await {
+                Ok(v) => text.set(v.as_string().unwrap_or_default()),
+                Err(_) => error.set(Some("อ่านไฟล์ไม่ได้ / could not read the file".into())),
+            }
+        });
     }
 }

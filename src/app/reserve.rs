@@ -594,7 +594,7 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
     };
     // the QR code of the number's verify link, and its printable stamp (both drawn by the service)
     let receipt_links = codes.map(|(project, type_code)| {
-        use crate::receipt::link::encode_component as enc;
+        use crate::contract::forms::percent_encode as enc;
         let q = format!("projectCode={}&correspondenceTypeCode={}&documentNumber={}", enc(&project), enc(&type_code), enc(&number));
         view! {
             <p class="receipt-qr">

@@ -64,19 +64,8 @@ fn VerifyForm(data: VerifyPageData, carried: Option<String>, key: Option<String>
 
     let on_file = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
-        {
-            use wasm_bindgen::JsCast;
-            if let Some(target) = ev.target() {
-                let input: super::import::file::FileInput = target.unchecked_into();
-                if let Some(f) = input.files().and_then(|l| l.item(0)) {
-                    leptos::task::spawn_local(async move {
-                        match wasm_bindgen_futures::JsFuture::from(f.text()).await {
-                            Ok(v) => text.set(v.as_string().unwrap_or_default()),
-                            Err(_) => error.set(Some("อ่านไฟล์ไม่ได้ / could not read the file".into())),
-                        }
-                    });
-                }
-            }
+        if let Some(f) = super::import::file::chosen(&ev) {
+            super::import::file::read_into(f, text, error);
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = ev;

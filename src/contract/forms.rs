@@ -169,8 +169,8 @@ impl ReserveChoices {
     }
 }
 
-/// `application/x-www-form-urlencoded` escaping of a value (unreserved characters stay).
-fn percent_encode(value: &str) -> String {
+/// Percent-encoding of a query or form value: every byte but RFC 3986's unreserved characters (codes may be Thai).
+pub fn percent_encode(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for b in value.bytes() {
         match b {

@@ -3,6 +3,8 @@
 
 use base64::prelude::{Engine as _, BASE64_URL_SAFE_NO_PAD};
 
+use crate::contract::forms::percent_encode;
+
 /// The verify page's path.
 pub const VERIFY_PATH: &str = "/verify";
 
@@ -22,19 +24,6 @@ pub fn from_param(r: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// Percent-encodes a query value (RFC 3986 unreserved characters kept).
-pub fn encode_component(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The verify link of a number on the site at `site` (`https://host`, no trailing slash): the receipt itself when
 /// the link stays within [`QR_LINK_MAX`], else the number's coordinates (the page then shows the newest entry).
 pub fn verify_link(site: &str, receipt: &str, project: &str, type_code: &str, number: &str) -> String {
@@ -49,9 +38,9 @@ pub fn verify_link(site: &str, receipt: &str, project: &str, type_code: &str, nu
 pub fn lookup_link(site: &str, project: &str, type_code: &str, number: &str) -> String {
     format!(
         "{site}{VERIFY_PATH}?projectCode={}&correspondenceTypeCode={}&documentNumber={}",
-        encode_component(project),
-        encode_component(type_code),
-        encode_component(number)
+        percent_encode(project),
+        percent_encode(type_code),
+        percent_encode(number)
     )
 }
 
