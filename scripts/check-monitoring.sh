@@ -6,7 +6,8 @@
 #     (the queries are checked as recording rules by promtool);
 #   - deploy/alertmanager/alertmanager.yml is valid (`amtool check-config`) and routes each severity where
 #     requirements 3.11.10.2 says (`amtool config routes test`: critical → pager + chat, warning → chat, info → mail);
-#   - deploy/systemd/docnum.service passes `systemd-analyze verify` with no warning, and its stop timeout is longer
+#   - deploy/systemd/docnum.service and docnum-witness.service pass `systemd-analyze verify` with no warning, each
+#     confined to its own user and state directory, and the service's stop timeout is longer
 #     than the service's default SHUTDOWN_GRACE_SECS plus its 2 s margin.
 # That every metric name used there is one the service exports is checked by `cargo test --features ssr --test it metrics::`
 # against a real scrape. promtool comes from Debian's `prometheus` package and amtool from
@@ -67,25 +68,28 @@ for expected in "critical oncall-pager,ops-chat" "warning ops-chat" "info ops-ma
   echo "severity=$severity → $got"
 done
 
-log "systemd unit: systemd-analyze verify (no warning) + stop timeout"
+log "systemd units: systemd-analyze verify (no warning) + stop timeout"
 if ! command -v systemd-analyze >/dev/null; then
   _services_unavailable "systemd-analyze" "not installed (Debian package systemd)" || exit 0
 else
-  # verify wants ExecStart's binary to exist: the unit is checked with a stand-in at a path of the temp dir
+  # verify wants ExecStart's binary to exist: each unit is checked with a stand-in at a path of the temp dir
   mkdir -p "$tmp/bin"
   printf '#!/bin/sh\n' >"$tmp/bin/docnum" && chmod +x "$tmp/bin/docnum"
-  sed "s#/usr/local/bin/docnum#$tmp/bin/docnum#" deploy/systemd/docnum.service >"$tmp/docnum.service"
-  out="$(systemd-analyze verify "$tmp/docnum.service" 2>&1)" || { echo "$out" >&2; exit 1; }
-  [ -z "$out" ] || { echo "ERROR: systemd-analyze verify warns:" >&2; echo "$out" >&2; exit 1; }
-  for directive in "User=docnum" "ProtectSystem=strict" "NoNewPrivileges=true" "ReadWritePaths=/var/lib/docnum" \
-                   "LimitNOFILE=" "Restart=on-failure"; do
-    grep -q "^$directive" deploy/systemd/docnum.service || { echo "ERROR: docnum.service lacks $directive" >&2; exit 1; }
+  for unit in docnum docnum-witness; do
+    sed "s#/usr/local/bin/docnum#$tmp/bin/docnum#" "deploy/systemd/$unit.service" >"$tmp/$unit.service"
+    out="$(systemd-analyze verify "$tmp/$unit.service" 2>&1)" || { echo "$out" >&2; exit 1; }
+    [ -z "$out" ] || { echo "ERROR: systemd-analyze verify warns on $unit.service:" >&2; echo "$out" >&2; exit 1; }
+    for directive in "User=$unit" "ProtectSystem=strict" "NoNewPrivileges=true" "ReadWritePaths=/var/lib/$unit" \
+                     "Restart=on-failure" "CapabilityBoundingSet=$"; do
+      grep -q "^$directive" "deploy/systemd/$unit.service" || { echo "ERROR: $unit.service lacks $directive" >&2; exit 1; }
+    done
+    [ "$(grep -c '^ReadWritePaths=' "deploy/systemd/$unit.service")" = 1 ] || { echo "ERROR: $unit.service: one ReadWritePaths only" >&2; exit 1; }
   done
-  [ "$(grep -c '^ReadWritePaths=' deploy/systemd/docnum.service)" = 1 ] || { echo "ERROR: one ReadWritePaths only" >&2; exit 1; }
+  grep -q "^LimitNOFILE=" deploy/systemd/docnum.service || { echo "ERROR: docnum.service lacks LimitNOFILE=" >&2; exit 1; }
   stop="$(sed -n 's/^TimeoutStopSec=\([0-9]*\)$/\1/p' deploy/systemd/docnum.service)"
   grace="$(sed -n 's/^pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(\([0-9]*\));$/\1/p' src/server/config.rs)"
   [ -n "$stop" ] && [ -n "$grace" ] && [ "$stop" -gt $((grace + 2)) ] ||
     { echo "ERROR: TimeoutStopSec ($stop) must exceed SHUTDOWN_GRACE_SECS ($grace) + 2" >&2; exit 1; }
-  echo "docnum.service verified; TimeoutStopSec=$stop > SHUTDOWN_GRACE_SECS $grace + 2"
+  echo "docnum.service and docnum-witness.service verified; TimeoutStopSec=$stop > SHUTDOWN_GRACE_SECS $grace + 2"
 fi
 log "monitoring files OK"

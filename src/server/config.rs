@@ -136,6 +136,10 @@ pub fn parse_log_witness(entry: &str) -> Result<LogWitness, String> {
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("LOG_WITNESSES: {url:?} is not an http(s) URL"));
     }
+    // the checkpoints and cosignatures are public, but a witness's answer is trusted: only TLS proves who gave it
+    if parsed.scheme() == "http" && crate::server::tls::on_loopback(&parsed) != Some(true) {
+        return Err(format!("LOG_WITNESSES: {url:?}: a witness on another host is reached over https only"));
+    }
     Ok(LogWitness { vkey: vkey.to_string(), url: url.trim_end_matches('/').to_string() })
 }
 
@@ -364,7 +368,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_log_witness_is_a_cosignature_key_and_an_http_url() {
+    fn a_log_witness_is_a_cosignature_key_and_an_https_url_or_one_on_loopback() {
         let (_, vkey) = crate::receipt::cosignature::CosignatureSigner::generate("witness.example/w1", [5; 32]).unwrap();
         assert_eq!(
             parse_log_witness(&format!(" {vkey}  https://w.example/witness/ ")),
@@ -375,8 +379,13 @@ mod tests {
             format!("{vkey} ftp://w.example"),
             format!("{vkey} https://w.example extra"),
             "numbers.example/log+00000000+AQ== http://w".into(),
+            format!("{vkey} http://w.example/witness"),
+            format!("{vkey} http://10.0.0.7:7380"),
         ] {
             assert!(parse_log_witness(&bad).is_err(), "{bad}");
+        }
+        for local in ["http://127.0.0.1:7380", "http://localhost:7380/w", "http://[::1]:7380"] {
+            assert_eq!(parse_log_witness(&format!("{vkey} {local}")).map(|w| w.url), Ok(local.to_string()), "{local}");
         }
         let (_, log_vkey) = signed_note::generate_key(&mut rand::rngs::OsRng, "numbers.example/log");
         assert!(parse_log_witness(&format!("{log_vkey} https://w.example")).is_err(), "a log's key is not a witness's");

@@ -58,6 +58,7 @@ pub const DB_WRITABLE: &str = "docnum_database_writable";
 pub const DB_PRIMARY_SWITCHES: &str = "docnum_database_primary_switches_total";
 pub const TLS_CERT_EXPIRY: &str = "docnum_tls_cert_expiry_seconds";
 pub const LOG_WITNESS_REFUSALS: &str = "docnum_log_witness_refusals_total";
+pub const LOG_WITNESS_UNANSWERED: &str = "docnum_log_witness_unanswered_offers";
 
 /// Every metric family the service exports (the scrape-time ones only when they apply: the Redis gauges
 /// need `REDIS_URLS`, the database's primary needs MariaDB, utilization needs a counter in the current period).
@@ -87,6 +88,7 @@ pub const FAMILIES: &[&str] = &[
     DB_PRIMARY_SWITCHES,
     TLS_CERT_EXPIRY,
     LOG_WITNESS_REFUSALS,
+    LOG_WITNESS_UNANSWERED,
 ];
 
 /// The `type` label of [`ERRORS`]: the error-log types of docs/rules/numbering.md#audit-and-retention.
@@ -153,6 +155,7 @@ struct Recorded {
     login_throttled: IntCounter,
     behind_witness: IntCounter,
     log_witness_refusals: IntCounterVec,
+    log_witness_unanswered: IntGaugeVec,
 }
 
 fn register<C: Collector + Clone + 'static>(registry: &Registry, c: C) -> C {
@@ -253,6 +256,17 @@ static RECORDED: LazyLock<Recorded> = LazyLock::new(|| {
             )
             .unwrap(),
         ),
+        log_witness_unanswered: register(
+            &r,
+            IntGaugeVec::new(
+                Opts::new(
+                    LOG_WITNESS_UNANSWERED,
+                    "Offers of a checkpoint in a row that a witness of LOG_WITNESSES did not answer (no connection, a timeout, a 5xx); 0 once it answers.",
+                ),
+                &["witness"],
+            )
+            .unwrap(),
+        ),
         registry: r,
     };
     // Known label sets start at zero, so rates and ratios exist before the first event.
@@ -315,6 +329,12 @@ pub(crate) fn log_witness_refused(witness: &str) {
 /// The witnesses' series start at zero, so an alert on their increase sees the first refusal.
 pub(crate) fn log_witness_known(witness: &str) {
     RECORDED.log_witness_refusals.with_label_values(&[witness]);
+    RECORDED.log_witness_unanswered.with_label_values(&[witness]).set(0);
+}
+
+/// How many offers in a row `witness` has left unanswered (0: it answered the last one).
+pub(crate) fn log_witness_unanswered(witness: &str, offers: u32) {
+    RECORDED.log_witness_unanswered.with_label_values(&[witness]).set(i64::from(offers));
 }
 
 /// A login was refused during a throttle wait.

@@ -85,19 +85,23 @@ pub fn redis_client(url: &str) -> Result<redis::Client, String> {
         .map_err(|e| format!("Redis URL {}: {e}", redact(url)))
 }
 
-/// A warning for a backend URL that crosses the network unverified: MariaDB without `ssl-mode=VERIFY_IDENTITY` (or
-/// `VERIFY_CA`), Redis without `rediss://`, to a host other than loopback. None for SQLite and for loopback.
-pub fn unverified(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url).ok()?;
-    let loopback = match parsed.host()? {
+/// Whether a URL's host is this machine (`localhost`, 127.0.0.0/8, `::1`); None when it has no host.
+pub fn on_loopback(url: &url::Url) -> Option<bool> {
+    Some(match url.host()? {
         // mysql:// and redis:// are not special schemes to the URL parser: an address arrives as a domain
         url::Host::Domain(d) => {
             d.eq_ignore_ascii_case("localhost") || d.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
         }
         url::Host::Ipv4(ip) => ip.is_loopback(),
         url::Host::Ipv6(ip) => ip.is_loopback(),
-    };
-    if loopback {
+    })
+}
+
+/// A warning for a backend URL that crosses the network unverified: MariaDB without `ssl-mode=VERIFY_IDENTITY` (or
+/// `VERIFY_CA`), Redis without `rediss://`, to a host other than loopback. None for SQLite and for loopback.
+pub fn unverified(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    if on_loopback(&parsed)? {
         return None;
     }
     let server = server_of(url);

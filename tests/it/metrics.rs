@@ -200,6 +200,7 @@ async fn requests_and_lock_events_show_up_with_their_values_body() {
         metrics::DB_PRIMARY_SWITCHES,
         metrics::TLS_CERT_EXPIRY,
         metrics::LOG_WITNESS_REFUSALS,
+        metrics::LOG_WITNESS_UNANSWERED,
     ];
     for family in metrics::FAMILIES.iter().filter(|f| !conditional.contains(f)) {
         assert!(m.has_family(family), "{family} is exported");

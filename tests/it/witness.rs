@@ -196,6 +196,51 @@ async fn checkpoints_are_cosigned_and_a_receipt_names_the_witness() {
     assert_eq!((report["valid"].as_bool(), report["witnesses"][0]["cosigned"].as_str()), (Some(false), Some("invalid")));
 }
 
+async fn unanswered(app: &TestApp, name: &str) -> f64 {
+    let text = app.client.get(app.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    let series = format!("docnum_log_witness_unanswered_offers{{witness=\"{name}\"}} ");
+    text.lines().find_map(|l| l.strip_prefix(series.as_str())).unwrap_or_else(|| panic!("no {series} in the scrape")).parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_witness_that_does_not_answer_is_counted_until_it_answers() {
+    let name = "witness.test/away";
+    let (skey, wvkey) = witness::generate_key(name).unwrap();
+    // a port nothing listens on, until the witness comes up on it
+    let addr = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    let log = LogConfig {
+        checkpoint_interval: Duration::from_secs(3600),
+        witnesses: vec![LogWitness { vkey: wvkey, url: format!("http://{addr}") }],
+        witness_timeout: Duration::from_secs(5),
+        ..LogConfig::default()
+    };
+    let app = TestApp::spawn_with(Options { log, ..Options::default() }).await;
+    assert_eq!(unanswered(&app, name).await, 0.0, "the series starts at zero");
+    reserve(&app, 2).await;
+    app.state.tlog.catch_up().await.unwrap();
+    let first = round(&app).await;
+    assert!(matches!(&first[..], [Some(Outcome::Failed { .. })]), "{first:?}");
+    assert_eq!(unanswered(&app, name).await, 1.0);
+    // within its wait it is not asked again, and the count stays
+    assert_eq!(round(&app).await, vec![None]);
+    assert_eq!(unanswered(&app, name).await, 1.0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let witness = serve_witness(listener, &skey, app.state.tlog.vkey(), &dir.path().join("state.json")).await;
+    let mut outcome = Vec::new();
+    for _ in 0..60 {
+        outcome = round(&app).await;
+        if outcome != vec![None] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(matches!(&outcome[..], [Some(Outcome::Cosigned { .. })]), "{outcome:?}");
+    assert_eq!(unanswered(&app, name).await, 0.0);
+    assert_eq!(witness.tree(app.state.tlog.origin()).await.map(|t| t.size), Some(2));
+}
+
 #[tokio::test]
 async fn a_forged_history_signed_with_the_log_key_is_refused_and_counted() {
     let Setup { app, witness, url, dir: _dir, .. } = setup("witness.test/forged").await;

@@ -113,6 +113,7 @@ impl Collector {
         match self.ask(peer, &mut state, size, note, &body).await {
             Ok(outcome) => {
                 (state.failures, state.retry_at, state.settled) = (0, None, Some(size));
+                metrics::log_witness_unanswered(&name, 0);
                 if let Outcome::Refused { status, text } = &outcome {
                     metrics::log_witness_refused(&name);
                     tracing::error!(witness = %name, size, status, text = %text.trim(), "transparency log: a witness refused the checkpoint");
@@ -121,6 +122,7 @@ impl Collector {
             }
             Err(e) => {
                 state.failures = state.failures.saturating_add(1);
+                metrics::log_witness_unanswered(&name, state.failures);
                 let wait = Duration::from_secs(1u64 << state.failures.min(9)).min(MAX_BACKOFF);
                 state.retry_at = Some(Instant::now() + wait);
                 tracing::warn!(witness = %name, size, error = %e, retry_in_s = wait.as_secs(), "transparency log: a witness did not answer");
