@@ -6,7 +6,8 @@
 # one Redis stalled (SIGSTOP) for longer than the lock TTL and resumed, and two database failovers (the primary
 # kill -9'd, the replica promoted, the old primary rejoined; then the other way). After each phase
 # `docnum check` proves: no number twice, every sequence 1..last issued or explained in the audit log, the
-# audit chains intact, and every number any caller received still on record.
+# audit chains intact, every number any caller received still on record, and the transparency log holding each
+# numbering event once with checkpoints consistent; and a received number's receipt verifies with the log's key.
 #
 #   scripts/cluster.sh            # the shortened run that CI does (~30,000 requests)
 #   CLUSTER_SCALE=10 scripts/cluster.sh   # ~180,000 requests
@@ -71,6 +72,9 @@ REDIS_URLS="$(printf 'redis://127.0.0.1:%s,' "${REDIS_PORTS[@]}")"; export REDIS
 # --- three app instances -------------------------------------------------------------------------------
 # they forward a counter's batches to the instance holding its lock (CLUSTER_FORWARD=0: each takes the lock in turn)
 [ "${CLUSTER_FORWARD:-1}" = 0 ] || export CLUSTER_SECRET="cluster-harness-secret-$RANDOM$RANDOM"
+# one signer key for the log of all three, as in production (each would make its own otherwise)
+export LOG_ORIGIN=cluster.docnum.test/log LOG_SIGNING_KEY_FILE="$W/log.key"
+LOG_KEY="$("$SERVER_BIN" log-keygen "$LOG_SIGNING_KEY_FILE")"
 APP_PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 declare -A APP_PID
 start_app() {
@@ -133,9 +137,36 @@ r = json.load(open(sys.argv[1]))
 print(f"[{sys.argv[2]}] check: numbers {r['numbers']} (confirmed {r['confirmed']}, cancelled {r['cancelled']}, reserved {r['reserved']}) "
       f"in {r['counters']} counters; duplicates = {r['duplicates']}, unexplained gaps = {r['unexplainedGaps']}, "
       f"received {r['receivedChecked']} / missing {r['receivedMissing']}, audit rows {r['auditRows']} intact = {r['auditOk']}")
+t = r['transparencyLog']
+print(f"[{sys.argv[2]}] log: entries {t['entries']} (pending {t['pending']}), events missing {t['missing']}, extra {t['extra']}, "
+      f"checkpoints {t['checkpoints']} consistent = {t['checkpointsConsistent']}")
 PY
+  receipt_verifies "$name"
   forwarded "$name"
   [ -z "${REPLICA:-}" ] || replica_running "$REPLICA" "$name"
+}
+# receipt_verifies PHASE: the last number a caller of the hot counter received has a receipt (C2SP tlog-proof) that
+# `docnum verify` accepts with nothing but the log's key; the sequencer and the next checkpoint get 30 s
+receipt_verifies() {
+  local number query code=""
+  number="$(tail -n1 "$W/$1-hot.tsv" | cut -f1)"
+  query="projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$number")"
+  for _ in $(seq 1 150); do
+    code="$(curl -s -o "$W/$1.tlog-proof" -w '%{http_code}' "$B/api/v1/document-numbering/receipts?$query" || true)"
+    [ "$code" = 200 ] && break
+    sleep 0.2
+  done
+  [ "$code" = 200 ] || { echo "[$1] RECEIPT of $number: HTTP $code: $(cat "$W/$1.tlog-proof")"; exit 1; }
+  if ! "$SERVER_BIN" verify "$W/$1.tlog-proof" --key "$LOG_KEY" > "$W/$1-verify.json"; then
+    echo "[$1] RECEIPT of $number DOES NOT VERIFY"; cat "$W/$1-verify.json" "$W/$1.tlog-proof"; exit 1
+  fi
+  python3 - "$W/$1-verify.json" "$1" "$number" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+if not v["valid"] or v["number"] != sys.argv[3]:
+    sys.exit(f"[{sys.argv[2]}] the receipt is of {v['number']}, not {sys.argv[3]}")
+print(f"[{sys.argv[2]}] receipt of {v['number']}: verifies with the log's key alone ({v['event']}, entry {v['index']} of a tree of {v['treeSize']})")
+PY
 }
 # forwarded PHASE: the counter jobs the live instances forwarded to a lock's holder since they started (/metrics)
 forwarded() {
