@@ -530,6 +530,46 @@ async fn letter_type(app: &TestApp) -> i64 {
 }
 
 #[tokio::test]
+async fn a_template_is_saved_in_place_and_a_body_naming_another_project_or_type_is_refused() {
+    let app = TestApp::spawn().await;
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let project = app.project_id("LCBP3").await;
+    let t = letter_type(&app).await;
+    let created: Value = admin
+        .post(app.url("/api/v1/document-numbering/configs"))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}",
+            "resetScope": "YEARLY", "reason": "ตั้งต้น" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_i64().expect("a configuration id");
+    let url = app.url(&format!("/api/v1/document-numbering/configs/{id}"));
+    let body = json!({ "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" });
+    // the project and type are the configuration's: a body that names them (even the same) would move nothing, and says so
+    for extra in [json!({ "projectId": project + 1 }), json!({ "correspondenceTypeId": t }), json!({ "projectId": project })] {
+        let mut named = body.clone();
+        named.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let r = admin.put(&url).json(&named).send().await.unwrap();
+        let status = r.status();
+        let e: Value = r.json().await.unwrap();
+        assert_error(status, &e, 400, "VALIDATION_ERROR");
+        let field = extra.as_object().unwrap().keys().next().unwrap().clone();
+        assert!(e.to_string().contains(&field), "the answer names {field}: {e}");
+    }
+    let unchanged: Value = admin.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(unchanged["template"], "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}");
+    let r = admin.put(&url).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let saved: Value = r.json().await.unwrap();
+    assert_eq!((saved["projectId"].as_i64(), saved["correspondenceTypeId"].as_i64()), (Some(project), Some(t)));
+    let (_, n) = app.reserve(&letter()).await;
+    assert_eq!(n["documentNumber"], "คคง./สคฉ.3/0001/2568");
+}
+
+#[tokio::test]
 async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_were() {
     let app = TestApp::spawn().await;
     let admin = app.login("admin", ADMIN_PASSWORD).await;

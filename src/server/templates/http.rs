@@ -69,11 +69,7 @@ pub(crate) async fn get(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct SaveBody {
-    /// Not read: the configuration's own (kept for the bodies that carried them).
-    #[allow(dead_code)]
-    pub(crate) project_id: Option<i64>,
-    #[allow(dead_code)]
-    pub(crate) correspondence_type_id: Option<i64>,
+    // no projectId or correspondenceTypeId: the configuration's own are kept, so a body naming them is refused (400)
     pub(crate) template: String,
     pub(crate) reset_scope: ResetScope,
     #[schema(schema_with = crate::contract::lenient::schema::reason)]
