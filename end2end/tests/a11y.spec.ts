@@ -6,8 +6,8 @@ import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated } from './helpers';
 // as a super admin and as staff: no violation of any impact. And the reserve flow by keyboard alone. Only this file
 // takes numbers from LCBP3-C1 / MOM ผรม.2 → สคฉ.3 (and one of LCBP3-C1 / NOTICE, phone.spec.ts' counter).
 
-const ADMIN_PAGES = ['/', '/account', '/templates', '/tokens', '/audit', '/errors', '/counters', '/charts', '/resets', '/reference', '/import', '/users', '/logins', '/notifications'];
-const STAFF_PAGES = ['/', '/account'];
+const ADMIN_PAGES = ['/', '/blocks', '/account', '/templates', '/tokens', '/audit', '/errors', '/counters', '/charts', '/resets', '/reference', '/import', '/users', '/logins', '/notifications'];
+const STAFF_PAGES = ['/', '/blocks', '/account'];
 const SIZES = [
   { width: 1366, height: 768 },
   { width: 390, height: 844 },

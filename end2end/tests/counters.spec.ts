@@ -87,10 +87,22 @@ test('a project admin browses the counters of their project: last number, utiliz
   await expect(numbers.nth(1).getByTestId('number-status')).toContainText('ยกเลิก');
   await expect(numbers.nth(1)).toContainText('ไม่ได้ใช้');
   await expect(numbers.nth(0)).toContainText('DOC-E2E-CTR-0001');
+  // each number links its receipt's QR code and printable stamp, drawn by the service
+  const qr = await page.request.get((await numbers.nth(0).getByTestId('number-qr').getAttribute('href'))!);
+  expect(qr.status()).toBe(200);
+  expect(qr.headers()['content-type']).toContain('image/svg+xml');
+  const stamp = await page.request.get((await numbers.nth(3).getByTestId('number-stamp').getAttribute('href'))!);
+  expect(stamp.status()).toBe(200);
+  expect(await stamp.text()).toContain('คคง.-ผรม.1-0004-2568');
   await expect(page.getByTestId('gaps-none')).toBeVisible();
-  // a project admin browses; the super-admin operations are not offered
+  // a project admin browses; the super-admin operations are not offered. The buttons are the server's
+  // availableActions for this caller: revising is anyone's who may take numbers in the project, voiding a super
+  // admin's, and a held or cancelled number offers nothing here (confirm and cancel need its token)
   await expect(page.getByTestId('superadmin-ops')).toHaveCount(0);
-  await expect(page.getByTestId('number-revise')).toHaveCount(0);
+  await expect(page.getByTestId('number-void')).toHaveCount(0);
+  await expect(page.getByTestId('number-revise')).toHaveCount(2);
+  await expect(numbers.nth(0).getByTestId('number-revise')).toBeVisible();
+  await expect(numbers.nth(3).getByTestId('number-revise')).toBeVisible();
 
   // other projects are refused by the server, whatever the page shows
   const projects = await (await page.request.get('/api/v1/reference/projects')).json();

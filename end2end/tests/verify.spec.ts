@@ -3,7 +3,9 @@ import { ADMIN, SAME_ORIGIN, collectErrors, login, selectByCode, waitHydrated } 
 
 // /verify: anyone checks a number's receipt in the browser, against the log key the page pins.
 const REST = '/api/v1/document-numbering';
-const SHOTS = '../docs/screenshots';
+// DOC_SCREENSHOTS=../docs/screenshots saves the pictures of /verify and the stamp that the docs show;
+// without it they go to the test's own output directory
+const shot = (name: string) => (process.env.DOC_SCREENSHOTS ? `${process.env.DOC_SCREENSHOTS}/${name}` : test.info().outputPath(name));
 
 test('a receipt verifies in the browser; one changed byte does not; the stamp prints the number', async ({ page, browser }) => {
   await login(page, ADMIN);
@@ -30,7 +32,7 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
   await expect(visitor.getByTestId('verify-project')).toHaveText('LCBP3-C2');
   await expect(visitor.getByTestId('verify-type')).toHaveText('OTHER');
   await expect(visitor.getByTestId('verify-event')).toHaveText('reserved');
-  await visitor.screenshot({ path: `${SHOTS}/verify-valid.png`, fullPage: true });
+  await visitor.screenshot({ path: shot('verify-valid.png'), fullPage: true });
 
   // one byte of the proof's entry changed: the inclusion proof no longer leads to the signed root
   const at = text.indexOf('extra ') + 'extra '.length + 10;
@@ -39,7 +41,7 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
   await expect(result).toHaveAttribute('data-valid', 'false');
   await expect(result).toContainText('ไม่ถูกต้อง / not valid');
   await expect(visitor.getByTestId('verify-reason')).not.toBeEmpty();
-  await visitor.screenshot({ path: `${SHOTS}/verify-invalid.png`, fullPage: true });
+  await visitor.screenshot({ path: shot('verify-invalid.png'), fullPage: true });
   expect(errors).toEqual([]);
 
   // by link, as a QR code carries it: the server renders the answer (no script needed)
@@ -54,9 +56,9 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
   expect(stamp.headers()['content-type']).toContain('image/svg+xml');
   const svg = await stamp.text();
   expect(svg).toContain(documentNumber);
-  const shot = await browser.newPage();
-  await shot.setContent(`<body style="margin:0;background:#fff">${svg.replace(/^<\?xml[^>]*>/, '')}</body>`);
-  await shot.locator('svg').first().screenshot({ path: `${SHOTS}/stamp.png` });
+  const stampPage = await browser.newPage();
+  await stampPage.setContent(`<body style="margin:0;background:#fff">${svg.replace(/^<\?xml[^>]*>/, '')}</body>`);
+  await stampPage.locator('svg').first().screenshot({ path: shot('stamp.png') });
 });
 
 test('the reservation card shows the QR code of the verify link and links the stamp', async ({ page }) => {

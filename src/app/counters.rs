@@ -11,9 +11,10 @@ use super::api::{self, error_text};
 use super::i18n::{use_i18n, word};
 use super::live;
 use super::widgets::{bangkok_time, choice, client_fetch, AdminContext, AdminPage, Choice, ErrorBox, ErrorSlot, IdSelect, TableHead, TableWrap};
-use super::widgets::{parts_label, period_label};
+use super::widgets::{parts_label, period_label, status_key};
 use crate::contract::forms::percent_encode;
 use crate::contract::*;
+use crate::receipt::link::receipt_path;
 
 /// Changes arriving within this time are fetched once.
 const LIVE_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -25,16 +26,6 @@ const NUMBERS_PAGE: i64 = 200;
 pub fn CountersPage() -> impl IntoView {
     view! {
         <AdminPage title="ctr.title" wide=true content=|ctx: AdminContext| view! { <CounterBrowser ctx/> }/>
-    }
-}
-
-/// The i18n key of a number's status.
-pub fn status_key(status: NumberStatus) -> &'static str {
-    match status {
-        NumberStatus::Reserved => "st.RESERVED",
-        NumberStatus::Confirmed => "st.CONFIRMED",
-        NumberStatus::Cancelled => "st.CANCELLED",
-        NumberStatus::Void => "st.VOID",
     }
 }
 
@@ -216,7 +207,7 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
             {move || match result.get() {
                 None => view! { <p class="muted">{i18n.t("common.loading")}</p> }.into_any(),
                 Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
-                Some(Ok(n)) => view! { <NumbersView n is_super done op_error refresh after/> }.into_any(),
+                Some(Ok(n)) => view! { <NumbersView n done op_error refresh after/> }.into_any(),
             }}
             {move || (is_super && counter.get().is_some()).then(|| view! { <CounterOps counter_id done op_error refresh/> })}
         </section>
@@ -326,7 +317,6 @@ impl NumberOps {
 #[component]
 fn NumbersView(
     n: CounterNumbers,
-    is_super: bool,
     done: RwSignal<Option<Done>>,
     op_error: RwSignal<Option<String>>,
     refresh: Callback<()>,
@@ -335,19 +325,21 @@ fn NumbersView(
     let i18n = use_i18n();
     let ops = NumberOps::new(n.counter.clone(), done, op_error, refresh);
     let next = n.next_after_sequence;
+    let codes = (n.counter.project_code.clone(), n.counter.correspondence_type_code.clone());
+    let with_actions = n.numbers.iter().any(|x| !x.available_actions.is_empty());
     let paged = after.get_untracked().is_some();
     view! {
         <TableWrap>
             <table class="list" data-testid="number-table">
                 <TableHead columns={
-                    let mut columns = vec!["ctr.col.seq", "ctr.col.number", "ctr.col.status", "ctr.col.document", "ctr.col.time", "ctr.col.note"];
-                    if is_super {
+                    let mut columns = vec!["ctr.col.seq", "ctr.col.number", "ctr.col.status", "ctr.col.document", "ctr.col.time", "ctr.col.note", "ctr.col.receipt"];
+                    if with_actions {
                         columns.push("");
                     }
                     columns
                 }/>
                 <tbody>
-                    {n.numbers.into_iter().map(|x| view! { <NumberRow x is_super ops/> }).collect_view()}
+                    {n.numbers.into_iter().map(|x| view! { <NumberRow x codes=codes.clone() with_actions ops/> }).collect_view()}
                 </tbody>
             </table>
         </TableWrap>
@@ -366,15 +358,17 @@ fn NumbersView(
     }
 }
 
-/// One issued number; for super admins, revise / void on a CONFIRMED one.
+/// One issued number, with the links to its receipt's QR code and stamp (its project and type: `codes`), and a
+/// button for each action the server offers the caller on it (revise, void).
 #[component]
-fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
+fn NumberRow(x: NumberView, codes: (String, String), with_actions: bool, ops: NumberOps) -> impl IntoView {
     let i18n = use_i18n();
     let NumberOps { voiding, revise, busy, .. } = ops;
     let number = x.document_number.clone();
     let status = x.status.as_str();
     let key = status_key(x.status);
-    let confirmed = x.status == NumberStatus::Confirmed;
+    let may = |action: &str| x.available_actions.iter().any(|a| a == action);
+    let (may_revise, may_void) = (may("REVISE"), may("VOID"));
     let (n1, n2, n3) = (number.clone(), number.clone(), number.clone());
     view! {
         <tr data-testid="number-row" data-sequence=x.sequence.to_string() data-status=status
@@ -385,21 +379,31 @@ fn NumberRow(x: NumberView, is_super: bool, ops: NumberOps) -> impl IntoView {
             <td class="small">{x.document_id.clone()}</td>
             <td class="nowrap small">{bangkok_time(x.cancelled_at.as_ref().or(x.confirmed_at.as_ref()).unwrap_or(&x.created_at))}</td>
             <td class="small">{x.cancel_reason.clone()}</td>
-            {(is_super && confirmed).then(|| view! {
+            <td class="nowrap small">
+                <a href=receipt_path("/qr", &codes.0, &codes.1, &number) target="_blank" data-testid="number-qr"
+                    title=move || i18n.t("reserve.qr")>"QR"</a>
+                " · "
+                <a href=receipt_path("/stamp", &codes.0, &codes.1, &number) target="_blank" data-testid="number-stamp"
+                    title=move || i18n.t("reserve.stamp")>{move || i18n.t("ctr.stamp")}</a>
+            </td>
+            {with_actions.then(|| view! {
                 <td class="actions">
-                    <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
-                        on:click=move |_| { revise.dispatch(n1.clone()); }>
-                        {move || i18n.t("ops.revise")}
-                    </button>
-                    " "
-                    <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
-                        on:click=move |_| voiding.set(Some(n2.clone()))>
-                        {move || i18n.t("ops.void")}
-                    </button>
-                    {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| view! { <VoidForm number=n3.clone() ops/> })}
+                    {may_revise.then(|| view! {
+                        <button type="button" class="secondary small" data-testid="number-revise" disabled=move || busy.get()
+                            on:click=move |_| { revise.dispatch(n1.clone()); }>
+                            {move || i18n.t("ops.revise")}
+                        </button>
+                        " "
+                    })}
+                    {may_void.then(|| view! {
+                        <button type="button" class="danger small" data-testid="number-void" disabled=move || busy.get()
+                            on:click=move |_| voiding.set(Some(n2.clone()))>
+                            {move || i18n.t("ops.void")}
+                        </button>
+                        {move || (voiding.get().as_deref() == Some(n3.as_str())).then(|| view! { <VoidForm number=n3.clone() ops/> })}
+                    })}
                 </td>
             })}
-            {(is_super && !confirmed).then(|| view! { <td></td> })}
         </tr>
     }
 }

@@ -63,6 +63,7 @@ pub fn Header() -> impl IntoView {
                                 // a page chosen folds the menus; opening "more" (its summary) does not
                                 <nav class="nav" on:click=move |ev| if !on_summary(&ev) { menu_open.set(false); close_more(); }>
                                     <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
+                                    <A href="/blocks" attr:data-testid="nav-blocks">{move || i18n.t("nav.blocks")}</A>
                                     // the pages admins use every day; the rest under "more" (a native disclosure: it
                                     // opens without scripts too), so that the bar stays one line at a desk
                                     <Show when=move || is_admin>

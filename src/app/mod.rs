@@ -4,6 +4,7 @@
 pub mod api;
 
 mod audit;
+mod blocks;
 pub mod browser;
 mod diff;
 mod errors;
@@ -128,6 +129,7 @@ pub fn App() -> impl IntoView {
                     // what a form post left in the session is taken before the answer's headers go
                     <Route path=path!("/") view=reserve::ReservePage ssr=SsrMode::Async/>
                     <Route path=path!("/login") view=login::LoginPage ssr=SsrMode::Async/>
+                    <Route path=path!("/blocks") view={Lazy::<BlocksRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/templates") view={Lazy::<TemplatesRoute>::new()}/>
                     <Route path=path!("/tokens") view={Lazy::<TokensRoute>::new()}/>
                     <Route path=path!("/audit") view={Lazy::<AuditRoute>::new()}/>
@@ -174,6 +176,7 @@ macro_rules! lazy_page {
 
 /// The addresses of the pages declared below, which hydrate only once their chunk is in (`crate::hydrate`).
 pub const LAZY_PATHS: &[&str] = &[
+    "/blocks",
     "/templates",
     "/tokens",
     "/audit",
@@ -191,6 +194,7 @@ pub const LAZY_PATHS: &[&str] = &[
 ];
 
 lazy_page! {
+    BlocksRoute => blocks::BlocksPage,
     TemplatesRoute => templates::TemplatesPage,
     TokensRoute => tokens::TokensPage,
     AuditRoute => audit::AuditPage,

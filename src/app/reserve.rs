@@ -244,7 +244,7 @@ impl Reservation {
                 match api::confirm_reservation(token.clone(), doc.clone()).await {
                     Ok(r) => {
                         retry.set(None);
-                        set_status(held, &token, r.status)
+                        settled(held, &token, r)
                     }
                     Err(e) => failed(error, retry, &e, Retry::Confirm(token, doc)),
                 }
@@ -257,7 +257,7 @@ impl Reservation {
                 match api::cancel_reservation(token.clone(), reason.clone()).await {
                     Ok(r) => {
                         retry.set(None);
-                        set_status(held, &token, r.status)
+                        settled(held, &token, r)
                     }
                     Err(e) => failed(error, retry, &e, Retry::Cancel(token, reason)),
                 }
@@ -386,6 +386,13 @@ fn ReserveForm(page: ReservePageData, initial: ReserveChoices) -> impl IntoView 
                 <ReserveButton request r hydrated/>
             </Show>
         </form>
+
+        // the same choices, for numbers taken in advance (a page of its own)
+        <Show when=move || project.get().is_some() && ctype.get().is_some()>
+            <p class="small">
+                <a href=move || sel.choices().address_on(path::BLOCKS) data-testid="reserve-block-link">{move || i18n.t("reserve.block")}</a>
+            </p>
+        </Show>
 
         <ErrorSlot error=r.error/>
         <RetryButton r/>
@@ -594,13 +601,12 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
     };
     // the QR code of the number's verify link, and its printable stamp (both drawn by the service)
     let receipt_links = codes.map(|(project, type_code)| {
-        use crate::contract::forms::percent_encode as enc;
-        let q = format!("projectCode={}&correspondenceTypeCode={}&documentNumber={}", enc(&project), enc(&type_code), enc(&number));
+        use crate::receipt::link::receipt_path;
         view! {
             <p class="receipt-qr">
-                <img src=format!("/api/v1/document-numbering/receipts/qr?{q}") width="120" height="120"
+                <img src=receipt_path("/qr", &project, &type_code, &number) width="120" height="120"
                     alt=move || i18n.t("reserve.qr") data-testid="receipt-qr"/>
-                <a href=format!("/api/v1/document-numbering/receipts/stamp?{q}") target="_blank" data-testid="receipt-stamp">
+                <a href=receipt_path("/stamp", &project, &type_code, &number) target="_blank" data-testid="receipt-stamp">
                     {move || i18n.t("reserve.stamp")}
                 </a>
             </p>
@@ -622,9 +628,9 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
                 <strong data-testid="status" data-status=status>{move || i18n.t(status_key)}</strong>
             </p>
             {receipt_links}
-            <Show when=move || is_reserved>
-                <ConfirmOrCancel held=h.clone() r sel hydrated/>
-            </Show>
+            {is_reserved.then(|| view! { <ExpiresIn remaining=r.remaining/> })}
+            {h.may("CONFIRM").then(|| view! { <ConfirmForm held=h.clone() r sel hydrated/> })}
+            {h.may("CANCEL").then(|| view! { <CancelForm held=h.clone() r sel hydrated/> })}
             <Show when=move || !is_reserved>
                 // a link to the page with the same choices; once hydrated, the card just closes
                 <a href=move || sel.choices().page_address() class="button secondary" data-testid="new-reservation"
@@ -636,36 +642,45 @@ fn ReservationCard(h: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSi
     }
 }
 
-/// The countdown of a RESERVED number, and the forms that confirm it (with a document id) or cancel it. Each names
-/// the number in hidden fields, so that the page can show it again after a post without scripts.
+/// How long a RESERVED number stays held.
 #[component]
-fn ConfirmOrCancel(held: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
+fn ExpiresIn(remaining: RwSignal<i64>) -> impl IntoView {
     let i18n = use_i18n();
-    let Reservation { remaining, error, document_id, cancel_reason, confirm, cancel, busy, .. } = r;
-    let token = held.result.token.clone();
-    let (t1, t2) = (token.clone(), token.clone());
-    let named = move || {
-        let h = held.result.clone();
-        view! {
-            <input type="hidden" name="token" value=h.token/>
-            <input type="hidden" name="number" value=h.document_number/>
-            <input type="hidden" name="expiresAt" value=h.expires_at.to_rfc3339()/>
-            <ChoiceFields sel/>
-        }
-    };
-    let named2 = named.clone();
     view! {
         <p class="countdown">
             {move || if remaining.get() > 0 { i18n.t("reserve.expires_in") } else { i18n.t("reserve.expired") }}" "
             <span data-testid="ttl-countdown">{move || mm_ss(remaining.get())}</span>
         </p>
+    }
+}
+
+/// The hidden fields that name the held number in a form, so that the page can show it again after a post without
+/// scripts.
+#[component]
+fn HeldFields(held: HeldNumber, sel: Selection) -> impl IntoView {
+    let h = held.result;
+    view! {
+        <input type="hidden" name="token" value=h.token/>
+        <input type="hidden" name="number" value=h.document_number/>
+        <input type="hidden" name="expiresAt" value=h.expires_at.to_rfc3339()/>
+        <ChoiceFields sel/>
+    }
+}
+
+/// Confirms the held number with a document id (offered when the server's `availableActions` has CONFIRM).
+#[component]
+fn ConfirmForm(held: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
+    let i18n = use_i18n();
+    let Reservation { error, document_id, confirm, busy, .. } = r;
+    let token = held.result.token.clone();
+    view! {
         <form method="post" action=path::CONFIRM class="form-row" data-testid="confirm-form"
             on:submit=move |ev| {
                 ev.prevent_default();
                 error.set(None);
-                confirm.dispatch((t1.clone(), document_id.get_untracked().trim().to_string()));
+                confirm.dispatch((token.clone(), document_id.get_untracked().trim().to_string()));
             }>
-            {named}
+            <HeldFields held sel/>
             <label class="field grow">
                 <span>{move || i18n.t("reserve.document_id")}</span>
                 <input type="text" data-testid="document-id" name="documentId" required
@@ -677,14 +692,24 @@ fn ConfirmOrCancel(held: HeldNumber, r: Reservation, sel: Selection, hydrated: R
                 {move || i18n.t("reserve.confirm")}
             </button>
         </form>
+    }
+}
+
+/// Cancels the held number, with an optional reason (offered when the server's `availableActions` has CANCEL).
+#[component]
+fn CancelForm(held: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSignal<bool>) -> impl IntoView {
+    let i18n = use_i18n();
+    let Reservation { error, cancel_reason, cancel, busy, .. } = r;
+    let token = held.result.token.clone();
+    view! {
         <form method="post" action=path::CANCEL class="form-row" data-testid="cancel-form"
             on:submit=move |ev| {
                 ev.prevent_default();
                 error.set(None);
                 let reason = cancel_reason.get_untracked().trim().to_string();
-                cancel.dispatch((t2.clone(), (!reason.is_empty()).then_some(reason)));
+                cancel.dispatch((token.clone(), (!reason.is_empty()).then_some(reason)));
             }>
-            {named2}
+            <HeldFields held sel/>
             <label class="field grow">
                 <span>{move || i18n.t("reserve.cancel_reason")}</span>
                 <input type="text" data-testid="cancel-reason" name="reason"
@@ -730,10 +755,12 @@ fn TemplateInfo(
     }
 }
 
-fn set_status(held: RwSignal<Option<HeldNumber>>, token: &str, status: NumberStatus) {
+/// The held number after a confirm or cancel: its new status, and what the server now allows with it.
+fn settled(held: RwSignal<Option<HeldNumber>>, token: &str, r: StatusResult) {
     held.update(|h| {
         if let Some(h) = h.as_mut().filter(|h| h.result.token == token) {
-            h.status = status;
+            h.status = r.status;
+            h.result.workflow = r.workflow;
         }
     });
 }

@@ -7,7 +7,7 @@ use super::browser::copy_to_clipboard;
 use super::i18n::{use_i18n, Lang};
 use super::use_current_user;
 use crate::contract::import::ImportReport;
-use crate::contract::{CounterView, ReferenceData, Role, TemplateSource, UserInfo};
+use crate::contract::{CounterView, NumberStatus, ReferenceData, Role, TemplateSource, UserInfo};
 
 /// Renders `content(user)` for a logged-in user; sends everyone else to `/login`. On a page load without a session
 /// the server has answered `303` already (`server::http::pages_need_a_session`); what is left here is a session that
@@ -583,6 +583,16 @@ where
             }
             .into_any()
         }/>
+    }
+}
+
+/// The i18n key of a number's status.
+pub fn status_key(status: NumberStatus) -> &'static str {
+    match status {
+        NumberStatus::Reserved => "st.RESERVED",
+        NumberStatus::Confirmed => "st.CONFIRMED",
+        NumberStatus::Cancelled => "st.CANCELLED",
+        NumberStatus::Void => "st.VOID",
     }
 }
 

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ApiError, NumberRequest, NumberStatus, PreviewResult, ReferenceData, ReservationResult, ResolvedTemplate};
+use super::{ApiError, NumberRequest, NumberStatus, PreviewResult, ReferenceData, ReservationResult, ResolvedTemplate, WorkflowContext};
 use crate::numbering::{Segment, Template, Token};
 
 /// Where the forms post (`server::auth::forms`, `server::numbering::forms`): each answers `303 See Other`.
@@ -15,6 +15,12 @@ pub mod path {
     pub const RESERVE: &str = "/forms/reserve";
     pub const CONFIRM: &str = "/forms/confirm";
     pub const CANCEL: &str = "/forms/cancel";
+    /// The blocks page, and its forms: a block for the choices in its address; a number of a block confirmed or
+    /// cancelled (each answers back to the block).
+    pub const BLOCKS: &str = "/blocks";
+    pub const BLOCK_RESERVE: &str = "/forms/block/reserve";
+    pub const BLOCK_CONFIRM: &str = "/forms/block/confirm";
+    pub const BLOCK_CANCEL: &str = "/forms/block/cancel";
 }
 
 /// The parts of a request the resolved template shows (and therefore asks for).
@@ -115,11 +121,16 @@ impl ReserveChoices {
 
     /// The reserve page's address with these choices (`/` when there are none).
     pub fn page_address(&self) -> String {
+        self.address_on("/")
+    }
+
+    /// The address of `page` with these choices in its query.
+    pub fn address_on(&self, page: &str) -> String {
         let query: Vec<String> = self.fields().into_iter().map(|(k, v)| format!("{k}={}", percent_encode(&v))).collect();
         if query.is_empty() {
-            "/".to_string()
+            page.to_string()
         } else {
-            format!("/?{}", query.join("&"))
+            format!("{page}?{}", query.join("&"))
         }
     }
 
@@ -189,10 +200,24 @@ pub struct HeldNumber {
 }
 
 impl HeldNumber {
-    /// A number the forms name by its token, number and expiry (a confirm or cancel posted without scripts).
-    pub fn named(token: String, document_number: String, expires_at: DateTime<Utc>, status: NumberStatus, now: DateTime<Utc>) -> HeldNumber {
+    /// A number the forms name by its token, number and expiry (a confirm or cancel posted without scripts), with
+    /// what the server says the caller may do with it now.
+    pub fn named(
+        token: String,
+        document_number: String,
+        expires_at: DateTime<Utc>,
+        status: NumberStatus,
+        workflow: Option<WorkflowContext>,
+        now: DateTime<Utc>,
+    ) -> HeldNumber {
         let ttl_seconds = if status == NumberStatus::Reserved { (expires_at - now).num_seconds().max(0) } else { 0 };
-        HeldNumber { result: ReservationResult { token, document_number, sequence: 0, expires_at, ttl_seconds, workflow: None }, status }
+        HeldNumber { result: ReservationResult { token, document_number, sequence: 0, expires_at, ttl_seconds, workflow }, status }
+    }
+
+    /// Whether the server's `availableActions` for this number include `action` (CONFIRM, CANCEL…): the card draws
+    /// its buttons from them, never from the status.
+    pub fn may(&self, action: &str) -> bool {
+        self.result.workflow.as_ref().is_some_and(|w| w.available_actions.iter().any(|a| a == action))
     }
 }
 

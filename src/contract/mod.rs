@@ -3,6 +3,7 @@
 //! `crate::numbering`, under everything else. Plain data only: every rule lives in `crate::numbering` or
 //! the server's services.
 
+pub mod blocks;
 pub mod error;
 pub mod forms;
 pub mod import;
@@ -17,6 +18,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use blocks::{BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD};
 pub use error::{ApiError, ErrorCode};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
@@ -730,6 +732,10 @@ pub struct NumberView {
     pub confirmed_at: Option<DateTime<Utc>>,
     pub cancelled_at: Option<DateTime<Utc>>,
     pub cancel_reason: Option<String>,
+    /// What the caller may do with this number here (REVISE, VOID), from the number lifecycle's table; actions that
+    /// need the reservation's token are its holder's and not listed.
+    #[serde(default)]
+    pub available_actions: Vec<String>,
 }
 
 /// A number released for reuse by an approved counter reset.

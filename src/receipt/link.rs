@@ -36,12 +36,18 @@ pub fn verify_link(site: &str, receipt: &str, project: &str, type_code: &str, nu
 
 /// The verify link that names the number; the page fetches its receipt.
 pub fn lookup_link(site: &str, project: &str, type_code: &str, number: &str) -> String {
-    format!(
-        "{site}{VERIFY_PATH}?projectCode={}&correspondenceTypeCode={}&documentNumber={}",
-        percent_encode(project),
-        percent_encode(type_code),
-        percent_encode(number)
-    )
+    format!("{site}{VERIFY_PATH}?{}", number_query(project, type_code, number))
+}
+
+/// The query that names a number, for `/verify` and for the receipt, its QR code and its stamp
+/// (`/api/v1/document-numbering/receipts[/qr|/stamp]?…`).
+pub fn number_query(project: &str, type_code: &str, number: &str) -> String {
+    format!("projectCode={}&correspondenceTypeCode={}&documentNumber={}", percent_encode(project), percent_encode(type_code), percent_encode(number))
+}
+
+/// The REST path of a number's receipt (`kind` ""), or of its QR code ("/qr") or stamp ("/stamp").
+pub fn receipt_path(kind: &str, project: &str, type_code: &str, number: &str) -> String {
+    format!("/api/v1/document-numbering/receipts{kind}?{}", number_query(project, type_code, number))
 }
 
 #[cfg(test)]

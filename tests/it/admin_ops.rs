@@ -146,6 +146,10 @@ async fn two_super_admins_reset_a_counter_and_the_numbers_restart() {
     assert_eq!(s, StatusCode::OK, "{numbers}");
     let statuses: Vec<&str> = numbers["numbers"].as_array().unwrap().iter().map(|n| n["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, ["CONFIRMED", "RESERVED"]);
+    // each with what this super admin may do to it here, from the lifecycle's table: a confirmed number is revised
+    // or voided; a held one offers nothing without its token
+    let actions: Vec<&Value> = numbers["numbers"].as_array().unwrap().iter().map(|n| &n["availableActions"]).collect();
+    assert_eq!(actions, [&json!(["REVISE", "VOID"]), &json!([])]);
     assert_eq!(numbers["gaps"], json!([]));
     assert_eq!(numbers["released"].as_array().unwrap().len(), 3);
     assert_all_accounted_for(&app).await;

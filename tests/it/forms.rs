@@ -3,6 +3,8 @@
 //! answered `303 See Other`, what each did shown once on the page it goes back to. A browser with scripts off does the
 //! same in end2end/tests/noscript.spec.ts.
 
+use docnum::contract::Role;
+use docnum::server::auth;
 use reqwest::header::{CONTENT_TYPE, LOCATION, ORIGIN};
 use reqwest::{Client, StatusCode};
 use sqlx::Row;
@@ -146,6 +148,8 @@ async fn a_person_without_scripts_logs_in_takes_confirms_and_cancels_numbers_and
     let (status, number) = status_of(&app, &token).await;
     assert_eq!((status.as_str(), number.as_str()), ("RESERVED", "คคง.-สคฉ.3-0001-2568"));
     assert_eq!(shown_number(&html), "คคง.-สคฉ.3-0001-2568", "the card shows the number");
+    // its forms are the server's availableActions for a held number: confirm and cancel
+    assert!(html.contains(r#"data-testid="confirm-form""#) && html.contains(r#"data-testid="cancel-form""#));
 
     // confirm it with a document id
     let named = |token: &str, html: &str| {
@@ -164,6 +168,8 @@ async fn a_person_without_scripts_logs_in_takes_confirms_and_cancels_numbers_and
     let (_, html) = page(&app, &browser, &back).await;
     assert!(html.contains(r#"data-status="CONFIRMED""#));
     assert_eq!(shown_number(&html), "คคง.-สคฉ.3-0001-2568");
+    // confirmed, the actions offered (revise) are not the card's: no form is left on it
+    assert!(!html.contains(r#"data-testid="confirm-form""#) && !html.contains(r#"data-testid="cancel-form""#));
     assert_eq!(status_of(&app, &token).await.0, "CONFIRMED");
 
     // another, cancelled with a reason
@@ -220,4 +226,132 @@ async fn form_posts_are_refused_from_another_site_without_a_session_or_without_a
     assert!(body["message"].as_str().unwrap().contains("แบบฟอร์ม"));
 
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
+}
+
+/// The rows of the block shown on the blocks page, as (sequence, status), and how many confirm forms it offers.
+fn block_rows(html: &str) -> (Vec<(String, String)>, usize) {
+    let rows = html
+        .split(r#"data-testid="block-number""#)
+        .skip(1)
+        .map(|row| {
+            let attr = |name: &str| {
+                let marker = format!("{name}=\"");
+                let at = row.find(&marker).unwrap() + marker.len();
+                row[at..].split('"').next().unwrap().to_string()
+            };
+            (attr("data-sequence"), attr("data-status"))
+        })
+        .collect();
+    (rows, html.matches(r#"data-testid="block-confirm-form""#).count())
+}
+
+#[tokio::test]
+async fn a_person_without_scripts_takes_a_block_confirms_and_cancels_its_numbers_and_no_one_else_sees_it() {
+    let app = TestApp::spawn().await;
+    for name in ["site", "other"] {
+        auth::system::create_user(&app.state.db, name, name, STAFF_PASSWORD, Role::Staff).await.unwrap();
+    }
+    let browser = form_browser(&app);
+    let (status, _) = post_form(&app, &browser, "/forms/login", &[("username", "site".into()), ("password", STAFF_PASSWORD.into())]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+
+    // no choices yet: the way to them, no form, no blocks
+    let (status, html) = page(&app, &browser, "/blocks").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(r#"data-testid="block-how""#) && !html.contains(r#"data-testid="block-form""#), "{html}");
+    assert!(html.contains(r#"data-testid="blocks-none""#));
+
+    // the reserve page links the blocks page with its choices; there the form, and the number a block would start at
+    let ids = letter_ids(&app).await;
+    let choices = format!("project={}&type={}&originator={}&recipient={}", ids.project, ids.ctype, ids.originator, ids.recipient);
+    let (_, html) = page(&app, &browser, &format!("/?{choices}")).await;
+    assert!(html.contains(&format!(r#"href="/blocks?{}""#, choices.replace('&', "&amp;"))), "the reserve page links its choices' block");
+    let (_, html) = page(&app, &browser, &format!("/blocks?{choices}")).await;
+    assert!(html.contains(r#"action="/forms/block/reserve""#));
+    assert!(html.contains("คคง.-สคฉ.3-0001-2568"), "the first number of the block");
+
+    let fields = |extra: &[(&'static str, String)]| {
+        let mut f = vec![
+            ("project", ids.project.clone()),
+            ("type", ids.ctype.clone()),
+            ("originator", ids.originator.clone()),
+            ("recipient", ids.recipient.clone()),
+        ];
+        f.extend_from_slice(extra);
+        f
+    };
+    // refused (one number is not a block): said once on the form's page, nothing taken
+    let (status, back) = post_form(&app, &browser, "/forms/block/reserve", &fields(&[("count", "1".into())])).await;
+    assert_eq!((status, back.as_str()), (StatusCode::SEE_OTHER, format!("/blocks?{choices}").as_str()));
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-testid="error""#));
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(!html.contains(r#"data-testid="error""#), "said once");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
+
+    // five, for a subcontractor, until a day: back to the block
+    let until = (app.clock.now() + chrono::Duration::days(2)).format("%Y-%m-%d").to_string();
+    let taken = fields(&[("count", "5".into()), ("holder", "ผรม.1".into()), ("holdUntil", until.clone())]);
+    let (status, back) = post_form(&app, &browser, "/forms/block/reserve", &taken).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let block = back.strip_prefix("/blocks?block=").expect("back to the block").to_string();
+    let (_, html) = page(&app, &browser, &back).await;
+    let (rows, confirm_forms) = block_rows(&html);
+    assert_eq!(rows, (1..=5).map(|q| (q.to_string(), "RESERVED".to_string())).collect::<Vec<_>>());
+    assert_eq!(confirm_forms, 5);
+    assert!(html.contains("ผรม.1") && html.contains("คคง.-สคฉ.3-0005-2568"));
+    let expires: Vec<i64> =
+        sqlx::query_scalar("SELECT expires_at FROM document_numbers ORDER BY sequence").fetch_all(&app.state.db.pool).await.unwrap();
+    let end_of_day = chrono::NaiveDate::parse_from_str(&until, "%Y-%m-%d").unwrap().succ_opt().unwrap().and_hms_opt(0, 0, 0).unwrap();
+    assert!(
+        expires.iter().all(|e| *e / 1000 == end_of_day.and_utc().timestamp() - 7 * 3_600),
+        "held until the end of {until} in Bangkok: {expires:?} {end_of_day}"
+    );
+
+    // the first confirmed with its document, the second cancelled: each on its own
+    let token = hidden(&html, "token");
+    let confirm = vec![("token", token.clone()), ("block", block.clone()), ("documentId", "DOC-BLOCK-1".into())];
+    assert_eq!(post_form(&app, &browser, "/forms/block/confirm", &confirm).await, (StatusCode::SEE_OTHER, back.clone()));
+    let (_, html) = page(&app, &browser, &back).await;
+    let second = hidden(&html, "token");
+    assert_ne!(second, token);
+    let cancel = vec![("token", second.clone()), ("block", block.clone())];
+    assert_eq!(post_form(&app, &browser, "/forms/block/cancel", &cancel).await, (StatusCode::SEE_OTHER, back.clone()));
+    let (_, html) = page(&app, &browser, &back).await;
+    let (rows, confirm_forms) = block_rows(&html);
+    let statuses: Vec<&str> = rows.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(statuses, ["CONFIRMED", "CANCELLED", "RESERVED", "RESERVED", "RESERVED"]);
+    assert_eq!(confirm_forms, 3);
+    assert_eq!(status_of(&app, &token).await.0, "CONFIRMED");
+    // confirming it again for another document: refused, said on the page
+    let other_document = vec![("token", token.clone()), ("block", block.clone()), ("documentId", "DOC-BLOCK-9".into())];
+    post_form(&app, &browser, "/forms/block/confirm", &other_document).await;
+    let (_, html) = page(&app, &browser, &back).await;
+    assert!(html.contains(r#"data-testid="error""#));
+
+    // over REST: the list says how far it is used; the tokens are the reserver's
+    let site = app.login("site", STAFF_PASSWORD).await;
+    let list: serde_json::Value = site.get(app.url("/api/v1/document-numbering/blocks")).send().await.unwrap().json().await.unwrap();
+    let b = &list[0];
+    assert_eq!((b["blockId"].as_str(), b["count"].as_i64(), b["held"].as_i64()), (Some(block.as_str()), Some(5), Some(3)));
+    assert_eq!((b["confirmed"].as_i64(), b["cancelled"].as_i64(), b["expired"].as_i64()), (Some(1), Some(1), Some(0)));
+    assert_eq!((b["holder"].as_str(), b["reservedBy"].as_str()), (Some("ผรม.1"), Some("site")));
+    assert_eq!((b["firstNumber"].as_str(), b["lastNumber"].as_str()), (Some("คคง.-สคฉ.3-0001-2568"), Some("คคง.-สคฉ.3-0005-2568")));
+
+    // another staff member sees neither the block nor its tokens: the same 404 as for no block at all
+    let other = app.login("other", STAFF_PASSWORD).await;
+    let list: serde_json::Value = other.get(app.url("/api/v1/document-numbering/blocks")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(list, serde_json::json!([]));
+    for id in [block.clone(), uuid::Uuid::new_v4().to_string(), "not-a-block".into()] {
+        let r = other.get(app.url(&format!("/api/v1/document-numbering/blocks/{id}"))).send().await.unwrap();
+        let status = r.status();
+        assert_error(status, &r.json().await.unwrap(), 404, "NOT_FOUND");
+    }
+    // a super admin sees it, without the tokens
+    let admin = app.login("admin", ADMIN_PASSWORD).await;
+    let detail: serde_json::Value =
+        admin.get(app.url(&format!("/api/v1/document-numbering/blocks/{block}"))).send().await.unwrap().json().await.unwrap();
+    assert_eq!(detail["numbers"].as_array().unwrap().len(), 5);
+    assert!(detail["numbers"].as_array().unwrap().iter().all(|n| n.get("token").is_none()), "{detail}");
+    assert_eq!(detail["numbers"][0]["availableActions"], serde_json::json!(["REVISE", "VOID"]));
 }

@@ -29,6 +29,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/v1/document-numbering/reserve"),
     ("get", "/api/v1/document-numbering/register"),
     ("post", "/api/v1/document-numbering/reserve-block"),
+    ("get", "/api/v1/document-numbering/blocks"),
+    ("get", "/api/v1/document-numbering/blocks/{blockId}"),
     ("post", "/api/v1/document-numbering/confirm"),
     ("post", "/api/v1/document-numbering/cancel"),
     ("get", "/api/v1/document-numbering/receipts"),

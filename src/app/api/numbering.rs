@@ -40,3 +40,12 @@ pub async fn reserve_page(choices: crate::contract::forms::ReserveChoices) -> Re
     let session = sfn::session(&state).await?;
     numbering::forms::page(&state.numbering, &state.catalog, &caller, &session, &choices).await.map_err(sfn::error)
 }
+
+/// What the blocks page shows at first: the caller's blocks, the one in its address (`block`), the form for a new
+/// block for the reserve page's choices in its address (`server::numbering::blocks::page`).
+#[server(prefix = "/sfn", endpoint = "blocks_page", input = Json)]
+pub async fn blocks_page(choices: crate::contract::forms::ReserveChoices, block: Option<String>) -> Result<BlocksPageData, ApiError> {
+    let (state, caller) = sfn::caller().await?;
+    let session = sfn::session(&state).await?;
+    numbering::blocks::page(&state.numbering, &caller, &session, &choices, block.as_deref()).await.map_err(sfn::error)
+}

@@ -770,7 +770,10 @@ pub(crate) async fn counter_numbers(
     let from = after.unwrap_or(0).saturating_add(1);
     let window_end = from.saturating_add(limit - 1);
     let to = window_end.min(counter.row.last_number);
-    let numbers = if to >= from { store::numbers_between(&s.db, counter_id, from, to).await? } else { Vec::new() };
+    let mut numbers = if to >= from { store::numbers_between(&s.db, counter_id, from, to).await? } else { Vec::new() };
+    for n in &mut numbers {
+        n.available_actions = s.lifecycle.actions_on_number(&n.document_number, State::of(n.status, n.cancel_reason.as_deref()), caller);
+    }
     let present: HashSet<i64> = numbers.iter().map(|n| n.sequence).collect();
     let missing: Vec<i64> = (from..=to).filter(|q| !present.contains(q)).collect();
     let mut explained: HashMap<i64, AuditView> = HashMap::new();

@@ -112,8 +112,8 @@ pub async fn daily(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<DailyI
 }
 
 /// The utilization of counters at the end of each of the last `days` days: one counter (`counterId`), or the fullest
-/// `limit` (default 10) of the current period — this year's yearly counters, this month's monthly ones, and those
-/// that never reset.
+/// `limit` (default 10) of the current period — this year's yearly counters, this month's monthly ones, this fiscal
+/// year's (a fiscal year from October: `Period::current_keys`), contracts' and those that never reset.
 pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<UtilizationHistory, AppError> {
     let a = asked(s, caller, q).await?;
     let limit = q.limit.unwrap_or(DEFAULT_STATS_COUNTERS);

@@ -234,6 +234,7 @@ pub(crate) async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64
             confirmed_at: r.confirmed_at.map(ms_to_datetime),
             cancelled_at: r.cancelled_at.map(ms_to_datetime),
             cancel_reason: r.cancel_reason,
+            available_actions: Vec::new(),
         })
     })
     .collect::<Result<_, sqlx::Error>>()?)

@@ -17,16 +17,17 @@ use tower_sessions::Session;
 
 use super::Numbering;
 use crate::contract::forms::{path, HeldNumber, ReserveChoices, ReserveFlash, ReservePageData, Shows};
-use crate::contract::{ApiError, NumberStatus, StatusResult};
+use crate::contract::{ApiError, NumberStatus, StatusResult, WorkflowContext};
 use crate::server::auth::{Access, Caller};
 use crate::server::error::AppError;
+use crate::server::numbering::counter_tx::State as NumberState;
 use crate::server::reference::Catalog;
 
 /// The session's key of what the last post left for the page.
 const FLASH_KEY: &str = "reserve.flash";
 
 /// The posted fields, as the browser sends them: names may repeat or be unknown; what does not parse is no choice.
-type Fields = Vec<(String, String)>;
+pub(super) type Fields = Vec<(String, String)>;
 
 pub(crate) fn router<S>() -> Router<S>
 where
@@ -34,14 +35,18 @@ where
     Arc<Access>: FromRef<S>,
     Arc<Numbering>: FromRef<S>,
 {
-    Router::new().route(path::RESERVE, post(reserve)).route(path::CONFIRM, post(confirm)).route(path::CANCEL, post(cancel))
+    Router::new()
+        .route(path::RESERVE, post(reserve))
+        .route(path::CONFIRM, post(confirm))
+        .route(path::CANCEL, post(cancel))
+        .merge(super::blocks::forms::router())
 }
 
-fn field(fields: &Fields, name: &str) -> Option<String> {
+pub(super) fn field(fields: &Fields, name: &str) -> Option<String> {
     fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
 }
 
-fn choices(fields: &Fields) -> ReserveChoices {
+pub(super) fn choices(fields: &Fields) -> ReserveChoices {
     ReserveChoices::from_fields(|name| field(fields, name))
 }
 
@@ -58,7 +63,7 @@ pub(crate) fn see_other(location: &str) -> Response {
 }
 
 /// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the error body.
-fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
+pub(super) fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
     let fields = match form {
         Ok(Form(fields)) => fields,
         Err(rejection) => {
@@ -72,7 +77,7 @@ fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormReject
     }
 }
 
-fn refusal(e: &AppError) -> Option<ApiError> {
+pub(super) fn refusal(e: &AppError) -> Option<ApiError> {
     if e.status().is_server_error() {
         tracing::error!(error = %e.report(), "form post failed");
     }
@@ -98,18 +103,23 @@ async fn reserve(
 }
 
 /// The held number as the confirm and cancel forms name it (hidden fields), for the page to show it again.
-fn held_of(s: &Numbering, fields: &Fields, status: NumberStatus) -> Option<HeldNumber> {
+fn held_of(s: &Numbering, fields: &Fields, status: NumberStatus, workflow: Option<WorkflowContext>) -> Option<HeldNumber> {
     let token = field(fields, "token")?;
     let number = field(fields, "number")?;
     let expires_at = field(fields, "expiresAt").and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())?.with_timezone(&chrono::Utc);
-    Some(HeldNumber::named(token, number, expires_at, status, s.engine.clock.now()))
+    Some(HeldNumber::named(token, number, expires_at, status, workflow, s.engine.clock.now()))
 }
 
-/// What a confirm or cancel did, for the page: the number with its new status, or still held with the refusal.
-fn settled(s: &Numbering, fields: &Fields, outcome: Result<StatusResult, AppError>) -> ReserveFlash {
+/// What a confirm or cancel did, for the page: the number with its new status and what may follow, or still held
+/// (with what a held number allows) and the refusal.
+fn settled(s: &Numbering, caller: &Caller, fields: &Fields, outcome: Result<StatusResult, AppError>) -> ReserveFlash {
     match outcome {
-        Ok(r) => ReserveFlash { held: held_of(s, fields, r.status), error: None },
-        Err(e) => ReserveFlash { held: held_of(s, fields, NumberStatus::Reserved), error: refusal(&e) },
+        Ok(r) => ReserveFlash { held: held_of(s, fields, r.status, r.workflow), error: None },
+        Err(e) => {
+            let token = field(fields, "token").unwrap_or_default();
+            let held = s.engine.lifecycle.context(&token, NumberState::Reserved, s.engine.clock.now_ms(), caller);
+            ReserveFlash { held: held_of(s, fields, NumberStatus::Reserved, Some(held)), error: refusal(&e) }
+        }
     }
 }
 
@@ -125,7 +135,7 @@ async fn confirm(
     };
     let token = field(&fields, "token").unwrap_or_default();
     let document_id = field(&fields, "documentId").unwrap_or_default();
-    let flash = settled(&s, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
+    let flash = settled(&s, &caller, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
     back(&session, &choices(&fields), flash).await
 }
 
@@ -141,7 +151,7 @@ async fn cancel(
     };
     let token = field(&fields, "token").unwrap_or_default();
     let reason = field(&fields, "reason");
-    let flash = settled(&s, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
+    let flash = settled(&s, &caller, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
     back(&session, &choices(&fields), flash).await
 }
 

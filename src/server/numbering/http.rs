@@ -7,10 +7,12 @@ use utoipa::ToSchema;
 
 use super::idempotency::{KeyHeader, KeyParam};
 use super::Numbering;
-use crate::contract::{AnyNumberRequest, BlockRequest, BlockResult, GenerateResult, PreviewResult, ReservationResult, StatusResult};
+use crate::contract::{
+    AnyNumberRequest, BlockDetail, BlockRequest, BlockResult, BlockSummary, GenerateResult, PreviewResult, ReservationResult, StatusResult,
+};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
-use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
+use crate::server::error::{error_set, SignedInErrors, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, AppError};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -26,6 +28,8 @@ where
         .routes(routes!(preview))
         .routes(routes!(reserve))
         .routes(routes!(reserve_block))
+        .routes(routes!(blocks))
+        .routes(routes!(block))
         .routes(routes!(confirm))
         .routes(routes!(cancel))
         .routes(routes!(generate))
@@ -101,6 +105,34 @@ pub(crate) async fn reserve_block(
 ) -> Result<Json<BlockResult>, AppError> {
     let block = super::BlockAsk { count: body.count, hold_until: body.hold_until, holder: body.holder };
     Ok(Json(super::reserve_block(&s, &caller, &body.request, &block, key.as_ref()).await?))
+}
+
+error_set!(
+    /// One block: signed in; unknown, or not the caller's to see.
+    pub BlockErrors: FAILURES, SIGNED_IN;
+        NotFound
+);
+
+/// `GET /document-numbering/blocks`: the newest blocks the caller may see (its own; a project admin's projects'; a
+/// super admin's, all), at most 200.
+#[utoipa::path(get, path = "/document-numbering/blocks",
+    responses((status = 200, body = Vec<BlockSummary>), SignedInErrors),
+    tag = "numbering")]
+pub(crate) async fn blocks(State(s): State<std::sync::Arc<Numbering>>, caller: Caller) -> Result<Json<Vec<BlockSummary>>, AppError> {
+    Ok(Json(super::blocks::list(&s.engine, &caller).await?))
+}
+
+/// `GET /document-numbering/blocks/{blockId}`: a block and its numbers, with their tokens for the caller who
+/// reserved it.
+#[utoipa::path(get, path = "/document-numbering/blocks/{blockId}", params(("blockId" = String, Path,)),
+    responses((status = 200, body = BlockDetail), BlockErrors),
+    tag = "numbering")]
+pub(crate) async fn block(
+    State(s): State<std::sync::Arc<Numbering>>,
+    caller: Caller,
+    ApiPath(block_id): ApiPath<String>,
+) -> Result<Json<BlockDetail>, AppError> {
+    Ok(Json(super::blocks::detail(&s.engine, &caller, &block_id).await?))
 }
 
 #[utoipa::path(post, path = "/document-numbering/confirm", request_body = ConfirmBody, params(KeyParam),

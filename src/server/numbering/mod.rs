@@ -4,6 +4,7 @@
 //! one lock hold and one transaction (`counter_tx`: read, a pure plan, apply); the version check and the
 //! unique constraint are the last guards.
 
+pub(crate) mod blocks;
 pub mod check;
 pub mod committer;
 pub mod counter_tx;

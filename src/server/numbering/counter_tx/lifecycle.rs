@@ -18,6 +18,9 @@ use crate::server::workflow::{Instance, Machine, START};
 /// offered to a caller as an available action.
 const TAKEN_BY_THE_SERVICE: [Action; 2] = [Action::Expire, Action::Release];
 
+/// Actions taken with the reservation's token (its holder's): not offered where a number is named by its text.
+const TAKEN_WITH_THE_TOKEN: [Action; 2] = [Action::Confirm, Action::Cancel];
+
 /// The workflow code of the number lifecycle in `workflow_transitions`.
 pub(crate) const WORKFLOW: &str = "NUMBER";
 
@@ -139,6 +142,14 @@ impl Lifecycle {
         context
     }
 
+    /// What `caller` may do with a number named by its text, as the counter browser lists it: the context's actions
+    /// but those that need the reservation's token, which only its holder has.
+    pub(crate) fn actions_on_number(&self, number: &str, state: State, caller: &Caller) -> Vec<String> {
+        let mut actions = self.context(number, state, 0, caller).available_actions;
+        actions.retain(|a| !TAKEN_WITH_THE_TOKEN.iter().any(|t| t.as_str() == a));
+        actions
+    }
+
     /// The lifecycle the migration seeds (`…_number_lifecycle.sql`), for the unit tests of the plans.
     #[cfg(test)]
     pub(crate) fn standard() -> Lifecycle {
@@ -237,6 +248,9 @@ mod tests {
         let cancelled = lifecycle.context("tok-1", State::Cancelled, 0, &client);
         assert!(cancelled.available_actions.is_empty());
         assert!(!cancelled.can_edit);
+        // named by its text (the counter browser): what needs the token is not offered
+        assert!(lifecycle.actions_on_number("N-1", State::Reserved, &client).is_empty());
+        assert_eq!(lifecycle.actions_on_number("N-1", State::Confirmed, &client), vec!["REVISE".to_string()]);
     }
 
     #[test]
