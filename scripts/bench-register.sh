@@ -26,7 +26,7 @@ cleanup() {
   rm -rf "$W"
 }
 trap cleanup EXIT
-DATABASE_URL="$URL" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 RUST_LOG=error \
+DATABASE_URL="$URL" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass RATE_LIMIT_USER_PER_MIN=0 RATE_LIMIT_IP_PER_MIN=0 RATE_LIMIT_GLOBAL_PER_MIN=0 RUST_LOG=error \
   "$BIN/docnum" serve --addr "127.0.0.1:$PORT" > "$W/server.log" 2>&1 &
 SERVER_PID=$!
 wait_for_health "127.0.0.1:$PORT" 60

@@ -5,6 +5,8 @@
 # CPU time (user + system) of docnum, mariadbd and redis-server per number.
 #   scripts/bench-tls.sh                                   # debug build of this checkout, 4 rounds of each
 #   BENCH_BIN_DIR=$CARGO_TARGET_DIR/release BENCH_ROUNDS=6 BENCH_N=20000 scripts/bench-tls.sh
+#   BENCH_AB=log … scripts/bench-tls.sh   # the same servers in plain text, the arms the transparency log on and off
+#     (LOG_ENABLED); the CPU is read 2 s after the load, once the log's sequencer has taken what was staged
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 BIN="${BENCH_BIN_DIR:-$CARGO_TARGET_DIR/debug}"
@@ -38,11 +40,14 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ="$(getconf CLK_TCK)"
 echo "| round | mode | numbers/s | p99 ms | CPU µs per number (docnum + mariadbd + redis) | docnum | mariadbd | redis |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+AB="${BENCH_AB:-tls}"
+if [ "$AB" = log ]; then MODES=(log-on log-off); else MODES=(plain tls); fi
 for round in $(seq 1 "$ROUNDS"); do
-  for mode in plain tls; do
-    name="bench_${mode}_$round"
+  for mode in "${MODES[@]}"; do
+    name="bench_${mode//-/_}_$round"
     mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e "CREATE DATABASE $name CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-    if [ "$mode" = plain ]; then
+    log_enabled=true; [ "$mode" = log-off ] && log_enabled=false
+    if [ "$mode" != tls ]; then
       # DISABLED, not sqlx's default PREFERRED: with TLS built in, PREFERRED encrypts (unverified) when the server offers it
       db_url="mysql://root@127.0.0.1:$DB_PORT/$name?ssl-mode=DISABLED"; redis_url="redis://127.0.0.1:$REDIS_PORT"
     else
@@ -50,7 +55,7 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
     port="$(free_port)"
     DATABASE_URL="$db_url" REDIS_URLS="$redis_url" BOOTSTRAP_ADMIN_PASSWORD=bench-admin-pass RATE_LIMIT_TOKEN_PER_MIN=0 \
-      RUST_LOG=error "$BIN/docnum" serve --addr "127.0.0.1:$port" > "$W/$name.log" 2>&1 &
+      LOG_ENABLED="$log_enabled" RUST_LOG=error "$BIN/docnum" serve --addr "127.0.0.1:$port" > "$W/$name.log" 2>&1 &
     app=$!
     wait_for_health "127.0.0.1:$port" 120
     token="$(DATABASE_URL="$db_url" "$BIN/docnum" create-token --name bench 2>/dev/null)"
@@ -58,6 +63,7 @@ for round in $(seq 1 "$ROUNDS"); do
     "$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$CALLERS" -n 200 --counters "$COUNTERS" --json >/dev/null
     a0="$(cpu_ticks "$app")" m0="$(cpu_ticks "$MARIADB_PID")" r0="$(cpu_ticks "$REDIS_PID")"
     out="$("$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$CALLERS" -n "$N" --counters "$COUNTERS" --json | tail -n1)"
+    [ "$AB" = log ] && sleep 2
     a1="$(cpu_ticks "$app")" m1="$(cpu_ticks "$MARIADB_PID")" r1="$(cpu_ticks "$REDIS_PID")"
     kill "$app"; wait "$app" 2>/dev/null || true
     mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e "DROP DATABASE $name"
