@@ -132,19 +132,18 @@ pub(crate) async fn page(
 pub(crate) mod forms {
     use std::sync::Arc;
 
-    use axum::extract::rejection::FormRejection;
     use axum::extract::{FromRef, State};
     use axum::response::{IntoResponse, Response};
     use axum::routing::post;
-    use axum::{Form, Router};
+    use axum::Router;
     use chrono::{DateTime, NaiveDate, Utc};
     use tower_sessions::Session;
 
-    use super::super::forms::{admit, choices, field, refusal, see_other, Fields};
+    use super::super::forms::{choices, field, refusal, see_other, Fields, Posted};
     use super::super::{BlockAsk, Numbering};
     use crate::contract::forms::path;
     use crate::contract::BLOCK_FIELD;
-    use crate::server::auth::{Access, Caller};
+    use crate::server::auth::Access;
     use crate::server::error::AppError;
 
     /// The session's key of what the last post refused, for the blocks page.
@@ -198,16 +197,7 @@ pub(crate) mod forms {
         Ok(BlockAsk { count, hold_until, holder })
     }
 
-    async fn reserve(
-        State(s): State<Arc<Numbering>>,
-        caller: Result<Caller, AppError>,
-        session: Session,
-        form: Result<Form<Fields>, FormRejection>,
-    ) -> Response {
-        let (caller, fields) = match admit(caller, form) {
-            Ok(admitted) => admitted,
-            Err(answer) => return *answer,
-        };
+    async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
         let chosen = choices(&fields);
         let taken = match block_ask(&fields) {
             Ok(ask) => super::super::reserve_block(&s, &caller, &chosen.request_of_every_part(), &ask, None).await,
@@ -219,31 +209,13 @@ pub(crate) mod forms {
         }
     }
 
-    async fn confirm(
-        State(s): State<Arc<Numbering>>,
-        caller: Result<Caller, AppError>,
-        session: Session,
-        form: Result<Form<Fields>, FormRejection>,
-    ) -> Response {
-        let (caller, fields) = match admit(caller, form) {
-            Ok(admitted) => admitted,
-            Err(answer) => return *answer,
-        };
+    async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
         let (token, document_id) = (field(&fields, "token").unwrap_or_default(), field(&fields, "documentId").unwrap_or_default());
         let done = super::super::confirm(&s, &caller, &token, &document_id, None).await;
         back(&session, &block_address(&field(&fields, BLOCK_FIELD).unwrap_or_default()), done.err().and_then(|e| refusal(&e))).await
     }
 
-    async fn cancel(
-        State(s): State<Arc<Numbering>>,
-        caller: Result<Caller, AppError>,
-        session: Session,
-        form: Result<Form<Fields>, FormRejection>,
-    ) -> Response {
-        let (caller, fields) = match admit(caller, form) {
-            Ok(admitted) => admitted,
-            Err(answer) => return *answer,
-        };
+    async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
         let token = field(&fields, "token").unwrap_or_default();
         let reason = field(&fields, "reason").filter(|r| !r.trim().is_empty());
         let done = super::super::cancel(&s, &caller, &token, reason.as_deref(), None).await;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use axum::extract::rejection::FormRejection;
-use axum::extract::{FromRef, State};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Request, State};
 use axum::http::header;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -62,8 +62,30 @@ pub(crate) fn see_other(location: &str) -> Response {
     (StatusCode::SEE_OTHER, [(header::LOCATION, location.to_string()), (header::CACHE_CONTROL, "no-store".to_string())]).into_response()
 }
 
+/// A form post as its handler takes it: the caller and the posted fields. A session that ended is sent to the login
+/// page; a body that is not a form is a 400 with the error body. (Last among a handler's arguments: it reads the body.)
+pub(super) struct Posted {
+    pub(super) caller: Caller,
+    pub(super) fields: Fields,
+}
+
+impl<S> FromRequest<S> for Posted
+where
+    S: Send + Sync,
+    Arc<Access>: FromRef<S>,
+{
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
+        let (mut parts, body) = req.into_parts();
+        let caller = Caller::from_request_parts(&mut parts, state).await;
+        let form = Form::<Fields>::from_request(Request::from_parts(parts, body), state).await;
+        admit(caller, form).map(|(caller, fields)| Posted { caller, fields }).map_err(|answer| *answer)
+    }
+}
+
 /// The caller, or the login page for a session that ended; a body that is not a form is a 400 with the error body.
-pub(super) fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
+fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormRejection>) -> Result<(Caller, Fields), Box<Response>> {
     let fields = match form {
         Ok(Form(fields)) => fields,
         Err(rejection) => {
@@ -84,16 +106,7 @@ pub(super) fn refusal(e: &AppError) -> Option<ApiError> {
     Some(ApiError::from(e))
 }
 
-async fn reserve(
-    State(s): State<Arc<Numbering>>,
-    caller: Result<Caller, AppError>,
-    session: Session,
-    form: Result<Form<Fields>, FormRejection>,
-) -> Response {
-    let (caller, fields) = match admit(caller, form) {
-        Ok(admitted) => admitted,
-        Err(answer) => return *answer,
-    };
+async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
     let chosen = choices(&fields);
     let flash = match super::reserve(&s, &caller, &chosen.request_of_every_part(), None).await {
         Ok(result) => ReserveFlash { held: Some(HeldNumber { result, status: NumberStatus::Reserved }), error: None },
@@ -123,32 +136,14 @@ fn settled(s: &Numbering, caller: &Caller, fields: &Fields, outcome: Result<Stat
     }
 }
 
-async fn confirm(
-    State(s): State<Arc<Numbering>>,
-    caller: Result<Caller, AppError>,
-    session: Session,
-    form: Result<Form<Fields>, FormRejection>,
-) -> Response {
-    let (caller, fields) = match admit(caller, form) {
-        Ok(admitted) => admitted,
-        Err(answer) => return *answer,
-    };
+async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
     let token = field(&fields, "token").unwrap_or_default();
     let document_id = field(&fields, "documentId").unwrap_or_default();
     let flash = settled(&s, &caller, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
     back(&session, &choices(&fields), flash).await
 }
 
-async fn cancel(
-    State(s): State<Arc<Numbering>>,
-    caller: Result<Caller, AppError>,
-    session: Session,
-    form: Result<Form<Fields>, FormRejection>,
-) -> Response {
-    let (caller, fields) = match admit(caller, form) {
-        Ok(admitted) => admitted,
-        Err(answer) => return *answer,
-    };
+async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
     let token = field(&fields, "token").unwrap_or_default();
     let reason = field(&fields, "reason");
     let flash = settled(&s, &caller, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
