@@ -529,22 +529,26 @@ async fn letter_type(app: &TestApp) -> i64 {
     app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id
 }
 
+/// A new version of LCBP3's LETTER template, saved by `admin` (`POST /configs`); the configuration answered.
+async fn save_letter_template(app: &TestApp, admin: &reqwest::Client, template: &str) -> Value {
+    let (project, t) = (app.project_id("LCBP3").await, letter_type(app).await);
+    let r = admin
+        .post(app.url("/api/v1/document-numbering/configs"))
+        .json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": template, "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    r.json().await.unwrap()
+}
+
 #[tokio::test]
 async fn a_template_is_saved_in_place_and_a_body_naming_another_project_or_type_is_refused() {
     let app = TestApp::spawn().await;
     let admin = app.login("admin", ADMIN_PASSWORD).await;
     let project = app.project_id("LCBP3").await;
     let t = letter_type(&app).await;
-    let created: Value = admin
-        .post(app.url("/api/v1/document-numbering/configs"))
-        .json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}",
-            "resetScope": "YEARLY", "reason": "ตั้งต้น" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = save_letter_template(&app, &admin, "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}").await;
     let id = created["id"].as_i64().expect("a configuration id");
     let url = app.url(&format!("/api/v1/document-numbering/configs/{id}"));
     let body = json!({ "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}", "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" });
@@ -573,24 +577,8 @@ async fn a_template_is_saved_in_place_and_a_body_naming_another_project_or_type_
 async fn rollback_restores_an_older_template_and_issued_numbers_stay_as_they_were() {
     let app = TestApp::spawn().await;
     let admin = app.login("admin", ADMIN_PASSWORD).await;
-    let project = app.project_id("LCBP3").await;
-    let t = letter_type(&app).await;
-    let save = |template: &'static str| {
-        let admin = admin.clone();
-        let url = app.url("/api/v1/document-numbering/configs");
-        async move {
-            let r = admin
-                .post(url)
-                .json(&json!({ "projectId": project, "correspondenceTypeId": t, "template": template, "resetScope": "YEARLY", "reason": "ปรับรูปแบบ" }))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status(), StatusCode::OK);
-            r.json::<Value>().await.unwrap()
-        }
-    };
     let (_, n1) = app.reserve(&letter()).await;
-    let v2 = save("{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}").await;
+    let v2 = save_letter_template(&app, &admin, "{ORIGINATOR}/{RECIPIENT}/{SEQ:4}/{YEAR:B.E.}").await;
     let (_, n2) = app.reserve(&letter()).await;
     assert_eq!(n2["documentNumber"], "คคง./สคฉ.3/0002/2568");
     let id = v2["id"].as_i64().unwrap();
