@@ -10,7 +10,9 @@ use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::widgets::{bangkok_time, status_key, ErrorBox, NumberText, RequireUser, TableHead, TableWrap};
 use crate::contract::forms::{path, ReserveChoices};
-use crate::contract::{BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS, MIN_BLOCK};
+use crate::contract::{
+    block_address, BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS, MIN_BLOCK,
+};
 
 #[component]
 pub fn BlocksPage() -> impl IntoView {
@@ -93,10 +95,6 @@ fn NewBlockForm(n: NewBlock) -> impl IntoView {
             <button type="submit" class="primary" data-testid="block-reserve">{move || i18n.t("blocks.reserve")}</button>
         </form>
     }
-}
-
-fn block_address(id: &str) -> String {
-    format!("{}?{BLOCK_FIELD}={}", path::BLOCKS, crate::contract::forms::percent_encode(id))
 }
 
 #[component]

@@ -83,3 +83,8 @@ pub struct NewBlock {
 
 /// The query of the blocks page: the reserve page's choices, and the block shown.
 pub const BLOCK_FIELD: &str = "block";
+
+/// The blocks page showing one block.
+pub fn block_address(block_id: &str) -> String {
+    format!("{}?{BLOCK_FIELD}={}", super::forms::path::BLOCKS, super::forms::percent_encode(block_id))
+}

@@ -18,7 +18,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use blocks::{BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD};
+pub use blocks::{block_address, BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD};
 pub use error::{ApiError, ErrorCode};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};

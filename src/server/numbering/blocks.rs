@@ -11,6 +11,7 @@ use crate::contract::{BlockDetail, BlockNumber, BlockSummary, NumberStatus, Role
 use crate::server::auth::Caller;
 use crate::server::db::ms_to_datetime;
 use crate::server::error::AppError;
+use crate::server::reference::Snapshot;
 
 /// The most blocks a listing answers (the newest).
 const LISTED: i64 = 200;
@@ -32,10 +33,21 @@ fn reserved_by(caller: &Caller, row: &BlockRow) -> bool {
     (row.user_id.is_some() && row.user_id == caller.user_id()) || (row.api_token_id.is_some() && row.api_token_id == caller.api_token_id())
 }
 
-async fn summary(engine: &Engine, row: &BlockRow) -> Result<BlockSummary, AppError> {
-    let snapshot = engine.reference.get().await?;
+/// The reservers' names, each looked up once per answer.
+type Names = std::collections::HashMap<(Option<i64>, Option<i64>), String>;
+
+async fn summary(engine: &Engine, snapshot: &Snapshot, names: &mut Names, row: &BlockRow) -> Result<BlockSummary, AppError> {
     let project_code = snapshot.project(Some(row.project_id), None).map(|p| p.code.clone()).unwrap_or_default();
     let correspondence_type_code = snapshot.correspondence_type(Some(row.correspondence_type_id), None).map(|t| t.code.clone()).unwrap_or_default();
+    let who = (row.user_id, row.api_token_id);
+    let reserved_by = match names.get(&who) {
+        Some(name) => name.clone(),
+        None => {
+            let name = store::reserver_name(&engine.db, row.user_id, row.api_token_id).await?;
+            names.insert(who, name.clone());
+            name
+        }
+    };
     Ok(BlockSummary {
         block_id: row.block_id.clone(),
         project_code,
@@ -50,16 +62,18 @@ async fn summary(engine: &Engine, row: &BlockRow) -> Result<BlockSummary, AppErr
         expired: row.expired,
         hold_until: ms_to_datetime(row.hold_until.unwrap_or(row.created_at)),
         created_at: ms_to_datetime(row.created_at),
-        reserved_by: store::reserver_name(&engine.db, row.user_id, row.api_token_id).await?,
+        reserved_by,
     })
 }
 
 /// `GET /document-numbering/blocks`: the newest blocks the caller may see.
 pub(crate) async fn list(engine: &Engine, caller: &Caller) -> Result<Vec<BlockSummary>, AppError> {
     let rows = store::blocks(&engine.db, &scope(caller), None, BLOCK_EXPIRED, LISTED).await?;
+    let snapshot = engine.reference.get().await?;
+    let mut names = Names::new();
     let mut out = Vec::with_capacity(rows.len());
     for row in &rows {
-        out.push(summary(engine, row).await?);
+        out.push(summary(engine, &snapshot, &mut names, row).await?);
     }
     Ok(out)
 }
@@ -93,7 +107,8 @@ pub(crate) async fn detail(engine: &Engine, caller: &Caller, block_id: &str) -> 
             available_actions,
         });
     }
-    Ok(BlockDetail { block: summary(engine, &row).await?, numbers })
+    let snapshot = engine.reference.get().await?;
+    Ok(BlockDetail { block: summary(engine, &snapshot, &mut Names::new(), &row).await?, numbers })
 }
 
 fn clip(s: &str) -> String {
@@ -142,7 +157,7 @@ pub(crate) mod forms {
     use super::super::forms::{choices, field, refusal, see_other, Fields, Posted};
     use super::super::{BlockAsk, Numbering};
     use crate::contract::forms::path;
-    use crate::contract::BLOCK_FIELD;
+    use crate::contract::{block_address, BLOCK_FIELD};
     use crate::server::auth::Access;
     use crate::server::error::AppError;
 
@@ -156,10 +171,6 @@ pub(crate) mod forms {
         Arc<Numbering>: FromRef<S>,
     {
         Router::new().route(path::BLOCK_RESERVE, post(reserve)).route(path::BLOCK_CONFIRM, post(confirm)).route(path::BLOCK_CANCEL, post(cancel))
-    }
-
-    fn block_address(id: &str) -> String {
-        format!("{}?{BLOCK_FIELD}={}", path::BLOCKS, crate::contract::forms::percent_encode(id))
     }
 
     /// Back to `address`, keeping the refusal (if any) for the page to say once.
