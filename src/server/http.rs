@@ -313,6 +313,7 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         // the staff pages' plain HTML forms (login, logout, reserve, confirm, cancel): they work without scripts
         .merge(auth::forms::router())
         .merge(numbering::forms::router())
+        .merge(numbering::blocks::forms::router())
         // --- observability (docs/operations/README.md#metrics-and-alerts): /metrics, no login, outside the number
         // rate limits (METRICS_TOKEN optional) ---
         .route("/metrics", {

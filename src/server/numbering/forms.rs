@@ -35,11 +35,7 @@ where
     Arc<Access>: FromRef<S>,
     Arc<Numbering>: FromRef<S>,
 {
-    Router::new()
-        .route(path::RESERVE, post(reserve))
-        .route(path::CONFIRM, post(confirm))
-        .route(path::CANCEL, post(cancel))
-        .merge(super::blocks::forms::router())
+    Router::new().route(path::RESERVE, post(reserve)).route(path::CONFIRM, post(confirm)).route(path::CANCEL, post(cancel))
 }
 
 pub(super) fn field(fields: &Fields, name: &str) -> Option<String> {
