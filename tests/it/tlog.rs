@@ -350,3 +350,50 @@ async fn a_number_has_a_qr_code_and_a_stamp_of_its_verify_link() {
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
     }
 }
+
+/// The stored hashes, page after page, as one run of bytes.
+async fn stored_hashes(app: &TestApp) -> Vec<u8> {
+    let pages: Vec<(i64, Vec<u8>)> =
+        sqlx::query_as("SELECT page, hashes FROM log_hash_pages ORDER BY page").fetch_all(&app.state.db.pool).await.unwrap();
+    assert!(pages.iter().enumerate().all(|(i, (page, _))| *page == i as i64), "pages numbered from 0 without a hole");
+    pages.into_iter().flat_map(|(_, bytes)| bytes).collect()
+}
+
+#[tokio::test]
+async fn hashes_stored_one_per_row_move_into_pages_and_a_changed_page_is_found() {
+    use docnum::server::numbering::check;
+    let app = TestApp::spawn().await;
+    reserve_many(&app, 700).await;
+    app.state.tlog.catch_up().await.unwrap();
+    let paged = stored_hashes(&app).await;
+    assert_eq!(paged.len() as u64, tlog_tiles::stored_hash_count(700) * 32);
+    assert_eq!(app.count("SELECT COUNT(*) FROM log_hash_pages").await, tlog_tiles::stored_hash_count(700).div_ceil(256) as i64);
+
+    // as an earlier version stored them: one row per hash
+    let pool = &app.state.db.pool;
+    for (id, hash) in paged.chunks(32).enumerate() {
+        sqlx::query("INSERT INTO log_hashes (id, hash) VALUES (?, ?)").bind(id as i64).bind(hash.to_vec()).execute(pool).await.unwrap();
+    }
+    sqlx::query("DELETE FROM log_hash_pages").execute(pool).await.unwrap();
+    app.state.tlog.page_loose_hashes().await.unwrap();
+    assert_eq!(app.count("SELECT COUNT(*) FROM log_hashes").await, 0);
+    assert_eq!(stored_hashes(&app).await, paged);
+    app.state.tlog.page_loose_hashes().await.unwrap();
+    assert_eq!(stored_hashes(&app).await, paged, "moving them again changes nothing");
+
+    // the log grows from the last, partly filled page on
+    reserve_many(&app, 3).await;
+    app.state.tlog.catch_up().await.unwrap();
+    assert_eq!(stored_hashes(&app).await.len() as u64, tlog_tiles::stored_hash_count(703) * 32);
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!(report.transparency_log.entries, 703);
+
+    // one changed byte in a page is found, and named
+    let (page, mut bytes): (i64, Vec<u8>) = sqlx::query_as("SELECT page, hashes FROM log_hash_pages WHERE page = 1").fetch_one(pool).await.unwrap();
+    bytes[100] ^= 1;
+    sqlx::query("UPDATE log_hash_pages SET hashes = ? WHERE page = ?").bind(bytes).bind(page).execute(pool).await.unwrap();
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    assert!(!report.ok);
+    assert!(report.problems.iter().any(|p| p.contains("hash page 1 differs")), "{:?}", report.problems);
+}

@@ -224,6 +224,15 @@ impl Log {
         self.config.witnesses.iter().map(|w| w.vkey.clone()).collect()
     }
 
+    /// Moves hashes an earlier version stored one per row into pages (a no-op once done).
+    pub async fn page_loose_hashes(&self) -> Result<(), AppError> {
+        let moved = store::page_loose_hashes(&self.db).await.map_err(sql)?;
+        if moved > 0 {
+            tracing::info!(moved, "transparency log: stored hashes moved into pages");
+        }
+        Ok(())
+    }
+
     /// Moves up to `limit` staged events into the tree; answers how many.
     pub async fn integrate(&self, limit: i64) -> Result<usize, AppError> {
         let _one = self.busy.lock().await;
@@ -265,7 +274,11 @@ impl Log {
             .ok_or_else(|| AppError::internal("transparency log: the tree's stored hashes are incomplete"))?;
         let now = self.clock.now_ms();
         store::insert_entries(&mut tx, &entries, now).await.map_err(sql)?;
-        store::insert_hashes(&mut tx, &hashes).await.map_err(sql)?;
+        let from = tlog_tiles::stored_hash_count(size) as i64;
+        if hashes.iter().enumerate().any(|(k, (index, _))| *index != from + k as i64) {
+            return Err(AppError::internal("transparency log: new hashes are not the next stored indexes"));
+        }
+        store::append_hashes(&mut tx, from, &hashes.iter().map(|(_, h)| *h).collect::<Vec<_>>()).await.map_err(sql)?;
         store::delete_pending(&mut tx, &pending.iter().map(|p| p.id).collect::<Vec<_>>()).await.map_err(sql)?;
         store::set_state(&mut tx, (size + leaves.len() as u64) as i64, &root.0, now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
@@ -492,9 +505,31 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
     if tree_hash(next as u64, &known).map_err(tlog_err)?.0.as_slice() != root.as_slice() {
         report.problems.push("transparency log: the stored root is not the root of the entries".into());
     }
-    let stored = store::hash_count(conn).await.map_err(sql)?;
-    if stored as u64 != tlog_tiles::stored_hash_count(next as u64) {
-        report.problems.push(format!("transparency log: {stored} stored hashes, {} expected", tlog_tiles::stored_hash_count(next as u64)));
+    let expected = tlog_tiles::stored_hash_count(next as u64) as i64;
+    let (mut page_number, mut stored) = (0i64, 0i64);
+    'pages: loop {
+        let pages = store::hash_pages(conn, page_number, 1000).await.map_err(sql)?;
+        if pages.is_empty() {
+            break;
+        }
+        for (number, bytes) in pages {
+            let full = bytes.len() as i64 == store::HASHES_PER_PAGE * 32;
+            if number != page_number || bytes.len() % 32 != 0 || (!full && number != expected / store::HASHES_PER_PAGE) {
+                report.problems.push(format!("transparency log: hash page {number} is out of place or of the wrong size"));
+                break 'pages;
+            }
+            let recomputed = known.added.borrow();
+            let first = number * store::HASHES_PER_PAGE;
+            let differs = bytes.chunks(32).enumerate().any(|(k, h)| recomputed.get(&((first + k as i64) as u64)).is_none_or(|r| r.0 != h));
+            if differs {
+                report.problems.push(format!("transparency log: hash page {number} differs from the hashes of the entries"));
+            }
+            stored += bytes.len() as i64 / 32;
+            page_number += 1;
+        }
+    }
+    if stored != expected {
+        report.problems.push(format!("transparency log: {stored} stored hashes, {expected} expected"));
     }
     let mut consistent = true;
     let mut previous: Option<(u64, Hash)> = None;

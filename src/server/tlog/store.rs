@@ -1,5 +1,7 @@
 //! The transparency log's SQL.
 
+use std::collections::{BTreeSet, HashMap};
+
 use sqlx::FromRow;
 
 use crate::server::db::{Conn, Db, Dialect};
@@ -76,29 +78,118 @@ fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
-pub(crate) async fn read_hashes(conn: &mut Conn, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let sql = format!("SELECT id, hash FROM log_hashes WHERE id IN ({})", placeholders(chunk.len()));
-        let mut q = sqlx::query_as(&sql);
-        for id in chunk {
-            q = q.bind(*id);
+/// Stored hashes per row of `log_hash_pages`. Stored-hash indexes are dense and only ever appended to, so page `p`
+/// holds the hashes of indexes `p·256 ..`, 32 bytes each: a batch of events writes a few rows, not two per event.
+pub(crate) const HASHES_PER_PAGE: i64 = 256;
+
+/// The pages `pages`, by number.
+async fn read_pages(conn: &mut Conn, pages: &[i64]) -> Result<HashMap<i64, Vec<u8>>, sqlx::Error> {
+    let mut out = HashMap::with_capacity(pages.len());
+    for chunk in pages.chunks(500) {
+        let sql = format!("SELECT page, hashes FROM log_hash_pages WHERE page IN ({})", placeholders(chunk.len()));
+        let mut q = sqlx::query_as::<_, (i64, Vec<u8>)>(&sql);
+        for page in chunk {
+            q = q.bind(*page);
         }
         out.extend(q.fetch_all(&mut *conn).await?);
     }
     Ok(out)
 }
 
-pub(crate) async fn insert_hashes(tx: &mut Conn, hashes: &[(i64, [u8; 32])]) -> Result<(), sqlx::Error> {
-    for chunk in hashes.chunks(500) {
-        let sql = format!("INSERT INTO log_hashes (id, hash) VALUES {}", Db::row_placeholders(chunk.len(), 2));
+/// The stored hashes of `ids` that are stored (by stored-hash index).
+pub(crate) async fn read_hashes(conn: &mut Conn, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    let pages: BTreeSet<i64> = ids.iter().map(|id| id / HASHES_PER_PAGE).collect();
+    let pages = read_pages(conn, &pages.into_iter().collect::<Vec<_>>()).await?;
+    Ok(ids
+        .iter()
+        .filter_map(|&id| {
+            let at = (id % HASHES_PER_PAGE) as usize * 32;
+            let hash = pages.get(&(id / HASHES_PER_PAGE))?.get(at..at + 32)?;
+            Some((id, hash.to_vec()))
+        })
+        .collect())
+}
+
+/// Appends `hashes` at stored-hash index `from`, the number stored so far: the last page is written again with
+/// them, full pages after it are added.
+pub(crate) async fn append_hashes(tx: &mut Conn, from: i64, hashes: &[[u8; 32]]) -> Result<(), sqlx::Error> {
+    if hashes.is_empty() {
+        return Ok(());
+    }
+    let first = from / HASHES_PER_PAGE;
+    let kept = (from % HASHES_PER_PAGE) as usize * 32;
+    let mut page = Vec::with_capacity(HASHES_PER_PAGE as usize * 32);
+    if kept > 0 {
+        let stored = read_pages(tx, &[first]).await?.remove(&first).unwrap_or_default();
+        if stored.len() != kept {
+            return Err(sqlx::Error::Protocol(format!("transparency log: hash page {first} holds {} bytes, {kept} expected", stored.len())));
+        }
+        page = stored;
+        sqlx::query("DELETE FROM log_hash_pages WHERE page = ?").bind(first).execute(&mut *tx).await?;
+    }
+    let mut pages = Vec::new();
+    let mut number = first;
+    for hash in hashes {
+        page.extend_from_slice(hash);
+        if page.len() == HASHES_PER_PAGE as usize * 32 {
+            pages.push((number, std::mem::take(&mut page)));
+            number += 1;
+        }
+    }
+    if !page.is_empty() {
+        pages.push((number, page));
+    }
+    for chunk in pages.chunks(64) {
+        let sql = format!("INSERT INTO log_hash_pages (page, hashes) VALUES {}", Db::row_placeholders(chunk.len(), 2));
         let mut q = sqlx::query(&sql);
-        for (id, h) in chunk {
-            q = q.bind(*id).bind(h.to_vec());
+        for (number, bytes) in chunk {
+            q = q.bind(*number).bind(bytes.clone());
         }
         q.execute(&mut *tx).await?;
     }
     Ok(())
+}
+
+/// Every hash page in order (for the check).
+pub(crate) async fn hash_pages(conn: &mut Conn, from: i64, limit: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    sqlx::query_as("SELECT page, hashes FROM log_hash_pages WHERE page >= ? ORDER BY page LIMIT ?").bind(from).bind(limit).fetch_all(&mut *conn).await
+}
+
+/// Hashes left one per row in `log_hashes` by a version that stored them so, moved into pages (once, at start).
+/// Answers how many were moved.
+pub(crate) async fn page_loose_hashes(db: &Db) -> Result<u64, sqlx::Error> {
+    let mut tx = db.begin_write().await?;
+    lock_state(&mut tx, db.dialect).await?;
+    let loose: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM log_hashes").fetch_one(&mut *tx).await?;
+    if loose == 0 {
+        return Ok(0);
+    }
+    let paged: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM log_hash_pages").fetch_one(&mut *tx).await?;
+    if paged > 0 {
+        return Err(sqlx::Error::Protocol("transparency log: hashes are stored both one per row and in pages".into()));
+    }
+    let mut next = 0i64;
+    loop {
+        let rows: Vec<(i64, Vec<u8>)> =
+            sqlx::query_as("SELECT id, hash FROM log_hashes WHERE id >= ? ORDER BY id LIMIT 25600").bind(next).fetch_all(&mut *tx).await?;
+        if rows.is_empty() {
+            break;
+        }
+        let mut hashes = Vec::with_capacity(rows.len());
+        for (id, hash) in rows {
+            let hash: [u8; 32] = hash
+                .try_into()
+                .ok()
+                .filter(|_| id == next + hashes.len() as i64)
+                .ok_or_else(|| sqlx::Error::Protocol(format!("transparency log: stored hash {id} is out of order or not 32 bytes")))?;
+            hashes.push(hash);
+        }
+        append_hashes(&mut tx, next, &hashes).await?;
+        next += hashes.len() as i64;
+    }
+    sqlx::query("DELETE FROM log_hashes").execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(next as u64)
 }
 
 pub(crate) struct NewEntry {
@@ -257,8 +348,4 @@ pub(crate) async fn bodies_page(conn: &mut Conn, from: i64, limit: i64) -> Resul
 
 pub(crate) async fn checkpoints_in(conn: &mut Conn) -> Result<Vec<(i64, String)>, sqlx::Error> {
     sqlx::query_as("SELECT size, note FROM log_checkpoints ORDER BY size").fetch_all(&mut *conn).await
-}
-
-pub(crate) async fn hash_count(conn: &mut Conn) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM log_hashes").fetch_one(&mut *conn).await
 }
