@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::messages::{Lang, Message};
+
 /// Every error the service answers with. The serialised form is the `error` name of the error body;
 /// [`ErrorCode::code`] is its `code` (the NB number where docs/rules/api.md#errors gives one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,6 +62,89 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::ConfigNotFound,
+        ErrorCode::SequenceExhausted,
+        ErrorCode::LockTimeout,
+        ErrorCode::ReservationExpired,
+        ErrorCode::DuplicateNumber,
+        ErrorCode::InvalidFormat,
+        ErrorCode::ManualOverrideNotAllowed,
+        ErrorCode::VersionConflict,
+        ErrorCode::ValidationError,
+        ErrorCode::NotFound,
+        ErrorCode::Unauthenticated,
+        ErrorCode::InvalidCredentials,
+        ErrorCode::Forbidden,
+        ErrorCode::RateLimited,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::AlreadyExists,
+        ErrorCode::AlreadyConfirmed,
+        ErrorCode::ReservationCancelled,
+        ErrorCode::NotConfirmed,
+        ErrorCode::RevisionExhausted,
+        ErrorCode::OverrideBelowIssued,
+        ErrorCode::ResetAlreadyPending,
+        ErrorCode::ResetAboveLast,
+        ErrorCode::ResetBelowConfirmed,
+        ErrorCode::KeyChangeNotAcknowledged,
+        ErrorCode::CodeImmutable,
+        ErrorCode::WfInvalidTransition,
+        ErrorCode::WfVersionConflict,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::IdempotencyInProgress,
+        ErrorCode::CounterBehindWitness,
+        ErrorCode::DbError,
+        ErrorCode::InternalError,
+        ErrorCode::NetworkError,
+    ];
+
+    /// The code's place in [`ErrorCode::ALL`]. No wildcard: a new code does not compile until it has a place here
+    /// (and the test below holds it to ALL).
+    #[cfg(test)]
+    fn position(self) -> usize {
+        use ErrorCode::*;
+        match self {
+            ConfigNotFound => 0,
+            SequenceExhausted => 1,
+            LockTimeout => 2,
+            ReservationExpired => 3,
+            DuplicateNumber => 4,
+            InvalidFormat => 5,
+            ManualOverrideNotAllowed => 6,
+            VersionConflict => 7,
+            ValidationError => 8,
+            NotFound => 9,
+            Unauthenticated => 10,
+            InvalidCredentials => 11,
+            Forbidden => 12,
+            RateLimited => 13,
+            PayloadTooLarge => 14,
+            UnsupportedMediaType => 15,
+            AlreadyExists => 16,
+            AlreadyConfirmed => 17,
+            ReservationCancelled => 18,
+            NotConfirmed => 19,
+            RevisionExhausted => 20,
+            OverrideBelowIssued => 21,
+            ResetAlreadyPending => 22,
+            ResetAboveLast => 23,
+            ResetBelowConfirmed => 24,
+            KeyChangeNotAcknowledged => 25,
+            CodeImmutable => 26,
+            WfInvalidTransition => 27,
+            WfVersionConflict => 28,
+            IdempotencyKeyReused => 29,
+            IdempotencyInProgress => 30,
+            CounterBehindWitness => 31,
+            DbError => 32,
+            InternalError => 33,
+            NetworkError => 34,
+        }
+    }
+
     /// The `code` of the error body: the NB number where docs/rules/api.md#errors gives one, else the name.
     pub fn code(self) -> &'static str {
         match self {
@@ -207,12 +292,11 @@ impl leptos::server_fn::error::FromServerFnError for ApiError {
     /// that never arrived or an answer that cannot be read is the network's.
     fn from_server_fn_error(value: leptos::server_fn::error::ServerFnErrorErr) -> Self {
         use leptos::server_fn::error::ServerFnErrorErr as E;
+        let said = |m: Message, detail: &str| m.render(Lang::Th, &[("detail", detail)]);
         match value {
-            E::Args(m) | E::MissingArg(m) => ApiError::new(ErrorCode::ValidationError, format!("ข้อมูลไม่ถูกต้อง: {m}")),
-            E::Request(m) | E::Response(m) | E::Deserialization(m) => {
-                ApiError::new(ErrorCode::NetworkError, format!("ติดต่อเซิร์ฟเวอร์ไม่ได้ กรุณาลองใหม่ ({m})"))
-            }
-            other => ApiError::new(ErrorCode::InternalError, format!("เกิดข้อผิดพลาดในระบบ กรุณาติดต่อผู้ดูแลระบบ ({other})")),
+            E::Args(m) | E::MissingArg(m) => ApiError::new(ErrorCode::ValidationError, said(Message::BadArguments, &m)),
+            E::Request(m) | E::Response(m) | E::Deserialization(m) => ApiError::new(ErrorCode::NetworkError, said(Message::Unreachable, &m)),
+            other => ApiError::new(ErrorCode::InternalError, said(Message::FrameworkFailure, &other.to_string())),
         }
     }
 }
@@ -220,6 +304,15 @@ impl leptos::server_fn::error::FromServerFnError for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_lists_every_code_once_in_place() {
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(code.position(), i, "{code:?}");
+        }
+        let names: std::collections::BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+    }
 
     #[test]
     fn codes_serialise_as_their_names_and_answer_their_status() {

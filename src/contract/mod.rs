@@ -9,6 +9,7 @@ pub mod forms;
 pub mod import;
 pub mod lenient;
 pub mod live;
+pub mod messages;
 pub mod notifications;
 pub mod stats;
 pub mod users;
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use blocks::{block_address, BlockDetail, BlockNumber, BlockSummary, BlocksPageData, NewBlock, BLOCK_FIELD};
 pub use error::{ApiError, ErrorCode};
+pub use messages::{Lang, Message};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
 

@@ -335,5 +335,7 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         .layer(axum::middleware::from_fn_with_state(state.clone(), edge::guard))
         // per route, so its pattern is known: counted until its answer is sent or dropped (the watchdog, the stop)
         .layer(axum::middleware::from_fn_with_state(state.inflight.clone(), inflight::track))
+        // error bodies in the caller's language (Thai unless Accept-Language prefers English)
+        .layer(axum::middleware::from_fn(crate::server::error::answer_in_callers_language))
         .with_state(state)
 }

@@ -837,3 +837,56 @@ async fn a_retired_template_stops_numbering_its_history_stays_and_a_new_save_bri
     let (_, n3) = app.reserve(&letter()).await;
     assert_eq!(n3["documentNumber"], "คคง./สคฉ.3/0003/2568");
 }
+
+#[tokio::test]
+async fn the_api_answers_in_thai_unless_the_caller_prefers_english() {
+    let app = TestApp::spawn().await;
+    let mut unknown = letter();
+    unknown["projectCode"] = json!("NOPE");
+    let ask = |language: Option<&'static str>| {
+        let mut request = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&app.token).json(&unknown);
+        if let Some(l) = language {
+            request = request.header("accept-language", l);
+        }
+        async move {
+            let r = request.send().await.unwrap();
+            let language = r.headers().get("content-language").map(|v| v.to_str().unwrap().to_string());
+            (r.status(), language, r.json::<Value>().await.unwrap())
+        }
+    };
+    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
+
+    let (s, language, th) = ask(None).await;
+    assert_eq!((s, language.as_deref()), (StatusCode::NOT_FOUND, Some("th")));
+    assert!(th["message"].as_str().unwrap().starts_with("ไม่พบข้อมูล: "), "{th}");
+
+    let (s, language, en) = ask(Some("en-US,en;q=0.9")).await;
+    assert_eq!((s, language.as_deref()), (StatusCode::NOT_FOUND, Some("en")));
+    let message = en["message"].as_str().unwrap();
+    assert!(message.starts_with("Not found: ") && message.contains("NOPE") && !thai(message), "{en}");
+    // the same error otherwise: code, name, status
+    for field in ["code", "error", "statusCode"] {
+        assert_eq!(en[field], th[field], "{field}");
+    }
+
+    let (_, language, preferred) = ask(Some("en;q=0.5, th;q=0.9")).await;
+    assert_eq!(language.as_deref(), Some("th"));
+    assert_eq!(preferred["message"], th["message"]);
+
+    // a body that does not read, refused by the extractor before the handler: its detail in English too
+    let r = app
+        .client
+        .post(app.url("/api/v1/document-numbering/reserve"))
+        .bearer_auth(&app.token)
+        .header("accept-language", "en")
+        .header("content-type", "application/json")
+        .body("{\"projectCode\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let body: Value = r.json().await.unwrap();
+    let message = body["message"].as_str().unwrap();
+    assert!(message.starts_with("The data is not valid: ") && !thai(message), "{body}");
+    assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0, "nothing changed");
+}
