@@ -239,6 +239,12 @@ struct ServeArgs {
     /// instances; the servers must persist their data).
     #[arg(long, env = "WITNESS_REDIS", default_value_t = true, action = clap::ArgAction::Set)]
     witness_redis: bool,
+    /// Who this instance is in `job_runs` and the webhook deliveries (default: the host's name and the process id).
+    #[arg(long, env = "INSTANCE_NAME")]
+    instance_name: Option<String>,
+    /// Set by `cargo leptos watch`: the pages may open its live-reload socket.
+    #[arg(long, env = "LEPTOS_WATCH", hide = true)]
+    leptos_watch: Option<String>,
     /// How often each instance looks for webhook deliveries that are due.
     #[arg(long, env = "NOTIFY_POLL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..))]
     notify_poll_ms: u64,
@@ -357,6 +363,8 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
                 witness_file: args.witness_file.clone(),
                 witness_redis: args.witness_redis,
+                instance_name: args.instance_name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(docnum::server::config::host_instance_name),
+                live_reload: args.leptos_watch.is_some(),
                 notify: docnum::server::config::NotifyConfig {
                     poll: Duration::from_millis(args.notify_poll_ms),
                     max_attempts: args.notify_max_attempts,
@@ -399,7 +407,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     ..Default::default()
                 },
             };
-            let addr = args.addr.map(|a| a.parse()).transpose()?.unwrap_or(run::leptos_options().site_addr);
+            let addr = args.addr.map(|a| a.parse()).transpose()?.unwrap_or(docnum::server::config::leptos_options().site_addr);
             let listener = tokio::net::TcpListener::bind(addr).await?;
             config.cluster_secret = args.cluster_secret.filter(|s| !s.is_empty());
             if let Some(secret) = &config.cluster_secret {

@@ -61,6 +61,39 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// The numbers' transparency log (`LOG_*`, `tlog`).
     pub log: LogConfig,
+    /// `INSTANCE_NAME`: who claims a job's run in `job_runs` and delivers webhooks, for an operator reading them
+    /// (default: the host's name and the process id, [`host_instance_name`]).
+    pub instance_name: String,
+    /// `LEPTOS_WATCH` (set by `cargo leptos watch`): the pages' policy lets the live-reload socket connect.
+    pub live_reload: bool,
+}
+
+/// The host's name (`HOSTNAME`, else `/etc/hostname`) and the process id.
+pub fn host_instance_name() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".into());
+    format!("{host}:{}", std::process::id()).chars().take(200).collect()
+}
+
+/// Leptos settings from `Leptos.toml` when present (its `LEPTOS_*` environment variables override it), else the same
+/// defaults with those variables.
+pub fn leptos_options() -> leptos::config::LeptosOptions {
+    use std::net::SocketAddr;
+    match leptos::config::get_configuration(Some("Leptos.toml")) {
+        Ok(conf) => conf.leptos_options,
+        Err(_) => leptos::config::LeptosOptions::builder()
+            .output_name("docnum")
+            .site_root(std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into()))
+            .site_pkg_dir("pkg")
+            .site_addr(std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))))
+            // as Leptos.toml: the hashed names when the build wrote hash.txt (server::bundle turns it off otherwise)
+            .hash_files(!std::env::var("LEPTOS_HASH_FILES").is_ok_and(|v| v == "false"))
+            .build(),
+    }
 }
 
 impl Default for Config {
@@ -91,6 +124,8 @@ impl Default for Config {
             witness_redis: true,
             notify: NotifyConfig::default(),
             log: LogConfig::default(),
+            instance_name: host_instance_name(),
+            live_reload: false,
         }
     }
 }

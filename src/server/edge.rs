@@ -20,7 +20,6 @@
 //!    proxy) `Strict-Transport-Security` and `Secure` on every cookie set.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::OnceLock;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -102,7 +101,7 @@ pub(crate) async fn guard(State(state): State<AppState>, mut req: Request, next:
             e.into_response()
         }
     };
-    secure(response, nonce.as_ref(), reached.https() && !state.config.secure_cookies, reached.https())
+    secure(response, nonce.as_ref(), reached.https() && !state.config.secure_cookies, reached.https(), state.config.live_reload)
 }
 
 /// Puts this request's nonce (made by [`guard`]) in the Leptos context, where `use_nonce` finds it for the
@@ -262,9 +261,8 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// The policy of a page: scripts from the site and the inline ones with this response's nonce (Leptos' hydration
 /// and streaming scripts), WebAssembly compiled from the site, styles and images from the site, no plugins, no
 /// framing, forms and `<base>` only to the site. Under `cargo leptos watch` the live-reload socket is allowed.
-pub(crate) fn page_csp(nonce: &str) -> String {
-    static CONNECT: OnceLock<&'static str> = OnceLock::new();
-    let connect = CONNECT.get_or_init(|| if std::env::var_os("LEPTOS_WATCH").is_some() { "'self' ws: wss:" } else { "'self'" });
+pub(crate) fn page_csp(nonce: &str, live_reload: bool) -> String {
+    let connect = if live_reload { "'self' ws: wss:" } else { "'self'" };
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; font-src 'self'; \
          connect-src {connect}; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
@@ -273,8 +271,8 @@ pub(crate) fn page_csp(nonce: &str) -> String {
 
 /// The security headers of a response (see the module documentation): the page policy with `nonce`, or without
 /// one the API's.
-fn secure(mut response: Response, nonce: Option<&Nonce>, mark_cookies_secure: bool, https: bool) -> Response {
-    let csp = nonce.map_or_else(|| API_CSP.to_string(), |n| page_csp(n));
+fn secure(mut response: Response, nonce: Option<&Nonce>, mark_cookies_secure: bool, https: bool, live_reload: bool) -> Response {
+    let csp = nonce.map_or_else(|| API_CSP.to_string(), |n| page_csp(n, live_reload));
     let headers = response.headers_mut();
     if let Ok(csp) = HeaderValue::from_str(&csp) {
         headers.insert(header::CONTENT_SECURITY_POLICY, csp);
@@ -441,7 +439,7 @@ mod tests {
 
     #[test]
     fn the_page_policy_names_the_nonce_and_forbids_framing() {
-        let csp = page_csp("abc123");
+        let csp = page_csp("abc123", false);
         assert!(csp.contains("script-src 'self' 'nonce-abc123' 'wasm-unsafe-eval'"), "{csp}");
         assert!(csp.contains("frame-ancestors 'none'") && csp.contains("object-src 'none'"), "{csp}");
         assert!(!csp.contains("unsafe-inline"), "{csp}");

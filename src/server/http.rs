@@ -130,9 +130,9 @@ async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>
     let redis = if state.config.redis_urls.is_empty() {
         None
     } else {
-        Some((metrics::redis_quorum_answers(&state.config.redis_urls).await, state.engine.redis_up() == Some(false)))
+        Some((metrics::redis_quorum_answers(&state.config.redis_urls).await, state.engine().redis_up() == Some(false)))
     };
-    let utilization = match tokio::time::timeout(std::time::Duration::from_secs(2), state.engine.sequence_utilization()).await {
+    let utilization = match tokio::time::timeout(std::time::Duration::from_secs(2), state.engine().sequence_utilization()).await {
         Ok(Ok(rows)) => Some(rows),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "metrics: sequence utilization query failed");
@@ -163,9 +163,9 @@ async fn scrape_metrics(state: AppState, headers: HeaderMap, token: Option<&str>
 /// `/health`: the database answers, and a preview can be computed.
 async fn health(State(s): State<AppState>) -> impl IntoResponse {
     let database = s.db.ping().await.is_ok();
-    let reference = s.reference.get().await.is_ok();
+    let reference = s.reference().get().await.is_ok();
     // Redis down is not unhealthy: numbering continues on the database lock.
-    let redis = match s.engine.redis_up() {
+    let redis = match s.engine().redis_up() {
         None => "not configured",
         Some(true) => "up",
         Some(false) => "down (database-lock fallback)",
@@ -191,12 +191,12 @@ const READY_PART_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2
 /// 503 names the parts that failed, so a load balancer sends no traffic and an operator sees why.
 async fn ready(State(s): State<AppState>) -> impl IntoResponse {
     let database = matches!(tokio::time::timeout(READY_PART_TIMEOUT, s.db.ping()).await, Ok(Ok(_)));
-    let redis = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine.redis_reachable()).await {
+    let redis = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine().redis_reachable()).await {
         Ok(None) => None,
         Ok(Some(up)) => Some(up),
         Err(_) => Some(false),
     };
-    let preview = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine.probe_preview()).await {
+    let preview = match tokio::time::timeout(READY_PART_TIMEOUT, s.engine().probe_preview()).await {
         Ok(Ok(number)) => Ok(number),
         Ok(Err(e)) => Err(e.to_string()),
         Err(_) => Err("timed out".to_string()),

@@ -75,8 +75,6 @@ impl std::ops::Deref for AppState {
 pub struct Services {
     pub db: Db,
     pub(crate) clock: Arc<Clock>,
-    pub engine: Arc<Engine>,
-    pub reference: Arc<ReferenceCache>,
     /// Callers, tokens, logins (`auth`): the database, the clock, the token cache, the login throttle.
     pub(crate) access: Arc<Access>,
     /// The numbering requests' handles (`numbering::Numbering`): the engine, the rate limits, the cluster secret.
@@ -99,6 +97,18 @@ pub struct Services {
     pub log_witnesses: Option<Arc<tlog::cosign::Collector>>,
 }
 
+impl Services {
+    /// The numbering engine (the numbering requests' handles hold it).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.numbering.engine
+    }
+
+    /// The reference data's cache (the catalog holds it).
+    pub fn reference(&self) -> &Arc<ReferenceCache> {
+        &self.catalog.reference
+    }
+}
+
 impl FromRef<AppState> for Arc<tlog::Log> {
     fn from_ref(state: &AppState) -> Self {
         state.tlog.clone()
@@ -119,7 +129,7 @@ impl FromRef<AppState> for Arc<Access> {
 
 impl FromRef<AppState> for Arc<Engine> {
     fn from_ref(state: &AppState) -> Self {
-        state.engine.clone()
+        state.engine().clone()
     }
 }
 
@@ -238,7 +248,7 @@ impl AppState {
             }),
         });
         let numbering = Arc::new(Numbering {
-            engine: engine.clone(),
+            engine,
             limits: Arc::new(match config.redis_urls.first() {
                 Some(url) => NumberRateLimiter::new(&config.rate_limits).shared_through(url)?,
                 None => NumberRateLimiter::new(&config.rate_limits),
@@ -249,8 +259,8 @@ impl AppState {
             }),
             cluster_secret: config.cluster_secret.clone(),
         });
-        let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference: reference.clone(), events: events.clone() });
-        let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &retention::instance_name())?);
+        let catalog = Arc::new(Catalog { db: db.clone(), clock: clock.clone(), reference, events: events.clone() });
+        let notifier = Arc::new(notifications::Notifier::new(db.clone(), clock.clone(), config.notify.clone(), &config.instance_name)?);
         match notifier.seal_stored_secrets().await {
             Ok(0) => {}
             Ok(sealed) => tracing::info!(sealed, "webhook signing secrets stored before SECRETS_KEY sealed"),
@@ -267,8 +277,6 @@ impl AppState {
         Ok(AppState(Arc::new(Services {
             db,
             clock,
-            engine,
-            reference,
             access,
             numbering,
             catalog,
@@ -287,7 +295,7 @@ impl AppState {
     /// (`retention`), and on SQLite the WAL checkpoints.
     pub fn spawn_background(&self) {
         self.db.checkpoint_in_background();
-        retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone());
+        retention::spawn_job(self.db.clone(), self.clock.clone(), self.config.retention.clone(), self.config.instance_name.clone());
         self.notifier.spawn();
         if self.config.log.enabled {
             self.tlog.spawn();
@@ -295,11 +303,11 @@ impl AppState {
                 collector.clone().spawn();
             }
         }
-        let engine = self.engine.clone();
+        let engine = self.engine().clone();
         let (db, clock) = (self.db.clone(), self.clock.clone());
         let every = self.config.sweep_interval;
         let every_ms = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
-        let instance = retention::instance_name();
+        let instance = self.config.instance_name.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -6,7 +6,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use leptos::config::LeptosOptions;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use tokio::net::TcpListener;
@@ -18,21 +17,6 @@ use crate::server::db::Dialect;
 use crate::server::error::AppError;
 use crate::server::inflight::InFlight;
 use crate::server::{http, AppState};
-
-/// Leptos settings from `Leptos.toml` when present (environment variables override it), else defaults.
-pub fn leptos_options() -> LeptosOptions {
-    match leptos::config::get_configuration(Some("Leptos.toml")) {
-        Ok(conf) => conf.leptos_options,
-        Err(_) => LeptosOptions::builder()
-            .output_name("docnum")
-            .site_root(std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into()))
-            .site_pkg_dir("pkg")
-            .site_addr(std::env::var("LEPTOS_SITE_ADDR").ok().and_then(|a| a.parse().ok()).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000))))
-            // as Leptos.toml: the hashed names when the build wrote hash.txt (server::bundle turns it off otherwise)
-            .hash_files(!std::env::var("LEPTOS_HASH_FILES").is_ok_and(|v| v == "false"))
-            .build(),
-    }
-}
 
 /// The router with its session store on the same database.
 pub async fn app(state: &AppState) -> Result<axum::Router, AppError> {
@@ -83,7 +67,7 @@ fn mysql_database_name(options: &MySqlConnectOptions) -> Result<String, AppError
 
 /// Starts the service on `listener` and runs until the process ends.
 pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> Result<(), AppError> {
-    let mut options = leptos_options();
+    let mut options = crate::server::config::leptos_options();
     options.site_addr = listener.local_addr().map_err(|e| AppError::internal_from("listener address", e))?;
     let addr = options.site_addr;
     let state = AppState::start(config, options, clock).await?;
@@ -121,7 +105,7 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
             let left = report_in_flight(&state.inflight, "the grace time is over");
             state.notifier.stop();
             // every counter lock this instance holds goes now, stuck batches' too, or the other instances wait out their TTL
-            let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine.stop_now()).await;
+            let _ = tokio::time::timeout(LOCK_RELEASE_PATIENCE, state.engine().stop_now()).await;
             return Err(AppError::internal(format!(
                 "stopped {} s after the stop signal with {left} request(s) still in flight (SHUTDOWN_GRACE_SECS)",
                 grace.as_secs_f64()
@@ -130,7 +114,7 @@ pub async fn serve(config: Config, clock: Arc<Clock>, listener: TcpListener) -> 
     }
     // requests drained: release the counter locks, or the other instances wait out their TTL
     state.notifier.stop();
-    state.engine.stop().await;
+    state.engine().stop().await;
     tracing::info!("stopped");
     Ok(())
 }

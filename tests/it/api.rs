@@ -158,9 +158,9 @@ async fn the_expiry_sweep_cancels_overdue_reservations() {
     for _ in 0..3 {
         app.reserve(&letter()).await;
     }
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 0);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 0);
     app.clock.advance(Duration::seconds(301));
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 3);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 3);
     assert_eq!(app.count("SELECT COUNT(*) FROM audit_log WHERE operation = 'CANCEL'").await, 3);
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await, 0);
 }
@@ -176,9 +176,9 @@ async fn one_sweep_cancels_a_backlog_larger_than_a_chunk() {
         assert_eq!(s, 200);
     }
     app.clock.advance(Duration::seconds(301));
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 1_100);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 1_100);
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers WHERE status = 'RESERVED'").await, 0);
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 0);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 0);
 }
 
 #[tokio::test]
@@ -208,7 +208,7 @@ async fn generate_confirms_at_once_and_is_idempotent_per_document() {
 #[tokio::test]
 async fn parts_by_id_work_like_parts_by_code() {
     let app = TestApp::spawn().await;
-    let snapshot = app.state.reference.get().await.unwrap();
+    let snapshot = app.state.reference().get().await.unwrap();
     let p = snapshot.project(None, Some("LCBP3")).unwrap().id;
     let t = snapshot.correspondence_type(None, Some("LETTER")).unwrap().id;
     let o = snapshot.org(None, Some("คคง."), docnum::server::reference::Part::Originator).unwrap().id;
@@ -345,7 +345,7 @@ async fn a_template_change_applies_to_new_numbers_only() {
     let admin = app.login("admin", ADMIN_PASSWORD).await;
     let (_, first) = app.reserve(&letter()).await;
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let r = admin
         .post(app.url("/api/v1/document-numbering/configs"))
         .json(&json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}/{RECIPIENT}/{SEQ:5}/{YEAR:A.D.}", "resetScope": "YEARLY", "reason": "รูปแบบใหม่ตามมติที่ประชุม" }))
@@ -526,7 +526,7 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
 }
 
 async fn letter_type(app: &TestApp) -> i64 {
-    app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id
+    app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id
 }
 
 /// A new version of LCBP3's LETTER template, saved by `admin` (`POST /configs`); the configuration answered.

@@ -125,7 +125,7 @@ async fn a_block_is_idempotent_its_numbers_live_alone_and_the_rest_expire_accoun
 
     // the hold ends: the other three expire as "block expired"
     app.clock.advance(Duration::days(1) + Duration::seconds(1));
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 3);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 3);
     let reasons: Vec<(i64, String, Option<String>)> =
         sqlx::query_as("SELECT sequence, status, cancel_reason FROM document_numbers ORDER BY sequence").fetch_all(&app.state.db.pool).await.unwrap();
     let expired = |s: i64| (s, "CANCELLED".to_string(), Some("block expired".to_string()));

@@ -42,7 +42,7 @@ async fn check_reads_one_moment_of_a_live_database() {
             let mut expired = 0;
             while !stop.load(Ordering::Relaxed) {
                 app.clock.advance(chrono::Duration::seconds(301));
-                expired += app.state.engine.expire_due().await.unwrap();
+                expired += app.state.engine().expire_due().await.unwrap();
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             }
             expired

@@ -26,7 +26,7 @@ async fn letter_to(app: &TestApp, recipient: &str) -> Arc<Resolved> {
 
 /// The counters of LCBP3 from คคง. for every type and recipient given, type by type.
 async fn counters_of(app: &TestApp, types: &[&str], recipients: &[&str]) -> Vec<Arc<Resolved>> {
-    let snapshot = app.state.reference.get().await.unwrap();
+    let snapshot = app.state.reference().get().await.unwrap();
     let mut counters = Vec::new();
     for ty in types {
         for recipient in recipients {
@@ -86,7 +86,7 @@ async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_aft
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
     // one committer, so that every batch below shares its transactions
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     let (a, b, c, x) =
         (letter_to(&app, "สคฉ.3").await, letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await);
 
@@ -153,7 +153,7 @@ async fn block(db: &docnum::server::db::Db, counter: i64) -> sqlx::AnyConnection
 async fn a_number_taken_already_inside_a_group_served_together_fails_alone_and_the_others_commit() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     let (b, c, x) = (letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await);
     assert_eq!(serve(&committers, &b, &mut None).await, "คคง.-กทท.-0001-2568");
     assert_eq!(serve(&committers, &c, &mut None).await, "คคง.-ผรม.1-0001-2568");
@@ -210,7 +210,7 @@ async fn a_number_taken_already_inside_a_group_served_together_fails_alone_and_t
 async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known_one() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     let (b, c, n, x) =
         (letter_to(&app, "กทท.").await, letter_to(&app, "ผรม.1").await, letter_to(&app, "ผรม.2").await, letter_to(&app, "สคฉ.3").await);
     // B has a reservation to confirm; C and X are known to the committers; N is used for the first time below
@@ -276,7 +276,7 @@ async fn a_group_served_together_confirms_issues_on_a_new_counter_and_on_a_known
 async fn a_group_reads_each_counter_and_chain_head_as_stored() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     let (c, x) = (letter_to(&app, "ผรม.1").await, letter_to(&app, "สคฉ.3").await);
     for r in [&c, &c, &x] {
         serve(&committers, r, &mut None).await;
@@ -310,7 +310,7 @@ async fn another_write_gets_its_turn_while_groups_keep_coming() {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     // one task per counter (a counter has one worker at a time): 8 types × 4 recipients
     let types = ["LETTER", "MEMO", "RFI", "EMAIL", "MOM", "INSTRUCTION", "NOTICE", "OTHER"];
     let counters = counters_of(&app, &types, &["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"]).await;
@@ -362,7 +362,7 @@ async fn another_write_gets_its_turn_while_groups_keep_coming() {
 async fn a_group_of_ten_counters_is_served_together_each_counter_moving_once() {
     let app = TestApp::spawn().await;
     let db = app.state.db.clone();
-    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine.lifecycle.clone(), 1, None, None));
+    let committers = Arc::new(Committers::new(db.clone(), app.clock.clone(), app.state.engine().lifecycle.clone(), 1, None, None));
     let counters = counters_of(&app, &["LETTER", "MEMO", "RFI"], &["สคฉ.3", "กทท.", "ผรม.1", "ผรม.2"]).await;
     let (x, group) = (counters[11].clone(), &counters[..10]);
     // each counter once, alone, so that every one of them exists and the group's reads find them

@@ -128,7 +128,7 @@ impl TestApp {
             // services keeps them here: the default
             ..Config::default()
         };
-        let mut leptos_options = run::leptos_options();
+        let mut leptos_options = docnum::server::config::leptos_options();
         leptos_options.site_addr = listener.local_addr().unwrap();
         let state = AppState::start(config, leptos_options, clock.clone()).await.expect("state");
         let router = run::app(&state).await.expect("router");
@@ -200,7 +200,7 @@ impl TestApp {
     }
 
     pub async fn project_id(&self, code: &str) -> i64 {
-        self.state.reference.get().await.unwrap().project(None, Some(code)).unwrap().id
+        self.state.reference().get().await.unwrap().project(None, Some(code)).unwrap().id
     }
 
     /// A counter row written straight into the database (type 1), for what the database itself accepts or refuses.

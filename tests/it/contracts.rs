@@ -218,7 +218,7 @@ async fn contracts_are_imported_with_the_reference_document() {
 /// LCBP3's LETTER template shows the contract and counts per contract.
 async fn contract_letters(app: &TestApp, admin: &Client) {
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let body = json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": CONTRACT_TEMPLATE, "resetScope": "CONTRACT",
         "reason": "นับเลขแยกตามสัญญา", "acknowledgeKeyChange": true });
     let (s, saved) = send(app, admin, Method::POST, "/api/v1/document-numbering/configs", &body).await;
@@ -247,7 +247,7 @@ async fn each_contract_has_a_sequence_of_its_own() {
 
     // a contract reset needs {CONTRACT} in the template: refused, nothing saved
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let versions = app.count("SELECT COUNT(*) FROM numbering_template_versions").await;
     let body = json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{PROJECT}-{CORR_TYPE}-{SEQ:4}", "resetScope": "CONTRACT",
         "reason": "ลอง", "acknowledgeKeyChange": true });
@@ -398,7 +398,7 @@ async fn the_reserve_page_asks_for_the_contract() {
     )
     .await;
     assert_eq!(s, StatusCode::OK, "{r}");
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
 
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(reqwest::header::ORIGIN, app.base.parse().unwrap());

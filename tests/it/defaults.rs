@@ -80,7 +80,7 @@ async fn a_project_created_through_the_api_numbers_each_type_in_its_own_format_f
 /// What the template editor asks: the template a (project, type) uses today, and from which step.
 async fn resolved(app: &TestApp, admin: &Client, type_code: &str) -> Value {
     let project = app.project_id("NP1").await;
-    let correspondence_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some(type_code)).unwrap().id;
+    let correspondence_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some(type_code)).unwrap().id;
     post(app, admin, "/sfn/resolve_template", json!({ "project_id": project, "correspondence_type_id": correspondence_type })).await
 }
 

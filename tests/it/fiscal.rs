@@ -29,7 +29,7 @@ async fn send(app: &TestApp, client: &Client, method: reqwest::Method, path: &st
 /// LCBP3's LETTER template becomes `FY_TEMPLATE`, reset per fiscal year.
 async fn fiscal_letters(app: &TestApp, admin: &Client) {
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let body = json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": FY_TEMPLATE, "resetScope": "FISCAL_YEAR",
         "reason": "นับตามปีงบประมาณ", "acknowledgeKeyChange": true });
     let (s, saved) = send(app, admin, reqwest::Method::POST, "/api/v1/document-numbering/configs", &body).await;

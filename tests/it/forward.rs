@@ -17,7 +17,7 @@ const SECRET: &str = "a-test-cluster-secret";
 /// The LETTER คคง.→สคฉ.3 request of the demo data, resolved as the engine resolves it.
 async fn resolved_letter(app: &TestApp) -> docnum::server::numbering::Resolved {
     let req: NumberRequest = serde_json::from_value(letter()).unwrap();
-    let snapshot = app.state.reference.get().await.unwrap();
+    let snapshot = app.state.reference().get().await.unwrap();
     docnum::server::numbering::resolve(&snapshot, &req, app.clock.now()).unwrap()
 }
 

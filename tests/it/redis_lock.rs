@@ -245,12 +245,12 @@ async fn stopping_redis_under_load_writes_exactly_one_redis_error_row() {
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     let _redis = RedisServer::start_on(port).await;
     for _ in 0..100 {
-        if app.state.engine.redis_up() == Some(true) {
+        if app.state.engine().redis_up() == Some(true) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(app.state.engine.redis_up(), Some(true), "back on Redis");
+    assert_eq!(app.state.engine().redis_up(), Some(true), "back on Redis");
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut taken = 0;
     for task in load {

@@ -30,7 +30,7 @@ async fn every_kind(app: &TestApp, admin: &Client) {
     block["holder"] = json!("ผรม.1");
     post(app, admin, &format!("{base}/reserve-block"), block).await; // 4, 5: the block's hold ends
     app.clock.advance(Duration::seconds(301));
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 3);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 3);
     post(app, admin, "/api/v1/documents/DOC-6/generate-number", letter()).await; // 6
     let void =
         json!({ "projectCode": "LCBP3", "correspondenceTypeCode": "LETTER", "documentNumber": "คคง.-สคฉ.3-0006-2568", "reason": "ออกซ้ำกับฉบับเดิม" });
@@ -129,7 +129,7 @@ async fn bench_a_register_of_100000_numbers() {
     let app = TestApp::spawn().await;
     let admin = app.login("admin", ADMIN_PASSWORD).await;
     let project = app.project_id("LCBP3").await;
-    let letter_type = app.state.reference.get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
+    let letter_type = app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id;
     let template = json!({ "projectId": project, "correspondenceTypeId": letter_type, "template": "{ORIGINATOR}-{RECIPIENT}-{SEQ:6}-{YEAR:B.E.}",
         "resetScope": "YEARLY", "reason": "room for 100,000", "acknowledgeKeyChange": true });
     post(&app, &admin, "/api/v1/document-numbering/configs", template).await;

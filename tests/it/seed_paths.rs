@@ -213,7 +213,7 @@ async fn the_metrics_summary_counts_today_for_admins_only() {
 #[tokio::test]
 async fn the_seeds_counter_key_body_is_numbered_as_written() {
     let app = TestApp::spawn().await;
-    let snapshot = app.state.reference.get().await.unwrap();
+    let snapshot = app.state.reference().get().await.unwrap();
     let project = snapshot.project(None, Some("LCBP3")).unwrap().id;
     let letter_type = snapshot.correspondence_type(None, Some("LETTER")).unwrap().id;
     let part = docnum::server::reference::Part::Originator;

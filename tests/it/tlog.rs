@@ -248,7 +248,7 @@ async fn check_finds_each_event_logged_once_and_a_changed_log() {
     assert_eq!(s, StatusCode::OK);
     let (_, lapsed) = app.reserve(&letter()).await;
     app.clock.advance(chrono::Duration::seconds(301));
-    assert_eq!(app.state.engine.expire_due().await.unwrap(), 1);
+    assert_eq!(app.state.engine().expire_due().await.unwrap(), 1);
 
     // committed but not sequenced yet: staged, not missing
     let report = check::check(&app.state.db, &[]).await.unwrap();

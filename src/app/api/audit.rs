@@ -12,7 +12,7 @@ use crate::server::sfn;
 #[server(prefix = "/sfn", input = Json)]
 pub async fn search_audit(query: AuditQuery) -> Result<AuditPage, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    let snapshot = state.engine.reference.get().await.map_err(sfn::error)?;
+    let snapshot = state.reference().get().await.map_err(sfn::error)?;
     logs::audit_page(&state.db, &snapshot, &caller, &query).await.map_err(sfn::error)
 }
 

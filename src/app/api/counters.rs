@@ -14,21 +14,21 @@ use crate::server::sfn;
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_counters(query: CounterQuery) -> Result<Vec<CounterView>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::counters(&state.engine, &caller, query.project_id, query.correspondence_type_id, query.year).await.map_err(sfn::error)
+    admin_ops::counters(state.engine(), &caller, query.project_id, query.correspondence_type_id, query.year).await.map_err(sfn::error)
 }
 
 /// Every number of a counter in a window of sequences, and the audit row explaining each missing sequence.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn fetch_counter_numbers(counter_id: i64, after_sequence: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::counter_numbers(&state.engine, &caller, counter_id, after_sequence, limit).await.map_err(sfn::error)
+    admin_ops::counter_numbers(state.engine(), &caller, counter_id, after_sequence, limit).await.map_err(sfn::error)
 }
 
 /// A super admin asks for a counter to restart at `new_value` (default 0); a different one decides.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::request_reset(&state.engine, &caller, counter_id, new_value, &reason).await.map_err(sfn::error)
+    admin_ops::request_reset(state.engine(), &caller, counter_id, new_value, &reason).await.map_err(sfn::error)
 }
 
 /// Reset requests, newest first, each with the actions this caller may take (the workflow envelope).
@@ -36,14 +36,14 @@ pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reas
 pub async fn list_reset_requests(state: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
     let (app, caller) = sfn::caller().await?;
     let state = state.filter(|s| !s.trim().is_empty());
-    admin_ops::reset_requests(&app.engine, &caller, state.as_deref(), counter_id).await.map_err(sfn::error)
+    admin_ops::reset_requests(app.engine(), &caller, state.as_deref(), counter_id).await.map_err(sfn::error)
 }
 
 /// Takes one of the envelope's `availableActions` (APPROVE, REJECT) on a reset request.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn act_on_reset_request(public_id: String, action: String, comment: Option<String>) -> Result<Envelope<ResetRequestView>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::act_on_reset(&state.engine, &caller, &public_id, &action, comment.as_deref()).await.map_err(sfn::error)
+    admin_ops::act_on_reset(state.engine(), &caller, &public_id, &action, comment.as_deref()).await.map_err(sfn::error)
 }
 
 #[cfg(feature = "ssr")]
@@ -60,21 +60,21 @@ fn number_ref(t: &NumberTarget) -> NumberRef {
 #[server(prefix = "/sfn", input = Json)]
 pub async fn revise_number(target: NumberTarget) -> Result<IssuedNumber, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::revise(&state.engine, &caller, &number_ref(&target), target.document_id.as_deref(), None).await.map_err(sfn::error)
+    admin_ops::revise(state.engine(), &caller, &number_ref(&target), target.document_id.as_deref(), None).await.map_err(sfn::error)
 }
 
 /// Voids a confirmed number and issues its replacement.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn void_and_replace_number(target: NumberTarget, reason: String) -> Result<VoidResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::void_and_replace(&state.engine, &caller, &number_ref(&target), &reason, target.document_id.as_deref(), None).await.map_err(sfn::error)
+    admin_ops::void_and_replace(state.engine(), &caller, &number_ref(&target), &reason, target.document_id.as_deref(), None).await.map_err(sfn::error)
 }
 
 /// Voids a confirmed number without a replacement (super admins).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn void_number(target: NumberTarget, reason: String) -> Result<StatusResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::void(&state.engine, &caller, &number_ref(&target), &reason).await.map_err(sfn::error)
+    admin_ops::void(state.engine(), &caller, &number_ref(&target), &reason).await.map_err(sfn::error)
 }
 
 /// Manual override: registers a hand-typed (legacy) number on a counter.
@@ -87,7 +87,7 @@ pub async fn override_register_number(
 ) -> Result<OverrideResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let document_id = document_id.filter(|d| !d.trim().is_empty());
-    admin_ops::manual_override(&state.engine, &caller, counter_id, Override::Register { document_number, document_id }, &reason)
+    admin_ops::manual_override(state.engine(), &caller, counter_id, Override::Register { document_number, document_id }, &reason)
         .await
         .map_err(sfn::error)
 }
@@ -96,5 +96,5 @@ pub async fn override_register_number(
 #[server(prefix = "/sfn", input = Json)]
 pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::manual_override(&state.engine, &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfn::error)
+    admin_ops::manual_override(state.engine(), &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfn::error)
 }

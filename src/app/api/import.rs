@@ -13,5 +13,5 @@ use crate::server::{import, sfn};
 #[server(prefix = "/sfn", endpoint = "import_bulk", input = Json)]
 pub async fn bulk_import(text: String, format: ImportFormat, reason: Option<String>, dry_run: bool) -> Result<ImportReport, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    import::bulk_import(&state.engine, &caller, &text, format, reason.as_deref(), dry_run).await.map_err(sfn::error)
+    import::bulk_import(state.engine(), &caller, &text, format, reason.as_deref(), dry_run).await.map_err(sfn::error)
 }

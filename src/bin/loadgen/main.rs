@@ -374,7 +374,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let mut options = run::leptos_options();
+    let mut options = docnum::server::config::leptos_options();
     options.site_addr = addr;
     let state = AppState::start(config, options, Arc::new(Clock::system())).await.expect("start");
     // as `docnum serve` runs: the background checkpointer and the expiry sweep
@@ -388,7 +388,7 @@ async fn start_embedded(dir: &std::path::Path) -> (String, String) {
     let base = format!("http://{addr}");
     let session = open::login(&base, "admin", EMBEDDED_ADMIN_PASSWORD).await.expect("the bootstrap admin logs in");
     let mut conn = http1::Conn::new(&base);
-    let snapshot = state.reference.get().await.unwrap();
+    let snapshot = state.reference().get().await.unwrap();
     for p in &snapshot.data.projects {
         for t in TYPES {
             let type_id = snapshot.correspondence_type(None, Some(t)).unwrap().id;

@@ -210,8 +210,7 @@ pub async fn run_if_due(db: &Db, now_ms: i64, config: &RetentionConfig, instance
 /// Starts the daily job on this instance: every interval (at most [`MAX_POLL`]) it tries [`run_if_due`] on the
 /// service clock. The instances sharing the database run each day's prune once between them; a failure is logged
 /// and the next day's run goes on.
-pub(crate) fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
-    let instance = instance_name();
+pub(crate) fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig, instance: String) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(config.interval.clamp(Duration::from_secs(1), MAX_POLL));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -230,17 +229,6 @@ pub(crate) fn spawn_job(db: Db, clock: Arc<Clock>, config: RetentionConfig) {
             }
         }
     });
-}
-
-/// Who claims a run in `job_runs` (for an operator reading it): the host and the process.
-pub(crate) fn instance_name() -> String {
-    let host = std::env::var("HOSTNAME")
-        .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "unknown-host".into());
-    format!("{host}:{}", std::process::id()).chars().take(200).collect()
 }
 
 #[cfg(test)]
