@@ -90,13 +90,52 @@ pub(crate) enum Override {
 // ---- the operations as callers see them: each failure recorded in the error log with who and what
 // (docs/rules/numbering.md#audit-and-retention) ----
 
-/// Records a failed administrative operation (when its error is of a kind the error log keeps), then hands the
-/// result back.
-fn logged<T>(s: &Engine, caller: &Caller, operation: &str, context: serde_json::Value, result: Result<T, AppError>) -> Result<T, AppError> {
-    if let Err(e) = &result {
-        s.errors.record(e, &caller.who(), json!({ "operation": operation, "request": context }));
+/// An administrative operation as every entry point runs it: with an `Idempotency-Key`, a repeat answers what the
+/// first request answered (the operation gets the key, to store its answer with its commit); a failure is recorded in
+/// the error log with who asked and what (docs/rules/numbering.md#audit-and-retention). The operation tells the live
+/// screens itself, after its commit.
+pub(crate) struct AdminOp<'a> {
+    s: &'a Engine,
+    caller: &'a Caller,
+    operation: &'static str,
+    request: serde_json::Value,
+}
+
+impl<'a> AdminOp<'a> {
+    pub(crate) fn new(s: &'a Engine, caller: &'a Caller, operation: &'static str, request: serde_json::Value) -> Self {
+        AdminOp { s, caller, operation, request }
     }
-    result
+
+    /// Runs `op`, recording its failure.
+    pub(crate) async fn run<T>(self, op: impl std::future::Future<Output = Result<T, AppError>>) -> Result<T, AppError> {
+        let result = op.await;
+        self.record(result)
+    }
+
+    /// Runs `op` once per idempotency key (None: every time), recording its failure.
+    pub(crate) async fn run_keyed<T, F, Fut>(self, key: Option<&IdempotencyKey>, op: F) -> Result<T, AppError>
+    where
+        T: serde::de::DeserializeOwned,
+        F: FnOnce(Option<Keyed>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, AppError>>,
+    {
+        let result = async {
+            let (keyed, _claim) = match self.s.keying(self.caller, key, self.operation, &self.request).await? {
+                Keying::Replay(answer) => return Ok(answer),
+                Keying::Fresh(fresh) => fresh.unzip(),
+            };
+            op(keyed).await
+        }
+        .await;
+        self.record(result)
+    }
+
+    fn record<T>(&self, result: Result<T, AppError>) -> Result<T, AppError> {
+        if let Err(e) = &result {
+            self.s.errors.record(e, &self.caller.who(), json!({ "operation": self.operation, "request": self.request }));
+        }
+        result
+    }
 }
 
 fn number_context(number: &NumberRef) -> serde_json::Value {
@@ -133,7 +172,7 @@ async fn announce_counter(s: &Engine, counter_id: i64) {
     }
 }
 
-/// See [`request_reset_unlogged`].
+/// `POST /counters/{id}/reset-requests`: a super admin asks for a counter to restart at `new_value`.
 pub(crate) async fn request_reset(
     s: &Engine,
     caller: &Caller,
@@ -141,11 +180,42 @@ pub(crate) async fn request_reset(
     new_value: Option<i64>,
     reason: &str,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
-    let result = request_reset_unlogged(s, caller, counter_id, new_value, reason).await;
+    let result = AdminOp::new(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }))
+        .run(async {
+            let user_id = caller.require_super_admin()?.id;
+            let reason = &text(reason, MIN_RESET_REASON_CHARS)?;
+            let new_value = new_value.unwrap_or(0);
+            if new_value < 0 {
+                return Err(AppError::validation("ค่าใหม่ของตัวนับต้องไม่ติดลบ", "newValue must be >= 0"));
+            }
+            let public_id = retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                let locked = lock_counter(&mut tx, s, counter_id).await?;
+                let floor = store::highest_sequence(&mut tx, counter_id, CONFIRMED).await?;
+                let pending = store::pending_reset(&mut tx, counter_id, RESET_WORKFLOW).await?;
+                admin::check_reset_request(&locked, floor, pending.as_deref(), new_value)?;
+                let machine = Machine::load(&mut *tx, RESET_WORKFLOW).await?;
+                let instance = workflow::start(&mut tx, &machine, "REQUEST", caller, Some(reason), now).await?;
+                let last = locked.counter.row.last_number;
+                let request_id = store::insert_reset_request(&mut tx, instance.id, counter_id, last, new_value, reason, user_id, now).await?;
+                let ask = admin::ResetAsk { request_id, instance_public_id: &instance.public_id, new_value };
+                counter_tx::apply(&mut tx, &admin::reset_requested(caller, &locked, &ask, reason, now), now).await?;
+                let data = json!({ "counterId": counter_id, "instancePublicId": instance.public_id, "previousValue": last, "newValue": new_value,
+                                   "reason": reason, "by": caller.display_name() });
+                let told = Event::about_counter(EventKind::ResetRequested, counter_id, data).in_project(locked.counter.key.project_id);
+                outbox::append(&mut tx, &[told], now).await.map_err(sql)?;
+                tx.commit().await.map_err(sql)?;
+                Ok(instance.public_id)
+            })
+            .await?;
+            reset_request(s, caller, &public_id).await
+        })
+        .await;
     if let Ok(view) = &result {
         announce_reset(s, view).await;
     }
-    logged(s, caller, "RESET_REQUEST", json!({ "counterId": counter_id, "newValue": new_value, "reason": reason }), result)
+    result
 }
 
 /// The requirements' `POST configs/{id}/reset-counter`: a reset request for a counter numbered under configuration
@@ -172,7 +242,8 @@ pub(crate) async fn request_reset_of_config(
     request_reset(s, caller, counter_id, new_value, reason).await
 }
 
-/// See [`act_on_reset_unlogged`].
+/// `POST /workflow/{publicId}/actions/{APPROVE|REJECT}` on a reset request. The engine checks the state, the
+/// role and the four-eyes rule; on APPROVE the reset is executed in the same transaction as the transition.
 pub(crate) async fn act_on_reset(
     s: &Engine,
     caller: &Caller,
@@ -180,14 +251,61 @@ pub(crate) async fn act_on_reset(
     action: &str,
     comment: Option<&str>,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
-    let result = act_on_reset_unlogged(s, caller, public_id, action, comment).await;
+    let result = AdminOp::new(s, caller, "RESET_ACTION", json!({ "instancePublicId": public_id, "action": action, "comment": comment }))
+        .run(async {
+            let comment = &optional_text(comment)?;
+            retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                let (instance, _, t) = workflow::transition(&mut tx, public_id, action, caller, comment.as_deref(), now).await?;
+                if instance.workflow_code != RESET_WORKFLOW {
+                    return Err(workflow::not_found(public_id));
+                }
+                let request = store::reset_by_instance(&mut tx, instance.id)
+                    .await?
+                    .ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
+                let ask = admin::ResetAsk { request_id: request.id, instance_public_id: public_id, new_value: request.new_value };
+                let write = match t.action.as_str() {
+                    "APPROVE" => {
+                        let locked = lock_counter(&mut tx, s, request.counter_id).await?;
+                        let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
+                        let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
+                        let write =
+                            admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?;
+                        Some((write, locked.counter.key.project_id, &[EventKind::ResetApproved, EventKind::ResetExecuted][..]))
+                    }
+                    "REJECT" => {
+                        let locked = lock_counter(&mut tx, s, request.counter_id).await?;
+                        Some((
+                            admin::reset_rejected(caller, &locked, &ask, comment.as_deref(), now),
+                            locked.counter.key.project_id,
+                            &[EventKind::ResetRejected][..],
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Some((write, project_id, told)) = write {
+                    counter_tx::apply(&mut tx, &write, now).await?;
+                    let data = json!({ "counterId": request.counter_id, "instancePublicId": public_id, "previousValue": request.previous_value,
+                                       "newValue": request.new_value, "requestedBy": request.requested_by, "by": caller.display_name(), "comment": comment });
+                    let told: Vec<Event> =
+                        told.iter().map(|&kind| Event::about_counter(kind, request.counter_id, data.clone()).in_project(project_id)).collect();
+                    outbox::append(&mut tx, &told, now).await.map_err(sql)?;
+                }
+                tx.commit().await.map_err(sql)
+            })
+            .await?;
+            reset_request(s, caller, public_id).await
+        })
+        .await;
     if let Ok(view) = &result {
         announce_reset(s, view).await;
     }
-    logged(s, caller, "RESET_ACTION", json!({ "instancePublicId": public_id, "action": action, "comment": comment }), result)
+    result
 }
 
-/// See [`revise_unlogged`].
+/// The next revision of a confirmed number: same sequence, next `{REV}`, no counter consumed (audit GENERATE).
+/// Open to whoever may take numbers in the project, like generate.
 pub(crate) async fn revise(
     s: &Engine,
     caller: &Caller,
@@ -196,19 +314,35 @@ pub(crate) async fn revise(
     key: Option<&IdempotencyKey>,
 ) -> Result<IssuedNumber, AppError> {
     let request = json!({ "number": number_context(number), "documentId": document_id });
-    let result = async {
-        let (keyed, _claim) = match s.keying(caller, key, "REVISE", &request).await? {
-            Keying::Replay(answer) => return Ok(answer),
-            Keying::Fresh(fresh) => fresh.unzip(),
-        };
-        revise_unlogged(s, caller, number, document_id, keyed.as_ref()).await
-    }
-    .await
-    .map(|n| with_workflow(s, caller, n));
-    logged(s, caller, "REVISE", request, result)
+    AdminOp::new(s, caller, "REVISE", request)
+        .run_keyed(key, |keyed| async move {
+            let keyed = keyed.as_ref();
+            let snapshot = s.reference.get().await?;
+            let (project, correspondence_type, text) = &locate(&snapshot, number)?;
+            caller.require_numbering(project.id)?;
+            let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
+            retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
+                    return Ok(answer);
+                }
+                let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
+                let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
+                let (write, issued) = admin::revise(&s.lifecycle, caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
+                counter_tx::apply(&mut tx, &write, now).await?;
+                store_key(&mut tx, keyed, &issued, now).await?;
+                tx.commit().await.map_err(sql)?;
+                Ok(issued)
+            })
+            .await
+        })
+        .await
+        .map(|n| with_workflow(s, caller, n))
 }
 
-/// See [`void_and_replace_unlogged`].
+/// Voids a confirmed number (with a reason) and issues its replacement for the same parts — read back from
+/// the voided number — under today's template and period, linked both ways in the audit rows. One transaction.
 pub(crate) async fn void_and_replace(
     s: &Engine,
     caller: &Caller,
@@ -218,44 +352,133 @@ pub(crate) async fn void_and_replace(
     key: Option<&IdempotencyKey>,
 ) -> Result<VoidResult, AppError> {
     let request = json!({ "number": number_context(number), "reason": reason, "documentId": document_id });
-    let result = async {
-        let (keyed, _claim) = match s.keying(caller, key, "VOID_REPLACE", &request).await? {
-            Keying::Replay(answer) => return Ok(answer),
-            Keying::Fresh(fresh) => fresh.unzip(),
-        };
-        void_and_replace_unlogged(s, caller, number, reason, document_id, keyed.as_ref()).await
-    }
-    .await
-    .map(|v: VoidResult| {
-        let at = v.replacement.issued_at.timestamp_millis();
-        VoidResult {
-            workflow: Some(s.lifecycle.context(&v.voided, State::Void, at, caller)),
-            replacement: with_workflow(s, caller, v.replacement),
-            ..v
-        }
-    });
-    logged(s, caller, "VOID_REPLACE", request, result)
+    AdminOp::new(s, caller, "VOID_REPLACE", request)
+        .run_keyed(key, |keyed| async move {
+            let keyed = keyed.as_ref();
+            caller.require_super_admin()?;
+            let reason = &text(reason, 1)?;
+            let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
+            let snapshot = s.reference.get().await?;
+            let (project, correspondence_type, text) = &locate(&snapshot, number)?;
+            let original =
+                store::number_by_text(&s.db.pool, project.id, correspondence_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
+            s.lifecycle.allow(Some(State::of_stored(&original)), Action::Void, caller, &original.number)?;
+            let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
+            let request = NumberRequest {
+                project_id: Some(project.id),
+                correspondence_type_id: Some(correspondence_type.id),
+                originator_code: parsed.originator.clone(),
+                recipient_code: parsed.recipient.clone(),
+                sub_type_number: parsed.sub_type.clone(),
+                rfa_type_code: parsed.rfa_type.clone(),
+                discipline_code: parsed.discipline.clone(),
+                contract_code: parsed.contract.clone(),
+                ..Default::default()
+            };
+            let resolved = &crate::server::numbering::resolve(&snapshot, &request, s.clock.now())?;
+            retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
+                    return Ok(answer);
+                }
+                let (old, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
+                // the replacement's counter: today's period, often the same row (already held by this transaction)
+                let max = resolved.template.max_seq() as i64;
+                let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
+                let (write, result) =
+                    admin::void_and_replace(&s.lifecycle, caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
+                counter_tx::apply(&mut tx, &write, now).await?;
+                let r = &result.replacement;
+                let told = [
+                    voided_event(&old, &original, reason, Some(&r.document_number), caller),
+                    Event::about_counter(
+                        EventKind::NumberConfirmed,
+                        r.counter_id,
+                        json!({ "counterId": r.counter_id, "documentNumber": r.document_number, "sequence": r.sequence, "documentId": r.document_id,
+                                "replaces": original.number }),
+                    )
+                    .in_project(new.counter.key.project_id),
+                ];
+                outbox::append(&mut tx, &told, now).await.map_err(sql)?;
+                store_key(&mut tx, keyed, &result, now).await?;
+                tx.commit().await.map_err(sql)?;
+                Ok(result)
+            })
+            .await
+        })
+        .await
+        .map(|v: VoidResult| {
+            let at = v.replacement.issued_at.timestamp_millis();
+            VoidResult {
+                workflow: Some(s.lifecycle.context(&v.voided, State::Void, at, caller)),
+                replacement: with_workflow(s, caller, v.replacement),
+                ..v
+            }
+        })
 }
 
-/// See [`void_unlogged`].
+/// Voids a confirmed number without a replacement (super admins; a reason of 1–500 characters): it stays on record as
+/// VOID, audited, and its sequence is never issued again.
 pub(crate) async fn void(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
-    let result = void_unlogged(s, caller, number, reason).await;
-    logged(s, caller, "VOID", json!({ "number": number_context(number), "reason": reason }), result)
+    let result = AdminOp::new(s, caller, "VOID", json!({ "number": number_context(number), "reason": reason }))
+        .run(async {
+            caller.require_super_admin()?;
+            let reason = &text(reason, 1)?;
+            let snapshot = s.reference.get().await?;
+            let (project, correspondence_type, text) = &locate(&snapshot, number)?;
+            let at = retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
+                let write = admin::void(&s.lifecycle, caller, &locked, &original, reason, now)?;
+                counter_tx::apply(&mut tx, &write, now).await?;
+                outbox::append(&mut tx, &[voided_event(&locked, &original, reason, None, caller)], now).await.map_err(sql)?;
+                tx.commit().await.map_err(sql)?;
+                Ok(now)
+            })
+            .await?;
+            Ok(StatusResult {
+                document_number: text.clone(),
+                status: NumberStatus::Void,
+                workflow: Some(s.lifecycle.context(text, State::Void, at, caller)),
+            })
+        })
+        .await;
+    result
 }
 
-/// See [`manual_override_unlogged`].
+/// A super admin registers a legacy number for a counter, or moves the counter forward (NB007 for anyone else).
 pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
     let described = match &what {
         Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
         Override::SetValue(value) => json!({ "value": value }),
     };
-    let result = manual_override_unlogged(s, caller, counter_id, what, reason)
+    let request = json!({ "counterId": counter_id, "override": described, "reason": reason });
+    let result = AdminOp::new(s, caller, "MANUAL_OVERRIDE", request)
+        .run(async {
+            if caller.require_super_admin().is_err() {
+                return Err(AppError::ManualOverrideNotAllowed);
+            }
+            let reason = &text(reason, 1)?;
+            let snapshot = s.reference.get().await?;
+            let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+            let prepared = &prepare_override(&snapshot, &counter, what)?;
+            retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                let result = apply_override(s, &mut tx, caller, counter_id, prepared, reason, now).await?;
+                tx.commit().await.map_err(sql)?;
+                Ok(result)
+            })
+            .await
+        })
         .await
         .map(|o| OverrideResult { registered: o.registered.map(|n| with_workflow(s, caller, n)), ..o });
     if result.is_ok() {
         announce_counter(s, counter_id).await;
     }
-    logged(s, caller, "MANUAL_OVERRIDE", json!({ "counterId": counter_id, "override": described, "reason": reason }), result)
+    result
 }
 
 /// A number an administrative write issued, with its lifecycle context: confirmed, named by itself.
@@ -265,98 +488,6 @@ fn with_workflow(s: &Engine, caller: &Caller, n: IssuedNumber) -> IssuedNumber {
 }
 
 // ---- counter reset (workflow COUNTER_RESET) ----
-
-/// `POST /counters/{id}/reset-requests`: a super admin asks for a counter to restart at `new_value`.
-async fn request_reset_unlogged(
-    s: &Engine,
-    caller: &Caller,
-    counter_id: i64,
-    new_value: Option<i64>,
-    reason: &str,
-) -> Result<Envelope<ResetRequestView>, AppError> {
-    let user_id = caller.require_super_admin()?.id;
-    let reason = &text(reason, MIN_RESET_REASON_CHARS)?;
-    let new_value = new_value.unwrap_or(0);
-    if new_value < 0 {
-        return Err(AppError::validation("ค่าใหม่ของตัวนับต้องไม่ติดลบ", "newValue must be >= 0"));
-    }
-    let public_id = retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let locked = lock_counter(&mut tx, s, counter_id).await?;
-        let floor = store::highest_sequence(&mut tx, counter_id, CONFIRMED).await?;
-        let pending = store::pending_reset(&mut tx, counter_id, RESET_WORKFLOW).await?;
-        admin::check_reset_request(&locked, floor, pending.as_deref(), new_value)?;
-        let machine = Machine::load(&mut *tx, RESET_WORKFLOW).await?;
-        let instance = workflow::start(&mut tx, &machine, "REQUEST", caller, Some(reason), now).await?;
-        let last = locked.counter.row.last_number;
-        let request_id = store::insert_reset_request(&mut tx, instance.id, counter_id, last, new_value, reason, user_id, now).await?;
-        let ask = admin::ResetAsk { request_id, instance_public_id: &instance.public_id, new_value };
-        counter_tx::apply(&mut tx, &admin::reset_requested(caller, &locked, &ask, reason, now), now).await?;
-        let data = json!({ "counterId": counter_id, "instancePublicId": instance.public_id, "previousValue": last, "newValue": new_value,
-                           "reason": reason, "by": caller.display_name() });
-        let told = Event::about_counter(EventKind::ResetRequested, counter_id, data).in_project(locked.counter.key.project_id);
-        outbox::append(&mut tx, &[told], now).await.map_err(sql)?;
-        tx.commit().await.map_err(sql)?;
-        Ok(instance.public_id)
-    })
-    .await?;
-    reset_request(s, caller, &public_id).await
-}
-
-/// `POST /workflow/{publicId}/actions/{APPROVE|REJECT}` on a reset request. The engine checks the state, the
-/// role and the four-eyes rule; on APPROVE the reset is executed in the same transaction as the transition.
-async fn act_on_reset_unlogged(
-    s: &Engine,
-    caller: &Caller,
-    public_id: &str,
-    action: &str,
-    comment: Option<&str>,
-) -> Result<Envelope<ResetRequestView>, AppError> {
-    let comment = &optional_text(comment)?;
-    retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (instance, _, t) = workflow::transition(&mut tx, public_id, action, caller, comment.as_deref(), now).await?;
-        if instance.workflow_code != RESET_WORKFLOW {
-            return Err(workflow::not_found(public_id));
-        }
-        let request = store::reset_by_instance(&mut tx, instance.id)
-            .await?
-            .ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
-        let ask = admin::ResetAsk { request_id: request.id, instance_public_id: public_id, new_value: request.new_value };
-        let write = match t.action.as_str() {
-            "APPROVE" => {
-                let locked = lock_counter(&mut tx, s, request.counter_id).await?;
-                let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
-                let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
-                let write =
-                    admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?;
-                Some((write, locked.counter.key.project_id, &[EventKind::ResetApproved, EventKind::ResetExecuted][..]))
-            }
-            "REJECT" => {
-                let locked = lock_counter(&mut tx, s, request.counter_id).await?;
-                Some((
-                    admin::reset_rejected(caller, &locked, &ask, comment.as_deref(), now),
-                    locked.counter.key.project_id,
-                    &[EventKind::ResetRejected][..],
-                ))
-            }
-            _ => None,
-        };
-        if let Some((write, project_id, told)) = write {
-            counter_tx::apply(&mut tx, &write, now).await?;
-            let data = json!({ "counterId": request.counter_id, "instancePublicId": public_id, "previousValue": request.previous_value,
-                               "newValue": request.new_value, "requestedBy": request.requested_by, "by": caller.display_name(), "comment": comment });
-            let told: Vec<Event> =
-                told.iter().map(|&kind| Event::about_counter(kind, request.counter_id, data.clone()).in_project(project_id)).collect();
-            outbox::append(&mut tx, &told, now).await.map_err(sql)?;
-        }
-        tx.commit().await.map_err(sql)
-    })
-    .await?;
-    reset_request(s, caller, public_id).await
-}
 
 /// One reset request with its envelope (super admins only).
 pub(crate) async fn reset_request(s: &Engine, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
@@ -405,97 +536,6 @@ async fn envelopes(s: &Engine, caller: &Caller, rows: Vec<ResetRow>) -> Result<V
 
 // ---- revise, void-and-replace ----
 
-/// The next revision of a confirmed number: same sequence, next `{REV}`, no counter consumed (audit GENERATE).
-/// Open to whoever may take numbers in the project, like generate.
-async fn revise_unlogged(
-    s: &Engine,
-    caller: &Caller,
-    number: &NumberRef,
-    document_id: Option<&str>,
-    keyed: Option<&Keyed>,
-) -> Result<IssuedNumber, AppError> {
-    let snapshot = s.reference.get().await?;
-    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
-    caller.require_numbering(project.id)?;
-    let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
-    retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
-            return Ok(answer);
-        }
-        let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
-        let revisions = store::revisions(&mut tx, locked.counter.row.id, original.sequence).await?;
-        let (write, issued) = admin::revise(&s.lifecycle, caller, &locked, &original, &project.code, &revisions, document_id.clone(), now)?;
-        counter_tx::apply(&mut tx, &write, now).await?;
-        store_key(&mut tx, keyed, &issued, now).await?;
-        tx.commit().await.map_err(sql)?;
-        Ok(issued)
-    })
-    .await
-}
-
-/// Voids a confirmed number (with a reason) and issues its replacement for the same parts — read back from
-/// the voided number — under today's template and period, linked both ways in the audit rows. One transaction.
-async fn void_and_replace_unlogged(
-    s: &Engine,
-    caller: &Caller,
-    number: &NumberRef,
-    reason: &str,
-    document_id: Option<&str>,
-    keyed: Option<&Keyed>,
-) -> Result<VoidResult, AppError> {
-    caller.require_super_admin()?;
-    let reason = &text(reason, 1)?;
-    let document_id = &document_id.map(check_document_id).transpose()?.map(String::from);
-    let snapshot = s.reference.get().await?;
-    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
-    let original = store::number_by_text(&s.db.pool, project.id, correspondence_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
-    s.lifecycle.allow(Some(State::of_stored(&original)), Action::Void, caller, &original.number)?;
-    let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
-    let request = NumberRequest {
-        project_id: Some(project.id),
-        correspondence_type_id: Some(correspondence_type.id),
-        originator_code: parsed.originator.clone(),
-        recipient_code: parsed.recipient.clone(),
-        sub_type_number: parsed.sub_type.clone(),
-        rfa_type_code: parsed.rfa_type.clone(),
-        discipline_code: parsed.discipline.clone(),
-        contract_code: parsed.contract.clone(),
-        ..Default::default()
-    };
-    let resolved = &crate::server::numbering::resolve(&snapshot, &request, s.clock.now())?;
-    retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        if let Some(answer) = stored_answer_in(&mut tx, keyed, now).await? {
-            return Ok(answer);
-        }
-        let (old, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
-        // the replacement's counter: today's period, often the same row (already held by this transaction)
-        let max = resolved.template.max_seq() as i64;
-        let new = counter_tx::load_or_create_counter(&mut tx, s.db.dialect, &resolved.key, max, now).await?;
-        let (write, result) = admin::void_and_replace(&s.lifecycle, caller, &old, &original, &new, resolved, reason, document_id.clone(), now)?;
-        counter_tx::apply(&mut tx, &write, now).await?;
-        let r = &result.replacement;
-        let told = [
-            voided_event(&old, &original, reason, Some(&r.document_number), caller),
-            Event::about_counter(
-                EventKind::NumberConfirmed,
-                r.counter_id,
-                json!({ "counterId": r.counter_id, "documentNumber": r.document_number, "sequence": r.sequence, "documentId": r.document_id,
-                        "replaces": original.number }),
-            )
-            .in_project(new.counter.key.project_id),
-        ];
-        outbox::append(&mut tx, &told, now).await.map_err(sql)?;
-        store_key(&mut tx, keyed, &result, now).await?;
-        tx.commit().await.map_err(sql)?;
-        Ok(result)
-    })
-    .await
-}
-
 /// The notification of a number voided (docs/rules/api.md#notifications-and-live-screens), written with the void.
 fn voided_event(locked: &Locked, original: &StoredNumber, reason: &str, replacement: Option<&str>, caller: &Caller) -> Event {
     let data = json!({ "counterId": original.counter_id, "documentNumber": original.number, "sequence": original.sequence,
@@ -519,102 +559,67 @@ async fn store_key(tx: &mut Conn, keyed: Option<&Keyed>, answer: &impl serde::Se
     }
 }
 
-/// Voids a confirmed number without a replacement (super admins; a reason of 1–500 characters): it stays on record as
-/// VOID, audited, and its sequence is never issued again.
-async fn void_unlogged(s: &Engine, caller: &Caller, number: &NumberRef, reason: &str) -> Result<StatusResult, AppError> {
-    caller.require_super_admin()?;
-    let reason = &text(reason, 1)?;
-    let snapshot = s.reference.get().await?;
-    let (project, correspondence_type, text) = &locate(&snapshot, number)?;
-    let at = retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let (locked, original) = lock_number(&mut tx, s, project.id, correspondence_type.id, text).await?;
-        let write = admin::void(&s.lifecycle, caller, &locked, &original, reason, now)?;
-        counter_tx::apply(&mut tx, &write, now).await?;
-        outbox::append(&mut tx, &[voided_event(&locked, &original, reason, None, caller)], now).await.map_err(sql)?;
-        tx.commit().await.map_err(sql)?;
-        Ok(now)
-    })
-    .await?;
-    Ok(StatusResult { document_number: text.clone(), status: NumberStatus::Void, workflow: Some(s.lifecycle.context(text, State::Void, at, caller)) })
-}
-
 // ---- resume past the witnessed head (docs/rules/numbering.md#what-is-never-done-twice) ----
-
 /// `POST /document-numbering/counters/{id}/resume-past-witness` `{reason}`: a super admin approves, through the
 /// `WITNESS_RESUME` workflow, issuing again on a counter whose database is behind its witness (a restored backup, a
 /// failover that lost commits). The counter moves to the last number the witness saw, each number passed over with
 /// an audit row (as a manual override records them: `docnum check` finds them explained), and the witness takes the
 /// database's new head. Refused (409) for a counter that is not behind.
 pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
-    let result = resume_past_witness_unlogged(s, caller, counter_id, reason).await;
-    logged(s, caller, "RESUME_PAST_WITNESS", json!({ "counterId": counter_id, "reason": reason }), result)
-}
-
-async fn resume_past_witness_unlogged(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
-    caller.require_super_admin()?;
-    let reason = &text(reason, 1)?;
-    let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-    let not_behind = || AppError::Conflict {
-        code: ErrorCode::WfInvalidTransition,
-        th: format!("ตัวนับ {counter_id} ไม่ได้ย้อนหลังบันทึกยืนยัน ออกเลขได้ตามปกติ"),
-        en: format!("counter {counter_id} is not behind its witness"),
-    };
-    let witness = s.config.witness.as_deref().ok_or_else(not_behind)?;
-    let witnessed = witness.witnessed(&counter.key).ok_or_else(not_behind)?;
-    let (key, witnessed) = (&counter.key, &witnessed);
-    let (resumed, head) = retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let locked = lock_counter(&mut tx, s, counter_id).await?;
-        if witness.check(key, &locked.head).is_ok() {
-            return Err(not_behind());
-        }
-        let machine = Machine::load(&mut *tx, WITNESS_WORKFLOW).await?;
-        let instance = workflow::start(&mut tx, &machine, "APPROVE", caller, Some(reason), now).await?;
-        let set_to = witnessed.last_number.max(locked.counter.row.last_number);
-        let issued = store::highest_sequence(&mut tx, counter_id, &NumberStatus::ALL).await?;
-        let why = format!("resume past the witnessed head (workflow {}): {reason}", instance.public_id);
-        let (write, o) =
-            admin::manual_override(&s.lifecycle, caller, &locked, &Prepared::SetValue(set_to), &OverrideFacts::HighestIssued(issued), &why, now)?;
-        counter_tx::apply(&mut tx, &write, now).await?;
-        let after = lock_counter(&mut tx, s, counter_id).await?;
-        tx.commit().await.map_err(sql)?;
-        let resumed = WitnessResume {
-            counter_id,
-            workflow_public_id: instance.public_id,
-            previous_last_number: o.previous_last_number,
-            last_number: o.last_number,
-            skipped: o.skipped,
-        };
-        Ok((resumed, Head::of(after.counter.row.last_number, &after.head)))
-    })
-    .await?;
-    witness.resume(key, head).await;
-    Ok(resumed)
+    AdminOp::new(s, caller, "RESUME_PAST_WITNESS", json!({ "counterId": counter_id, "reason": reason }))
+        .run(async {
+            caller.require_super_admin()?;
+            let reason = &text(reason, 1)?;
+            let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+            let not_behind = || AppError::Conflict {
+                code: ErrorCode::WfInvalidTransition,
+                th: format!("ตัวนับ {counter_id} ไม่ได้ย้อนหลังบันทึกยืนยัน ออกเลขได้ตามปกติ"),
+                en: format!("counter {counter_id} is not behind its witness"),
+            };
+            let witness = s.config.witness.as_deref().ok_or_else(not_behind)?;
+            let witnessed = witness.witnessed(&counter.key).ok_or_else(not_behind)?;
+            let (key, witnessed) = (&counter.key, &witnessed);
+            let (resumed, head) = retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(sql)?;
+                let locked = lock_counter(&mut tx, s, counter_id).await?;
+                if witness.check(key, &locked.head).is_ok() {
+                    return Err(not_behind());
+                }
+                let machine = Machine::load(&mut *tx, WITNESS_WORKFLOW).await?;
+                let instance = workflow::start(&mut tx, &machine, "APPROVE", caller, Some(reason), now).await?;
+                let set_to = witnessed.last_number.max(locked.counter.row.last_number);
+                let issued = store::highest_sequence(&mut tx, counter_id, &NumberStatus::ALL).await?;
+                let why = format!("resume past the witnessed head (workflow {}): {reason}", instance.public_id);
+                let (write, o) = admin::manual_override(
+                    &s.lifecycle,
+                    caller,
+                    &locked,
+                    &Prepared::SetValue(set_to),
+                    &OverrideFacts::HighestIssued(issued),
+                    &why,
+                    now,
+                )?;
+                counter_tx::apply(&mut tx, &write, now).await?;
+                let after = lock_counter(&mut tx, s, counter_id).await?;
+                tx.commit().await.map_err(sql)?;
+                let resumed = WitnessResume {
+                    counter_id,
+                    workflow_public_id: instance.public_id,
+                    previous_last_number: o.previous_last_number,
+                    last_number: o.last_number,
+                    skipped: o.skipped,
+                };
+                Ok((resumed, Head::of(after.counter.row.last_number, &after.head)))
+            })
+            .await?;
+            witness.resume(key, head).await;
+            Ok(resumed)
+        })
+        .await
 }
 
 // ---- manual override ----
-
-/// A super admin registers a legacy number for a counter, or moves the counter forward (NB007 for anyone else).
-async fn manual_override_unlogged(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
-    if caller.require_super_admin().is_err() {
-        return Err(AppError::ManualOverrideNotAllowed);
-    }
-    let reason = &text(reason, 1)?;
-    let snapshot = s.reference.get().await?;
-    let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-    let prepared = &prepare_override(&snapshot, &counter, what)?;
-    retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(sql)?;
-        let result = apply_override(s, &mut tx, caller, counter_id, prepared, reason, now).await?;
-        tx.commit().await.map_err(sql)?;
-        Ok(result)
-    })
-    .await
-}
 
 /// Checks what an override asks for against the counter before anything is locked: a value within the counter's
 /// range, or a legacy number read with the counter's template (format, parts and period must be the counter's own).

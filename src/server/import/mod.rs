@@ -18,7 +18,7 @@ use unicode_normalization::UnicodeNormalization;
 use crate::contract::import::{ImportFormat, ImportReport, ImportRowReport};
 use crate::contract::NumberRequest;
 use crate::numbering::Template;
-use crate::server::admin_ops::{self, store as astore, Override, OverrideResult};
+use crate::server::admin_ops::{self, store as astore, AdminOp, Override, OverrideResult};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::Tx;
@@ -242,7 +242,9 @@ struct Planned {
     key: String,
 }
 
-/// [`bulk_import_unlogged`], its failure recorded in the error log with who and what (docs/rules/numbering.md#audit-and-retention).
+/// Runs an import: every row is checked and applied inside one transaction, which is committed only when every row is
+/// ok and `dry_run` is false. Bad input as a whole (malformed text, too large, no rows, not a super admin) is an error,
+/// recorded in the error log with who and what; a refused row is reported in its row.
 pub(crate) async fn bulk_import(
     s: &Engine,
     caller: &Caller,
@@ -251,109 +253,95 @@ pub(crate) async fn bulk_import(
     reason: Option<&str>,
     dry_run: bool,
 ) -> Result<ImportReport, AppError> {
-    let result = bulk_import_unlogged(s, caller, text, format, reason, dry_run).await;
-    if let Err(e) = &result {
-        let context = json!({ "operation": "IMPORT", "format": format!("{format:?}"), "dryRun": dry_run, "bytes": text.len(), "reason": reason });
-        s.errors.record(e, &caller.who(), context);
-    }
-    result
-}
-
-/// Runs an import: every row is checked and applied inside one transaction, which is committed only when every
-/// row is ok and `dry_run` is false. Bad input as a whole (malformed text, too large, no rows, not a super admin)
-/// is an error; a refused row is reported in its row.
-async fn bulk_import_unlogged(
-    s: &Engine,
-    caller: &Caller,
-    text: &str,
-    format: ImportFormat,
-    reason: Option<&str>,
-    dry_run: bool,
-) -> Result<ImportReport, AppError> {
-    if caller.require_super_admin().is_err() {
-        return Err(AppError::ManualOverrideNotAllowed);
-    }
-    if text.len() > MAX_BYTES {
-        return Err(AppError::PayloadTooLarge);
-    }
-    let (rows, doc_reason) = match format {
-        ImportFormat::Json => read_json(text)?,
-        ImportFormat::Csv => (read_csv(text)?, None),
-    };
-    let reason = reason
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::to_string)
-        .or(doc_reason.filter(|r| !r.trim().is_empty()))
-        .unwrap_or_else(|| DEFAULT_REASON.to_string());
-    let reason = admin_ops::check_reason(&reason)?;
-    let snapshot = s.reference.get().await?;
-    let planned: Vec<Result<Planned, AppError>> = rows.into_iter().map(|r| r.and_then(|r| plan(&snapshot, r, s.clock.now()))).collect();
-
-    let (planned, reason, snapshot) = (&planned, &reason, &snapshot);
-    // A lost race is retried as every counter transaction is (`counter_tx::retrying`).
-    counter_tx::retrying(|| async move {
-        let now = s.clock.now_ms();
-        let mut tx = s.db.begin_write().await.map_err(astore::sql)?;
-        let mut reports = Vec::with_capacity(planned.len());
-        let mut skipped_total = 0i64;
-        // A lost race or a database failure is no fault of the row, and may have ended the transaction on the
-        // server (a MariaDB deadlock rolls it back): stop at once, never run more rows in it.
-        let mut aborted = None;
-        for (i, p) in planned.iter().enumerate() {
-            let outcome = match p {
-                Err(e) => Err(e.clone()),
-                Ok(p) => match apply_row(s, &mut tx, caller, snapshot, p, reason, now).await {
-                    Err(e @ (AppError::VersionConflict(_) | AppError::Database { .. } | AppError::Internal { .. })) => {
-                        aborted = Some(e);
-                        break;
-                    }
-                    other => other,
-                },
+    let request = json!({ "format": format!("{format:?}"), "dryRun": dry_run, "bytes": text.len(), "reason": reason });
+    AdminOp::new(s, caller, "IMPORT", request)
+        .run(async {
+            if caller.require_super_admin().is_err() {
+                return Err(AppError::ManualOverrideNotAllowed);
+            }
+            if text.len() > MAX_BYTES {
+                return Err(AppError::PayloadTooLarge);
+            }
+            let (rows, doc_reason) = match format {
+                ImportFormat::Json => read_json(text)?,
+                ImportFormat::Csv => (read_csv(text)?, None),
             };
-            let outcome = outcome.and_then(|r| {
-                skipped_total += r.skipped;
-                if skipped_total > MAX_TOTAL_SKIPPED {
-                    Err(AppError::validation(
-                        format!("การนำเข้านี้ข้ามเลขรวมเกิน {MAX_TOTAL_SKIPPED} เลข (แต่ละเลขที่ข้ามต้องมีบันทึกการตรวจสอบ) กรุณาแบ่งนำเข้าเป็นหลายครั้ง"),
-                        format!("this import passes over more than {MAX_TOTAL_SKIPPED} sequences in total; split it"),
-                    ))
-                } else {
-                    Ok(r)
+            let reason = reason
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .or(doc_reason.filter(|r| !r.trim().is_empty()))
+                .unwrap_or_else(|| DEFAULT_REASON.to_string());
+            let reason = admin_ops::check_reason(&reason)?;
+            let snapshot = s.reference.get().await?;
+            let planned: Vec<Result<Planned, AppError>> = rows.into_iter().map(|r| r.and_then(|r| plan(&snapshot, r, s.clock.now()))).collect();
+
+            let (planned, reason, snapshot) = (&planned, &reason, &snapshot);
+            // A lost race is retried as every counter transaction is (`counter_tx::retrying`).
+            counter_tx::retrying(|| async move {
+                let now = s.clock.now_ms();
+                let mut tx = s.db.begin_write().await.map_err(astore::sql)?;
+                let mut reports = Vec::with_capacity(planned.len());
+                let mut skipped_total = 0i64;
+                // A lost race or a database failure is no fault of the row, and may have ended the transaction on the
+                // server (a MariaDB deadlock rolls it back): stop at once, never run more rows in it.
+                let mut aborted = None;
+                for (i, p) in planned.iter().enumerate() {
+                    let outcome = match p {
+                        Err(e) => Err(e.clone()),
+                        Ok(p) => match apply_row(s, &mut tx, caller, snapshot, p, reason, now).await {
+                            Err(e @ (AppError::VersionConflict(_) | AppError::Database { .. } | AppError::Internal { .. })) => {
+                                aborted = Some(e);
+                                break;
+                            }
+                            other => other,
+                        },
+                    };
+                    let outcome = outcome.and_then(|r| {
+                        skipped_total += r.skipped;
+                        if skipped_total > MAX_TOTAL_SKIPPED {
+                            Err(AppError::validation(
+                                format!("การนำเข้านี้ข้ามเลขรวมเกิน {MAX_TOTAL_SKIPPED} เลข (แต่ละเลขที่ข้ามต้องมีบันทึกการตรวจสอบ) กรุณาแบ่งนำเข้าเป็นหลายครั้ง"),
+                                format!("this import passes over more than {MAX_TOTAL_SKIPPED} sequences in total; split it"),
+                            ))
+                        } else {
+                            Ok(r)
+                        }
+                    });
+                    reports.push(row_report(i, p, outcome));
                 }
-            });
-            reports.push(row_report(i, p, outcome));
-        }
-        if let Some(e) = aborted {
-            let _ = tx.rollback().await;
-            return Err(e);
-        }
-        let mut report = ImportReport::new(dry_run, reports);
-        if dry_run || report.error_rows > 0 {
-            tx.rollback().await.map_err(astore::sql)?;
-            return Ok(report);
-        }
-        let summary = AuditEntry {
-            operation: "MANUAL_OVERRIDE".into(),
-            status: "BULK_IMPORT".into(),
-            metadata: Some(
-                json!({
-                    "reason": reason,
-                    "rows": report.total,
-                    "numbers": report.rows.iter().filter(|r| r.kind == "NUMBER").count(),
-                    "counters": report.rows.iter().filter(|r| r.kind == "COUNTER").count(),
-                    "format": format,
-                })
-                .to_string(),
-            ),
-            ..caller.audit_base(now)
-        };
-        audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[summary]).await?;
-        tx.commit().await.map_err(astore::sql)?;
-        report.applied = true;
-        Ok(report)
-    })
-    .await
+                if let Some(e) = aborted {
+                    let _ = tx.rollback().await;
+                    return Err(e);
+                }
+                let mut report = ImportReport::new(dry_run, reports);
+                if dry_run || report.error_rows > 0 {
+                    tx.rollback().await.map_err(astore::sql)?;
+                    return Ok(report);
+                }
+                let summary = AuditEntry {
+                    operation: "MANUAL_OVERRIDE".into(),
+                    status: "BULK_IMPORT".into(),
+                    metadata: Some(
+                        json!({
+                            "reason": reason,
+                            "rows": report.total,
+                            "numbers": report.rows.iter().filter(|r| r.kind == "NUMBER").count(),
+                            "counters": report.rows.iter().filter(|r| r.kind == "COUNTER").count(),
+                            "format": format,
+                        })
+                        .to_string(),
+                    ),
+                    ..caller.audit_base(now)
+                };
+                audit::append(&mut tx, s.db.dialect, ADMIN_CHAIN, &[summary]).await?;
+                tx.commit().await.map_err(astore::sql)?;
+                report.applied = true;
+                Ok(report)
+            })
+            .await
+        })
+        .await
 }
 
 /// Checks a row against the reference data and computes the numbering request its counter is found with.
