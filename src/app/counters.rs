@@ -155,6 +155,28 @@ struct Done {
     text: String,
 }
 
+/// How each administrator's operation on a counter or a number runs: the last error cleared, the call, then either
+/// what was done shown (`done`, which also clears the operation's fields) and the counter read again, or the error.
+#[derive(Clone, Copy)]
+struct OpFlow {
+    done: RwSignal<Option<Done>>,
+    op_error: RwSignal<Option<String>>,
+    refresh: Callback<()>,
+}
+
+impl OpFlow {
+    async fn run<T>(self, call: impl std::future::Future<Output = Result<T, ApiError>>, done: impl FnOnce(T) -> Done) {
+        self.op_error.set(None);
+        match call.await {
+            Ok(answer) => {
+                self.done.set(Some(done(answer)));
+                self.refresh.run(());
+            }
+            Err(e) => self.op_error.set(Some(error_text(&e))),
+        }
+    }
+}
+
 #[component]
 fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
@@ -231,6 +253,7 @@ struct NumberOps {
 impl NumberOps {
     fn new(counter: CounterView, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
         let i18n = use_i18n();
+        let flow = OpFlow { done, op_error, refresh };
         let c = StoredValue::new(counter);
         let voiding = RwSignal::new(None::<String>);
         let void_reason = RwSignal::new(String::new());
@@ -247,67 +270,44 @@ impl NumberOps {
         };
         let revise = Action::new(move |number: &String| {
             let t = target(number.clone(), String::new());
-            async move {
-                op_error.set(None);
-                match api::revise_number(t).await {
-                    Ok(r) => {
-                        done.set(Some(Done {
-                            kind: "revise",
-                            number: Some(r.document_number.clone()),
-                            text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number),
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
-                }
-            }
+            flow.run(api::revise_number(t), move |r| Done {
+                kind: "revise",
+                number: Some(r.document_number.clone()),
+                text: format!("{}: {}", word(i18n.lang.get_untracked(), "ops.revised"), r.document_number),
+            })
         });
         let void = Action::new(move |(number, reason, document): &(String, String, String)| {
             let t = target(number.clone(), document.clone());
             let reason = reason.clone();
-            async move {
-                op_error.set(None);
-                match api::void_and_replace_number(t, reason).await {
-                    Ok(r) => {
-                        voiding.set(None);
-                        void_reason.set(String::new());
-                        void_document.set(String::new());
-                        done.set(Some(Done {
-                            kind: "void",
-                            number: Some(r.replacement.document_number.clone()),
-                            text: format!(
-                                "{} ({}) — {}: {}",
-                                r.voided,
-                                r.status,
-                                word(i18n.lang.get_untracked(), "ops.voided"),
-                                r.replacement.document_number
-                            ),
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
+            flow.run(api::void_and_replace_number(t, reason), move |r| {
+                voiding.set(None);
+                void_reason.set(String::new());
+                void_document.set(String::new());
+                Done {
+                    kind: "void",
+                    number: Some(r.replacement.document_number.clone()),
+                    text: format!(
+                        "{} ({}) — {}: {}",
+                        r.voided,
+                        r.status,
+                        word(i18n.lang.get_untracked(), "ops.voided"),
+                        r.replacement.document_number
+                    ),
                 }
-            }
+            })
         });
         let void_only = Action::new(move |(number, reason): &(String, String)| {
             let t = target(number.clone(), String::new());
             let reason = reason.clone();
-            async move {
-                op_error.set(None);
-                match api::void_number(t, reason).await {
-                    Ok(r) => {
-                        voiding.set(None);
-                        void_reason.set(String::new());
-                        done.set(Some(Done {
-                            kind: "void-only",
-                            number: Some(r.document_number.clone()),
-                            text: format!("{} — {}", r.document_number, word(i18n.lang.get_untracked(), "ops.voided.only")),
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
+            flow.run(api::void_number(t, reason), move |r| {
+                voiding.set(None);
+                void_reason.set(String::new());
+                Done {
+                    kind: "void-only",
+                    number: Some(r.document_number.clone()),
+                    text: format!("{} — {}", r.document_number, word(i18n.lang.get_untracked(), "ops.voided.only")),
                 }
-            }
+            })
         });
         let busy = Signal::derive(move || revise.pending().get() || void.pending().get() || void_only.pending().get());
         NumberOps { voiding, void_reason, void_document, revise, void, void_only, busy }
@@ -526,6 +526,7 @@ struct CounterActions {
 impl CounterActions {
     fn new(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
         let i18n = use_i18n();
+        let flow = OpFlow { done, op_error, refresh };
         let reset_value = RwSignal::new("0".to_string());
         let reset_reason = RwSignal::new(String::new());
         let legacy_number = RwSignal::new(String::new());
@@ -536,78 +537,52 @@ impl CounterActions {
 
         let reset = Action::new(move |(value, reason): &(Option<i64>, String)| {
             let (value, reason) = (*value, reason.clone());
-            async move {
-                op_error.set(None);
-                match api::request_counter_reset(counter_id, value, reason).await {
-                    Ok(env) => {
-                        reset_reason.set(String::new());
-                        done.set(Some(Done {
-                            kind: "reset",
-                            number: None,
-                            text: format!(
-                                "{} #{} ({})",
-                                word(i18n.lang.get_untracked(), "ops.reset.sent"),
-                                env.data.request_id,
-                                env.workflow.current_state
-                            ),
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
+            flow.run(api::request_counter_reset(counter_id, value, reason), move |env| {
+                reset_reason.set(String::new());
+                Done {
+                    kind: "reset",
+                    number: None,
+                    text: format!("{} #{} ({})", word(i18n.lang.get_untracked(), "ops.reset.sent"), env.data.request_id, env.workflow.current_state),
                 }
-            }
+            })
         });
         let register = Action::new(move |(number, document, reason): &(String, String, String)| {
             let (number, document, reason) = (number.clone(), document.clone(), reason.clone());
-            async move {
-                op_error.set(None);
-                match api::override_register_number(counter_id, number, Some(document), reason).await {
-                    Ok(r) => {
-                        legacy_number.set(String::new());
-                        legacy_document.set(String::new());
-                        legacy_reason.set(String::new());
-                        let number = r.registered.map(|x| x.document_number);
-                        done.set(Some(Done {
-                            kind: "register",
-                            text: format!(
-                                "{}: {} — {} {}",
-                                word(i18n.lang.get_untracked(), "ops.registered"),
-                                number.clone().unwrap_or_default(),
-                                word(i18n.lang.get_untracked(), "ops.counter_set"),
-                                r.last_number
-                            ),
-                            number,
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
+            flow.run(api::override_register_number(counter_id, number, Some(document), reason), move |r| {
+                legacy_number.set(String::new());
+                legacy_document.set(String::new());
+                legacy_reason.set(String::new());
+                let number = r.registered.map(|x| x.document_number);
+                Done {
+                    kind: "register",
+                    text: format!(
+                        "{}: {} — {} {}",
+                        word(i18n.lang.get_untracked(), "ops.registered"),
+                        number.clone().unwrap_or_default(),
+                        word(i18n.lang.get_untracked(), "ops.counter_set"),
+                        r.last_number
+                    ),
+                    number,
                 }
-            }
+            })
         });
         let set = Action::new(move |(value, reason): &(i64, String)| {
             let (value, reason) = (*value, reason.clone());
-            async move {
-                op_error.set(None);
-                match api::override_counter_value(counter_id, value, reason).await {
-                    Ok(r) => {
-                        set_reason.set(String::new());
-                        done.set(Some(Done {
-                            kind: "set",
-                            number: None,
-                            text: format!(
-                                "{} {} → {} ({} {})",
-                                word(i18n.lang.get_untracked(), "ops.counter_set"),
-                                r.previous_last_number,
-                                r.last_number,
-                                r.skipped,
-                                word(i18n.lang.get_untracked(), "ops.skipped")
-                            ),
-                        }));
-                        refresh.run(());
-                    }
-                    Err(e) => op_error.set(Some(error_text(&e))),
+            flow.run(api::override_counter_value(counter_id, value, reason), move |r| {
+                set_reason.set(String::new());
+                Done {
+                    kind: "set",
+                    number: None,
+                    text: format!(
+                        "{} {} → {} ({} {})",
+                        word(i18n.lang.get_untracked(), "ops.counter_set"),
+                        r.previous_last_number,
+                        r.last_number,
+                        r.skipped,
+                        word(i18n.lang.get_untracked(), "ops.skipped")
+                    ),
                 }
-            }
+            })
         });
         let busy = Signal::derive(move || reset.pending().get() || register.pending().get() || set.pending().get());
         CounterActions {
