@@ -556,7 +556,9 @@ pub struct I18n {
 impl I18n {
     /// The word for `key` in the current language (tracks the language).
     pub fn t(&self, key: &'static str) -> &'static str {
-        word(self.lang.get(), key)
+        // `try_get`: a server render whose client left goes on in its own task a moment after its tree is cleaned
+        // up (the page's title is read last); the words then go nowhere, and need not panic
+        word(self.lang.try_get().unwrap_or_default(), key)
     }
 
     pub fn set(&self, lang: Lang) {

@@ -11,6 +11,7 @@
 //! owner ([`remember`]); when the answer's body is dropped, finished or not (or the handler, before it answered), the
 //! shared context's pending futures are dropped (`abandon_pending`, vendor/hydration_context: that breaks the cycle)
 //! and the owner gets the cleanup Leptos would have given it at the stream's end. Both are no-ops a second time.
+//! Before both, the tree is paused, so that no effect of the torn-down render runs again (see [`CleanUp`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -57,6 +58,11 @@ struct CleanUp(RenderOwner);
 impl Drop for CleanUp {
     fn drop(&mut self) {
         if let Some(owner) = self.0.take() {
+            // first pause the tree and wait for its running effects: a `Suspense` boundary re-checks its children in
+            // an effect, a task of its own that a resource's answer wakes, on another worker; run during or after the
+            // cleanup below, it rendered children whose signals and contexts were gone (a panic in the log). The wait
+            // is for at most one render pass of that boundary's children (vendor/reactive_graph: `pause_and_wait`).
+            owner.pause_and_wait();
             if let Some(shared) = owner.shared_context() {
                 shared.abandon_pending();
             }

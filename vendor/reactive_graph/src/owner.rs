@@ -161,6 +161,12 @@ impl Owner {
                 })
             })
             .unwrap_or((None, None));
+        // a child of a paused owner starts paused (a torn-down render's tree is paused before its cleanup, and an
+        // effect created under it afterwards must not run either)
+        let paused = parent
+            .as_ref()
+            .and_then(|parent| parent.upgrade())
+            .is_some_and(|parent| parent.read().or_poisoned().paused);
         let this = Self {
             inner: Arc::new(RwLock::new(OwnerInner {
                 parent: parent.clone(),
@@ -174,7 +180,8 @@ impl Owner {
                     .and_then(|parent| parent.upgrade())
                     .map(|parent| parent.read().or_poisoned().arena.clone())
                     .unwrap_or_default(),
-                paused: false,
+                paused,
+                run_gate: Default::default(),
             })),
             #[cfg(feature = "hydration")]
             shared_context,
@@ -209,6 +216,7 @@ impl Owner {
                 #[cfg(feature = "sandboxed-arenas")]
                 arena: Default::default(),
                 paused: false,
+                run_gate: Default::default(),
             })),
             #[cfg(feature = "hydration")]
             shared_context,
@@ -253,6 +261,7 @@ impl Owner {
                 #[cfg(feature = "sandboxed-arenas")]
                 arena,
                 paused,
+                run_gate: Default::default(),
             })),
             #[cfg(feature = "hydration")]
             shared_context: self.shared_context.clone(),
@@ -454,6 +463,31 @@ impl Owner {
         }
     }
 
+    /// Pauses this owner and its descendants as [`Owner::pause`] does, then waits for the effects among them that are
+    /// running to finish their run: after it, no effect of the tree runs (what a cleanup from another thread needs, so
+    /// that no effect reads what the cleanup disposes). Never call it from inside an effect of the tree.
+    pub fn pause_and_wait(&self) {
+        let mut gates = Vec::new();
+        let mut stack = Vec::with_capacity(16);
+        stack.push(Arc::downgrade(&self.inner));
+        while let Some(curr) = stack.pop() {
+            if let Some(curr) = curr.upgrade() {
+                let mut curr = curr.write().or_poisoned();
+                curr.paused = true;
+                gates.push(Arc::clone(&curr.run_gate));
+                stack.extend(curr.children.iter().map(Weak::clone));
+            }
+        }
+        for gate in gates {
+            drop(gate.lock().or_poisoned());
+        }
+    }
+
+    /// The gate an effect of this owner holds while it runs.
+    pub(crate) fn run_gate(&self) -> Arc<std::sync::Mutex<()>> {
+        Arc::clone(&self.inner.read().or_poisoned().run_gate)
+    }
+
     /// Whether this owner has been paused by [`Owner::pause`].
     pub fn paused(&self) -> bool {
         self.inner.read().or_poisoned().paused
@@ -503,6 +537,8 @@ pub(crate) struct OwnerInner {
     #[cfg(feature = "sandboxed-arenas")]
     arena: Arc<RwLock<ArenaMap>>,
     paused: bool,
+    /// Held by an effect of this owner while it runs ([`Owner::pause_and_wait`] waits for it).
+    run_gate: Arc<std::sync::Mutex<()>>,
 }
 
 impl Debug for OwnerInner {

@@ -413,9 +413,12 @@ impl Effect<SyncStorage> {
         let task = {
             let value = Arc::clone(&value);
             let subscriber = inner.to_any_subscriber();
+            let gate = owner.run_gate();
 
             async move {
                 while rx.next().await.is_some() {
+                    // held while the effect runs, so that `Owner::pause_and_wait` waits for the run to end
+                    let _running = gate.lock().or_poisoned();
                     if !owner.paused()
                         && (subscriber
                             .with_observer(|| subscriber.update_if_necessary())

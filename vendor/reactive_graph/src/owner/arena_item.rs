@@ -125,7 +125,9 @@ impl<T: Clone, S: Storage<T>> ArenaItem<T, S> {
 
 impl<T, S> IsDisposed for ArenaItem<T, S> {
     fn is_disposed(&self) -> bool {
-        Arena::with(|arena| !arena.contains_key(self.node))
+        // with no arena active (a server render's, gone with its tree) nothing in it can be read: disposed, so that
+        // `try_get` and the like answer None instead of panicking
+        Arena::try_with(|arena| !arena.contains_key(self.node)).unwrap_or(true)
     }
 }
 
