@@ -364,17 +364,10 @@ pub(crate) async fn void_and_replace(
                 store::number_by_text(&s.db.pool, project.id, correspondence_type.id, text).await?.ok_or_else(|| number_not_found(text))?;
             s.lifecycle.allow(Some(State::of_stored(&original)), Action::Void, caller, &original.number)?;
             let parsed = admin::read_back(&admin::stored_template(&original)?, &original, &project.code)?;
-            let request = NumberRequest {
-                project_id: Some(project.id),
-                correspondence_type_id: Some(correspondence_type.id),
-                originator_code: parsed.originator.clone(),
-                recipient_code: parsed.recipient.clone(),
-                sub_type_number: parsed.sub_type.clone(),
-                rfa_type_code: parsed.rfa_type.clone(),
-                discipline_code: parsed.discipline.clone(),
-                contract_code: parsed.contract.clone(),
-                ..Default::default()
-            };
+            let request = admin::parts_request(
+                &parsed,
+                NumberRequest { project_id: Some(project.id), correspondence_type_id: Some(correspondence_type.id), ..Default::default() },
+            );
             let resolved = &crate::server::numbering::resolve(&snapshot, &request, s.clock.now())?;
             retrying(|| async move {
                 let now = s.clock.now_ms();

@@ -373,16 +373,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 _ => (parsed.year.unwrap_or(year), parsed.month.unwrap_or(month)),
             };
             let at = instant_in(year, month)?;
-            let request = NumberRequest {
-                originator_code: parsed.originator.clone(),
-                recipient_code: parsed.recipient.clone(),
-                sub_type_number: parsed.sub_type.clone(),
-                rfa_type_code: parsed.rfa_type.clone(),
-                discipline_code: parsed.discipline.clone(),
-                contract_code: parsed.contract.clone(),
-                revision: parsed.rev.clone(),
-                ..base
-            };
+            let request = counter_tx::admin::parts_request(&parsed, NumberRequest { revision: parsed.rev.clone(), ..base });
             Ok(Planned {
                 request,
                 at,

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{Counter, CounterRow, NewNumber, StatusChange, StoredNumber};
-use crate::contract::{IssuedNumber, NumberStatus, OverrideResult, VoidResult};
+use crate::contract::{IssuedNumber, NumberRequest, NumberStatus, OverrideResult, VoidResult};
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, RenderValues, Segment, Template, Token};
 use crate::server::audit::{AuditEntry, ChainHead};
 use crate::server::auth::Caller;
@@ -537,6 +537,20 @@ fn render_parsed(t: &Template, p: &ParsedNumber, project: &str, rev: &str) -> St
         fiscal_year: p.fiscal_year.unwrap_or(0),
         rev,
     })
+}
+
+/// `base` with the parts a number read back shows (its codes, not its period or revision): the request that numbers
+/// again what it named.
+pub(crate) fn parts_request(parsed: &ParsedNumber, base: NumberRequest) -> NumberRequest {
+    NumberRequest {
+        originator_code: parsed.originator.clone(),
+        recipient_code: parsed.recipient.clone(),
+        sub_type_number: parsed.sub_type.clone(),
+        rfa_type_code: parsed.rfa_type.clone(),
+        discipline_code: parsed.discipline.clone(),
+        contract_code: parsed.contract.clone(),
+        ..base
+    }
 }
 
 /// The parts of an issued number, read back through the template it was issued with (and rendered again to be sure).
