@@ -363,7 +363,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     .map_err(|_| format!("SHUTDOWN_GRACE_SECS: {} is not a number of seconds", args.shutdown_grace_secs))?,
                 witness_file: args.witness_file.clone(),
                 witness_redis: args.witness_redis,
-                instance_name: args.instance_name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(docnum::server::config::host_instance_name),
+                instance_name: docnum::server::config::instance_name(args.instance_name.as_deref()),
                 live_reload: args.leptos_watch.is_some(),
                 notify: docnum::server::config::NotifyConfig {
                     poll: Duration::from_millis(args.notify_poll_ms),

@@ -68,6 +68,14 @@ pub struct Config {
     pub live_reload: bool,
 }
 
+/// `INSTANCE_NAME` as given (blank: [`host_instance_name`]), at most 200 characters (`job_runs.claimed_by`).
+pub fn instance_name(given: Option<&str>) -> String {
+    match given.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(name) => name.chars().take(200).collect(),
+        None => host_instance_name(),
+    }
+}
+
 /// The host's name (`HOSTNAME`, else `/etc/hostname`) and the process id.
 pub fn host_instance_name() -> String {
     let host = std::env::var("HOSTNAME")
@@ -401,6 +409,15 @@ pub fn parse_trusted_proxy(entry: &str) -> Result<ipnet::IpNet, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instance_name_is_bounded_to_its_column_and_defaults_to_the_host() {
+        assert_eq!(instance_name(Some(" web-1 ")), "web-1");
+        assert_eq!(instance_name(Some(&"ก".repeat(300))).chars().count(), 200);
+        let host = instance_name(Some("  "));
+        assert!(host.ends_with(&format!(":{}", std::process::id())), "{host}");
+        assert_eq!(instance_name(None), host);
+    }
 
     #[test]
     fn a_log_witness_is_a_cosignature_key_and_an_https_url_or_one_on_loopback() {
