@@ -54,6 +54,18 @@ lint() {
   log "clippy with -D warnings runs inside the builds that follow (server: cargo test; browser bundle: build_site)"
 }
 
+# cargo-llvm-cov (coverage in scripts/test.sh) and the LLVM tools it reads the profiles with
+ensure_coverage_tools() {
+  if ! rustup component list --installed | grep -q '^llvm-tools'; then
+    log "installing llvm-tools (rustup)"
+    rustup component add llvm-tools
+  fi
+  if ! cargo llvm-cov --version >/dev/null 2>&1; then
+    log "installing cargo-llvm-cov (about 4 minutes, once)"
+    cargo install cargo-llvm-cov --locked --version 0.9.1
+  fi
+}
+
 # Schemathesis 4 (API fuzzing, scripts/fuzz-api.sh) in a virtualenv of its own; sets $SCHEMATHESIS.
 SCHEMATHESIS_VENV="${SCHEMATHESIS_VENV:-$HOME/.cache/docnum-venv}"
 ensure_schemathesis() {
@@ -123,7 +135,12 @@ split_and_bind() {
   rm "$out/docnum_split.wasm"
 }
 
-# Builds the browser bundle (hydrate) and the server (ssr) into $LEPTOS_SITE_ROOT and $CARGO_TARGET_DIR.
+# The browser bundle (hydrate) builds in a target directory of its own, so that it can build beside the server's
+# builds (cargo locks a whole target directory): scripts/test.sh runs it in the background. No host crate is lost
+# by it: the wasm-release profile's build scripts and proc macros were never the debug server's.
+BUNDLE_TARGET_DIR="${BUNDLE_TARGET_DIR:-$CARGO_TARGET_DIR/browser}"
+
+# Builds the browser bundle (hydrate) into $LEPTOS_SITE_ROOT and the server (ssr) into $CARGO_TARGET_DIR.
 #   build_site            the production bundle: the wasm-release profile, wasm-opt -Oz, in a folder named by its
 #                         content's hash (`pkg/<hash>/`, written as `dir: <hash>` into hash.txt next to the server
 #                         executable; server::bundle serves it for a year), .br and .gz files beside each; a debug
@@ -135,39 +152,47 @@ split_and_bind() {
 #                         scripts/test.sh uses it, after `cargo test` built exactly this
 # Both bundles are split (split_and_bind): a lazy page's code imports its loader, so an unsplit bundle cannot start.
 build_site() {
-  local mode="prod" server_flag="" server_dir="debug" tests_flag=""
+  local bundle_mode="" server_args=()
   for arg in "$@"; do
     case "$arg" in
-      --dev) mode="dev" ;;
-      --release) server_flag="--release"; server_dir="release" ;;
-      --as-tested) tests_flag="--tests" ;;
+      --dev) bundle_mode="--dev" ;;
+      --release|--as-tested) server_args+=("$arg") ;;
       *) echo "build_site: unknown option $arg (--dev, --release, --as-tested)" >&2; return 2 ;;
     esac
   done
+  build_bundle $bundle_mode
+  build_server "${server_args[@]}"
+}
+
+# build_bundle [--dev]: the browser bundle alone, into $LEPTOS_SITE_ROOT; the production bundle's folder name goes to
+# $LEPTOS_SITE_ROOT/hash.txt, which build_server puts next to the server executable.
+build_bundle() {
+  local mode="prod"
+  [ "${1:-}" != "--dev" ] || mode="dev"
   ensure_wasm_tools
   ensure_wasm_split
-  local pkg="$LEPTOS_SITE_ROOT/pkg" hash_file="$CARGO_TARGET_DIR/$server_dir/hash.txt"
+  local pkg="$LEPTOS_SITE_ROOT/pkg" hash_file="$LEPTOS_SITE_ROOT/hash.txt" target="$BUNDLE_TARGET_DIR/wasm32-unknown-unknown"
   local started=$SECONDS out; out="$(mktemp -d)"
   # `--cfg erase_components` and the linker's `--emit-relocs` (what wasm-split reads) come from .cargo/config.toml
   if [ "$mode" = dev ]; then
     log "building the browser bundle (wasm, debug)"
-    (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate)
-    split_and_bind "$CARGO_TARGET_DIR/wasm32-unknown-unknown/debug/docnum.wasm" "$out"
+    (cd "$ROOT" && CARGO_TARGET_DIR="$BUNDLE_TARGET_DIR" cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate)
+    split_and_bind "$target/debug/docnum.wasm" "$out"
     cp "$ROOT/style/main.css" "$out/docnum.css"
     rm -rf "$pkg" && mkdir -p "$pkg" && cp "$out"/* "$pkg/"
     rm -f "$hash_file"   # no hash file: the server uses the plain names (server::bundle)
   else
     ensure_wasm_opt
     log "building the browser bundle (wasm, wasm-release profile)"
-    (cd "$ROOT" && cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
-    split_and_bind "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/docnum.wasm" "$out"
+    (cd "$ROOT" && CARGO_TARGET_DIR="$BUNDLE_TARGET_DIR" cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
+    split_and_bind "$target/wasm-release/docnum.wasm" "$out"
     local before; before="$(cat "$out"/*.wasm | wc -c)"
     log "wasm-opt -Oz (binaryen $BINARYEN_VERSION), each module"
     local f; for f in "$out"/*.wasm; do "$WASM_OPT" -Oz "$f" -o "$f"; done
     cp "$ROOT/style/main.css" "$out/docnum.css"
     # one name for the whole build: the loader and the chunks name each other and the main module as they are
     local hash; hash="$(cd "$out" && sha256sum -- * | sha256sum | cut -c1-16)"
-    rm -rf "$pkg" && mkdir -p "$pkg/$hash" "$(dirname "$hash_file")" && cp "$out"/* "$pkg/$hash/"
+    rm -rf "$pkg" && mkdir -p "$pkg/$hash" && cp "$out"/* "$pkg/$hash/"
     printf 'dir: %s\n' "$hash" > "$hash_file"
     log "precompressing (brotli, gzip)"
     node "$ROOT/scripts/precompress.mjs" "$pkg/$hash"/*.js "$pkg/$hash"/*.wasm "$pkg/$hash"/*.css | sed 's/^/    /' >&2
@@ -175,12 +200,50 @@ build_site() {
   fi
   rm -rf "$out"
   cp -r "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
-  log "browser bundle ready in $((SECONDS - started)) s; building the server ($server_dir)"
+  log "browser bundle ready in $((SECONDS - started)) s"
+}
+
+# build_server [--release] [--as-tested]: the server against the bundle build_bundle left; sets SERVER_BIN, LOADGEN_BIN.
+build_server() {
+  local server_flag="" server_dir="debug" tests_flag=""
+  for arg in "$@"; do
+    case "$arg" in
+      --release) server_flag="--release"; server_dir="release" ;;
+      --as-tested) tests_flag="--tests" ;;
+      *) echo "build_server: unknown option $arg (--release, --as-tested)" >&2; return 2 ;;
+    esac
+  done
+  log "building the server ($server_dir)"
   # no LEPTOS_OUTPUT_NAME here: leptos_config reads it with option_env!, so setting it would rebuild leptos
   # whenever `cargo test` and this script alternate; the server reads output-name from Leptos.toml instead.
   (cd "$ROOT" && cargo build --features ssr --bins $server_flag $tests_flag)
-  export SERVER_BIN="$CARGO_TARGET_DIR/$server_dir/docnum"
-  export LOADGEN_BIN="$CARGO_TARGET_DIR/$server_dir/loadgen"
+  local bin_dir="$CARGO_TARGET_DIR/$server_dir"
+  if [ -f "$LEPTOS_SITE_ROOT/hash.txt" ]; then cp "$LEPTOS_SITE_ROOT/hash.txt" "$bin_dir/hash.txt"; else rm -f "$bin_dir/hash.txt"; fi
+  export SERVER_BIN="$bin_dir/docnum"
+  export LOADGEN_BIN="$bin_dir/loadgen"
+}
+
+# Phases that can run side by side (scripts/test.sh): `beside NAME CMD…` starts CMD in the background with its output
+# in a log of its own; `together` waits for all of them, prints each log whole in the order they were started, and fails
+# if any failed.
+BESIDE_PIDS=(); BESIDE_NAMES=(); BESIDE_LOGS=()
+beside() {
+  local name="$1"; shift
+  local out; out="$(mktemp)"
+  ( "$@" ) > "$out" 2>&1 &
+  BESIDE_PIDS+=("$!"); BESIDE_NAMES+=("$name"); BESIDE_LOGS+=("$out")
+  log "started beside the others: $name"
+}
+together() {
+  local failed=0 i verdict
+  for i in "${!BESIDE_PIDS[@]}"; do
+    verdict="passed"
+    wait "${BESIDE_PIDS[$i]}" || { verdict="FAILED"; failed=1; }
+    log "${BESIDE_NAMES[$i]}: $verdict"
+    cat "${BESIDE_LOGS[$i]}"; rm -f "${BESIDE_LOGS[$i]}"
+  done
+  BESIDE_PIDS=(); BESIDE_NAMES=(); BESIDE_LOGS=()
+  return $failed
 }
 
 # A TCP port free on 127.0.0.1 now (the kernel's pick).

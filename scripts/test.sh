@@ -3,7 +3,9 @@
 # MariaDB and Redis when missing) and runs the whole suite: formatting and clippy, unit and property tests, API tests on a real
 # SQLite file and on MariaDB, the distributed lock against real Redis servers, several processes on one
 # counter, browser tests, API fuzzing (Schemathesis), and a load-generator check of one hot counter. Exits non-zero on any failure;
-# with CI set, a service that cannot start is a failure, never a skip.
+# with CI set, a service that cannot start is a failure, never a skip. Every process of our code the suite starts is built
+# for coverage (cargo-llvm-cov), and the run fails when the lines covered fall under the floors of scripts/coverage.py;
+# COVERAGE=0 skips that (a quicker local run). The browser bundle builds beside the server's build and tests.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
@@ -12,19 +14,42 @@ ensure_redis || true   # the Redis tests start their own servers; this makes sur
 
 lint
 
-log "unit, property, API (SQLite), Redis-lock and multi-process tests"
-cargo test --features ssr
+# the browser bundle, in the background from here: in its own target directory, without the coverage wrapper
+ensure_wasm_tools; ensure_wasm_split; ensure_wasm_opt
+bundle_log="$(mktemp)"
+( build_bundle ) > "$bundle_log" 2>&1 &
+bundle_pid=$!
+trap 'kill $bundle_pid 2>/dev/null || true' EXIT
+log "building the browser bundle in the background (its log: $bundle_log)"
 
-log "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries, Alertmanager routes, the systemd unit"
-bash "$ROOT/scripts/check-monitoring.sh"
-
-if ensure_mariadb; then
-  # the whole integration binary again, each test on a fresh MariaDB database of its own (tests/it/common.rs)
-  log "every integration test against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
+if [ "${COVERAGE:-1}" != 0 ]; then
+  ensure_coverage_tools
+  # our crate alone is instrumented (a compiler wrapper): dependencies build as in any other build; a target directory
+  # of its own, because cargo cannot tell an instrumented build of the crate from a plain one
+  export CARGO_TARGET_DIR="$CARGO_TARGET_DIR/coverage"
+  mkdir -p "$CARGO_TARGET_DIR"
+  (cd "$ROOT" && cargo llvm-cov clean --workspace)
+  eval "$(cd "$ROOT" && cargo llvm-cov show-env --sh 2>/dev/null)"
+  log "coverage: every build and process of the crate from here on is measured (profiles in $CARGO_TARGET_DIR)"
 fi
 
-build_site --as-tested
+log "building the tests (clippy inside)"
+cargo test --features ssr --no-run
+# the builds are done: the test runs wait on disks, databases and timers more than on the two cores, so side by side
+beside "unit, property, API (SQLite), Redis-lock and multi-process tests" cargo test --features ssr
+beside "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries, Alertmanager routes, the systemd unit" \
+  bash "$ROOT/scripts/check-monitoring.sh"
+if ensure_mariadb; then
+  # the whole integration binary again, each test on a fresh MariaDB database of its own (tests/it/common.rs)
+  beside "every integration test against MariaDB" env DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
+fi
+together
+
+log "waiting for the browser bundle"
+if ! wait $bundle_pid; then cat "$bundle_log"; echo "the browser bundle did not build" >&2; exit 1; fi
+trap - EXIT
+tail -n 12 "$bundle_log"
+build_server --as-tested
 log "browser tests (Playwright, system Chromium)"
 bash "$ROOT/scripts/e2e.sh"
 if ensure_mariadb; then
@@ -44,5 +69,12 @@ fi
 
 log "load generator: 5,000 reserves from 64 callers on one counter, every number checked"
 "$LOADGEN_BIN" --embedded --concurrency 64 --requests 5000
+
+if [ "${COVERAGE:-1}" != 0 ]; then
+  log "coverage of lines (cargo llvm-cov report; the floors in scripts/coverage.py)"
+  report="$CARGO_TARGET_DIR/coverage.json"
+  (cd "$ROOT" && cargo llvm-cov report --json --summary-only --output-path "$report")
+  python3 "$ROOT/scripts/coverage.py" "$report"
+fi
 
 log "all tests passed"

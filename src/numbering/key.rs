@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::period::Period;
+use super::period_key::PeriodKey;
 use super::template::KeyParts;
 
 /// Ids of the parties of a request; a part the request does not supply may be 0.
@@ -28,7 +29,7 @@ pub struct CounterKey {
     pub sub_type_id: i64,
     pub rfa_type_id: i64,
     pub discipline_id: i64,
-    pub period: String,
+    pub period: PeriodKey,
 }
 
 impl CounterKey {
@@ -42,7 +43,7 @@ impl CounterKey {
             sub_type_id: pick(parts.sub_type, ids.sub_type),
             rfa_type_id: pick(parts.rfa_type, ids.rfa_type),
             discipline_id: pick(parts.discipline, ids.discipline),
-            period: period.key(),
+            period: PeriodKey::of(period),
         }
     }
 
@@ -94,7 +95,7 @@ mod tests {
     fn transmittal_key_adds_sub_type_and_monthly_period() {
         let k = key("{ORIGINATOR}-{RECIPIENT}-{SUB_TYPE}-{SEQ:4}-{MONTH}{YEAR:A.D.}", ResetScope::Monthly);
         assert_eq!((k.originator_id, k.recipient_id, k.sub_type_id, k.rfa_type_id, k.discipline_id), (11, 12, 13, 0, 0));
-        assert_eq!(k.period, "MONTH_2025_03");
+        assert_eq!(k.period.to_string(), "MONTH_2025_03");
     }
 
     #[test]
@@ -105,6 +106,6 @@ mod tests {
         assert_ne!(key(7), key(8));
         // the contract is no part column: shown with another reset, one counter serves every contract
         let yearly = CounterKey::new(1, 2, t.key_parts(), &IDS, &Period::of(ResetScope::Yearly, 2025, 3, 10).of_contract(7));
-        assert_eq!(yearly.period, "YEAR_2025");
+        assert_eq!(yearly.period.to_string(), "YEAR_2025");
     }
 }

@@ -15,7 +15,7 @@ pub use codes::{normalize_code, validate_code, CodeError, CodeKind, MAX_CODE_LEN
 pub use document_id::{DocumentId, DocumentIdError, MAX_DOCUMENT_ID_CHARS};
 pub use key::{CounterKey, PartIds};
 pub use period::{bangkok_date, fiscal_year, BackdateError, Period, ResetScope, DEFAULT_FISCAL_FIRST_MONTH};
-pub use period_key::PeriodKey;
+pub use period_key::{PeriodKey, UnknownPeriod};
 pub use resolution::{system_default, Resolution, Step, Stored, SYSTEM_DEFAULT_TEMPLATE};
 pub use revision::{next_rev, parse_rev, rev_label};
 pub use template::{KeyParts, ParsedNumber, RenderValues, Segment, Template, TemplateError, Token, MAX_NUMBER_LEN, SAMPLE_CONTRACT_CODE};

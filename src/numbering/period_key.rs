@@ -3,9 +3,13 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use super::period::{Period, ResetScope};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Ordered as the enum is declared (any one order serves: keys are sorted only so that every instance locks rows in the
+/// same order). Written and read as its text, in JSON as in the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PeriodKey {
     Year(i32),
     Month(i32, u32),
@@ -86,6 +90,37 @@ impl PeriodKey {
     }
 }
 
+impl TryFrom<String> for PeriodKey {
+    type Error = UnknownPeriod;
+    fn try_from(text: String) -> Result<PeriodKey, UnknownPeriod> {
+        PeriodKey::parse(&text).ok_or(UnknownPeriod(text))
+    }
+}
+
+/// A stored period that is not one [`PeriodKey`] writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownPeriod(pub String);
+
+impl fmt::Display for UnknownPeriod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a counter period: {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownPeriod {}
+
+impl Serialize for PeriodKey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PeriodKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PeriodKey, D::Error> {
+        PeriodKey::try_from(String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for PeriodKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -111,6 +146,15 @@ mod tests {
             assert_eq!(PeriodKey::parse(&p.key()), Some(k));
             assert_eq!(k.scope(), scope);
         }
+    }
+
+    #[test]
+    fn json_holds_the_text() {
+        let k = PeriodKey::Month(2025, 3);
+        assert_eq!(serde_json::to_string(&k).unwrap(), "\"MONTH_2025_03\"");
+        assert_eq!(serde_json::from_str::<PeriodKey>("\"FY_2570\"").unwrap(), PeriodKey::FiscalYear(2027));
+        assert!(serde_json::from_str::<PeriodKey>("\"MONTH_2025_3\"").is_err());
+        assert_eq!(PeriodKey::try_from("YEAR_x".to_string()), Err(UnknownPeriod("YEAR_x".into())));
     }
 
     #[test]

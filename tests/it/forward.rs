@@ -65,7 +65,7 @@ async fn the_forward_route_is_closed_without_the_cluster_secret_and_refuses_what
     assert_error(status, &body, 401, "UNAUTHENTICATED");
     // an issue for another counter than its batch's
     let mut other = r.key.clone();
-    other.period = "YEAR_2024".into();
+    other.period = docnum::numbering::PeriodKey::Year(2024);
     let (status, body) =
         forward(&app, Some(SECRET), serde_json::to_string(&json!({ "key": other, "jobs": [{ "kind": issue, "caller": staff() }] })).unwrap()).await;
     assert_error(status, &body, 400, "VALIDATION_ERROR");

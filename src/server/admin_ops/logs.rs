@@ -63,7 +63,7 @@ fn counter_name(snapshot: &Snapshot, stored: &str) -> Option<CounterName> {
         sub_type: shown(key.sub_type_id, &|id| snapshot.sub_type(key.correspondence_type_id, Some(id), None).ok().map(|s| s.sub_type_number.clone())),
         rfa_type: shown(key.rfa_type_id, &|id| snapshot.rfa_type(Some(id), None).ok().map(|t| t.code.clone())),
         discipline: shown(key.discipline_id, &|id| snapshot.discipline(Some(id), None).ok().map(|d| d.code.clone())),
-        period: key.period,
+        period: key.period.to_string(),
     })
 }
 

@@ -710,16 +710,16 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         }
     }
     // The period the number shows, completed from the counter's own (a yearly counter's month is irrelevant).
-    let stored = PeriodKey::parse(&c.key.period);
-    let (year, month) = (stored.and_then(|k| k.year()), stored.and_then(|k| k.month()));
+    let stored = c.key.period;
+    let (year, month) = (stored.year(), stored.month());
     let mut period = Period::of(scope, p.year.or(year).unwrap_or(0), p.month.or(month).unwrap_or(1), DEFAULT_FISCAL_FIRST_MONTH);
-    period.fiscal_year = p.fiscal_year.or(stored.and_then(|k| k.fiscal_year())).unwrap_or(0);
+    period.fiscal_year = p.fiscal_year.or(stored.fiscal_year()).unwrap_or(0);
     if scope == ResetScope::Contract {
         // a contract counter's period is its contract: the one the number shows
         let shown = p.contract.as_deref().and_then(|code| snapshot.contract_in(c.key.project_id, &crate::numbering::normalize_code(code)));
         period = period.of_contract(shown.map_or(0, |x| x.id));
     }
-    if Some(PeriodKey::of(&period)) != stored {
+    if PeriodKey::of(&period) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
     }
     Ok(())
@@ -806,10 +806,8 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
             .flatten(),
         rfa_type_code: (k.rfa_type_id != 0).then(|| snapshot.rfa_type(Some(k.rfa_type_id), None).ok().map(|x| x.code.clone())).flatten(),
         discipline_code: (k.discipline_id != 0).then(|| snapshot.discipline(Some(k.discipline_id), None).ok().map(|x| x.code.clone())).flatten(),
-        contract_code: PeriodKey::parse(&k.period)
-            .and_then(|p| p.contract_id())
-            .and_then(|id| snapshot.contract_by_id.get(&id).map(|i| snapshot.data.contracts[*i].code.clone())),
-        period: k.period.clone(),
+        contract_code: k.period.contract_id().and_then(|id| snapshot.contract_by_id.get(&id).map(|i| snapshot.data.contracts[*i].code.clone())),
+        period: k.period.to_string(),
         last_number: c.row.last_number,
         max_number: c.max_number,
         utilization: if c.max_number > 0 { c.row.last_number as f64 / c.max_number as f64 } else { 0.0 },

@@ -176,7 +176,7 @@ pub(crate) trait RowSink: Send {
 }
 
 pub(crate) async fn rows_of(db: &Db, counter: &Counter, sink: &mut impl RowSink) -> Result<(), AppError> {
-    let period = counter.key.period.clone();
+    let period = counter.key.period.to_string();
     let chain = counter_chain(counter.row.id);
     let mut numbers = sqlx::query_as::<_, RegNumber>(NUMBERS_SQL).bind(counter.row.id).fetch(&db.pool).peekable();
     let mut audits = sqlx::query_as::<_, RegAudit>(AUDIT_SQL).bind(chain).fetch(&db.pool).peekable();
@@ -227,7 +227,8 @@ async fn counters_of(s: &Engine, caller: &Caller, q: &RegisterQuery) -> Result<V
     let project = snapshot.project(None, Some(&q.project_code))?.id;
     let ctype = snapshot.correspondence_type(None, Some(&q.correspondence_type_code))?.id;
     caller.require_project_admin(project)?;
-    if let Some(p) = q.period.as_deref().filter(|p| PeriodKey::parse(p).is_none()) {
+    let period = q.period.as_deref().map(|p| PeriodKey::parse(p).ok_or(p));
+    if let Some(Err(p)) = period {
         let p: String = p.chars().take(40).collect();
         return Err(AppError::validation(
             format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE, CONTRACT_12)"),
@@ -235,7 +236,7 @@ async fn counters_of(s: &Engine, caller: &Caller, q: &RegisterQuery) -> Result<V
         ));
     }
     let all = super::store::counters(&s.db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;
-    Ok(all.into_iter().filter(|c| q.period.as_deref().is_none_or(|p| c.key.period == p)).collect())
+    Ok(all.into_iter().filter(|c| period.is_none_or(|p| p == Ok(c.key.period))).collect())
 }
 
 fn counter_label(c: &Counter) -> String {

@@ -706,7 +706,7 @@ pub(crate) fn counter_event(key: &CounterKey, counter_id: i64, last_number: i64)
         sub_type_id: key.sub_type_id,
         rfa_type_id: key.rfa_type_id,
         discipline_id: key.discipline_id,
-        period: key.period.clone(),
+        period: key.period.to_string(),
         last_number,
     }
 }

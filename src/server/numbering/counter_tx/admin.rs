@@ -580,7 +580,7 @@ mod tests {
             sub_type_id: 0,
             rfa_type_id: 0,
             discipline_id: 0,
-            period: period.into(),
+            period: crate::numbering::PeriodKey::parse(period).unwrap(),
         }
     }
 

@@ -586,7 +586,7 @@ mod tests {
                 sub_type_id: 0,
                 rfa_type_id: 0,
                 discipline_id: 0,
-                period: period.key(),
+                period: crate::numbering::PeriodKey::of(&period),
             },
             period,
             backdated: None,

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::contract::NumberStatus;
-use crate::numbering::CounterKey;
+use crate::numbering::{CounterKey, PeriodKey};
 use crate::server::audit;
 use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
 
@@ -34,7 +34,8 @@ pub(crate) struct KeyRow {
     pub(crate) sub_type_id: i64,
     pub(crate) rfa_type_id: i64,
     pub(crate) discipline_id: i64,
-    pub(crate) period: String,
+    #[sqlx(try_from = "String")]
+    pub(crate) period: PeriodKey,
 }
 
 impl From<KeyRow> for CounterKey {
@@ -182,7 +183,7 @@ fn key_values(key: &CounterKey) -> [SqlValue; 8] {
         SqlValue::Int(key.sub_type_id),
         SqlValue::Int(key.rfa_type_id),
         SqlValue::Int(key.discipline_id),
-        SqlValue::Text(key.period.clone()),
+        SqlValue::Text(key.period.to_string()),
     ]
 }
 
