@@ -14,14 +14,16 @@ use crate::server::sfn;
 #[server(prefix = "/sfn", input = Json)]
 pub async fn list_counters(query: CounterQuery) -> Result<Vec<CounterView>, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::counters(state.engine(), &caller, query.project_id, query.correspondence_type_id, query.year).await.map_err(sfn::error)
+    let e = state.engine();
+    admin_ops::counters(&e.db, &e.reference, &caller, query.project_id, query.correspondence_type_id, query.year).await.map_err(sfn::error)
 }
 
 /// Every number of a counter in a window of sequences, and the audit row explaining each missing sequence.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn fetch_counter_numbers(counter_id: i64, after_sequence: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    admin_ops::counter_numbers(state.engine(), &caller, counter_id, after_sequence, limit).await.map_err(sfn::error)
+    let e = state.engine();
+    admin_ops::counter_numbers(&e.db, &e.reference, &e.lifecycle, &caller, counter_id, after_sequence, limit).await.map_err(sfn::error)
 }
 
 /// A super admin asks for a counter to restart at `new_value` (default 0); a different one decides.
@@ -36,7 +38,7 @@ pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reas
 pub async fn list_reset_requests(state: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
     let (app, caller) = sfn::caller().await?;
     let state = state.filter(|s| !s.trim().is_empty());
-    admin_ops::reset_requests(app.engine(), &caller, state.as_deref(), counter_id).await.map_err(sfn::error)
+    admin_ops::reset_requests(&app.engine().db, &caller, state.as_deref(), counter_id).await.map_err(sfn::error)
 }
 
 /// Takes one of the envelope's `availableActions` (APPROVE, REJECT) on a reset request.

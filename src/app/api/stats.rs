@@ -13,12 +13,14 @@ use crate::server::sfn;
 #[server(prefix = "/sfn", input = Json)]
 pub async fn fetch_daily_stats(query: StatsQuery) -> Result<DailyIssued, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    stats::daily(state.engine(), &caller, &query).await.map_err(sfn::error)
+    let e = state.engine();
+    stats::daily(&e.db, &e.reference, &e.clock, &caller, &query).await.map_err(sfn::error)
 }
 
 /// The utilization of the fullest counters of the current period (or one counter) at the end of each day.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn fetch_utilization_stats(query: StatsQuery) -> Result<UtilizationHistory, ApiError> {
     let (state, caller) = sfn::caller().await?;
-    stats::utilization(state.engine(), &caller, &query).await.map_err(sfn::error)
+    let e = state.engine();
+    stats::utilization(&e.db, &e.reference, &e.clock, &caller, &query).await.map_err(sfn::error)
 }

@@ -75,7 +75,7 @@ pub(crate) async fn list_counters(
     caller: Caller,
     ApiQuery(q): ApiQuery<CountersQuery>,
 ) -> Result<Json<Vec<CounterView>>, AppError> {
-    Ok(Json(super::counters(&s, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
+    Ok(Json(super::counters(&s.db, &s.reference, &caller, q.project_id, q.correspondence_type_id, q.year).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -100,7 +100,7 @@ pub(crate) async fn counter_numbers(
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<NumbersQuery>,
 ) -> Result<Json<CounterNumbers>, AppError> {
-    Ok(Json(super::counter_numbers(&s, &caller, id, q.after_sequence, q.limit).await?))
+    Ok(Json(super::counter_numbers(&s.db, &s.reference, &s.lifecycle, &caller, id, q.after_sequence, q.limit).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -176,7 +176,7 @@ pub(crate) async fn list_reset_requests(
     caller: Caller,
     ApiQuery(q): ApiQuery<ResetListQuery>,
 ) -> Result<Json<Vec<Envelope<ResetRequestView>>>, AppError> {
-    Ok(Json(super::reset_requests(&s, &caller, q.state.as_deref(), q.counter_id).await?))
+    Ok(Json(super::reset_requests(&s.db, &caller, q.state.as_deref(), q.counter_id).await?))
 }
 
 /// The number an operation applies to: project and type (by id or code) and its text.
@@ -373,7 +373,7 @@ pub async fn daily_stats(
     ApiQuery(q): ApiQuery<DailyStatsParams>,
 ) -> Result<Json<DailyIssued>, AppError> {
     let query = StatsQuery { days: q.days, project_id: q.project_id, ..Default::default() };
-    Ok(Json(super::stats::daily(&s, &caller, &query).await?))
+    Ok(Json(super::stats::daily(&s.db, &s.reference, &s.clock, &caller, &query).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -403,7 +403,7 @@ pub async fn utilization_stats(
     ApiQuery(q): ApiQuery<UtilizationStatsParams>,
 ) -> Result<Json<UtilizationHistory>, AppError> {
     let query = StatsQuery { days: q.days, project_id: q.project_id, counter_id: q.counter_id, limit: q.limit };
-    Ok(Json(super::stats::utilization(&s, &caller, &query).await?))
+    Ok(Json(super::stats::utilization(&s.db, &s.reference, &s.clock, &caller, &query).await?))
 }
 
 // the schema's bounds are the service's

@@ -26,17 +26,17 @@ use crate::numbering::{
     DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, DEFAULT_FISCAL_FIRST_MONTH, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
 };
 use crate::server::auth::Caller;
-use crate::server::db::{ms_to_datetime, Conn, Tx};
+use crate::server::db::{ms_to_datetime, Conn, Db, Tx};
 use crate::server::error::{AppError, ErrorCode};
 use crate::server::numbering::committer::counter_event;
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
-use crate::server::numbering::counter_tx::lifecycle::{Action, State};
+use crate::server::numbering::counter_tx::lifecycle::{Action, Lifecycle, State};
 use crate::server::numbering::counter_tx::{self, retrying, Locked};
 use crate::server::numbering::idempotency::{self, IdempotencyKey, Keyed};
 use crate::server::numbering::witness::Head;
 use crate::server::numbering::{Engine, Keying};
 use crate::server::outbox::{self, Event, EventKind};
-use crate::server::reference::{Part, Snapshot};
+use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
 use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
@@ -209,7 +209,7 @@ pub(crate) async fn request_reset(
                 Ok(instance.public_id)
             })
             .await?;
-            reset_request(s, caller, &public_id).await
+            reset_request(&s.db, caller, &public_id).await
         })
         .await;
     if let Ok(view) = &result {
@@ -295,7 +295,7 @@ pub(crate) async fn act_on_reset(
                 tx.commit().await.map_err(sql)
             })
             .await?;
-            reset_request(s, caller, public_id).await
+            reset_request(&s.db, caller, public_id).await
         })
         .await;
     if let Ok(view) = &result {
@@ -483,30 +483,30 @@ fn with_workflow(s: &Engine, caller: &Caller, n: IssuedNumber) -> IssuedNumber {
 // ---- counter reset (workflow COUNTER_RESET) ----
 
 /// One reset request with its envelope (super admins only).
-pub(crate) async fn reset_request(s: &Engine, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
+pub(crate) async fn reset_request(db: &Db, caller: &Caller, public_id: &str) -> Result<Envelope<ResetRequestView>, AppError> {
     caller.require_super_admin()?;
-    let rows = store::reset_requests(&s.db, Some(public_id), None, None, 1).await?;
-    envelopes(s, caller, rows).await?.pop().ok_or_else(|| workflow::not_found(public_id))
+    let rows = store::reset_requests(db, Some(public_id), None, None, 1).await?;
+    envelopes(db, caller, rows).await?.pop().ok_or_else(|| workflow::not_found(public_id))
 }
 
 /// `GET /workflow/reset-requests`: newest first, optionally by state and counter.
 pub(crate) async fn reset_requests(
-    s: &Engine,
+    db: &Db,
     caller: &Caller,
     state: Option<&str>,
     counter_id: Option<i64>,
 ) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
     caller.require_super_admin()?;
     let state = state.map(|st| st.trim().to_ascii_uppercase());
-    let rows = store::reset_requests(&s.db, None, state.as_deref(), counter_id, 500).await?;
-    envelopes(s, caller, rows).await
+    let rows = store::reset_requests(db, None, state.as_deref(), counter_id, 500).await?;
+    envelopes(db, caller, rows).await
 }
 
-async fn envelopes(s: &Engine, caller: &Caller, rows: Vec<ResetRow>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
-    let machine = Machine::load(&s.db.pool, RESET_WORKFLOW).await?;
+async fn envelopes(db: &Db, caller: &Caller, rows: Vec<ResetRow>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
+    let machine = Machine::load(&db.pool, RESET_WORKFLOW).await?;
     let ids: Vec<i64> = rows.iter().map(|r| r.instance.id).collect();
     let mut history: HashMap<i64, Vec<EventView>> = HashMap::new();
-    for (id, event) in workflow::store::events(&s.db, &ids).await? {
+    for (id, event) in workflow::store::events(db, &ids).await? {
         history.entry(id).or_default().push(event);
     }
     Ok(rows
@@ -729,7 +729,8 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
 
 /// `GET /counters`: admins; a project admin sees the counters of their projects.
 pub(crate) async fn counters(
-    s: &Engine,
+    db: &Db,
+    reference: &ReferenceCache,
     caller: &Caller,
     project_id: Option<i64>,
     correspondence_type_id: Option<i64>,
@@ -741,23 +742,25 @@ pub(crate) async fn counters(
         caller.require_project_admin(p)?;
     }
     let year = year.map(|y| if y > 2400 { y - 543 } else { y }); // B.E. or A.D.
-    let snapshot = s.reference.get().await?;
+    let snapshot = reference.get().await?;
     // the scope goes into the query, so a project admin's counters are not crowded out by others' under the limit
-    let rows = store::counters(&s.db, project_id, scope, correspondence_type_id, year, MAX_COUNTERS).await?;
+    let rows = store::counters(db, project_id, scope, correspondence_type_id, year, MAX_COUNTERS).await?;
     Ok(rows.iter().filter(|c| user.can_edit_templates(c.key.project_id)).map(|c| counter_view(&snapshot, c)).collect())
 }
 
 /// `GET /counters/{id}/numbers`: every number in a window of sequences, and for each missing sequence the audit
 /// row that explains it.
 pub(crate) async fn counter_numbers(
-    s: &Engine,
+    db: &Db,
+    reference: &ReferenceCache,
+    lifecycle: &Lifecycle,
     caller: &Caller,
     counter_id: i64,
     after: Option<i64>,
     limit: Option<i64>,
 ) -> Result<CounterNumbers, AppError> {
     caller.require_admin()?;
-    let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
+    let counter = store::counter(db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
     caller.require_project_admin(counter.key.project_id)?;
     let limit = limit.unwrap_or(1000).clamp(1, 5000);
     // a sequence is never negative (400, as the OpenAPI document says); a window past the last number holds nothing
@@ -768,19 +771,19 @@ pub(crate) async fn counter_numbers(
     let from = after.unwrap_or(0).saturating_add(1);
     let window_end = from.saturating_add(limit - 1);
     let to = window_end.min(counter.row.last_number);
-    let mut numbers = if to >= from { store::numbers_between(&s.db, counter_id, from, to).await? } else { Vec::new() };
+    let mut numbers = if to >= from { store::numbers_between(db, counter_id, from, to).await? } else { Vec::new() };
     for n in &mut numbers {
-        n.available_actions = s.lifecycle.actions_on_number(&n.document_number, State::of(n.status, n.cancel_reason.as_deref()), caller);
+        n.available_actions = lifecycle.actions_on_number(&n.document_number, State::of(n.status, n.cancel_reason.as_deref()), caller);
     }
     let present: HashSet<i64> = numbers.iter().map(|n| n.sequence).collect();
     let missing: Vec<i64> = (from..=to).filter(|q| !present.contains(q)).collect();
     let mut explained: HashMap<i64, AuditView> = HashMap::new();
-    for (q, row) in store::audit_for_sequences(&s.db, counter_id, &missing).await? {
+    for (q, row) in store::audit_for_sequences(db, counter_id, &missing).await? {
         explained.insert(q, row); // oldest first: the latest row wins
     }
     let gaps = missing.iter().map(|q| GapView { sequence: *q, explanation: explained.remove(q) }).collect();
-    let released = store::released_between(&s.db, counter_id, from, window_end).await?;
-    let snapshot = s.reference.get().await?;
+    let released = store::released_between(db, counter_id, from, window_end).await?;
+    let snapshot = reference.get().await?;
     Ok(CounterNumbers {
         counter: counter_view(&snapshot, &counter),
         numbers,

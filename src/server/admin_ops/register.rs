@@ -24,6 +24,7 @@ use crate::server::error::{ApiQuery, AppError};
 use crate::server::numbering::counter_tx::lifecycle::BLOCK_EXPIRED;
 use crate::server::numbering::counter_tx::store::Counter;
 use crate::server::numbering::Engine;
+use crate::server::reference::ReferenceCache;
 
 /// One row of the register.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -221,9 +222,9 @@ pub(crate) struct RegisterQuery {
 const HEADER: [&str; 9] = ["ช่วงเวลา (period)", "ลำดับ", "เลขที่เอกสาร", "สถานะ", "รหัสเอกสาร", "ผู้ดำเนินการ", "เวลา (กรุงเทพฯ)", "เหตุผล", "ตัวนับ"];
 
 /// The counters of the register: admins of the project (super admins: any).
-async fn counters_of(s: &Engine, caller: &Caller, q: &RegisterQuery) -> Result<Vec<Counter>, AppError> {
+async fn counters_of(db: &Db, reference: &ReferenceCache, caller: &Caller, q: &RegisterQuery) -> Result<Vec<Counter>, AppError> {
     caller.require_admin()?;
-    let snapshot = s.reference.get().await?;
+    let snapshot = reference.get().await?;
     let project = snapshot.project(None, Some(&q.project_code))?.id;
     let ctype = snapshot.correspondence_type(None, Some(&q.correspondence_type_code))?.id;
     caller.require_project_admin(project)?;
@@ -235,7 +236,7 @@ async fn counters_of(s: &Engine, caller: &Caller, q: &RegisterQuery) -> Result<V
             format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb, NONE or CONTRACT_<contract id>"),
         ));
     }
-    let all = super::store::counters(&s.db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;
+    let all = super::store::counters(db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;
     Ok(all.into_iter().filter(|c| period.is_none_or(|p| p == Ok(c.key.period))).collect())
 }
 
@@ -264,7 +265,7 @@ pub(crate) async fn register(
             return Err(AppError::validation(format!("รูปแบบ '{other}' ไม่รองรับ (csv หรือ xlsx)"), format!("format '{other}' is not csv or xlsx")));
         }
     };
-    let counters = counters_of(&s, &caller, &q).await?;
+    let counters = counters_of(&s.db, &s.reference, &caller, &q).await?;
     let name = format!("register-{}-{}", q.project_code, q.correspondence_type_code).replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
     if xlsx {
         let bytes = xlsx_of(&s.db, &counters).await?;

@@ -9,8 +9,10 @@ use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STA
 use crate::contract::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 use crate::numbering::Period;
 use crate::server::auth::Caller;
+use crate::server::clock::Clock;
+use crate::server::db::Db;
 use crate::server::error::AppError;
-use crate::server::numbering::Engine;
+use crate::server::reference::ReferenceCache;
 
 /// A Bangkok day in epoch milliseconds: Asia/Bangkok has kept UTC+7 without daylight saving since 1920, so every
 /// day since is this long and a day's number is plain division (`window` checks it against chrono-tz).
@@ -62,7 +64,7 @@ struct Asked {
     scope: Option<Vec<i64>>,
 }
 
-async fn asked(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<Asked, AppError> {
+async fn asked(reference: &ReferenceCache, clock: &Clock, caller: &Caller, q: &StatsQuery) -> Result<Asked, AppError> {
     let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
     let days = q.days.unwrap_or(DEFAULT_STATS_DAYS);
     if !(1..=MAX_STATS_DAYS).contains(&days) {
@@ -72,10 +74,10 @@ async fn asked(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<Asked, App
         ));
     }
     if let Some(p) = q.project_id {
-        s.reference.get().await?.project(Some(p), None)?;
+        reference.get().await?.project(Some(p), None)?;
         caller.require_project_admin(p)?;
     }
-    let (days, start) = window(s.clock.now(), days);
+    let (days, start) = window(clock.now(), days);
     Ok(Asked { days, start, project_id: q.project_id, scope })
 }
 
@@ -84,11 +86,11 @@ fn day_texts(days: &[NaiveDate]) -> Vec<String> {
 }
 
 /// Numbers issued per Bangkok day and correspondence type over the last `days` days (default 90).
-pub async fn daily(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<DailyIssued, AppError> {
-    let a = asked(s, caller, q).await?;
+pub async fn daily(db: &Db, reference: &ReferenceCache, clock: &Clock, caller: &Caller, q: &StatsQuery) -> Result<DailyIssued, AppError> {
+    let a = asked(reference, clock, caller, q).await?;
     let end = a.start + a.days.len() as i64 * DAY_MS;
-    let rows = super::store::issued_per_day(&s.db, a.start, end, DAY_MS, a.project_id, a.scope.as_deref()).await?;
-    let snapshot = s.reference.get().await?;
+    let rows = super::store::issued_per_day(db, a.start, end, DAY_MS, a.project_id, a.scope.as_deref()).await?;
+    let snapshot = reference.get().await?;
     let mut types: Vec<TypeSeries> = Vec::new();
     for (type_id, day, count) in rows {
         let Some(day) = usize::try_from(day).ok().filter(|d| *d < a.days.len()) else { continue };
@@ -114,8 +116,14 @@ pub async fn daily(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<DailyI
 /// The utilization of counters at the end of each of the last `days` days: one counter (`counterId`), or the fullest
 /// `limit` (default 10) of the current period — this year's yearly counters, this month's monthly ones, this fiscal
 /// year's (a fiscal year from October: `Period::current_keys`), contracts' and those that never reset.
-pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<UtilizationHistory, AppError> {
-    let a = asked(s, caller, q).await?;
+pub async fn utilization(
+    db: &Db,
+    reference: &ReferenceCache,
+    clock: &Clock,
+    caller: &Caller,
+    q: &StatsQuery,
+) -> Result<UtilizationHistory, AppError> {
+    let a = asked(reference, clock, caller, q).await?;
     let limit = q.limit.unwrap_or(DEFAULT_STATS_COUNTERS);
     if !(1..=MAX_STATS_COUNTERS).contains(&limit) {
         return Err(AppError::validation(
@@ -125,7 +133,7 @@ pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<
     }
     let counters = match q.counter_id {
         Some(id) => {
-            let counter = super::store::counter(&s.db, id).await?.ok_or_else(|| super::counter_not_found(id))?;
+            let counter = super::store::counter(db, id).await?.ok_or_else(|| super::counter_not_found(id))?;
             caller.require_project_admin(counter.key.project_id)?;
             if a.project_id.is_some_and(|p| p != counter.key.project_id) {
                 return Err(super::counter_not_found(id));
@@ -133,15 +141,15 @@ pub async fn utilization(s: &Engine, caller: &Caller, q: &StatsQuery) -> Result<
             vec![counter]
         }
         None => {
-            let now = s.clock.now();
+            let now = clock.now();
             let periods = Period::current_keys(now);
-            super::store::fullest_counters(&s.db, &periods, a.project_id, a.scope.as_deref(), i64::from(limit)).await?
+            super::store::fullest_counters(db, &periods, a.project_id, a.scope.as_deref(), i64::from(limit)).await?
         }
     };
     let end = a.start + a.days.len() as i64 * DAY_MS;
     let ids: Vec<i64> = counters.iter().map(|c| c.row.id).collect();
-    let rows = super::store::highest_sequence_per_day(&s.db, &ids, a.start, end, DAY_MS).await?;
-    let snapshot = s.reference.get().await?;
+    let rows = super::store::highest_sequence_per_day(db, &ids, a.start, end, DAY_MS).await?;
+    let snapshot = reference.get().await?;
     let series = counters
         .iter()
         .map(|c| {

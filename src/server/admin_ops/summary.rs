@@ -61,7 +61,7 @@ pub(crate) async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummar
     let (count, wait_sum, wait_max, retries, fallbacks): (i64, i64, i64, i64, i64) =
         requests.bind(sqlx::query_as(&sql)).fetch_one(&s.db.pool).await?;
 
-    let mut fullest = super::counters(s, caller, None, None, Some(day.year())).await?;
+    let mut fullest = super::counters(&s.db, &s.reference, caller, None, None, Some(day.year())).await?;
     fullest.sort_by(|a, b| b.utilization.total_cmp(&a.utilization));
     fullest.truncate(FULLEST_COUNTERS);
 

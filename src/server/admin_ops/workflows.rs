@@ -46,7 +46,7 @@ pub(crate) async fn get(
     ApiPath(public_id): ApiPath<String>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     match workflow_of(&s.db, &public_id).await?.as_str() {
-        admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s, &caller, &public_id).await?)),
+        admin_ops::RESET_WORKFLOW => Ok(Json(admin_ops::reset_request(&s.db, &caller, &public_id).await?)),
         _ => Err(not_found(&public_id)),
     }
 }
