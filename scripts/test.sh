@@ -69,6 +69,8 @@ fi
 
 log "load generator: 5,000 reserves from 64 callers on one counter, every number checked"
 "$LOADGEN_BIN" --embedded --concurrency 64 --requests 5000
+log "load generator, open model: 5 s at 200 arrivals/s of the requirements' mix (reserves, previews, page loads, abandoned page loads), every number checked"
+"$LOADGEN_BIN" --embedded --rate 200 --duration 5 --interval 5
 
 if [ "${COVERAGE:-1}" != 0 ]; then
   log "coverage of lines (cargo llvm-cov report; the floors in scripts/coverage.py)"
