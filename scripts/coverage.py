@@ -27,7 +27,7 @@ PARTS = [
     ("the pages (src/app, their server side)", ["app/"], None),
     ("the load generator (src/bin/loadgen)", ["bin/loadgen/"], None),
     # a floor that only guards against going back: 85 % needs the pages' browser side measured
-    ("everything (src/, as the server builds it)", [""], 80.0),
+    ("everything (src/, as the server builds it)", [""], 82.0),
 ]
 
 

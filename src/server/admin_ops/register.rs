@@ -219,6 +219,27 @@ pub(crate) struct RegisterQuery {
     pub(crate) format: Option<String>,
 }
 
+/// What the register is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RegisterFormat {
+    Csv,
+    Xlsx,
+}
+
+impl RegisterFormat {
+    /// `csv` (also absent or blank) or `xlsx`, in any case, trimmed: what the OpenAPI document's pattern allows.
+    fn parse(asked: Option<&str>) -> Result<RegisterFormat, AppError> {
+        match asked.map(str::trim).map(str::to_ascii_lowercase).as_deref() {
+            None | Some("") | Some("csv") => Ok(RegisterFormat::Csv),
+            Some("xlsx") => Ok(RegisterFormat::Xlsx),
+            Some(other) => {
+                let other: String = other.chars().take(20).collect();
+                Err(AppError::validation(format!("รูปแบบ '{other}' ไม่รองรับ (csv หรือ xlsx)"), format!("format '{other}' is not csv or xlsx")))
+            }
+        }
+    }
+}
+
 const HEADER: [&str; 9] = ["ช่วงเวลา (period)", "ลำดับ", "เลขที่เอกสาร", "สถานะ", "รหัสเอกสาร", "ผู้ดำเนินการ", "เวลา (กรุงเทพฯ)", "เหตุผล", "ตัวนับ"];
 
 /// The counters of the register: admins of the project (super admins: any).
@@ -257,17 +278,10 @@ pub(crate) async fn register(
     caller: Caller,
     ApiQuery(q): ApiQuery<RegisterQuery>,
 ) -> Result<Response, AppError> {
-    let xlsx = match q.format.as_deref().map(str::trim).map(str::to_ascii_lowercase).as_deref() {
-        None | Some("") | Some("csv") => false,
-        Some("xlsx") => true,
-        Some(other) => {
-            let other: String = other.chars().take(20).collect();
-            return Err(AppError::validation(format!("รูปแบบ '{other}' ไม่รองรับ (csv หรือ xlsx)"), format!("format '{other}' is not csv or xlsx")));
-        }
-    };
+    let format = RegisterFormat::parse(q.format.as_deref())?;
     let counters = counters_of(&s.db, &s.reference, &caller, &q).await?;
     let name = format!("register-{}-{}", q.project_code, q.correspondence_type_code).replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
-    if xlsx {
+    if format == RegisterFormat::Xlsx {
         let bytes = xlsx_of(&s.db, &counters).await?;
         let headers = [
             (axum::http::header::CONTENT_TYPE, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet".to_string()),

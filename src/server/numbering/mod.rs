@@ -254,6 +254,29 @@ fn project_for<'a>(snapshot: &'a Snapshot, req: &NumberRequest, allowed: &dyn Fn
     })
 }
 
+/// An addressee of `recipients`: a main recipient (`TO`, also when absent) or a copy (`CC`), in any case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AddresseeRole {
+    To,
+    Copy,
+}
+
+impl AddresseeRole {
+    fn of(position: usize, asked: Option<&str>) -> Result<AddresseeRole, AppError> {
+        match asked.map(str::to_ascii_uppercase).as_deref() {
+            None | Some("TO") => Ok(AddresseeRole::To),
+            Some("CC") => Ok(AddresseeRole::Copy),
+            Some(other) => {
+                let other: String = other.chars().take(20).collect();
+                Err(AppError::validation(
+                    format!("ประเภทผู้รับ '{other}' ไม่ถูกต้อง (ใช้ TO หรือ CC)"),
+                    format!("recipients[{position}]: recipientType '{other}' is neither TO nor CC"),
+                ))
+            }
+        }
+    }
+}
+
 /// The main recipient a request names: `recipientOrgId`/`recipientCode`, or the first `TO` of `recipients` by sort
 /// order (an addressee without one takes its position in the list; a tie keeps the list's order).
 fn main_recipient(req: &NumberRequest) -> Result<(Option<i64>, Option<&str>), AppError> {
@@ -280,16 +303,8 @@ fn main_recipient(req: &NumberRequest) -> Result<(Option<i64>, Option<&str>), Ap
                 format!("recipients[{position}]: missing organizationId or organizationCode"),
             ));
         }
-        match addressee.recipient_type.as_deref().map(str::to_ascii_uppercase).as_deref() {
-            None | Some("TO") => {}
-            Some("CC") => continue,
-            Some(other) => {
-                let other: String = other.chars().take(20).collect();
-                return Err(AppError::validation(
-                    format!("ประเภทผู้รับ '{other}' ไม่ถูกต้อง (ใช้ TO หรือ CC)"),
-                    format!("recipients[{position}]: recipientType '{other}' is neither TO nor CC"),
-                ));
-            }
+        if AddresseeRole::of(position, addressee.recipient_type.as_deref())? == AddresseeRole::Copy {
+            continue;
         }
         let order = addressee.sort_order.unwrap_or(position as i64);
         if main.is_none_or(|(first, _)| order < first) {
