@@ -246,6 +246,13 @@ together() {
   return $failed
 }
 
+# Stops a process and everything it started (children first, so none is left to its parent's end).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+
 # A TCP port free on 127.0.0.1 now (the kernel's pick).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -14,12 +14,14 @@ ensure_redis || true   # the Redis tests start their own servers; this makes sur
 
 lint
 
-# the browser bundle, in the background from here: in its own target directory, without the coverage wrapper
+# the browser bundle, in the background from here: in its own target directory, without the coverage wrapper. Its tools
+# are installed first, here, so that an install shows (or fails) in the run's own output.
 ensure_wasm_tools; ensure_wasm_split; ensure_wasm_opt
 bundle_log="$(mktemp)"
 ( build_bundle ) > "$bundle_log" 2>&1 &
 bundle_pid=$!
-trap 'kill $bundle_pid 2>/dev/null || true' EXIT
+# on a failure before the bundle is waited for: its cargo as well as the subshells, so no build outlives the run
+trap 'kill_tree $bundle_pid' EXIT
 log "building the browser bundle in the background (its log: $bundle_log)"
 
 if [ "${COVERAGE:-1}" != 0 ]; then

@@ -249,16 +249,18 @@ async fn counters_of(db: &Db, reference: &ReferenceCache, caller: &Caller, q: &R
     let project = snapshot.project(None, Some(&q.project_code))?.id;
     let ctype = snapshot.correspondence_type(None, Some(&q.correspondence_type_code))?.id;
     caller.require_project_admin(project)?;
-    let period = q.period.as_deref().map(|p| PeriodKey::parse(p).ok_or(p));
-    if let Some(Err(p)) = period {
-        let p: String = p.chars().take(40).collect();
-        return Err(AppError::validation(
-            format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE, CONTRACT_12)"),
-            format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb, NONE or CONTRACT_<contract id>"),
-        ));
-    }
+    let period = match q.period.as_deref() {
+        None => None,
+        Some(p) => Some(PeriodKey::parse(p).ok_or_else(|| {
+            let p: String = p.chars().take(40).collect();
+            AppError::validation(
+                format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE, CONTRACT_12)"),
+                format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb, NONE or CONTRACT_<contract id>"),
+            )
+        })?),
+    };
     let all = super::store::counters(db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;
-    Ok(all.into_iter().filter(|c| period.is_none_or(|p| p == Ok(c.key.period))).collect())
+    Ok(all.into_iter().filter(|c| period.is_none_or(|p| p == c.key.period)).collect())
 }
 
 fn counter_label(c: &Counter) -> String {
