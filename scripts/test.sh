@@ -37,17 +37,16 @@ fi
 
 log "building the tests (clippy inside)"
 cargo test --features ssr --no-run
-# the monitoring checks start no server, so they run beside the tests. The two passes of the integration binary do not
-# run side by side: a test that frees a port to find it refused (witness.rs) saw the other pass's server take it.
+# the builds are done: the test runs wait on disks, databases and timers more than on the two cores, so side by side.
+# Tests that need a port refused hold it bound but unlistened (witness.rs), so the other pass cannot take it.
 beside "unit, property, API (SQLite), Redis-lock and multi-process tests" cargo test --features ssr
 beside "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries, Alertmanager routes, the systemd unit" \
   bash "$ROOT/scripts/check-monitoring.sh"
-together
 if ensure_mariadb; then
   # the whole integration binary again, each test on a fresh MariaDB database of its own (tests/it/common.rs)
-  log "every integration test against MariaDB"
-  DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
+  beside "every integration test against MariaDB" env DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
 fi
+together
 
 log "waiting for the browser bundle"
 if ! wait $bundle_pid; then cat "$bundle_log"; echo "the browser bundle did not build" >&2; exit 1; fi

@@ -206,8 +206,11 @@ async fn unanswered(app: &TestApp, name: &str) -> f64 {
 async fn a_witness_that_does_not_answer_is_counted_until_it_answers() {
     let name = "witness.test/away";
     let (skey, wvkey) = witness::generate_key(name).unwrap();
-    // a port nothing listens on, until the witness comes up on it
-    let addr = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    // a port held but not listened on (connections are refused) until the witness comes up on it: a port freed
+    // instead could be taken meanwhile by another test's server
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = socket.local_addr().unwrap();
     let log = LogConfig {
         checkpoint_interval: Duration::from_secs(3600),
         witnesses: vec![LogWitness { vkey: wvkey, url: format!("http://{addr}") }],
@@ -226,7 +229,7 @@ async fn a_witness_that_does_not_answer_is_counted_until_it_answers() {
     assert_eq!(unanswered(&app, name).await, 1.0);
 
     let dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let listener = socket.listen(64).unwrap();
     let witness = serve_witness(listener, &skey, app.state.tlog.vkey(), &dir.path().join("state.json")).await;
     let mut outcome = Vec::new();
     for _ in 0..60 {
