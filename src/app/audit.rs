@@ -105,7 +105,7 @@ struct AuditForm {
     user: RwSignal<String>,
     operation: RwSignal<String>,
     number: RwSignal<String>,
-    project: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
     page_size: RwSignal<u32>,
 }
 
@@ -452,7 +452,7 @@ mod tests {
             from: bangkok_midnight("2025-06-15", 0),
             number: Some("คคง.-ผรม.2".into()),
             operation: Some("RESERVE".into()),
-            project_id: Some(3),
+            project_id: Some(ProjectId(3)),
             page: Some(2),
             ..Default::default()
         };

@@ -23,7 +23,7 @@ pub fn ChartsPage() -> impl IntoView {
 fn Charts(ctx: AdminContext) -> impl IntoView {
     let i18n = use_i18n();
     let AdminContext { user, data } = ctx;
-    let project = RwSignal::new(None::<i64>);
+    let project = RwSignal::new(None::<ProjectId>);
     let project_choices = Signal::derive({
         let list: Vec<_> = data.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| choice(p.id, &p.code, &p.name)).collect();
         move || list.clone()

@@ -29,7 +29,7 @@ pub fn CountersPage() -> impl IntoView {
     }
 }
 
-fn choices(items: impl Iterator<Item = (i64, String, String)>) -> Vec<Choice> {
+fn choices<Id: Into<i64>>(items: impl Iterator<Item = (Id, String, String)>) -> Vec<Choice> {
     items.map(|(id, code, name)| choice(id, &code, &name)).collect()
 }
 
@@ -39,8 +39,8 @@ fn CounterBrowser(ctx: AdminContext) -> impl IntoView {
     let AdminContext { user, data } = ctx;
     let is_super = user.role == Role::SuperAdmin;
 
-    let project = RwSignal::new(None::<i64>);
-    let ctype = RwSignal::new(None::<i64>);
+    let project = RwSignal::new(None::<ProjectId>);
+    let ctype = RwSignal::new(None::<CorrespondenceTypeId>);
     let year = RwSignal::new(String::new());
     let reload = RwSignal::new(0u32);
     let selected = RwSignal::new(None::<i64>);

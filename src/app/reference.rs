@@ -9,7 +9,7 @@ use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::widgets::{client_fetch, parse_id, ErrorBox, ErrorSlot, NoAccess, ReportView, RequireUser, TableWrap};
 use crate::contract::import::ImportReport;
-use crate::contract::{ReferenceData, Role, UserInfo};
+use crate::contract::{CorrespondenceTypeId, OrganizationId, ProjectId, ReferenceData, Role, UserInfo};
 
 const KINDS: &[&str] = &["projects", "organizations", "correspondence-types", "sub-types", "rfa-types", "disciplines", "contracts"];
 
@@ -45,39 +45,39 @@ struct Row {
     name: String,
     role: String,
     active: bool,
-    members: Vec<i64>,
-    correspondence_type_id: i64,
+    members: Vec<OrganizationId>,
+    correspondence_type_id: CorrespondenceTypeId,
     number: String,
     /// A contract's project.
-    project_id: i64,
+    project_id: ProjectId,
 }
 
 fn rows(data: &ReferenceData, kind: &str) -> Vec<Row> {
-    let base = |id, code: &str, name: &str| Row {
+    let base = |id: i64, code: &str, name: &str| Row {
         id,
         code: code.into(),
         name: name.into(),
         role: String::new(),
         active: true,
         members: vec![],
-        correspondence_type_id: 0,
+        correspondence_type_id: CorrespondenceTypeId::default(),
         number: String::new(),
-        project_id: 0,
+        project_id: ProjectId::default(),
     };
     match kind {
         "projects" => {
-            data.projects.iter().map(|p| Row { active: p.active, members: p.member_org_ids.clone(), ..base(p.id, &p.code, &p.name) }).collect()
+            data.projects.iter().map(|p| Row { active: p.active, members: p.member_org_ids.clone(), ..base(p.id.0, &p.code, &p.name) }).collect()
         }
-        "organizations" => data.organizations.iter().map(|o| Row { role: o.role.clone(), ..base(o.id, &o.code, &o.name) }).collect(),
-        "correspondence-types" => data.correspondence_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
+        "organizations" => data.organizations.iter().map(|o| Row { role: o.role.clone(), ..base(o.id.0, &o.code, &o.name) }).collect(),
+        "correspondence-types" => data.correspondence_types.iter().map(|t| base(t.id.0, &t.code, &t.name)).collect(),
         "sub-types" => data
             .sub_types
             .iter()
-            .map(|s| Row { correspondence_type_id: s.correspondence_type_id, number: s.sub_type_number.clone(), ..base(s.id, &s.code, &s.name) })
+            .map(|s| Row { correspondence_type_id: s.correspondence_type_id, number: s.sub_type_number.clone(), ..base(s.id.0, &s.code, &s.name) })
             .collect(),
-        "rfa-types" => data.rfa_types.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
-        "contracts" => data.contracts.iter().map(|c| Row { active: c.active, project_id: c.project_id, ..base(c.id, &c.code, &c.name) }).collect(),
-        _ => data.disciplines.iter().map(|t| base(t.id, &t.code, &t.name)).collect(),
+        "rfa-types" => data.rfa_types.iter().map(|t| base(t.id.0, &t.code, &t.name)).collect(),
+        "contracts" => data.contracts.iter().map(|c| Row { active: c.active, project_id: c.project_id, ..base(c.id.0, &c.code, &c.name) }).collect(),
+        _ => data.disciplines.iter().map(|t| base(t.id.0, &t.code, &t.name)).collect(),
     }
 }
 
@@ -89,10 +89,10 @@ struct ItemForm {
     name: RwSignal<String>,
     role: RwSignal<String>,
     active: RwSignal<bool>,
-    members: RwSignal<Vec<i64>>,
-    correspondence_type: RwSignal<Option<i64>>,
+    members: RwSignal<Vec<OrganizationId>>,
+    correspondence_type: RwSignal<Option<CorrespondenceTypeId>>,
     number: RwSignal<String>,
-    project: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
     error: RwSignal<Option<String>>,
     saved: RwSignal<bool>,
 }
@@ -140,9 +140,9 @@ impl ItemForm {
         }
         self.active.set(r.active);
         self.members.set(r.members);
-        self.correspondence_type.set(Some(r.correspondence_type_id).filter(|id| *id != 0));
+        self.correspondence_type.set(Some(r.correspondence_type_id).filter(|id| *id != CorrespondenceTypeId::NONE));
         self.number.set(r.number);
-        self.project.set(Some(r.project_id).filter(|id| *id != 0));
+        self.project.set(Some(r.project_id).filter(|id| *id != ProjectId::NONE));
     }
 }
 
@@ -240,10 +240,10 @@ fn ItemTable(d: ReferenceData, k: String, form: ItemForm) -> impl IntoView {
     let i18n = use_i18n();
     let orgs = d.organizations.clone();
     let types = d.correspondence_types.clone();
-    let org_code = move |id: i64| orgs.iter().find(|o| o.id == id).map(|o| o.code.clone()).unwrap_or_else(|| format!("#{id}"));
-    let type_code = move |id: i64| types.iter().find(|t| t.id == id).map(|t| t.code.clone()).unwrap_or_default();
+    let org_code = move |id: OrganizationId| orgs.iter().find(|o| o.id == id).map(|o| o.code.clone()).unwrap_or_else(|| format!("#{id}"));
+    let type_code = move |id: CorrespondenceTypeId| types.iter().find(|t| t.id == id).map(|t| t.code.clone()).unwrap_or_default();
     let projects = d.projects.clone();
-    let project_code = move |id: i64| projects.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_default();
+    let project_code = move |id: ProjectId| projects.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_default();
     let is_project = k == "projects";
     let is_org = k == "organizations";
     let is_sub = k == "sub-types";
@@ -322,7 +322,7 @@ fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>)
                     <span>{move || i18n.t("ref.type")}</span>
                     <select data-testid="ref-type" disabled=move || editing.get().is_some()
                         prop:value=move || correspondence_type.get().map(|id| id.to_string()).unwrap_or_default()
-                        on:change=move |ev| correspondence_type.set(parse_id(&event_target_value(&ev)))>
+                        on:change=move |ev| correspondence_type.set(parse_id(&event_target_value(&ev)).map(CorrespondenceTypeId))>
                         <option value="">{move || i18n.t("common.choose")}</option>
                         {d.correspondence_types.iter().map(|t| view! { <option value=t.id.to_string() data-code=t.code.clone()>{t.code.clone()}</option> }).collect_view()}
                     </select>
@@ -338,7 +338,7 @@ fn ItemEditor(d: ReferenceData, k: String, form: ItemForm, save: Action<(), ()>)
                     <span>{move || i18n.t("ref.project")}</span>
                     <select data-testid="ref-project" disabled=move || editing.get().is_some()
                         prop:value=move || project.get().map(|id| id.to_string()).unwrap_or_default()
-                        on:change=move |ev| project.set(parse_id(&event_target_value(&ev)))>
+                        on:change=move |ev| project.set(parse_id(&event_target_value(&ev)).map(ProjectId))>
                         <option value="">{move || i18n.t("common.choose")}</option>
                         {d.projects.iter().map(|p| view! { <option value=p.id.to_string() data-code=p.code.clone()>{p.code.clone()}</option> }).collect_view()}
                     </select>

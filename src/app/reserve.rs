@@ -53,14 +53,14 @@ pub fn ReservePage() -> impl IntoView {
 /// What the user chose in the form (a part the template does not show is left out of the request).
 #[derive(Clone, Copy)]
 struct Selection {
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
-    originator: RwSignal<Option<i64>>,
-    recipient: RwSignal<Option<i64>>,
-    sub_type: RwSignal<Option<i64>>,
-    rfa_type: RwSignal<Option<i64>>,
-    discipline: RwSignal<Option<i64>>,
-    contract: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
+    originator: RwSignal<Option<OrganizationId>>,
+    recipient: RwSignal<Option<OrganizationId>>,
+    sub_type: RwSignal<Option<SubTypeId>>,
+    rfa_type: RwSignal<Option<RfaTypeId>>,
+    discipline: RwSignal<Option<DisciplineId>>,
+    contract: RwSignal<Option<ContractId>>,
     revision: RwSignal<String>,
 }
 
@@ -108,7 +108,7 @@ struct Choices {
     /// The chosen project's active contracts.
     contract: Signal<Vec<Choice>>,
     /// The ids of the chosen project's member organizations.
-    member_ids: Memo<Vec<i64>>,
+    member_ids: Memo<Vec<OrganizationId>>,
 }
 
 impl Choices {
@@ -174,8 +174,8 @@ fn request_memo(sel: Selection, choices: Choices, shows: Memo<Option<Shows>>) ->
         // a choice the selects no longer offer (another project's member, another type's sub-type) is none
         chosen.originator = chosen.originator.filter(|id| members.contains(id));
         chosen.recipient = chosen.recipient.filter(|id| members.contains(id));
-        chosen.sub_type = chosen.sub_type.filter(|st| choices.sub_type.with(|c| c.iter().any(|x| x.id == *st)));
-        chosen.contract = chosen.contract.filter(|k| choices.contract.with(|c| c.iter().any(|x| x.id == *k)));
+        chosen.sub_type = chosen.sub_type.filter(|st| choices.sub_type.with(|c| c.iter().any(|x| x.id == st.0)));
+        chosen.contract = chosen.contract.filter(|k| choices.contract.with(|c| c.iter().any(|x| x.id == k.0)));
         chosen.request(&s)
     })
 }
@@ -436,7 +436,9 @@ fn follow_changes(
                     ..
                 } => {
                     // a part the counter's key leaves out is 0: any choice of it is this counter
-                    let part = |in_key: i64, chosen: Option<i64>| in_key == 0 || Some(in_key) == chosen;
+                    fn part<Id: Copy + Default + PartialEq>(in_key: Id, chosen: Option<Id>) -> bool {
+                        in_key == Id::default() || Some(in_key) == chosen
+                    }
                     let this_counter = project_id == p
                         && correspondence_type_id == t
                         && part(originator_id, req.originator_org_id)
@@ -728,8 +730,8 @@ fn CancelForm(held: HeldNumber, r: Reservation, sel: Selection, hydrated: RwSign
 #[component]
 fn TemplateInfo(
     i18n: I18n,
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
     current_template: Memo<Option<Result<ResolvedTemplate, String>>>,
 ) -> impl IntoView {
     move || {

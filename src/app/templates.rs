@@ -33,7 +33,7 @@ enum Origin {
 
 #[derive(Clone, Debug, PartialEq)]
 struct Loaded {
-    key: (i64, Option<i64>),
+    key: (ProjectId, Option<CorrespondenceTypeId>),
     text: String,
     scope: ResetScope,
     origin: Origin,
@@ -56,9 +56,9 @@ struct Sample {
 }
 
 /// The stored templates of the chosen project, as loaded (project, answer).
-type ListAnswer = ReadSignal<Option<Option<(i64, Result<Vec<TemplateConfig>, String>)>>>;
+type ListAnswer = ReadSignal<Option<Option<(ProjectId, Result<Vec<TemplateConfig>, String>)>>>;
 /// The template a (project, type) resolves to, as loaded ((project, type), answer).
-type ResolvedAnswer = ReadSignal<Option<Option<((i64, i64), Result<ResolvedTemplate, String>)>>>;
+type ResolvedAnswer = ReadSignal<Option<Option<((ProjectId, CorrespondenceTypeId), Result<ResolvedTemplate, String>)>>>;
 /// A change of the counter key against the stored template: (parts before, reset before, parts after, reset after).
 type KeyChange = Option<(KeyParts, ResetScope, KeyParts, ResetScope)>;
 
@@ -67,14 +67,14 @@ fn TemplateEditor(data: ReferenceData, user: UserInfo) -> impl IntoView {
     let i18n = use_i18n();
     let data = StoredValue::new(data);
 
-    let editable: Vec<i64> = data.with_value(|d| d.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| p.id).collect());
+    let editable: Vec<ProjectId> = data.with_value(|d| d.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| p.id).collect());
     if editable.is_empty() {
         return view! { <ErrorBox message=i18n.t("common.no_access")/> }.into_any();
     }
     let editable = StoredValue::new(editable);
 
     let project = RwSignal::new(editable.with_value(|e| e.first().copied()));
-    let ctype = RwSignal::new(None::<i64>);
+    let ctype = RwSignal::new(None::<CorrespondenceTypeId>);
 
     let project_choices = Signal::derive(move || {
         data.with_value(|d| {
@@ -232,8 +232,8 @@ fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoVi
 /// the selection changes and after a save (`saved_version`), never per keystroke; gives what the editor starts
 /// from, and the error of either call.
 fn load_stored(
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
     saved_version: RwSignal<u32>,
 ) -> (Memo<Option<Loaded>>, RwSignal<Option<String>>) {
     let list = client_fetch(move || {
@@ -273,7 +273,12 @@ fn load_stored(
 }
 
 /// The template of the selection, as it is stored (or inherited) — what the editor starts from.
-fn loaded_memo(project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>, list: ListAnswer, resolved: ResolvedAnswer) -> Memo<Option<Loaded>> {
+fn loaded_memo(
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
+    list: ListAnswer,
+    resolved: ResolvedAnswer,
+) -> Memo<Option<Loaded>> {
     Memo::new(move |_| -> Option<Loaded> {
         let p = project.get()?;
         let t = ctype.get();
@@ -326,7 +331,11 @@ fn sample_date() -> (RwSignal<i32>, RwSignal<u32>) {
 
 /// Sample codes for the preview: the chosen project and type, its first member organizations, the first
 /// sub-type of the type, the first RFA type and discipline.
-fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>, ctype: RwSignal<Option<i64>>) -> Memo<Sample> {
+fn sample_memo(
+    data: StoredValue<ReferenceData>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
+) -> Memo<Sample> {
     Memo::new(move |_| {
         let p = project.get();
         let t = ctype.get();
@@ -359,8 +368,8 @@ fn sample_memo(data: StoredValue<ReferenceData>, project: RwSignal<Option<i64>>,
 /// What the editor would save: the selection, the text and the reset.
 #[derive(Clone, Copy)]
 struct Draft {
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
     text: RwSignal<String>,
     scope: RwSignal<ResetScope>,
 }
@@ -645,7 +654,7 @@ fn SaveBar(
     let reason = RwSignal::new(String::new());
     let save_error = RwSignal::new(None::<String>);
 
-    let save = Action::new(move |(p, t, tpl, sc, why, acked): &(i64, Option<i64>, String, ResetScope, String, bool)| {
+    let save = Action::new(move |(p, t, tpl, sc, why, acked): &(ProjectId, Option<CorrespondenceTypeId>, String, ResetScope, String, bool)| {
         let (p, t, tpl, sc, why, acked) = (*p, *t, tpl.clone(), *sc, why.clone(), *acked);
         async move {
             match api::save_template(p, t, tpl, sc, why, acked).await {
@@ -772,8 +781,8 @@ fn TemplateDiff(before: Option<String>, after: String) -> impl IntoView {
 /// A rollback being asked for, its form's state, and the call that makes it.
 #[derive(Clone, Copy)]
 struct Rollback {
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
     /// The rollback being asked for: (version, its text, its reset).
     rolling: RwSignal<Option<(i64, String, ResetScope)>>,
     reason: RwSignal<String>,
@@ -781,15 +790,15 @@ struct Rollback {
     error: RwSignal<Option<String>>,
     /// The rollback changes the counter key, or the server said it does.
     needs_ack: Memo<bool>,
-    action: Action<(i64, Option<i64>, i64, String, bool), ()>,
+    action: Action<(ProjectId, Option<CorrespondenceTypeId>, i64, String, bool), ()>,
 }
 
 impl Rollback {
     /// `newest` is the newest stored version (what a rollback replaces); after a rollback `saved` holds its
     /// answer and `reload` is bumped.
     fn new(
-        project: RwSignal<Option<i64>>,
-        ctype: RwSignal<Option<i64>>,
+        project: RwSignal<Option<ProjectId>>,
+        ctype: RwSignal<Option<CorrespondenceTypeId>>,
         newest: Memo<Option<(i64, String, ResetScope)>>,
         reload: RwSignal<u32>,
         saved: RwSignal<Option<TemplateConfig>>,
@@ -817,7 +826,7 @@ impl Rollback {
         });
         let rb_needs_ack = Memo::new(move |_| rb_key_change.get().is_some() || rb_server_wants_ack.get());
 
-        let rollback = Action::new(move |(p, t, version, why, acked): &(i64, Option<i64>, i64, String, bool)| {
+        let rollback = Action::new(move |(p, t, version, why, acked): &(ProjectId, Option<CorrespondenceTypeId>, i64, String, bool)| {
             let (p, t, version, why, acked) = (*p, *t, *version, why.clone(), *acked);
             async move {
                 match api::rollback_template(p, t, version, why, acked).await {
@@ -842,8 +851,8 @@ impl Rollback {
 /// The versions of the chosen template, newest first, with a rollback per older version.
 #[component]
 fn TemplateHistory(
-    project: RwSignal<Option<i64>>,
-    ctype: RwSignal<Option<i64>>,
+    project: RwSignal<Option<ProjectId>>,
+    ctype: RwSignal<Option<CorrespondenceTypeId>>,
     /// Bumped after a save; bumped here after a rollback (reloads the editor too).
     reload: RwSignal<u32>,
     saved: RwSignal<Option<TemplateConfig>>,

@@ -68,8 +68,8 @@ fn TokenForm(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let name = RwSignal::new(String::new());
-    let chosen = RwSignal::new(Vec::<i64>::new());
-    let create = Action::new(move |(n, ids): &(String, Vec<i64>)| {
+    let chosen = RwSignal::new(Vec::<ProjectId>::new());
+    let create = Action::new(move |(n, ids): &(String, Vec<ProjectId>)| {
         let (n, ids) = (n.clone(), ids.clone());
         async move {
             match api::create_api_token(n, ids).await {
@@ -135,7 +135,7 @@ fn TokenTable(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let project_code =
-        move |id: i64| projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")));
+        move |id: ProjectId| projects.with_value(|ps| ps.iter().find(|p| p.id == id).map(|p| p.code.clone()).unwrap_or_else(|| format!("#{id}")));
 
     view! {
         <TableWrap><table class="list" data-testid="token-table">

@@ -53,7 +53,7 @@ fn Users(projects: Vec<ProjectItem>, me: i64) -> impl IntoView {
 
 /// Checkboxes of the projects, one per project, writing the chosen ids to `chosen`.
 #[component]
-fn ProjectChecks(projects: StoredValue<Vec<ProjectItem>>, chosen: RwSignal<Vec<i64>>, testid: &'static str) -> impl IntoView {
+fn ProjectChecks(projects: StoredValue<Vec<ProjectItem>>, chosen: RwSignal<Vec<ProjectId>>, testid: &'static str) -> impl IntoView {
     projects.with_value(|ps| {
         ps.iter()
             .map(|p| {
@@ -104,7 +104,7 @@ fn CreateUserForm(
     let display = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
     let role = RwSignal::new(Role::Staff);
-    let chosen = RwSignal::new(Vec::<i64>::new());
+    let chosen = RwSignal::new(Vec::<ProjectId>::new());
     let create = Action::new(move |new: &NewUser| {
         let new = new.clone();
         async move {

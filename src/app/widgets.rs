@@ -232,39 +232,58 @@ pub struct Choice {
 }
 
 /// `code — name`, or the code alone when the name is blank or repeats it.
-pub fn choice(id: i64, code: &str, name: &str) -> Choice {
+pub fn choice(id: impl Into<i64>, code: &str, name: &str) -> Choice {
+    let id = id.into();
     let label = if name.trim().is_empty() || name == code { code.to_string() } else { format!("{code} — {name}") };
     Choice { id, code: code.to_string(), label, disabled: false }
 }
 
 /// `code — name`, or the code alone when the name is blank (a name equal to the code is repeated, as the
 /// template editor and the audit filter have always shown it).
-pub fn choice_named(id: i64, code: &str, name: &str) -> Choice {
+pub fn choice_named(id: impl Into<i64>, code: &str, name: &str) -> Choice {
+    let id = id.into();
     let label = if name.trim().is_empty() { code.to_string() } else { format!("{code} — {name}") };
     Choice { id, code: code.to_string(), label, disabled: false }
 }
 
-/// A labelled select of ids with a "choose" placeholder.
+/// A labelled select of ids with a "choose" placeholder, holding a typed id (`ProjectId`, `OrganizationId`…).
 #[component]
-pub fn IdSelect(
+pub fn IdSelect<Id>(
     label: &'static str,
     testid: &'static str,
     #[prop(into)] choices: Signal<Vec<Choice>>,
-    value: RwSignal<Option<i64>>,
+    value: RwSignal<Option<Id>>,
     /// Text of the empty choice; the default is "— choose —".
     #[prop(optional)]
     placeholder: Option<&'static str>,
     /// The field's name in a form that posts without scripts.
     #[prop(optional)]
     name: Option<&'static str>,
+) -> impl IntoView
+where
+    Id: Copy + Into<i64> + From<i64> + Send + Sync + 'static,
+{
+    // the select itself knows option values only: one copy of its code whatever the id's type
+    let raw = Signal::derive(move || value.get().map(Into::into));
+    let set = Callback::new(move |id: Option<i64>| value.set(id.map(Id::from)));
+    raw_id_select(label, testid, choices, raw, set, placeholder.unwrap_or("common.choose"), name)
+}
+
+fn raw_id_select(
+    label: &'static str,
+    testid: &'static str,
+    choices: Signal<Vec<Choice>>,
+    value: Signal<Option<i64>>,
+    set: Callback<Option<i64>>,
+    placeholder: &'static str,
+    name: Option<&'static str>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let placeholder = placeholder.unwrap_or("common.choose");
     // `selected` as an attribute too: the server's HTML has no properties, and a form posted without scripts sends it
     view! {
         <label class="field">
             <span>{move || i18n.t(label)}</span>
-            <select data-testid=testid name=name on:change=move |ev| value.set(parse_id(&event_target_value(&ev)))>
+            <select data-testid=testid name=name on:change=move |ev| set.run(parse_id(&event_target_value(&ev)))>
                 <option value="" selected=value.get_untracked().is_none() prop:selected=move || value.get().is_none()>{move || i18n.t(placeholder)}</option>
                 <For each=move || choices.get() key=|c| (c.id, c.label.clone(), c.disabled) let:c>
                     <option value=c.id.to_string() data-code=c.code.clone() disabled=c.disabled

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{ApiError, NumberRequest, NumberStatus, PreviewResult, ReferenceData, ReservationResult, ResolvedTemplate, WorkflowContext};
+use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::numbering::{Segment, Template, Token};
 
 /// Where the forms post (`server::auth::forms`, `server::numbering::forms`): each answers `303 See Other`.
@@ -55,15 +56,15 @@ impl Shows {
 /// What a person chose on the reserve page, by id (an id that does not parse is no choice).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReserveChoices {
-    pub project: Option<i64>,
-    pub correspondence_type: Option<i64>,
-    pub originator: Option<i64>,
-    pub recipient: Option<i64>,
-    pub sub_type: Option<i64>,
-    pub rfa_type: Option<i64>,
-    pub discipline: Option<i64>,
+    pub project: Option<ProjectId>,
+    pub correspondence_type: Option<CorrespondenceTypeId>,
+    pub originator: Option<OrganizationId>,
+    pub recipient: Option<OrganizationId>,
+    pub sub_type: Option<SubTypeId>,
+    pub rfa_type: Option<RfaTypeId>,
+    pub discipline: Option<DisciplineId>,
     #[serde(default)]
-    pub contract: Option<i64>,
+    pub contract: Option<ContractId>,
     pub revision: String,
 }
 
@@ -86,16 +87,18 @@ pub const MAX_REVISION_CHARS: usize = 4;
 impl ReserveChoices {
     /// Reads the choices from named fields (a query string or a posted form).
     pub fn from_fields(get: impl Fn(&str) -> Option<String>) -> ReserveChoices {
-        let id = |name: &str| get(name).and_then(|v| v.trim().parse::<i64>().ok()).filter(|id| *id > 0);
+        fn id<T: From<i64>>(get: &impl Fn(&str) -> Option<String>, name: &str) -> Option<T> {
+            get(name).and_then(|v| v.trim().parse::<i64>().ok()).filter(|id| *id > 0).map(T::from)
+        }
         ReserveChoices {
-            project: id(field::PROJECT),
-            correspondence_type: id(field::TYPE),
-            originator: id(field::ORIGINATOR),
-            recipient: id(field::RECIPIENT),
-            sub_type: id(field::SUB_TYPE),
-            rfa_type: id(field::RFA_TYPE),
-            discipline: id(field::DISCIPLINE),
-            contract: id(field::CONTRACT),
+            project: id(&get, field::PROJECT),
+            correspondence_type: id(&get, field::TYPE),
+            originator: id(&get, field::ORIGINATOR),
+            recipient: id(&get, field::RECIPIENT),
+            sub_type: id(&get, field::SUB_TYPE),
+            rfa_type: id(&get, field::RFA_TYPE),
+            discipline: id(&get, field::DISCIPLINE),
+            contract: id(&get, field::CONTRACT),
             revision: get(field::REVISION).map(|r| r.trim().to_uppercase().chars().take(MAX_REVISION_CHARS).collect()).unwrap_or_default(),
         }
     }
@@ -103,14 +106,14 @@ impl ReserveChoices {
     /// The fields that hold a choice, as (name, value).
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let ids = [
-            (field::PROJECT, self.project),
-            (field::TYPE, self.correspondence_type),
-            (field::ORIGINATOR, self.originator),
-            (field::RECIPIENT, self.recipient),
-            (field::SUB_TYPE, self.sub_type),
-            (field::RFA_TYPE, self.rfa_type),
-            (field::DISCIPLINE, self.discipline),
-            (field::CONTRACT, self.contract),
+            (field::PROJECT, self.project.map(i64::from)),
+            (field::TYPE, self.correspondence_type.map(i64::from)),
+            (field::ORIGINATOR, self.originator.map(i64::from)),
+            (field::RECIPIENT, self.recipient.map(i64::from)),
+            (field::SUB_TYPE, self.sub_type.map(i64::from)),
+            (field::RFA_TYPE, self.rfa_type.map(i64::from)),
+            (field::DISCIPLINE, self.discipline.map(i64::from)),
+            (field::CONTRACT, self.contract.map(i64::from)),
         ];
         let mut out: Vec<_> = ids.into_iter().filter_map(|(name, v)| v.map(|v| (name, v.to_string()))).collect();
         if !self.revision.is_empty() {
@@ -249,8 +252,8 @@ mod tests {
     #[test]
     fn choices_survive_the_address_and_ignore_what_does_not_parse() {
         let c = from(&[("project", "3"), ("type", " 7 "), ("originator", "x"), ("recipient", "-2"), ("revision", " b&c ")]);
-        assert_eq!(c.project, Some(3));
-        assert_eq!(c.correspondence_type, Some(7));
+        assert_eq!(c.project, Some(ProjectId(3)));
+        assert_eq!(c.correspondence_type, Some(CorrespondenceTypeId(7)));
         assert_eq!(c.originator, None);
         assert_eq!(c.recipient, None);
         assert_eq!(c.revision, "B&C");
@@ -263,9 +266,12 @@ mod tests {
         let shows = Shows::of("{ORIGINATOR}-{SEQ:4}-{REV}").unwrap();
         let mut c = from(&[("project", "1"), ("type", "2"), ("discipline", "9")]);
         assert_eq!(c.request(&shows), None);
-        c.originator = Some(5);
+        c.originator = Some(OrganizationId(5));
         let req = c.request(&shows).unwrap();
-        assert_eq!((req.project_id, req.correspondence_type_id, req.originator_org_id), (Some(1), Some(2), Some(5)));
+        assert_eq!(
+            (req.project_id, req.correspondence_type_id, req.originator_org_id),
+            (Some(ProjectId(1)), Some(CorrespondenceTypeId(2)), Some(OrganizationId(5)))
+        );
         assert_eq!(req.discipline_id, None, "a part the template does not show is left out");
         assert_eq!(req.revision, None, "an empty revision is the first");
         c.revision = "B".into();
@@ -279,7 +285,7 @@ mod tests {
         let mut c = from(&[("project", "1"), ("type", "2")]);
         assert_eq!(c.request(&shows), None);
         c = from(&[("project", "1"), ("type", "2"), ("contract", "4")]);
-        assert_eq!(c.request(&shows).unwrap().contract_id, Some(4));
+        assert_eq!(c.request(&shows).unwrap().contract_id, Some(ContractId(4)));
         assert_eq!(c.page_address(), "/?project=1&type=2&contract=4");
         assert_eq!(c.request(&Shows::of("{SEQ:4}").unwrap()).unwrap().contract_id, None);
     }

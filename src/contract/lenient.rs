@@ -38,8 +38,8 @@ fn integer<'de, D: Deserializer<'de>, T: TryFrom<i64>>(d: D, what: &str) -> Resu
 }
 
 /// An id (`projectId`, `…Id`): a number or a numeric string.
-pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    integer(d, "an id (a number or a numeric string)")
+pub fn id<'de, D: Deserializer<'de>, Id: From<i64>>(d: D) -> Result<Option<Id>, D::Error> {
+    Ok(integer::<D, i64>(d, "an id (a number or a numeric string)")?.map(Id::from))
 }
 
 /// A month (1–12): a number or a numeric string, a whole number written with a fraction (`11.0`) too.

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+
 /// The stream's path (under the REST API's prefix).
 pub const EVENTS_PATH: &str = "/api/v1/events";
 
@@ -14,29 +16,29 @@ pub enum LiveEvent {
     /// A counter moved (numbers issued, a reset approved, an override): coalesced, the latest value only.
     #[serde(rename_all = "camelCase")]
     Counter {
-        project_id: i64,
+        project_id: ProjectId,
         counter_id: i64,
-        correspondence_type_id: i64,
+        correspondence_type_id: CorrespondenceTypeId,
         /// The key's parts: 0 when the template does not show the part.
-        originator_id: i64,
-        recipient_id: i64,
-        sub_type_id: i64,
-        rfa_type_id: i64,
-        discipline_id: i64,
+        originator_id: OrganizationId,
+        recipient_id: OrganizationId,
+        sub_type_id: SubTypeId,
+        rfa_type_id: RfaTypeId,
+        discipline_id: DisciplineId,
         /// The reset period (`YEAR_2568`, `ALL`…).
         period: String,
         last_number: i64,
     },
     /// A counter reset was requested, approved or rejected.
     #[serde(rename_all = "camelCase")]
-    Reset { project_id: i64, counter_id: i64, request_id: String, state: String },
+    Reset { project_id: ProjectId, counter_id: i64, request_id: String, state: String },
     /// A template was saved, rolled back or retired: `correspondence_type_id` None is the project's default.
     #[serde(rename_all = "camelCase")]
-    Template { project_id: i64, correspondence_type_id: Option<i64> },
+    Template { project_id: ProjectId, correspondence_type_id: Option<CorrespondenceTypeId> },
 }
 
 impl LiveEvent {
-    pub fn project_id(&self) -> i64 {
+    pub fn project_id(&self) -> ProjectId {
         match self {
             LiveEvent::Counter { project_id, .. } | LiveEvent::Reset { project_id, .. } | LiveEvent::Template { project_id, .. } => *project_id,
         }
@@ -58,10 +60,10 @@ mod tests {
 
     #[test]
     fn events_are_small_json_named_by_kind() {
-        let e = LiveEvent::Template { project_id: 3, correspondence_type_id: None };
+        let e = LiveEvent::Template { project_id: ProjectId(3), correspondence_type_id: None };
         assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"kind":"template","projectId":3,"correspondenceTypeId":null}"#);
         let back: LiveEvent = serde_json::from_str(r#"{"kind":"reset","projectId":1,"counterId":2,"requestId":"x","state":"PENDING"}"#).unwrap();
         assert_eq!(back.kind(), "reset");
-        assert_eq!(back.project_id(), 1);
+        assert_eq!(back.project_id(), ProjectId(1));
     }
 }

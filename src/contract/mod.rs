@@ -26,6 +26,7 @@ pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationH
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
 
 use crate::numbering::ResetScope;
+pub use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
 /// docs/rules/numbering.md#counter-resets: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
 /// server counts and decides; the reset form shows the count against it.
@@ -109,11 +110,11 @@ pub struct UserInfo {
     pub display_name: String,
     pub role: Role,
     /// Projects this user administers (PROJECT_ADMIN); empty for others.
-    pub admin_project_ids: Vec<i64>,
+    pub admin_project_ids: Vec<ProjectId>,
 }
 
 impl UserInfo {
-    pub fn can_edit_templates(&self, project_id: i64) -> bool {
+    pub fn can_edit_templates(&self, project_id: ProjectId) -> bool {
         self.role == Role::SuperAdmin || (self.role == Role::ProjectAdmin && self.admin_project_ids.contains(&project_id))
     }
     pub fn is_admin(&self) -> bool {
@@ -124,22 +125,29 @@ impl UserInfo {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub struct RefItem {
-    pub id: i64,
+pub struct RefItem<Id> {
+    pub id: Id,
     pub code: String,
     pub name: String,
 }
+
+/// A correspondence type as the reference lists show it.
+pub type CorrespondenceTypeItem = RefItem<CorrespondenceTypeId>;
+/// An RFA type as the reference lists show it.
+pub type RfaTypeItem = RefItem<RfaTypeId>;
+/// A discipline as the reference lists show it.
+pub type DisciplineItem = RefItem<DisciplineId>;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ProjectItem {
-    pub id: i64,
+    pub id: ProjectId,
     pub code: String,
     pub name: String,
     pub active: bool,
     /// Organizations that are members of this project (only they may originate or receive numbers).
-    pub member_org_ids: Vec<i64>,
+    pub member_org_ids: Vec<OrganizationId>,
     /// The month (1–12) its fiscal year starts in (reset scope `FISCAL_YEAR`, `{FY:BE}`); default October.
     #[serde(default = "crate::contract::october")]
     pub fiscal_year_first_month: u32,
@@ -153,7 +161,7 @@ fn october() -> u32 {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OrgItem {
-    pub id: i64,
+    pub id: OrganizationId,
     pub code: String,
     pub name: String,
     /// OWNER / CONSULTANT / CONTRACTOR / OTHER
@@ -164,10 +172,10 @@ pub struct OrgItem {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SubTypeItem {
-    pub id: i64,
+    pub id: SubTypeId,
     /// `corrTypeId` on the wire, as the REST API has always answered.
     #[serde(rename = "corrTypeId")]
-    pub correspondence_type_id: i64,
+    pub correspondence_type_id: CorrespondenceTypeId,
     /// The number shown by `{SUB_TYPE}`, e.g. "21".
     pub sub_type_number: String,
     pub code: String,
@@ -180,8 +188,8 @@ pub struct SubTypeItem {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ContractItem {
-    pub id: i64,
-    pub project_id: i64,
+    pub id: ContractId,
+    pub project_id: ProjectId,
     pub code: String,
     pub name: String,
     pub active: bool,
@@ -192,10 +200,10 @@ pub struct ContractItem {
 pub struct ReferenceData {
     pub projects: Vec<ProjectItem>,
     pub organizations: Vec<OrgItem>,
-    pub correspondence_types: Vec<RefItem>,
+    pub correspondence_types: Vec<CorrespondenceTypeItem>,
     pub sub_types: Vec<SubTypeItem>,
-    pub rfa_types: Vec<RefItem>,
-    pub disciplines: Vec<RefItem>,
+    pub rfa_types: Vec<RfaTypeItem>,
+    pub disciplines: Vec<DisciplineItem>,
     #[serde(default)]
     pub contracts: Vec<ContractItem>,
 }
@@ -207,36 +215,36 @@ pub struct ReferenceData {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NumberRequest {
     #[serde(default, deserialize_with = "lenient::id")]
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub project_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_id: Option<CorrespondenceTypeId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub correspondence_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub originator_org_id: Option<i64>,
+    pub originator_org_id: Option<OrganizationId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub originator_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub recipient_org_id: Option<i64>,
+    pub recipient_org_id: Option<OrganizationId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub recipient_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub sub_type_id: Option<i64>,
+    pub sub_type_id: Option<SubTypeId>,
     #[serde(default, deserialize_with = "lenient::number_text")]
     pub sub_type_number: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub rfa_type_id: Option<i64>,
+    pub rfa_type_id: Option<RfaTypeId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub rfa_type_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub discipline_id: Option<i64>,
+    pub discipline_id: Option<DisciplineId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub discipline_code: Option<String>,
     /// The contract of the project, where the template shows `{CONTRACT}` or resets per contract.
     #[serde(default, deserialize_with = "lenient::id")]
-    pub contract_id: Option<i64>,
+    pub contract_id: Option<ContractId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub contract_code: Option<String>,
     /// The document's addressees, as a DMS keeps them: the first `TO` by sort order is the main recipient, the one
@@ -265,7 +273,7 @@ pub const MAX_ADDRESSEES: usize = 100;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Addressee {
     #[serde(default, deserialize_with = "lenient::id")]
-    pub organization_id: Option<i64>,
+    pub organization_id: Option<OrganizationId>,
     #[serde(default, deserialize_with = "lenient::code")]
     pub organization_code: Option<String>,
     #[serde(default, deserialize_with = "lenient::code")]
@@ -280,28 +288,30 @@ pub struct Addressee {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SeedCounterKey {
     #[serde(default, deserialize_with = "lenient::id")]
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub originator_org_id: Option<i64>,
+    pub originator_org_id: Option<OrganizationId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub recipient_org_id: Option<i64>,
+    pub recipient_org_id: Option<OrganizationId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_id: Option<CorrespondenceTypeId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub sub_type_id: Option<i64>,
+    pub sub_type_id: Option<SubTypeId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub rfa_type_id: Option<i64>,
+    pub rfa_type_id: Option<RfaTypeId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub discipline_id: Option<i64>,
+    pub discipline_id: Option<DisciplineId>,
     #[serde(default, deserialize_with = "lenient::id")]
-    pub contract_id: Option<i64>,
+    pub contract_id: Option<ContractId>,
     #[serde(default, deserialize_with = "lenient::year")]
     pub year: Option<i32>,
 }
 
 impl From<SeedCounterKey> for NumberRequest {
     fn from(k: SeedCounterKey) -> NumberRequest {
-        let given = |id: Option<i64>| id.filter(|&id| id != 0);
+        fn given<Id: Copy + Default + PartialEq>(id: Option<Id>) -> Option<Id> {
+            id.filter(|&id| id != Id::default())
+        }
         NumberRequest {
             project_id: given(k.project_id),
             correspondence_type_id: given(k.correspondence_type_id),
@@ -514,9 +524,9 @@ pub struct StatusResult {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TemplateConfig {
     pub id: i64,
-    pub project_id: i64,
+    pub project_id: ProjectId,
     /// None = the project's default template.
-    pub correspondence_type_id: Option<i64>,
+    pub correspondence_type_id: Option<CorrespondenceTypeId>,
     pub template: String,
     pub reset_scope: ResetScope,
     pub version: i64,
@@ -533,7 +543,7 @@ pub struct ApiTokenInfo {
     /// First characters of the token, to recognise it; the token itself is shown once.
     pub prefix: String,
     /// Projects the token may number; empty = all projects.
-    pub project_ids: Vec<i64>,
+    pub project_ids: Vec<ProjectId>,
     pub created_at: DateTime<Utc>,
     pub created_by: String,
     pub revoked_at: Option<DateTime<Utc>>,
@@ -578,7 +588,7 @@ pub struct AuditQuery {
     pub operation: Option<String>,
     /// A document number, or its beginning.
     pub number: Option<String>,
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     #[cfg_attr(feature = "ssr", param(maximum = 1000000))]
     pub page: Option<u32>,
     #[cfg_attr(feature = "ssr", param(schema_with = crate::contract::lenient::schema::page_size))]
@@ -676,7 +686,7 @@ pub struct ErrorRow {
     pub resolved_at: Option<DateTime<Utc>>,
     /// The project of the failing request, when known (a project admin sees only their projects' rows).
     #[serde(default)]
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -699,9 +709,9 @@ pub struct ErrorPage {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CounterView {
     pub id: i64,
-    pub project_id: i64,
+    pub project_id: ProjectId,
     pub project_code: String,
-    pub correspondence_type_id: i64,
+    pub correspondence_type_id: CorrespondenceTypeId,
     pub correspondence_type_code: String,
     pub originator_code: Option<String>,
     pub recipient_code: Option<String>,
@@ -904,8 +914,8 @@ pub struct WitnessResume {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CounterQuery {
-    pub project_id: Option<i64>,
-    pub correspondence_type_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
+    pub correspondence_type_id: Option<CorrespondenceTypeId>,
     pub year: Option<i32>,
 }
 
@@ -913,8 +923,8 @@ pub struct CounterQuery {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NumberTarget {
-    pub project_id: i64,
-    pub correspondence_type_id: i64,
+    pub project_id: ProjectId,
+    pub correspondence_type_id: CorrespondenceTypeId,
     pub document_number: String,
     /// The document the new number is for (default: the original's).
     pub document_id: Option<String>,

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::CounterView;
+use super::{CorrespondenceTypeId, CounterView, ProjectId};
 
 /// Days a statistics answer covers unless asked otherwise.
 pub const DEFAULT_STATS_DAYS: u32 = 90;
@@ -21,7 +21,7 @@ pub const MAX_STATS_COUNTERS: u32 = 50;
 #[serde(rename_all = "camelCase", default)]
 pub struct StatsQuery {
     pub days: Option<u32>,
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     pub counter_id: Option<i64>,
     pub limit: Option<u32>,
 }
@@ -34,7 +34,7 @@ pub struct DailyIssued {
     /// The days, `YYYY-MM-DD` (A.D., Asia/Bangkok), oldest first; the last is today.
     pub days: Vec<String>,
     /// The project counted, or none: every project the caller may see.
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     /// One series per type that issued a number in those days, by code.
     pub types: Vec<TypeSeries>,
 }
@@ -44,7 +44,7 @@ pub struct DailyIssued {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TypeSeries {
-    pub correspondence_type_id: i64,
+    pub correspondence_type_id: CorrespondenceTypeId,
     pub correspondence_type_code: String,
     pub correspondence_type_name: String,
     pub counts: Vec<i64>,
@@ -57,7 +57,7 @@ pub struct TypeSeries {
 pub struct UtilizationHistory {
     /// The days, `YYYY-MM-DD` (A.D., Asia/Bangkok), oldest first; the last is today.
     pub days: Vec<String>,
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     /// The counters of the current period, fullest first (or the one asked for).
     pub counters: Vec<CounterSeries>,
 }

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::Role;
+use super::{ProjectId, Role};
 
 /// Passwords have at least this many characters (Unicode characters, not bytes).
 pub const MIN_PASSWORD_CHARS: usize = 8;
@@ -30,7 +30,7 @@ pub struct UserAdminInfo {
     pub display_name: String,
     pub role: Role,
     /// Projects this user administers (meaningful for PROJECT_ADMIN).
-    pub admin_project_ids: Vec<i64>,
+    pub admin_project_ids: Vec<ProjectId>,
     /// A deactivated user can neither log in nor use a session they had.
     pub active: bool,
     pub created_at: DateTime<Utc>,
@@ -44,7 +44,7 @@ pub struct UserUpdate {
     pub role: Role,
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::ids))]
-    pub admin_project_ids: Vec<i64>,
+    pub admin_project_ids: Vec<ProjectId>,
 }
 
 /// `POST /api/v1/auth/password`: the caller's own password change.
@@ -81,7 +81,7 @@ pub struct NewUser {
     pub role: Role,
     #[serde(default)]
     #[cfg_attr(feature = "ssr", schema(schema_with = crate::contract::lenient::schema::ids))]
-    pub admin_project_ids: Vec<i64>,
+    pub admin_project_ids: Vec<ProjectId>,
 }
 
 /// The outcomes of a login attempt, as stored and filtered on.

@@ -3,6 +3,8 @@
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::ids::ContractId;
+
 /// When a counter starts again at 1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -89,7 +91,7 @@ pub struct Period {
     /// The contract whose sequence a `CONTRACT` counter is (0 until the request's contract is known; unused by the
     /// other scopes).
     #[serde(default)]
-    pub contract_id: i64,
+    pub contract_id: ContractId,
 }
 
 impl Period {
@@ -105,11 +107,11 @@ impl Period {
     }
 
     pub fn of(scope: ResetScope, year: i32, month: u32, first_month: u32) -> Period {
-        Period { scope, year, month, fiscal_year: fiscal_year(year, month, first_month), contract_id: 0 }
+        Period { scope, year, month, fiscal_year: fiscal_year(year, month, first_month), contract_id: ContractId::NONE }
     }
 
     /// The same period for the request's contract: a `CONTRACT` counter's key names it.
-    pub fn of_contract(self, contract_id: i64) -> Period {
+    pub fn of_contract(self, contract_id: ContractId) -> Period {
         Period { contract_id, ..self }
     }
 
@@ -245,14 +247,14 @@ mod tests {
 
     #[test]
     fn a_contract_period_is_the_contract_whatever_the_date() {
-        let a = Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(12);
-        let b = Period::at(ResetScope::Contract, utc(2031, 1, 1, 0, 0, 0)).of_contract(12);
+        let a = Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(ContractId(12));
+        let b = Period::at(ResetScope::Contract, utc(2031, 1, 1, 0, 0, 0)).of_contract(ContractId(12));
         assert_eq!((a.key(), b.key()), ("CONTRACT_12".to_string(), "CONTRACT_12".to_string()));
-        assert_eq!(Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(13).key(), "CONTRACT_13");
+        assert_eq!(Period::at(ResetScope::Contract, utc(2025, 6, 1, 0, 0, 0)).of_contract(ContractId(13)).key(), "CONTRACT_13");
         // the date is kept for {YEAR:B.E.} in a contract template
         assert_eq!((a.year, b.year), (2025, 2031));
         // the contract means nothing to the other scopes
-        assert_eq!(Period::at(ResetScope::Yearly, utc(2025, 6, 1, 0, 0, 0)).of_contract(12).key(), "YEAR_2025");
+        assert_eq!(Period::at(ResetScope::Yearly, utc(2025, 6, 1, 0, 0, 0)).of_contract(ContractId(12)).key(), "YEAR_2025");
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::ids::ContractId;
 use super::period::{Period, ResetScope};
 
 /// Ordered as the enum is declared (any one order serves: keys are sorted only so that every instance locks rows in the
@@ -18,7 +19,7 @@ pub enum PeriodKey {
     /// A fiscal year by the A.D. year in which it ends; its text names the B.E. year (`FY_2570` = 2027).
     FiscalYear(i32),
     /// A contract's own sequence, by the contract's id: never resets.
-    Contract(i64),
+    Contract(ContractId),
 }
 
 impl PeriodKey {
@@ -40,7 +41,7 @@ impl PeriodKey {
             ("NONE", None, None, None) => PeriodKey::None,
             ("YEAR", Some(y), None, None) => PeriodKey::Year(y.parse().ok()?),
             ("FY", Some(y), None, None) => PeriodKey::FiscalYear(y.parse::<i32>().ok()?.checked_sub(543)?),
-            ("CONTRACT", Some(id), None, None) => PeriodKey::Contract(id.parse().ok().filter(|id| *id > 0)?),
+            ("CONTRACT", Some(id), None, None) => PeriodKey::Contract(ContractId(id.parse().ok().filter(|id| *id > 0)?)),
             ("MONTH", Some(y), Some(m), None) => PeriodKey::Month(y.parse().ok()?, m.parse().ok().filter(|m| (1..=12).contains(m))?),
             _ => return Option::None,
         };
@@ -66,7 +67,7 @@ impl PeriodKey {
     }
 
     /// The id of the contract the key names (contract counters only).
-    pub fn contract_id(&self) -> Option<i64> {
+    pub fn contract_id(&self) -> Option<ContractId> {
         match self {
             PeriodKey::Contract(id) => Some(*id),
             _ => Option::None,
@@ -140,7 +141,7 @@ mod tests {
     #[test]
     fn writes_what_period_key_writes() {
         for scope in [ResetScope::Yearly, ResetScope::Monthly, ResetScope::None, ResetScope::FiscalYear, ResetScope::Contract] {
-            let p = Period::of(scope, 2025, 3, 10).of_contract(7);
+            let p = Period::of(scope, 2025, 3, 10).of_contract(ContractId(7));
             let k = PeriodKey::of(&p);
             assert_eq!(k.to_string(), p.key());
             assert_eq!(PeriodKey::parse(&p.key()), Some(k));
@@ -163,7 +164,10 @@ mod tests {
         assert_eq!(PeriodKey::parse("MONTH_2026_01").map(|k| (k.year(), k.month())), Some((Some(2026), Some(1))));
         assert_eq!(PeriodKey::parse("NONE").map(|k| (k.year(), k.month())), Some((None, None)));
         assert_eq!(PeriodKey::parse("FY_2570").map(|k| (k.fiscal_year(), k.year(), k.month())), Some((Some(2027), None, None)));
-        assert_eq!(PeriodKey::parse("CONTRACT_12").map(|k| (k.contract_id(), k.year(), k.scope())), Some((Some(12), None, ResetScope::Contract)));
+        assert_eq!(
+            PeriodKey::parse("CONTRACT_12").map(|k| (k.contract_id(), k.year(), k.scope())),
+            Some((Some(ContractId(12)), None, ResetScope::Contract))
+        );
         assert_eq!(PeriodKey::parse("YEAR_2025").and_then(|k| k.contract_id()), None);
     }
 

@@ -464,6 +464,26 @@ pub(crate) enum SqlValue {
     Text(String),
 }
 
+/// Ids bind as their integers.
+macro_rules! id_values {
+    ($($id:ty),*) => {$(
+        impl From<$id> for SqlValue {
+            fn from(id: $id) -> Self {
+                SqlValue::Int(id.0)
+            }
+        }
+    )*};
+}
+id_values!(
+    crate::numbering::ProjectId,
+    crate::numbering::CorrespondenceTypeId,
+    crate::numbering::OrganizationId,
+    crate::numbering::SubTypeId,
+    crate::numbering::RfaTypeId,
+    crate::numbering::DisciplineId,
+    crate::numbering::ContractId
+);
+
 impl From<i64> for SqlValue {
     fn from(v: i64) -> Self {
         SqlValue::Int(v)
@@ -514,12 +534,12 @@ impl Conditions {
 
     /// Adds `AND clause` where the clause's `{}` becomes one placeholder per id (`IN ({})`); no ids matches
     /// nothing (an empty scope sees no rows).
-    pub(crate) fn and_in(&mut self, clause: &str, ids: &[i64]) -> &mut Self {
+    pub(crate) fn and_in<Id: Copy + Into<SqlValue>>(&mut self, clause: &str, ids: &[Id]) -> &mut Self {
         if ids.is_empty() {
             return self.and("1 = 0", []);
         }
         let placeholders = vec!["?"; ids.len()].join(", ");
-        self.and(&clause.replace("{}", &placeholders), ids.iter().map(|id| SqlValue::Int(*id)))
+        self.and(&clause.replace("{}", &placeholders), ids.iter().map(|id| (*id).into()))
     }
 
     pub(crate) fn sql(&self) -> &str {
@@ -661,7 +681,7 @@ mod tests {
     #[test]
     fn an_empty_scope_matches_nothing() {
         let mut c = Conditions::default();
-        c.and_in("project_id IN ({})", &[]);
+        c.and_in::<i64>("project_id IN ({})", &[]);
         assert_eq!(c.sql(), " WHERE 1 = 1 AND 1 = 0");
         let mut c = Conditions::default();
         c.and_in("project_id IN ({})", &[3, 4]);

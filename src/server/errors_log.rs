@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::numbering::ProjectId;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -83,7 +84,7 @@ impl ErrorLog {
     /// failing request when known, off the request path. The context's texts are clipped; an error without a
     /// reference id repeated by the same caller within [`REPEAT_WINDOW_MS`] is written once, the next row after
     /// the window saying how many repeats were skipped.
-    pub(crate) fn record_in(&self, error: &AppError, who: &Who, project_id: Option<i64>, context: serde_json::Value) {
+    pub(crate) fn record_in(&self, error: &AppError, who: &Who, project_id: Option<ProjectId>, context: serde_json::Value) {
         let Some(error_type) = error.log_type() else { return };
         crate::server::metrics::error_seen(error_type);
         let code = error.code().code();
@@ -187,7 +188,7 @@ impl Repeats {
     }
 }
 
-fn repeat_key(caller: &str, error_type: &str, code: &str, message: &str, project_id: Option<i64>) -> u64 {
+fn repeat_key(caller: &str, error_type: &str, code: &str, message: &str, project_id: Option<ProjectId>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (caller, error_type, code, message, project_id).hash(&mut h);
@@ -227,7 +228,7 @@ struct StoredError {
     ref_id: Option<String>,
     ip_address: Option<String>,
     resolved_at: Option<i64>,
-    project_id: Option<i64>,
+    project_id: Option<ProjectId>,
 }
 
 impl From<StoredError> for ErrorRow {
@@ -248,7 +249,7 @@ impl From<StoredError> for ErrorRow {
 
 /// The error log, newest first, filtered by type and (optionally) unresolved only; kept to the rows of `projects`
 /// (None: every row).
-pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
+pub(crate) async fn search(db: &Db, projects: Option<&[ProjectId]>, q: &ErrorQuery) -> Result<ErrorPage, AppError> {
     let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let mut filter = Conditions::default();
     if let Some(projects) = projects {
@@ -278,7 +279,7 @@ pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &ErrorQuery) ->
 
 /// Marks an error as dealt with at `now_ms`, if it is one of `projects`' rows (None: any); 404 when there is no such
 /// unresolved error.
-pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[i64]>, id: i64) -> Result<(), AppError> {
+pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[ProjectId]>, id: i64) -> Result<(), AppError> {
     let mut filter = Conditions::default();
     filter.and("id = ?", [id.into()]).and("resolved_at IS NULL", []);
     if let Some(projects) = projects {
@@ -299,7 +300,10 @@ mod tests {
     #[test]
     fn a_repeat_within_the_window_is_skipped_and_counted_on_the_next_row() {
         let repeats = Repeats::default();
-        let (a, b) = (repeat_key("u", "VALIDATION_ERROR", "NB400", "bad", Some(1)), repeat_key("u", "VALIDATION_ERROR", "NB400", "bad", Some(2)));
+        let (a, b) = (
+            repeat_key("u", "VALIDATION_ERROR", "NB400", "bad", Some(ProjectId(1))),
+            repeat_key("u", "VALIDATION_ERROR", "NB400", "bad", Some(ProjectId(2))),
+        );
         assert_ne!(a, b);
         assert_eq!(repeats.admit(a, 1_000), Some(0));
         for i in 1..20 {

@@ -301,17 +301,18 @@ async fn subscribe_to_redis(client: redis::Client, channel: String, instance: St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
     fn counter(id: i64, last: i64) -> LiveEvent {
         LiveEvent::Counter {
-            project_id: 1,
+            project_id: ProjectId(1),
             counter_id: id,
-            correspondence_type_id: 1,
-            originator_id: 0,
-            recipient_id: 0,
-            sub_type_id: 0,
-            rfa_type_id: 0,
-            discipline_id: 0,
+            correspondence_type_id: CorrespondenceTypeId(1),
+            originator_id: OrganizationId::NONE,
+            recipient_id: OrganizationId::NONE,
+            sub_type_id: SubTypeId::NONE,
+            rfa_type_id: RfaTypeId::NONE,
+            discipline_id: DisciplineId::NONE,
             period: "ALL".into(),
             last_number: last,
         }

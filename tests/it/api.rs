@@ -1,5 +1,6 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
+use docnum::numbering::ProjectId;
 use std::collections::HashSet;
 
 use crate::common::*;
@@ -491,7 +492,7 @@ async fn reference_data_and_openapi_are_served() {
 async fn a_token_scoped_to_one_project_cannot_number_another() {
     let app = TestApp::spawn().await;
     let p = app.project_id("LCBP3-C1").await;
-    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[p], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[ProjectId(p)], 1, 0).await.unwrap();
     let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&letter()).send().await.unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");
@@ -526,7 +527,7 @@ async fn concurrent_template_saves_all_land_as_versions_on_one_audit_chain() {
 }
 
 async fn letter_type(app: &TestApp) -> i64 {
-    app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id
+    app.state.reference().get().await.unwrap().correspondence_type(None, Some("LETTER")).unwrap().id.0
 }
 
 /// A new version of LCBP3's LETTER template, saved by `admin` (`POST /configs`); the configuration answered.

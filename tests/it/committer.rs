@@ -19,6 +19,7 @@ use serde_json::json;
 use sqlx::{Connection, Executor};
 
 use crate::common::TestApp;
+use docnum::numbering::{CorrespondenceTypeId, ProjectId};
 
 async fn letter_to(app: &TestApp, recipient: &str) -> Arc<Resolved> {
     counters_of(app, &["LETTER"], &[recipient]).await.remove(0)
@@ -487,8 +488,8 @@ async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
 fn rows_template(counter_id: i64) -> store::NewNumber {
     store::NewNumber {
         counter_id,
-        project_id: 1,
-        correspondence_type_id: 1,
+        project_id: ProjectId(1),
+        correspondence_type_id: CorrespondenceTypeId(1),
         sequence: 0,
         revision: "A".into(),
         number: String::new(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use docnum::contract::Role;
+use docnum::contract::{ProjectId, Role};
 use docnum::server::auth::rate_limit::RateLimits;
 use docnum::server::auth::throttle::LoginThrottleConfig;
 use docnum::server::clock::Clock;
@@ -174,7 +174,7 @@ impl TestApp {
     pub async fn user_client(&self, username: &str, role: Role, admin_of: &[i64]) -> Client {
         let id = auth::system::create_user(&self.state.db, username, username, STAFF_PASSWORD, role).await.unwrap();
         for p in admin_of {
-            auth::system::add_project_admin(&self.state.db, id, *p).await.unwrap();
+            auth::system::add_project_admin(&self.state.db, id, ProjectId(*p)).await.unwrap();
         }
         self.login(username, STAFF_PASSWORD).await
     }
@@ -199,8 +199,9 @@ impl TestApp {
         sqlx::query(sql).fetch_one(&self.state.db.pool).await.unwrap().get::<i64, _>(0)
     }
 
+    /// A project's id, as the API's JSON carries it.
     pub async fn project_id(&self, code: &str) -> i64 {
-        self.state.reference().get().await.unwrap().project(None, Some(code)).unwrap().id
+        self.state.reference().get().await.unwrap().project(None, Some(code)).unwrap().id.0
     }
 
     /// A counter row written straight into the database (type 1), for what the database itself accepts or refuses.

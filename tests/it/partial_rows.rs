@@ -2,6 +2,7 @@
 //! project refused.
 
 use docnum::contract::Role;
+use docnum::numbering::ProjectId;
 use docnum::server::auth::rate_limit::RateLimits;
 use reqwest::StatusCode;
 use serde_json::json;
@@ -106,7 +107,7 @@ async fn the_project_is_derived_from_the_originator() {
     // a token scoped to LCBP3-C1 alone: the consultant's one project as far as that caller may see
     let c1 = app.project_id("LCBP3-C1").await;
     let admin_id = docnum::server::auth::system::user_id(&app.state.db, "admin").await.unwrap().unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1-only", &[c1], admin_id, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1-only", &[ProjectId(c1)], admin_id, 0).await.unwrap();
     let r = app.browser().post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&from("คคง.")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(app.count(&format!("SELECT COUNT(*) FROM counters WHERE project_id = {c1}")).await, 1);

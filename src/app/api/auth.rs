@@ -45,7 +45,7 @@ pub async fn list_api_tokens() -> Result<Vec<ApiTokenInfo>, ApiError> {
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn create_api_token(name: String, project_ids: Vec<i64>) -> Result<CreatedApiToken, ApiError> {
+pub async fn create_api_token(name: String, project_ids: Vec<ProjectId>) -> Result<CreatedApiToken, ApiError> {
     let (state, caller) = sfn::caller().await?;
     tokens::create(&state.access, &caller, &name, &project_ids).await.map_err(sfn::error)
 }

@@ -10,14 +10,14 @@ use crate::server::{sfn, templates};
 
 /// The template a (project, type) request would use, with its reset scope.
 #[server(prefix = "/sfn", endpoint = "resolve_template", input = Json)]
-pub async fn resolve_template(project_id: i64, correspondence_type_id: i64) -> Result<ResolvedTemplate, ApiError> {
+pub async fn resolve_template(project_id: ProjectId, correspondence_type_id: CorrespondenceTypeId) -> Result<ResolvedTemplate, ApiError> {
     let (state, caller) = sfn::caller().await?;
     templates::resolved_for(&state.catalog, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
 
 /// Current templates of a project (one per type, plus the project default).
 #[server(prefix = "/sfn", input = Json)]
-pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiError> {
+pub async fn list_templates(project_id: ProjectId) -> Result<Vec<TemplateConfig>, ApiError> {
     let (state, caller) = sfn::caller().await?;
     templates::list(&state.db, &caller, Some(project_id)).await.map_err(sfn::error)
 }
@@ -25,8 +25,8 @@ pub async fn list_templates(project_id: i64) -> Result<Vec<TemplateConfig>, ApiE
 /// Saves a new version of the template for (project, type); `correspondence_type_id = None` is the project default.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn save_template(
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     template: String,
     reset_scope: ResetScope,
     reason: String,
@@ -39,7 +39,10 @@ pub async fn save_template(
 
 /// The history of the template of (project, type or default), newest first.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn list_template_versions(project_id: i64, correspondence_type_id: Option<i64>) -> Result<Vec<TemplateVersion>, ApiError> {
+pub async fn list_template_versions(
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
+) -> Result<Vec<TemplateVersion>, ApiError> {
     let (state, caller) = sfn::caller().await?;
     templates::versions(&state.db, &caller, project_id, correspondence_type_id).await.map_err(sfn::error)
 }
@@ -47,8 +50,8 @@ pub async fn list_template_versions(project_id: i64, correspondence_type_id: Opt
 /// Restores an older version as a new version.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn rollback_template(
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     version: i64,
     reason: String,
     acknowledge_key_change: bool,

@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::contract::stats::{MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{DailyIssued, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};
@@ -57,8 +58,8 @@ error_set!(
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub(crate) struct CountersQuery {
-    pub(crate) project_id: Option<i64>,
-    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
+    pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     /// A.D. or B.E.
     pub(crate) year: Option<i32>,
 }
@@ -183,9 +184,9 @@ pub(crate) async fn list_reset_requests(
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct NumberBody {
-    pub(crate) project_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
     pub(crate) project_code: Option<String>,
-    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) correspondence_type_code: Option<String>,
     pub(crate) document_number: String,
     /// The document the new number is for (default: the original's).
@@ -359,7 +360,7 @@ pub struct DailyStatsParams {
     #[param(minimum = 1, maximum = 366)]
     pub days: Option<u32>,
     /// One project (default: every project the caller administers).
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
 }
 
 /// `GET /document-numbering/stats/daily?days&projectId` (admins): numbers issued per Bangkok day and correspondence
@@ -384,7 +385,7 @@ pub struct UtilizationStatsParams {
     #[param(minimum = 1, maximum = 366)]
     pub days: Option<u32>,
     /// One project (default: every project the caller administers).
-    pub project_id: Option<i64>,
+    pub project_id: Option<ProjectId>,
     /// One counter (of any period); default: the fullest `limit` counters of the current period.
     pub counter_id: Option<i64>,
     /// How many of the fullest counters (default 10).

@@ -89,22 +89,23 @@ pub(crate) async fn events(State(hub): State<Arc<Events>>, caller: Caller) -> Re
 mod tests {
     use super::*;
     use crate::contract::UserInfo;
+    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
-    fn user(role: Role, admin_of: &[i64]) -> Caller {
+    fn user(role: Role, admin_of: &[ProjectId]) -> Caller {
         let u = UserInfo { id: 1, username: "u".into(), display_name: "u".into(), role, admin_project_ids: admin_of.to_vec() };
         Caller { principal: Principal::User(u), ip: None, user_agent: None }
     }
 
-    fn counter(project_id: i64) -> LiveEvent {
+    fn counter(project_id: ProjectId) -> LiveEvent {
         LiveEvent::Counter {
             project_id,
             counter_id: 1,
-            correspondence_type_id: 1,
-            originator_id: 0,
-            recipient_id: 0,
-            sub_type_id: 0,
-            rfa_type_id: 0,
-            discipline_id: 0,
+            correspondence_type_id: CorrespondenceTypeId(1),
+            originator_id: OrganizationId::NONE,
+            recipient_id: OrganizationId::NONE,
+            sub_type_id: SubTypeId::NONE,
+            rfa_type_id: RfaTypeId::NONE,
+            discipline_id: DisciplineId::NONE,
             period: "ALL".into(),
             last_number: 1,
         }
@@ -112,16 +113,21 @@ mod tests {
 
     #[test]
     fn each_caller_sees_what_it_may_open() {
-        let reset = LiveEvent::Reset { project_id: 1, counter_id: 1, request_id: "r".into(), state: "PENDING".into() };
-        let template = LiveEvent::Template { project_id: 1, correspondence_type_id: None };
+        let reset = LiveEvent::Reset { project_id: ProjectId(1), counter_id: 1, request_id: "r".into(), state: "PENDING".into() };
+        let template = LiveEvent::Template { project_id: ProjectId(1), correspondence_type_id: None };
         let superadmin = user(Role::SuperAdmin, &[]);
-        let admin_of_2 = user(Role::ProjectAdmin, &[2]);
+        let admin_of_2 = user(Role::ProjectAdmin, &[ProjectId(2)]);
         let staff = user(Role::Staff, &[]);
-        let token = Caller { principal: Principal::Token { id: 1, name: "t".into(), project_ids: vec![2] }, ip: None, user_agent: None };
-        assert!(may_see(&superadmin, &counter(1)) && may_see(&superadmin, &reset) && may_see(&superadmin, &template));
-        assert!(!may_see(&admin_of_2, &counter(1)) && may_see(&admin_of_2, &counter(2)));
+        let token = Caller { principal: Principal::Token { id: 1, name: "t".into(), project_ids: vec![ProjectId(2)] }, ip: None, user_agent: None };
+        assert!(may_see(&superadmin, &counter(ProjectId(1))) && may_see(&superadmin, &reset) && may_see(&superadmin, &template));
+        assert!(!may_see(&admin_of_2, &counter(ProjectId(1))) && may_see(&admin_of_2, &counter(ProjectId(2))));
         assert!(!may_see(&admin_of_2, &reset) && may_see(&admin_of_2, &template));
-        assert!(may_see(&staff, &counter(1)) && !may_see(&staff, &reset) && may_see(&staff, &template));
-        assert!(!may_see(&token, &counter(1)) && may_see(&token, &counter(2)) && !may_see(&token, &reset) && !may_see(&token, &template));
+        assert!(may_see(&staff, &counter(ProjectId(1))) && !may_see(&staff, &reset) && may_see(&staff, &template));
+        assert!(
+            !may_see(&token, &counter(ProjectId(1)))
+                && may_see(&token, &counter(ProjectId(2)))
+                && !may_see(&token, &reset)
+                && !may_see(&token, &template)
+        );
     }
 }

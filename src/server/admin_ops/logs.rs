@@ -12,6 +12,8 @@ use utoipa_axum::routes;
 
 use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorPage, ErrorQuery};
 use crate::numbering::key::CounterKey;
+use crate::numbering::OrganizationId;
+use crate::numbering::ProjectId;
 use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
@@ -31,7 +33,7 @@ pub(crate) async fn verify_chains(db: &Db, caller: &Caller) -> Result<VerifyRepo
 
 /// The projects whose audit rows this caller may read (None: every row, the `admin` chain's too): admins only, and a
 /// project filter outside a project admin's projects is 403.
-fn audit_scope<'c>(caller: &'c Caller, q: &AuditQuery) -> Result<Option<&'c [i64]>, AppError> {
+fn audit_scope<'c>(caller: &'c Caller, q: &AuditQuery) -> Result<Option<&'c [ProjectId]>, AppError> {
     let scope = caller.admin_scope()?;
     if let Some(p) = q.project_id {
         caller.require_project_admin(p)?;
@@ -51,8 +53,10 @@ pub(crate) async fn audit_page(db: &Db, snapshot: &Snapshot, caller: &Caller, q:
 /// A stored counter key (JSON) named by the codes of its parts; a part no longer known shows its id (`#7`).
 fn counter_name(snapshot: &Snapshot, stored: &str) -> Option<CounterName> {
     let key: CounterKey = serde_json::from_str(stored).ok()?;
-    let shown = |id: i64, code: &dyn Fn(i64) -> Option<String>| (id != 0).then(|| code(id).unwrap_or_else(|| format!("#{id}")));
-    let org = |part: Part| move |id: i64| snapshot.org(Some(id), None, part).ok().map(|o| o.code.clone());
+    fn shown<Id: Copy + Default + PartialEq + std::fmt::Display>(id: Id, code: &dyn Fn(Id) -> Option<String>) -> Option<String> {
+        (id != Id::default()).then(|| code(id).unwrap_or_else(|| format!("#{id}")))
+    }
+    let org = |part: Part| move |id: OrganizationId| snapshot.org(Some(id), None, part).ok().map(|o| o.code.clone());
     Some(CounterName {
         project: snapshot.project(Some(key.project_id), None).map_or_else(|_| format!("#{}", key.project_id), |p| p.code.clone()),
         correspondence_type: snapshot

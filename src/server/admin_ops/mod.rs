@@ -22,6 +22,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::live::LiveEvent;
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
+use crate::numbering::{ContractId, DisciplineId, OrganizationId, RfaTypeId, SubTypeId};
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::numbering::{
     DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, DEFAULT_FISCAL_FIRST_MONTH, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
 };
@@ -72,9 +74,9 @@ pub(crate) struct ResetRow {
 /// Identifies an issued number: its text is unique within (project, correspondence type).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NumberRef {
-    pub(crate) project_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
     pub(crate) project_code: Option<String>,
-    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) correspondence_type_code: Option<String>,
     pub(crate) document_number: String,
 }
@@ -676,22 +678,29 @@ pub(crate) fn check_reason(reason: &str) -> Result<String, AppError> {
 /// A legacy number belongs to the counter when the parts and the period it shows are the counter's own.
 fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &ParsedNumber, c: &Counter) -> Result<(), AppError> {
     let parts = template.key_parts();
-    let org = |code: &Option<String>, part| code.as_deref().and_then(|code| snapshot.org(None, Some(code), part).ok()).map(|o| o.id);
+    let org = |code: &Option<String>, part| code.as_deref().and_then(|code| snapshot.org(None, Some(code), part).ok()).map(|o| o.id.0);
+    // (part, whether the template shows it, the id the number's code names, the counter's id of it): plain integers,
+    // as the parts are of different kinds
     let checks = [
-        (Part::Originator, parts.originator, org(&p.originator, Part::Originator), c.key.originator_id),
-        (Part::Recipient, parts.recipient, org(&p.recipient, Part::Recipient), c.key.recipient_id),
+        (Part::Originator, parts.originator, org(&p.originator, Part::Originator), c.key.originator_id.0),
+        (Part::Recipient, parts.recipient, org(&p.recipient, Part::Recipient), c.key.recipient_id.0),
         (
             Part::SubType,
             parts.sub_type,
-            p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.correspondence_type_id, None, Some(n)).ok()).map(|x| x.id),
-            c.key.sub_type_id,
+            p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.correspondence_type_id, None, Some(n)).ok()).map(|x| x.id.0),
+            c.key.sub_type_id.0,
         ),
-        (Part::RfaType, parts.rfa_type, p.rfa_type.as_deref().and_then(|x| snapshot.rfa_type(None, Some(x)).ok()).map(|x| x.id), c.key.rfa_type_id),
+        (
+            Part::RfaType,
+            parts.rfa_type,
+            p.rfa_type.as_deref().and_then(|x| snapshot.rfa_type(None, Some(x)).ok()).map(|x| x.id.0),
+            c.key.rfa_type_id.0,
+        ),
         (
             Part::Discipline,
             parts.discipline,
-            p.discipline.as_deref().and_then(|x| snapshot.discipline(None, Some(x)).ok()).map(|x| x.id),
-            c.key.discipline_id,
+            p.discipline.as_deref().and_then(|x| snapshot.discipline(None, Some(x)).ok()).map(|x| x.id.0),
+            c.key.discipline_id.0,
         ),
     ];
     let mismatch = |th: &str, en: &str| AppError::InvalidFormat {
@@ -717,7 +726,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
     if scope == ResetScope::Contract {
         // a contract counter's period is its contract: the one the number shows
         let shown = p.contract.as_deref().and_then(|code| snapshot.contract_in(c.key.project_id, &crate::numbering::normalize_code(code)));
-        period = period.of_contract(shown.map_or(0, |x| x.id));
+        period = period.of_contract(shown.map_or(ContractId::NONE, |x| x.id));
     }
     if PeriodKey::of(&period) != stored {
         return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
@@ -732,8 +741,8 @@ pub(crate) async fn counters(
     db: &Db,
     reference: &ReferenceCache,
     caller: &Caller,
-    project_id: Option<i64>,
-    correspondence_type_id: Option<i64>,
+    project_id: Option<ProjectId>,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     year: Option<i32>,
 ) -> Result<Vec<CounterView>, AppError> {
     let user = caller.require_admin()?;
@@ -795,7 +804,8 @@ pub(crate) async fn counter_numbers(
 
 fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
     let k = &c.key;
-    let org = |id: i64, part| (id != 0).then(|| snapshot.org(Some(id), None, part).ok().map(|o| o.code.clone())).flatten();
+    let org =
+        |id: OrganizationId, part| (id != OrganizationId::NONE).then(|| snapshot.org(Some(id), None, part).ok().map(|o| o.code.clone())).flatten();
     CounterView {
         id: c.row.id,
         project_id: k.project_id,
@@ -804,11 +814,15 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
         correspondence_type_code: snapshot.correspondence_type(Some(k.correspondence_type_id), None).map(|t| t.code.clone()).unwrap_or_default(),
         originator_code: org(k.originator_id, Part::Originator),
         recipient_code: org(k.recipient_id, Part::Recipient),
-        sub_type_number: (k.sub_type_id != 0)
+        sub_type_number: (k.sub_type_id != SubTypeId::NONE)
             .then(|| snapshot.sub_type(k.correspondence_type_id, Some(k.sub_type_id), None).ok().map(|x| x.sub_type_number.clone()))
             .flatten(),
-        rfa_type_code: (k.rfa_type_id != 0).then(|| snapshot.rfa_type(Some(k.rfa_type_id), None).ok().map(|x| x.code.clone())).flatten(),
-        discipline_code: (k.discipline_id != 0).then(|| snapshot.discipline(Some(k.discipline_id), None).ok().map(|x| x.code.clone())).flatten(),
+        rfa_type_code: (k.rfa_type_id != RfaTypeId::NONE)
+            .then(|| snapshot.rfa_type(Some(k.rfa_type_id), None).ok().map(|x| x.code.clone()))
+            .flatten(),
+        discipline_code: (k.discipline_id != DisciplineId::NONE)
+            .then(|| snapshot.discipline(Some(k.discipline_id), None).ok().map(|x| x.code.clone()))
+            .flatten(),
         contract_code: k.period.contract_id().and_then(|id| snapshot.contract_by_id.get(&id).map(|i| snapshot.data.contracts[*i].code.clone())),
         period: k.period.to_string(),
         last_number: c.row.last_number,
@@ -831,8 +845,8 @@ async fn lock_counter(tx: &mut Tx<'_>, s: &Engine, counter_id: i64) -> Result<Lo
 async fn lock_number(
     tx: &mut Tx<'_>,
     s: &Engine,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
     text: &str,
 ) -> Result<(Locked, StoredNumber), AppError> {
     let found = store::number_by_text(&mut **tx, project_id, correspondence_type_id, text).await?.ok_or_else(|| number_not_found(text))?;
@@ -841,7 +855,7 @@ async fn lock_number(
     Ok((locked, found))
 }
 
-fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem, String), AppError> {
+fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem<CorrespondenceTypeId>, String), AppError> {
     let project = snapshot.project(r.project_id, r.project_code.as_deref())?.clone();
     let correspondence_type = snapshot.correspondence_type(r.correspondence_type_id, r.correspondence_type_code.as_deref())?.clone();
     let text: String = r.document_number.trim().nfc().collect();

@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 use crate::numbering::Period;
+use crate::numbering::ProjectId;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::Db;
@@ -60,12 +61,12 @@ pub fn running_highest(days: usize, before: i64, per_day: &[(usize, i64)]) -> Ve
 struct Asked {
     days: Vec<NaiveDate>,
     start: i64,
-    project_id: Option<i64>,
-    scope: Option<Vec<i64>>,
+    project_id: Option<ProjectId>,
+    scope: Option<Vec<ProjectId>>,
 }
 
 async fn asked(reference: &ReferenceCache, clock: &Clock, caller: &Caller, q: &StatsQuery) -> Result<Asked, AppError> {
-    let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
+    let scope = caller.admin_scope()?.map(<[ProjectId]>::to_vec);
     let days = q.days.unwrap_or(DEFAULT_STATS_DAYS);
     if !(1..=MAX_STATS_DAYS).contains(&days) {
         return Err(AppError::validation(

@@ -6,6 +6,7 @@ use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 pub(crate) use crate::server::error::lost_race_as_conflict as sql;
@@ -23,9 +24,9 @@ pub(crate) async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppErro
 /// Counters by project, type and year; `scope` (a project admin's projects) keeps them to those projects.
 pub(crate) async fn counters(
     db: &Db,
-    project_id: Option<i64>,
-    scope: Option<&[i64]>,
-    correspondence_type_id: Option<i64>,
+    project_id: Option<ProjectId>,
+    scope: Option<&[ProjectId]>,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     year: Option<i32>,
     limit: i64,
 ) -> Result<Vec<Counter>, AppError> {
@@ -66,8 +67,8 @@ pub(crate) async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses:
 
 pub(crate) async fn number_by_text<'e>(
     e: impl Executor<'e, Database = Any>,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
     number: &str,
 ) -> Result<Option<StoredNumber>, AppError> {
     let sql_text = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE project_id = ? AND correspondence_type_id = ? AND number = ?");
@@ -332,9 +333,9 @@ pub async fn issued_per_day(
     start: i64,
     end: i64,
     day_ms: i64,
-    project_id: Option<i64>,
-    scope: Option<&[i64]>,
-) -> Result<Vec<(i64, i64, i64)>, AppError> {
+    project_id: Option<ProjectId>,
+    scope: Option<&[ProjectId]>,
+) -> Result<Vec<(CorrespondenceTypeId, i64, i64)>, AppError> {
     let mut filter = Conditions::default();
     filter.and("created_at >= ? AND created_at < ?", [start.into(), end.into()]).and_if("project_id = ?", project_id);
     if let Some(projects) = scope {
@@ -345,7 +346,7 @@ pub async fn issued_per_day(
         day_bucket(db, day_ms),
         filter.sql()
     );
-    let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
+    let q = sqlx::query_as::<_, (CorrespondenceTypeId, i64, i64)>(&sql_text).bind(start).bind(start);
     Ok(filter.bind(q).fetch_all(&db.pool).await?)
 }
 
@@ -371,8 +372,8 @@ pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, 
 pub async fn fullest_counters(
     db: &Db,
     periods: &[String; 4],
-    project_id: Option<i64>,
-    scope: Option<&[i64]>,
+    project_id: Option<ProjectId>,
+    scope: Option<&[ProjectId]>,
     limit: i64,
 ) -> Result<Vec<Counter>, AppError> {
     let mut filter = Conditions::default();

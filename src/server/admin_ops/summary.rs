@@ -5,6 +5,7 @@
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeZone};
 
 use crate::contract::{IssuedToday, MetricsSummary, RequestTimings};
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::auth::Caller;
 use crate::server::db::Conditions;
 use crate::server::error::AppError;
@@ -22,7 +23,7 @@ fn bangkok_day(now: chrono::DateTime<chrono::Utc>) -> (NaiveDate, i64) {
 }
 
 pub(crate) async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummary, AppError> {
-    let scope = caller.admin_scope()?.map(<[i64]>::to_vec);
+    let scope = caller.admin_scope()?.map(<[ProjectId]>::to_vec);
     let now = s.clock.now();
     let (day, since) = bangkok_day(now);
     let snapshot = s.reference.get().await?;
@@ -33,7 +34,7 @@ pub(crate) async fn summary(s: &Engine, caller: &Caller) -> Result<MetricsSummar
         numbers.and_in("project_id IN ({})", projects);
     }
     let sql = format!("SELECT correspondence_type_id, COUNT(*) FROM document_numbers{} GROUP BY correspondence_type_id", numbers.sql());
-    let per_type: Vec<(i64, i64)> = numbers.bind(sqlx::query_as(&sql)).fetch_all(&s.db.pool).await?;
+    let per_type: Vec<(CorrespondenceTypeId, i64)> = numbers.bind(sqlx::query_as(&sql)).fetch_all(&s.db.pool).await?;
     let mut issued_today: Vec<IssuedToday> = per_type
         .into_iter()
         .map(|(type_id, count)| IssuedToday {

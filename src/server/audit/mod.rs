@@ -4,6 +4,7 @@
 //! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
 //! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
+use crate::numbering::ProjectId;
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 use serde::Serialize;
@@ -340,7 +341,7 @@ use crate::contract::{AuditPage, AuditQuery, AuditRow};
 
 /// The filters of an audit query kept to `projects` (None: every row; shared by the page and the CSV export): the
 /// rows on the chains of those projects' counters, so rows of no counter (the `admin` chain) only when None.
-fn scoped_filter(projects: Option<&[i64]>, q: &AuditQuery, dialect: Dialect) -> Conditions {
+fn scoped_filter(projects: Option<&[ProjectId]>, q: &AuditQuery, dialect: Dialect) -> Conditions {
     let mut filter = audit_filter(q, dialect);
     if let Some(projects) = projects {
         filter.and_in(&project_chains(dialect, "IN ({})"), projects);
@@ -433,7 +434,7 @@ pub(crate) const MAX_PAGE_SIZE: u32 = 500;
 pub(crate) const MAX_EXPORT_ROWS: i64 = 100_000;
 
 /// One page of audit rows matching the filters, newest first, with the total count; kept to `projects` (None: all).
-pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<AuditPage, AppError> {
+pub(crate) async fn search(db: &Db, projects: Option<&[ProjectId]>, q: &AuditQuery) -> Result<AuditPage, AppError> {
     let filter = scoped_filter(projects, q, db.dialect);
     let (page, size, offset) = crate::server::db::paging(q.page, q.page_size, 50, MAX_PAGE_SIZE)?;
     let count_sql = format!("SELECT COUNT(*) FROM audit_log{}", filter.sql());
@@ -452,7 +453,7 @@ pub(crate) async fn search(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) ->
 }
 
 /// All matching rows (oldest first, at most MAX_EXPORT_ROWS) as CSV with a header line; kept to `projects` (None: all).
-pub(crate) async fn export_csv(db: &Db, projects: Option<&[i64]>, q: &AuditQuery) -> Result<String, AppError> {
+pub(crate) async fn export_csv(db: &Db, projects: Option<&[ProjectId]>, q: &AuditQuery) -> Result<String, AppError> {
     let filter = scoped_filter(projects, q, db.dialect);
     let sql = format!("SELECT {SEARCH_COLUMNS} FROM audit_log{} ORDER BY id LIMIT {MAX_EXPORT_ROWS}", filter.sql());
     let rows: Vec<StoredAuditRow> = filter.bind(sqlx::query_as(&sql)).fetch_all(&db.pool).await?;

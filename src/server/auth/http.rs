@@ -14,6 +14,7 @@ use utoipa_axum::routes;
 use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
 };
+use crate::numbering::ProjectId;
 use crate::server::auth::{self, attempts, tokens, users, Access, Caller, ClientInfo};
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, CreateErrors, QueryErrors, SignedInErrors};
@@ -130,7 +131,7 @@ pub(crate) struct CreateTokenBody {
     /// Projects the token may number; empty or absent = all projects (super admins only).
     #[serde(default)]
     #[schema(schema_with = crate::contract::lenient::schema::ids)]
-    pub(crate) project_ids: Vec<i64>,
+    pub(crate) project_ids: Vec<ProjectId>,
 }
 
 /// `POST /admin/api-tokens` (admins): a new token; the secret is in the answer, once.

@@ -21,6 +21,7 @@ use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
 use crate::contract::{Role, UserInfo};
+use crate::numbering::ProjectId;
 use crate::server::audit::AuditEntry;
 use crate::server::clock::Clock;
 use crate::server::db::Db;
@@ -31,7 +32,7 @@ pub(crate) const SESSION_USER_KEY: &str = "user_id";
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Principal {
     User(UserInfo),
-    Token { id: i64, name: String, project_ids: Vec<i64> },
+    Token { id: i64, name: String, project_ids: Vec<ProjectId> },
 }
 
 /// Serializable: a forwarded counter job carries its caller to the lock holder, for the audit row.
@@ -72,14 +73,14 @@ impl Caller {
     }
 
     /// May this caller take numbers in the project? Users: any project; tokens: their scope.
-    pub(crate) fn may_number(&self, project_id: i64) -> bool {
+    pub(crate) fn may_number(&self, project_id: ProjectId) -> bool {
         match &self.principal {
             Principal::User(_) => true,
             Principal::Token { project_ids, .. } => project_ids.is_empty() || project_ids.contains(&project_id),
         }
     }
 
-    pub(crate) fn require_numbering(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_numbering(&self, project_id: ProjectId) -> Result<(), AppError> {
         match &self.principal {
             Principal::Token { name, .. } if !self.may_number(project_id) => {
                 Err(AppError::forbidden(format!("token {name} is not scoped to project {project_id}")))
@@ -88,7 +89,7 @@ impl Caller {
         }
     }
 
-    pub(crate) fn require_project_admin(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_project_admin(&self, project_id: ProjectId) -> Result<(), AppError> {
         match &self.principal {
             Principal::User(u) if u.can_edit_templates(project_id) => Ok(()),
             _ => Err(AppError::forbidden(format!("{} may not administer project {project_id}", self.display_name()))),
@@ -112,14 +113,14 @@ impl Caller {
     /// The projects whose records (audit rows, error-log rows, counters) this administrator may read:
     /// `None` = every project and the rows of no project (super admin); `Some(ids)` = a project admin's own.
     /// Staff and API tokens: 403.
-    pub(crate) fn admin_scope(&self) -> Result<Option<&[i64]>, AppError> {
+    pub(crate) fn admin_scope(&self) -> Result<Option<&[ProjectId]>, AppError> {
         let user = self.require_admin()?;
         Ok(if user.role == Role::SuperAdmin { None } else { Some(&user.admin_project_ids) })
     }
 
     /// May this caller read the project's configuration (its templates)? The projects it may take numbers in:
     /// people any project, an API token its scope.
-    pub(crate) fn require_project_read(&self, project_id: i64) -> Result<(), AppError> {
+    pub(crate) fn require_project_read(&self, project_id: ProjectId) -> Result<(), AppError> {
         self.require_numbering(project_id)
     }
 

@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 
 use super::Principal;
 use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
+use crate::numbering::ProjectId;
 use crate::server::db::{classify, ms_to_datetime, Conditions, Conn, Db, DbFailure, Dialect};
 use crate::server::error::{AppError, ErrorCode};
 
@@ -115,17 +116,17 @@ pub(crate) async fn set_password_hash(tx: &mut Conn, user_id: i64, hash: &str) -
 }
 
 /// The projects a user administers, inside a transaction.
-pub(crate) async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<ProjectId>, AppError> {
     Ok(sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id").bind(user_id).fetch_all(&mut *tx).await?)
 }
 
 /// The code of a project, or None when there is no project of that id.
-pub(crate) async fn project_code(tx: &mut Conn, project_id: i64) -> Result<Option<String>, AppError> {
+pub(crate) async fn project_code(tx: &mut Conn, project_id: ProjectId) -> Result<Option<String>, AppError> {
     Ok(sqlx::query_scalar("SELECT code FROM projects WHERE id = ?").bind(project_id).fetch_optional(&mut *tx).await?)
 }
 
 /// Adds a project-admin right; false when the user had it already.
-pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<bool, AppError> {
+pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: ProjectId) -> Result<bool, AppError> {
     let had: Option<i64> = sqlx::query_scalar("SELECT user_id FROM project_admins WHERE user_id = ? AND project_id = ?")
         .bind(user_id)
         .bind(project_id)
@@ -138,7 +139,7 @@ pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id
     Ok(true)
 }
 
-pub(crate) async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: i64) -> Result<(), AppError> {
+pub(crate) async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: ProjectId) -> Result<(), AppError> {
     sqlx::query("DELETE FROM project_admins WHERE user_id = ? AND project_id = ?").bind(user_id).bind(project_id).execute(&mut *tx).await?;
     Ok(())
 }
@@ -157,7 +158,7 @@ struct UserAdminRow {
 pub(crate) async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
     let rows: Vec<UserAdminRow> =
         sqlx::query_as("SELECT id, username, display_name, role, active, created_at FROM users ORDER BY username").fetch_all(&db.pool).await?;
-    let grants: Vec<(i64, i64)> =
+    let grants: Vec<(i64, ProjectId)> =
         sqlx::query_as("SELECT user_id, project_id FROM project_admins ORDER BY user_id, project_id").fetch_all(&db.pool).await?;
     Ok(rows
         .into_iter()
@@ -187,8 +188,8 @@ pub(crate) fn generate_token() -> String {
 
 /// A token's stored scope: a JSON array of project ids (empty = every project). Anything else is None, and
 /// such a token grants nothing.
-pub(crate) fn parse_scope(stored: &str) -> Option<Vec<i64>> {
-    serde_json::from_str::<Vec<i64>>(stored).ok()
+pub(crate) fn parse_scope(stored: &str) -> Option<Vec<ProjectId>> {
+    serde_json::from_str::<Vec<ProjectId>>(stored).ok()
 }
 
 /// The principal of an active token; None for an unknown or revoked one, and for one whose stored scope
@@ -208,7 +209,14 @@ pub(crate) async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<
     }))
 }
 
-pub(crate) async fn insert_token(tx: &mut Conn, name: &str, token: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<i64, AppError> {
+pub(crate) async fn insert_token(
+    tx: &mut Conn,
+    name: &str,
+    token: &str,
+    project_ids: &[ProjectId],
+    created_by: i64,
+    now_ms: i64,
+) -> Result<i64, AppError> {
     let prefix: String = token.chars().take(12).collect();
     Ok(sqlx::query_scalar(
         "INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -347,7 +355,7 @@ pub(crate) async fn login_attempts(
 }
 
 /// Which of these project ids exist (a token's scope names projects; the reference snapshot is the catalog's, above).
-pub(crate) async fn existing_projects(db: &Db, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn existing_projects(db: &Db, ids: &[ProjectId]) -> Result<Vec<ProjectId>, AppError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }

@@ -2,6 +2,7 @@
 //! API tokens. Each writes the audit rows of the service it stands beside, with the system as the actor.
 
 use crate::contract::{ApiTokenInfo, Role};
+use crate::numbering::ProjectId;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -13,7 +14,7 @@ pub async fn create_user(db: &Db, username: &str, display_name: &str, plain_pass
 }
 
 /// Grants project-admin rights without a caller's check, audited as the system: for tools and tests.
-pub async fn add_project_admin(db: &Db, user_id: i64, project_id: i64) -> Result<(), AppError> {
+pub async fn add_project_admin(db: &Db, user_id: i64, project_id: ProjectId) -> Result<(), AppError> {
     super::users::grant_project_admin_as(db, &super::users::system_actor("system", crate::server::db::now_ms()), user_id, project_id).await
 }
 
@@ -24,6 +25,6 @@ pub async fn user_id(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
 
 /// Creates a token without a caller's check, writing its `TOKEN_CREATED` audit row as the system: for tools
 /// and tests. The service is `auth::tokens::create`.
-pub async fn create_token(db: &Db, name: &str, project_ids: &[i64], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {
+pub async fn create_token(db: &Db, name: &str, project_ids: &[ProjectId], created_by: i64, now_ms: i64) -> Result<(ApiTokenInfo, String), AppError> {
     super::tokens::create_as(db, &super::users::system_actor("system", now_ms), name, project_ids, created_by).await
 }

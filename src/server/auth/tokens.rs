@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
+use crate::numbering::ProjectId;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{store, Access, Caller};
 use crate::server::db::Db;
@@ -13,7 +14,7 @@ use crate::server::error::AppError;
 
 /// A new API token (admins): a project admin only for projects they administer, a super admin for any
 /// (no project = every project, super admins only). The secret is shown once, here.
-pub(crate) async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[i64]) -> Result<CreatedApiToken, AppError> {
+pub(crate) async fn create(s: &Access, caller: &Caller, name: &str, project_ids: &[ProjectId]) -> Result<CreatedApiToken, AppError> {
     let admin = caller.require_admin()?;
     let known = store::existing_projects(&s.db, project_ids).await?;
     for p in project_ids {
@@ -44,7 +45,13 @@ fn token_entry(actor: &AuditEntry, operation: &str, t: &ApiTokenInfo, old: Optio
 
 /// Creates a token with its `TOKEN_CREATED` audit row, in one transaction. No caller check: [`create`] checks;
 /// the CLI calls this. Returns the token's listing and its secret (shown once).
-pub async fn create_as(db: &Db, actor: &AuditEntry, name: &str, project_ids: &[i64], created_by: i64) -> Result<(ApiTokenInfo, String), AppError> {
+pub async fn create_as(
+    db: &Db,
+    actor: &AuditEntry,
+    name: &str,
+    project_ids: &[ProjectId],
+    created_by: i64,
+) -> Result<(ApiTokenInfo, String), AppError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
         return Err(AppError::validation("ชื่อ token ต้องมี 1–100 ตัวอักษร", "token name must be 1-100 characters"));

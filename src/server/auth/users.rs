@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::contract::users::{MAX_PASSWORD_BYTES, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 use crate::contract::{NewUser, Role, UserAdminInfo, UserInfo, UserUpdate};
+use crate::numbering::ProjectId;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{password, store, Access, Caller};
 use crate::server::db::{Conn, Db};
@@ -83,7 +84,7 @@ fn user_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str,
     }
 }
 
-fn project_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str, project_id: i64, code: &str) -> AuditEntry {
+fn project_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str, project_id: ProjectId, code: &str) -> AuditEntry {
     let (old, new) = if operation == "PROJECT_ADMIN_GRANTED" { (None, Some(code.to_string())) } else { (Some(code.to_string()), None) };
     AuditEntry {
         metadata: Some(json!({ "userId": user_id, "username": username, "projectId": project_id, "projectCode": code }).to_string()),
@@ -96,7 +97,7 @@ fn not_found_user(id: i64) -> AppError {
 }
 
 /// Grants a project-admin right inside `tx`; its audit row, or None when the user had it already.
-async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: i64, username: &str, project_id: i64) -> Result<Option<AuditEntry>, AppError> {
+async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: i64, username: &str, project_id: ProjectId) -> Result<Option<AuditEntry>, AppError> {
     let code = store::project_code(tx, project_id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("โครงการ {project_id}"), format!("project {project_id}")))?;
@@ -107,9 +108,9 @@ async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: i64, username: &str, 
 
 /// Creates a user and their project-admin rights with `USER_CREATED` and `PROJECT_ADMIN_GRANTED` audit rows, in one
 /// transaction. No caller check: the service [`create_user`] checks; the CLI and the first start call this.
-pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_project_ids: &[i64]) -> Result<i64, AppError> {
+pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_project_ids: &[ProjectId]) -> Result<i64, AppError> {
     let hash = password::hash(new.password.clone()).await;
-    let projects: BTreeSet<i64> = admin_project_ids.iter().copied().collect();
+    let projects: BTreeSet<ProjectId> = admin_project_ids.iter().copied().collect();
     let mut tx = db.begin_write().await?;
     let id = store::insert_user(&mut tx, &new.username, &new.display_name, &hash, new.role, actor.created_at).await?;
     let created = json!({ "username": new.username, "displayName": new.display_name, "role": new.role.as_str() }).to_string();
@@ -123,7 +124,7 @@ pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_
 }
 
 /// Grants one project-admin right, audited. No caller check (tools and tests).
-pub(crate) async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, project_id: i64) -> Result<(), AppError> {
+pub(crate) async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, project_id: ProjectId) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
     let user = store::lock_user(&mut tx, db.dialect, user_id).await?.ok_or_else(|| not_found_user(user_id))?;
     if let Some(entry) = grant(&mut tx, actor, user_id, &user.username, project_id).await? {
@@ -167,7 +168,7 @@ pub(crate) async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUp
     if me.id == id && role != Role::SuperAdmin {
         return Err(AppError::validation("เปลี่ยนบทบาทของตนเองไม่ได้ ให้ผู้ดูแลระบบสูงสุดคนอื่นเปลี่ยนให้", "a super admin cannot change their own role"));
     }
-    let wanted: BTreeSet<i64> = change.admin_project_ids.iter().copied().collect();
+    let wanted: BTreeSet<ProjectId> = change.admin_project_ids.iter().copied().collect();
     let actor = caller.audit_base(s.clock.now_ms());
     let db = &s.db;
     let mut tx = db.begin_write().await?;
@@ -181,7 +182,7 @@ pub(crate) async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUp
         store::set_role(&mut tx, id, role).await?;
         entries.push(user_entry(&actor, "ROLE_CHANGED", id, &user.username, Some(user.role.clone()), Some(role.as_str().to_string())));
     }
-    let current: BTreeSet<i64> = store::admin_projects_of(&mut tx, id).await?.into_iter().collect();
+    let current: BTreeSet<ProjectId> = store::admin_projects_of(&mut tx, id).await?.into_iter().collect();
     for p in wanted.difference(&current) {
         entries.extend(grant(&mut tx, &actor, id, &user.username, *p).await?);
     }

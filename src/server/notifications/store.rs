@@ -4,6 +4,7 @@
 use sqlx::Any;
 
 use crate::contract::notifications::DeliveryState;
+use crate::numbering::ProjectId;
 use crate::server::db::{Conn, Db, Tx};
 
 /// A webhook row, without its secret (the worker reads it with each delivery: [`Outgoing`]).
@@ -157,7 +158,7 @@ pub(crate) struct Outgoing {
     pub(crate) event_id: String,
     pub(crate) kind: String,
     pub(crate) counter_id: Option<i64>,
-    pub(crate) project_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
     pub(crate) payload: String,
     pub(crate) created_at: i64,
 }

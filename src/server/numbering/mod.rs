@@ -28,8 +28,8 @@ use crate::contract::{
     MIN_BLOCK,
 };
 use crate::numbering::{
-    bangkok_date, parse_rev, BackdateError, CounterKey, DocumentId, DocumentIdError, PartIds, Period, RenderValues, ResetScope, Template,
-    MAX_DOCUMENT_ID_CHARS,
+    bangkok_date, parse_rev, BackdateError, ContractId, CounterKey, DocumentId, DocumentIdError, OrganizationId, PartIds, Period, ProjectId,
+    RenderValues, ResetScope, Template, MAX_DOCUMENT_ID_CHARS,
 };
 use crate::server::auth::rate_limit::NumberRateLimiter;
 use crate::server::auth::Caller;
@@ -41,6 +41,7 @@ use crate::server::metrics;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
 use crate::server::templates;
 
+use crate::numbering::CorrespondenceTypeId;
 use counter_tx::{Lifecycle, State};
 use idempotency::{IdempotencyKey, Keyed};
 use queue::{JobKind, Outcome, Queues};
@@ -49,9 +50,9 @@ use queue::{JobKind, Outcome, Queues};
 /// as it is to a counter's lock holder (`forward`): the holder issues what this instance resolved.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Resolved {
-    pub(crate) project_id: i64,
+    pub(crate) project_id: ProjectId,
     pub(crate) project_code: String,
-    pub(crate) correspondence_type_id: i64,
+    pub(crate) correspondence_type_id: CorrespondenceTypeId,
     pub(crate) correspondence_type_code: String,
     pub(crate) template: Template,
     pub(crate) reset_scope: ResetScope,
@@ -100,7 +101,12 @@ pub fn resolve(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>) -> 
 
 /// As `resolve`, for a caller who may number only in the projects `allowed` says: a project derived from the
 /// originator is chosen among those alone (and a refusal names no other).
-pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Utc>, allowed: &dyn Fn(i64) -> bool) -> Result<Resolved, AppError> {
+pub fn resolve_within(
+    snapshot: &Snapshot,
+    req: &NumberRequest,
+    now: DateTime<Utc>,
+    allowed: &dyn Fn(ProjectId) -> bool,
+) -> Result<Resolved, AppError> {
     let project = project_for(snapshot, req, allowed)?;
     if !project.active {
         return Err(AppError::validation(format!("โครงการ {} ปิดใช้งานแล้ว", project.code), format!("project {} is inactive", project.code)));
@@ -113,7 +119,7 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
     })?;
     let parts = template.key_parts();
     let mut ids = PartIds::default();
-    let member = |id: i64, code: &str, part: Part| -> Result<(), AppError> {
+    let member = |id: OrganizationId, code: &str, part: Part| -> Result<(), AppError> {
         if snapshot.is_member(project.id, id) {
             Ok(())
         } else {
@@ -158,7 +164,7 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
         discipline = d.code.clone();
     }
     // a contract counter's period is the contract, so the contract is needed whether the template shows it or not
-    let (mut contract, mut contract_id) = (String::new(), 0);
+    let (mut contract, mut contract_id) = (String::new(), ContractId::default());
     if template.shows_contract() || chosen.reset_scope == ResetScope::Contract {
         let c = snapshot.contract(project, req.contract_id, req.contract_code.as_deref())?;
         contract_id = c.id;
@@ -223,7 +229,7 @@ pub fn resolve_within(snapshot: &Snapshot, req: &NumberRequest, now: DateTime<Ut
 /// The request's project: the one it names; or, when it names none but an originator, the one active project that
 /// organisation belongs to among those `allowed` (a DMS that knows only the sender). None or several is a 400 that
 /// names the choices.
-fn project_for<'a>(snapshot: &'a Snapshot, req: &NumberRequest, allowed: &dyn Fn(i64) -> bool) -> Result<&'a ProjectItem, AppError> {
+fn project_for<'a>(snapshot: &'a Snapshot, req: &NumberRequest, allowed: &dyn Fn(ProjectId) -> bool) -> Result<&'a ProjectItem, AppError> {
     let names_project = req.project_id.is_some() || req.project_code.is_some();
     let names_originator = req.originator_org_id.is_some() || req.originator_code.is_some();
     if names_project || !names_originator {
@@ -279,7 +285,7 @@ impl AddresseeRole {
 
 /// The main recipient a request names: `recipientOrgId`/`recipientCode`, or the first `TO` of `recipients` by sort
 /// order (an addressee without one takes its position in the list; a tie keeps the list's order).
-fn main_recipient(req: &NumberRequest) -> Result<(Option<i64>, Option<&str>), AppError> {
+fn main_recipient(req: &NumberRequest) -> Result<(Option<OrganizationId>, Option<&str>), AppError> {
     let Some(addressees) = &req.recipients else {
         return Ok((req.recipient_org_id, req.recipient_code.as_deref()));
     };
@@ -518,7 +524,7 @@ impl Engine {
     fn logged<T>(
         &self,
         caller: &Caller,
-        project_id: Option<i64>,
+        project_id: Option<ProjectId>,
         context: impl FnOnce() -> serde_json::Value,
         result: Result<T, AppError>,
     ) -> Result<T, AppError> {
@@ -529,7 +535,7 @@ impl Engine {
     }
 
     /// The project of a reservation token, when the error is one the log keeps and the project is not known yet.
-    async fn project_of_token<T>(&self, known: Option<i64>, token: &str, result: &Result<T, AppError>) -> Option<i64> {
+    async fn project_of_token<T>(&self, known: Option<ProjectId>, token: &str, result: &Result<T, AppError>) -> Option<ProjectId> {
         match result {
             Err(e) if known.is_none() && e.log_type().is_some() => {
                 let token = check_token(token).ok()?;
@@ -540,7 +546,7 @@ impl Engine {
     }
 
     /// The project a request names, when it names one that exists (for the error log).
-    async fn project_of(&self, req: &NumberRequest) -> Option<i64> {
+    async fn project_of(&self, req: &NumberRequest) -> Option<ProjectId> {
         let snapshot = self.reference.get().await.ok()?;
         snapshot.project(req.project_id, req.project_code.as_deref()).ok().map(|p| p.id)
     }

@@ -3,6 +3,7 @@
 
 use super::counter_tx::store::{bind_key, KeyRow, KEY_WHERE};
 use crate::numbering::CounterKey;
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -74,14 +75,14 @@ pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 4]) -> R
 /// Whose blocks a listing holds: every block, or the caller's own and those of the projects it administers.
 pub(crate) enum BlockScope<'a> {
     All,
-    Of { user_id: Option<i64>, api_token_id: Option<i64>, projects: &'a [i64] },
+    Of { user_id: Option<i64>, api_token_id: Option<i64>, projects: &'a [ProjectId] },
 }
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct BlockRow {
     pub(crate) block_id: String,
-    pub(crate) project_id: i64,
-    pub(crate) correspondence_type_id: i64,
+    pub(crate) project_id: ProjectId,
+    pub(crate) correspondence_type_id: CorrespondenceTypeId,
     pub(crate) holder: Option<String>,
     pub(crate) first_number: String,
     pub(crate) last_number: String,

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 pub(crate) use crate::contract::notifications::EventKind;
+use crate::numbering::ProjectId;
 use crate::server::db::{Conn, Db};
 
 /// One event as its emitter knows it; its id (a UUID) is given when it is appended.
@@ -15,7 +16,7 @@ pub(crate) struct Event {
     pub(crate) kind: EventKind,
     /// The counter it is about: events of one counter are delivered in the order they were appended.
     pub(crate) counter_id: Option<i64>,
-    pub(crate) project_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
     /// The event's own fields, sent beside `eventId`, `kind` and `occurredAt`.
     pub(crate) data: Value,
 }
@@ -25,7 +26,7 @@ impl Event {
         Event { kind, counter_id: Some(counter_id), project_id: None, data }
     }
 
-    pub(crate) fn in_project(self, project_id: i64) -> Event {
+    pub(crate) fn in_project(self, project_id: ProjectId) -> Event {
         Event { project_id: Some(project_id), ..self }
     }
 }

@@ -13,7 +13,9 @@ use super::store::{self, ItemDetail};
 use crate::contract::import::{
     CodeNameInput, ContractInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput,
 };
+use crate::numbering::OrganizationId;
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};
@@ -371,7 +373,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &I
                 }
                 Some((id, _, cur)) => {
                     let mut old = cur.clone();
-                    old["members"] = json!(member_ids(tx, id).await?);
+                    old["members"] = json!(member_ids(tx, ProjectId(id)).await?);
                     let changed = cur["name"] != json!(name) || cur["active"] != json!(active) || cur["fiscalYearFirstMonth"] != json!(first_month);
                     if changed {
                         store::update_project(tx, id, &name, active, first_month).await?;
@@ -381,17 +383,16 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &I
             };
             let mut action = action;
             if let Some(want) = &members {
-                let have = member_ids(tx, id).await?;
+                let have = member_ids(tx, ProjectId(id)).await?;
                 if &have != want {
-                    store::replace_project_members(tx, id, want).await?;
+                    store::replace_project_members(tx, ProjectId(id), want).await?;
                     if action == "UNCHANGED" {
                         action = "UPDATE";
                     }
                 }
             }
             let _ = dialect;
-            let new =
-                json!({ "code": code, "name": name, "active": active, "fiscalYearFirstMonth": first_month, "members": member_ids(tx, id).await? });
+            let new = json!({ "code": code, "name": name, "active": active, "fiscalYearFirstMonth": first_month, "members": member_ids(tx, ProjectId(id)).await? });
             Ok(Change { action, id, old, new })
         }
         Item::Organization(o) => {
@@ -430,8 +431,8 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &I
         }
         Item::SubType(x) => {
             let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
-            let correspondence_type_id: i64 = match store::correspondence_type_id_by_code(tx, &type_code).await? {
-                Some(id) => id,
+            let correspondence_type_id: CorrespondenceTypeId = match store::correspondence_type_id_by_code(tx, &type_code).await? {
+                Some(id) => CorrespondenceTypeId(id),
                 None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
             };
             let number = sub_type_number(&x.sub_type_number)?;
@@ -487,7 +488,7 @@ async fn write_contract(tx: &mut Tx<'_>, caller: &Caller, x: &ContractInput, mod
     let name = name(&x.name)?;
     let label = format!("{project_code}/{code}");
     let found = match mode {
-        Mode::Update(id) => match store::find_contract(tx, Some(id), 0, "").await? {
+        Mode::Update(id) => match store::find_contract(tx, Some(id), ProjectId::NONE, "").await? {
             None => return Err(missing(kind, &id.to_string())),
             Some(c) if c.project_id != project_id || c.code != code => {
                 // the stored contract is only disclosed to who administers its project
@@ -537,7 +538,7 @@ async fn located(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str, mo
     }
 }
 
-async fn org_ids(tx: &mut Tx<'_>, codes: &[String]) -> Result<Vec<i64>, AppError> {
+async fn org_ids(tx: &mut Tx<'_>, codes: &[String]) -> Result<Vec<OrganizationId>, AppError> {
     let mut ids = Vec::with_capacity(codes.len());
     for raw in codes {
         let code = crate::numbering::normalize_code(raw);
@@ -551,6 +552,6 @@ async fn org_ids(tx: &mut Tx<'_>, codes: &[String]) -> Result<Vec<i64>, AppError
     Ok(ids)
 }
 
-async fn member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, AppError> {
+async fn member_ids(tx: &mut Tx<'_>, project_id: ProjectId) -> Result<Vec<OrganizationId>, AppError> {
     Ok(store::project_member_ids(tx, project_id).await?)
 }

@@ -7,7 +7,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::contract::import::{CodeNameInput, ContractInput, OrganizationInput, ProjectInput, SubTypeInput};
-use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, SubTypeItem};
+use crate::contract::{ContractItem, CorrespondenceTypeItem, DisciplineItem, OrgItem, ProjectItem, RfaTypeItem, SubTypeItem};
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, SignedInErrors, FAILURES, INPUT, SIGNED_IN};
@@ -107,7 +107,7 @@ reference_kind!(
     list_correspondence_types,
     create_correspondence_type,
     update_correspondence_type,
-    RefItem,
+    CorrespondenceTypeItem,
     CodeNameInput
 );
 reference_kind!(
@@ -127,7 +127,7 @@ reference_kind!(
     list_rfa_types,
     create_rfa_type,
     update_rfa_type,
-    RefItem,
+    RfaTypeItem,
     CodeNameInput
 );
 reference_kind!(
@@ -137,7 +137,7 @@ reference_kind!(
     list_disciplines,
     create_discipline,
     update_discipline,
-    RefItem,
+    DisciplineItem,
     CodeNameInput
 );
 reference_kind!(

@@ -14,6 +14,7 @@ use tokio::sync::{Mutex, RwLock};
 
 use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
+use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::server::clock::Clock;
 use crate::server::db::Db;
 use crate::server::error::AppError;
@@ -49,10 +50,10 @@ pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Cal
     let value = match kind {
         "projects" => serde_json::to_value::<&Vec<ProjectItem>>(&d.projects),
         "organizations" => serde_json::to_value::<&Vec<OrgItem>>(&d.organizations),
-        "correspondence-types" => serde_json::to_value::<&Vec<RefItem>>(&d.correspondence_types),
+        "correspondence-types" => serde_json::to_value(&d.correspondence_types),
         "sub-types" => serde_json::to_value::<&Vec<SubTypeItem>>(&d.sub_types),
-        "rfa-types" => serde_json::to_value::<&Vec<RefItem>>(&d.rfa_types),
-        "disciplines" => serde_json::to_value::<&Vec<RefItem>>(&d.disciplines),
+        "rfa-types" => serde_json::to_value(&d.rfa_types),
+        "disciplines" => serde_json::to_value(&d.disciplines),
         "contracts" => serde_json::to_value::<&Vec<ContractItem>>(&d.contracts),
         other => {
             return Err(AppError::not_found(
@@ -68,30 +69,30 @@ pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Cal
 #[derive(Debug, Default)]
 pub struct Snapshot {
     pub data: ReferenceData,
-    pub(crate) project_by_id: HashMap<i64, usize>,
+    pub(crate) project_by_id: HashMap<ProjectId, usize>,
     pub(crate) project_by_code: HashMap<String, usize>,
-    pub(crate) org_by_id: HashMap<i64, usize>,
+    pub(crate) org_by_id: HashMap<OrganizationId, usize>,
     pub(crate) org_by_code: HashMap<String, usize>,
-    pub(crate) members: HashSet<(i64, i64)>,
-    pub(crate) type_by_id: HashMap<i64, usize>,
+    pub(crate) members: HashSet<(ProjectId, OrganizationId)>,
+    pub(crate) type_by_id: HashMap<CorrespondenceTypeId, usize>,
     pub(crate) type_by_code: HashMap<String, usize>,
-    pub(crate) sub_by_id: HashMap<i64, usize>,
-    pub(crate) sub_by_type_number: HashMap<(i64, String), usize>,
-    pub(crate) rfa_by_id: HashMap<i64, usize>,
+    pub(crate) sub_by_id: HashMap<SubTypeId, usize>,
+    pub(crate) sub_by_type_number: HashMap<(CorrespondenceTypeId, String), usize>,
+    pub(crate) rfa_by_id: HashMap<RfaTypeId, usize>,
     pub(crate) rfa_by_code: HashMap<String, usize>,
-    pub(crate) disc_by_id: HashMap<i64, usize>,
+    pub(crate) disc_by_id: HashMap<DisciplineId, usize>,
     pub(crate) disc_by_code: HashMap<String, usize>,
-    pub(crate) contract_by_id: HashMap<i64, usize>,
+    pub(crate) contract_by_id: HashMap<ContractId, usize>,
     /// (project id, code) → contract
-    pub(crate) contract_by_code: HashMap<(i64, String), usize>,
+    pub(crate) contract_by_code: HashMap<(ProjectId, String), usize>,
     /// (project id, correspondence type id or 0 for the project default) → current template
-    pub(crate) templates: HashMap<(i64, i64), StoredTemplate>,
+    pub(crate) templates: HashMap<(ProjectId, CorrespondenceTypeId), StoredTemplate>,
 }
 
 fn index<T>(items: &[T], key: impl Fn(&T) -> String) -> HashMap<String, usize> {
     items.iter().enumerate().map(|(i, x)| (key(x), i)).collect()
 }
-fn index_id<T>(items: &[T], id: impl Fn(&T) -> i64) -> HashMap<i64, usize> {
+fn index_id<T, Id: std::hash::Hash + Eq>(items: &[T], id: impl Fn(&T) -> Id) -> HashMap<Id, usize> {
     items.iter().enumerate().map(|(i, x)| (id(x), i)).collect()
 }
 
@@ -114,28 +115,33 @@ impl Snapshot {
             disc_by_code: index(&data.disciplines, |d| d.code.clone()),
             contract_by_id: index_id(&data.contracts, |c| c.id),
             contract_by_code: data.contracts.iter().enumerate().map(|(i, c)| ((c.project_id, c.code.clone()), i)).collect(),
-            templates: templates.into_iter().map(|t| ((t.project_id, t.correspondence_type_id.unwrap_or(0)), t)).collect(),
+            templates: templates.into_iter().map(|t| ((t.project_id, t.correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE)), t)).collect(),
             data,
         }
     }
 
-    pub fn project(&self, id: Option<i64>, code: Option<&str>) -> Result<&ProjectItem, AppError> {
+    pub fn project(&self, id: Option<ProjectId>, code: Option<&str>) -> Result<&ProjectItem, AppError> {
         pick(id, code, &self.project_by_id, &self.project_by_code, &self.data.projects, Part::Project)
     }
-    pub fn correspondence_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+    pub fn correspondence_type(&self, id: Option<CorrespondenceTypeId>, code: Option<&str>) -> Result<&RefItem<CorrespondenceTypeId>, AppError> {
         pick(id, code, &self.type_by_id, &self.type_by_code, &self.data.correspondence_types, Part::CorrespondenceType)
     }
-    pub fn org(&self, id: Option<i64>, code: Option<&str>, part: Part) -> Result<&OrgItem, AppError> {
+    pub fn org(&self, id: Option<OrganizationId>, code: Option<&str>, part: Part) -> Result<&OrgItem, AppError> {
         pick(id, code, &self.org_by_id, &self.org_by_code, &self.data.organizations, part)
     }
-    pub(crate) fn rfa_type(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+    pub(crate) fn rfa_type(&self, id: Option<RfaTypeId>, code: Option<&str>) -> Result<&RefItem<RfaTypeId>, AppError> {
         pick(id, code, &self.rfa_by_id, &self.rfa_by_code, &self.data.rfa_types, Part::RfaType)
     }
-    pub(crate) fn discipline(&self, id: Option<i64>, code: Option<&str>) -> Result<&RefItem, AppError> {
+    pub(crate) fn discipline(&self, id: Option<DisciplineId>, code: Option<&str>) -> Result<&RefItem<DisciplineId>, AppError> {
         pick(id, code, &self.disc_by_id, &self.disc_by_code, &self.data.disciplines, Part::Discipline)
     }
     /// A sub-type by id, or by its number within the correspondence type.
-    pub(crate) fn sub_type(&self, correspondence_type_id: i64, id: Option<i64>, number: Option<&str>) -> Result<&SubTypeItem, AppError> {
+    pub(crate) fn sub_type(
+        &self,
+        correspondence_type_id: CorrespondenceTypeId,
+        id: Option<SubTypeId>,
+        number: Option<&str>,
+    ) -> Result<&SubTypeItem, AppError> {
         let found = match (id, number) {
             (Some(id), _) => self.sub_by_id.get(&id).map(|i| &self.data.sub_types[*i]),
             (None, Some(n)) => self.sub_by_type_number.get(&(correspondence_type_id, normalize_code(n))).map(|i| &self.data.sub_types[*i]),
@@ -152,7 +158,7 @@ impl Snapshot {
     }
     /// The contract a request names, which must be an active contract of the project: by id, or by its code within
     /// the project. Unknown is a 404; another project's or an inactive one a 400.
-    pub(crate) fn contract(&self, project: &ProjectItem, id: Option<i64>, code: Option<&str>) -> Result<&ContractItem, AppError> {
+    pub(crate) fn contract(&self, project: &ProjectItem, id: Option<ContractId>, code: Option<&str>) -> Result<&ContractItem, AppError> {
         let c = match (id, code) {
             (Some(id), _) => self.contract_by_id.get(&id).map(|i| &self.data.contracts[*i]).ok_or_else(|| Part::Contract.unknown(&id.to_string()))?,
             (None, Some(code)) => {
@@ -184,10 +190,10 @@ impl Snapshot {
         Ok(c)
     }
     /// The project's contract with this (normalised) code, active or not.
-    pub(crate) fn contract_in(&self, project_id: i64, code: &str) -> Option<&ContractItem> {
+    pub(crate) fn contract_in(&self, project_id: ProjectId, code: &str) -> Option<&ContractItem> {
         self.contract_by_code.get(&(project_id, code.to_string())).map(|i| &self.data.contracts[*i])
     }
-    pub(crate) fn is_member(&self, project_id: i64, org_id: i64) -> bool {
+    pub(crate) fn is_member(&self, project_id: ProjectId, org_id: OrganizationId) -> bool {
         self.members.contains(&(project_id, org_id))
     }
 }
@@ -230,10 +236,10 @@ impl Part {
     }
 }
 
-fn pick<'a, T>(
-    id: Option<i64>,
+fn pick<'a, T, Id: std::hash::Hash + Eq + std::fmt::Display>(
+    id: Option<Id>,
     code: Option<&str>,
-    by_id: &HashMap<i64, usize>,
+    by_id: &HashMap<Id, usize>,
     by_code: &HashMap<String, usize>,
     items: &'a [T],
     part: Part,

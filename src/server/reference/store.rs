@@ -2,6 +2,7 @@
 
 use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
+use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::server::db::{classify, now_ms, Db, DbFailure, Tx};
 use crate::server::error::{AppError, ErrorCode};
 
@@ -63,8 +64,9 @@ impl Kind {
 }
 
 pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppError> {
-    let members: Vec<(i64, i64)> = sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
-    let projects: Vec<(i64, String, String, i64, i64)> =
+    let members: Vec<(ProjectId, OrganizationId)> =
+        sqlx::query_as("SELECT project_id, org_id FROM project_organizations ORDER BY org_id").fetch_all(&db.pool).await?;
+    let projects: Vec<(ProjectId, String, String, i64, i64)> =
         sqlx::query_as("SELECT id, code, name, active, fiscal_year_first_month FROM projects ORDER BY code").fetch_all(&db.pool).await?;
     let projects = projects
         .into_iter()
@@ -77,10 +79,10 @@ pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppErr
             fiscal_year_first_month: u32::try_from(first_month).unwrap_or(DEFAULT_FISCAL_FIRST_MONTH),
         })
         .collect();
-    let organizations: Vec<(i64, String, String, String)> =
+    let organizations: Vec<(OrganizationId, String, String, String)> =
         sqlx::query_as("SELECT id, code, name, role FROM organizations ORDER BY id").fetch_all(&db.pool).await?;
     let organizations = organizations.into_iter().map(|(id, code, name, role)| OrgItem { id, code, name, role }).collect();
-    let sub_types: Vec<(i64, i64, String, String, String)> = sqlx::query_as(
+    let sub_types: Vec<(SubTypeId, CorrespondenceTypeId, String, String, String)> = sqlx::query_as(
         "SELECT id, correspondence_type_id, sub_type_number, code, name FROM sub_types ORDER BY correspondence_type_id, sub_type_number",
     )
     .fetch_all(&db.pool)
@@ -89,7 +91,7 @@ pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppErr
         .into_iter()
         .map(|(id, correspondence_type_id, sub_type_number, code, name)| SubTypeItem { id, correspondence_type_id, sub_type_number, code, name })
         .collect();
-    let contracts: Vec<(i64, i64, String, String, i64)> =
+    let contracts: Vec<(ContractId, ProjectId, String, String, i64)> =
         sqlx::query_as("SELECT id, project_id, code, name, active FROM contracts ORDER BY project_id, code").fetch_all(&db.pool).await?;
     let contracts =
         contracts.into_iter().map(|(id, project_id, code, name, active)| ContractItem { id, project_id, code, name, active: active != 0 }).collect();
@@ -104,9 +106,9 @@ pub(crate) async fn load_reference_data(db: &Db) -> Result<ReferenceData, AppErr
     })
 }
 
-async fn ref_items(db: &Db, sql: &'static str) -> Result<Vec<RefItem>, AppError> {
+async fn ref_items<Id: From<i64>>(db: &Db, sql: &'static str) -> Result<Vec<RefItem<Id>>, AppError> {
     let rows: Vec<(i64, String, String)> = sqlx::query_as(sql).fetch_all(&db.pool).await?;
-    Ok(rows.into_iter().map(|(id, code, name)| RefItem { id, code, name }).collect())
+    Ok(rows.into_iter().map(|(id, code, name)| RefItem { id: Id::from(id), code, name }).collect())
 }
 
 pub(crate) const MAX_NAME_CHARS: usize = 200;
@@ -143,17 +145,17 @@ async fn insert_returning_id<'q>(
     query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))
 }
 
-pub(crate) async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<i64, AppError> {
+pub(crate) async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<ProjectId, AppError> {
     let code = code(CodeKind::Project, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO projects (code, name, active, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(active as i64)
         .bind(now_ms());
-    insert_returning_id(db, q, "โครงการ", &code).await
+    insert_returning_id(db, q, "โครงการ", &code).await.map(ProjectId)
 }
 
-pub(crate) async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<OrganizationId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let role = role.trim().to_ascii_uppercase();
     if !["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
@@ -167,24 +169,30 @@ pub(crate) async fn create_organization(db: &Db, raw_code: &str, name_raw: &str,
         .bind(name(name_raw)?)
         .bind(role)
         .bind(now_ms());
-    insert_returning_id(db, q, "หน่วยงาน", &code).await
+    insert_returning_id(db, q, "หน่วยงาน", &code).await.map(OrganizationId)
 }
 
-pub(crate) async fn add_member(db: &Db, project_id: i64, org_id: i64) -> Result<(), AppError> {
+pub(crate) async fn add_member(db: &Db, project_id: ProjectId, org_id: OrganizationId) -> Result<(), AppError> {
     sqlx::query(db.dialect.insert_project_member_if_absent()).bind(project_id).bind(org_id).execute(&db.writer).await?;
     Ok(())
 }
 
-pub(crate) async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<CorrespondenceTypeId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(now_ms());
-    insert_returning_id(db, q, "ประเภทเอกสาร", &code).await
+    insert_returning_id(db, q, "ประเภทเอกสาร", &code).await.map(CorrespondenceTypeId)
 }
 
-pub(crate) async fn create_sub_type(db: &Db, correspondence_type_id: i64, number: &str, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_sub_type(
+    db: &Db,
+    correspondence_type_id: CorrespondenceTypeId,
+    number: &str,
+    raw_code: &str,
+    name_raw: &str,
+) -> Result<SubTypeId, AppError> {
     let number = number.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
         return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
@@ -195,29 +203,29 @@ pub(crate) async fn create_sub_type(db: &Db, correspondence_type_id: i64, number
         .bind(number.clone())
         .bind(code)
         .bind(name(name_raw)?);
-    insert_returning_id(db, q, "ประเภทย่อย", &number).await
+    insert_returning_id(db, q, "ประเภทย่อย", &number).await.map(SubTypeId)
 }
 
-pub(crate) async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<RfaTypeId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
-    insert_returning_id(db, q, "ประเภท RFA", &code).await
+    insert_returning_id(db, q, "ประเภท RFA", &code).await.map(RfaTypeId)
 }
 
-pub(crate) async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<DisciplineId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
-    insert_returning_id(db, q, "สาขางาน", &code).await
+    insert_returning_id(db, q, "สาขางาน", &code).await.map(DisciplineId)
 }
 
-pub(crate) async fn create_contract(db: &Db, project_id: i64, raw_code: &str, name_raw: &str) -> Result<i64, AppError> {
+pub(crate) async fn create_contract(db: &Db, project_id: ProjectId, raw_code: &str, name_raw: &str) -> Result<ContractId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO contracts (project_id, code, name, active, created_at) VALUES (?, ?, ?, 1, ?) RETURNING id")
         .bind(project_id)
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(now_ms());
-    insert_returning_id(db, q, "สัญญา", &code).await
+    insert_returning_id(db, q, "สัญญา", &code).await.map(ContractId)
 }
 
 pub(crate) async fn is_empty(db: &Db) -> Result<bool, AppError> {
@@ -246,7 +254,7 @@ pub(crate) enum ItemDetail {
     Plain,
     Project { active: bool, fiscal_year_first_month: i64 },
     Organization { role: String },
-    SubType { correspondence_type_id: i64, sub_type_number: String },
+    SubType { correspondence_type_id: CorrespondenceTypeId, sub_type_number: String },
 }
 
 #[derive(Clone, Debug)]
@@ -300,7 +308,7 @@ struct StoredItem {
     #[sqlx(default)]
     role: Option<String>,
     #[sqlx(default)]
-    correspondence_type_id: Option<i64>,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     #[sqlx(default)]
     sub_type_number: Option<String>,
 }
@@ -327,12 +335,12 @@ pub(crate) async fn update_project(tx: &mut Tx<'_>, id: i64, name: &str, active:
     Ok(())
 }
 
-pub(crate) async fn project_member_ids(tx: &mut Tx<'_>, project_id: i64) -> Result<Vec<i64>, sqlx::Error> {
+pub(crate) async fn project_member_ids(tx: &mut Tx<'_>, project_id: ProjectId) -> Result<Vec<OrganizationId>, sqlx::Error> {
     sqlx::query_scalar("SELECT org_id FROM project_organizations WHERE project_id = ? ORDER BY org_id").bind(project_id).fetch_all(&mut **tx).await
 }
 
 /// Makes `org_ids` (sorted, no duplicates) the whole membership of the project.
-pub(crate) async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, org_ids: &[i64]) -> Result<(), sqlx::Error> {
+pub(crate) async fn replace_project_members(tx: &mut Tx<'_>, project_id: ProjectId, org_ids: &[OrganizationId]) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM project_organizations WHERE project_id = ?").bind(project_id).execute(&mut **tx).await?;
     for org in org_ids {
         sqlx::query("INSERT INTO project_organizations (project_id, org_id) VALUES (?, ?)").bind(project_id).bind(*org).execute(&mut **tx).await?;
@@ -340,7 +348,7 @@ pub(crate) async fn replace_project_members(tx: &mut Tx<'_>, project_id: i64, or
     Ok(())
 }
 
-pub(crate) async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn organization_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<OrganizationId>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM organizations WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
@@ -386,7 +394,11 @@ pub(crate) async fn correspondence_type_id_by_code(tx: &mut Tx<'_>, code: &str) 
     sqlx::query_scalar("SELECT id FROM correspondence_types WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
-pub(crate) async fn sub_type_id_by_number(tx: &mut Tx<'_>, correspondence_type_id: i64, number: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn sub_type_id_by_number(
+    tx: &mut Tx<'_>,
+    correspondence_type_id: CorrespondenceTypeId,
+    number: &str,
+) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM sub_types WHERE correspondence_type_id = ? AND sub_type_number = ?")
         .bind(correspondence_type_id)
         .bind(number)
@@ -394,7 +406,13 @@ pub(crate) async fn sub_type_id_by_number(tx: &mut Tx<'_>, correspondence_type_i
         .await
 }
 
-pub(crate) async fn insert_sub_type(tx: &mut Tx<'_>, correspondence_type_id: i64, number: &str, code: &str, name: &str) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_sub_type(
+    tx: &mut Tx<'_>,
+    correspondence_type_id: CorrespondenceTypeId,
+    number: &str,
+    code: &str,
+    name: &str,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO sub_types (correspondence_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(correspondence_type_id)
         .bind(number)
@@ -415,14 +433,19 @@ pub(crate) async fn update_sub_type(tx: &mut Tx<'_>, id: i64, code: &str, name: 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub(crate) struct ContractRow {
     pub(crate) id: i64,
-    pub(crate) project_id: i64,
+    pub(crate) project_id: ProjectId,
     pub(crate) code: String,
     pub(crate) name: String,
     pub(crate) active: i64,
 }
 
 /// The contract with this id, or else the project's contract with this code.
-pub(crate) async fn find_contract(tx: &mut Tx<'_>, by_id: Option<i64>, project_id: i64, code: &str) -> Result<Option<ContractRow>, sqlx::Error> {
+pub(crate) async fn find_contract(
+    tx: &mut Tx<'_>,
+    by_id: Option<i64>,
+    project_id: ProjectId,
+    code: &str,
+) -> Result<Option<ContractRow>, sqlx::Error> {
     let q = match by_id {
         Some(id) => sqlx::query_as("SELECT id, project_id, code, name, active FROM contracts WHERE id = ?").bind(id),
         None => {
@@ -432,15 +455,15 @@ pub(crate) async fn find_contract(tx: &mut Tx<'_>, by_id: Option<i64>, project_i
     q.fetch_optional(&mut **tx).await
 }
 
-pub(crate) async fn project_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn project_id_by_code(tx: &mut Tx<'_>, code: &str) -> Result<Option<ProjectId>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM projects WHERE code = ?").bind(code).fetch_optional(&mut **tx).await
 }
 
-pub(crate) async fn project_code_by_id(tx: &mut Tx<'_>, id: i64) -> Result<Option<String>, sqlx::Error> {
+pub(crate) async fn project_code_by_id(tx: &mut Tx<'_>, id: ProjectId) -> Result<Option<String>, sqlx::Error> {
     sqlx::query_scalar("SELECT code FROM projects WHERE id = ?").bind(id).fetch_optional(&mut **tx).await
 }
 
-pub(crate) async fn insert_contract(tx: &mut Tx<'_>, project_id: i64, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
+pub(crate) async fn insert_contract(tx: &mut Tx<'_>, project_id: ProjectId, code: &str, name: &str, active: bool) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar("INSERT INTO contracts (project_id, code, name, active, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id")
         .bind(project_id)
         .bind(code)

@@ -19,6 +19,7 @@ error_set!(
     /// a change by someone else meanwhile.
     pub TemplateSaveErrors: FAILURES, SIGNED_IN, INPUT; NotFound, InvalidFormat, KeyChangeNotAcknowledged, VersionConflict, AlreadyExists
 );
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::reference::Catalog;
 use crate::server::templates;
 
@@ -41,7 +42,7 @@ where
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub(crate) struct ListQuery {
-    pub(crate) project_id: Option<i64>,
+    pub(crate) project_id: Option<ProjectId>,
 }
 
 #[utoipa::path(get, path = "/document-numbering/configs", operation_id = "list_configs", params(ListQuery),
@@ -83,8 +84,8 @@ pub(crate) struct SaveBody {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct NewConfigBody {
-    pub(crate) project_id: i64,
-    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) project_id: ProjectId,
+    pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) template: String,
     pub(crate) reset_scope: ResetScope,
     #[schema(schema_with = crate::contract::lenient::schema::reason)]

@@ -8,6 +8,7 @@ pub(crate) mod store;
 use crate::contract::live::LiveEvent;
 use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::db::Db;
@@ -19,15 +20,16 @@ pub(crate) use store::StoredTemplate;
 
 /// The template of a (project, type) request (docs/rules/numbering.md#which-template-numbers-a-request,
 /// `numbering::resolution`): the (project, type) template;
-/// else the project default when it keeps the type's rules; else the type's system default. Type id 0 is the
-/// project default itself.
-pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, correspondence_type_id: i64) -> ResolvedTemplate {
-    let stored = |type_id: i64| snapshot.templates.get(&(project_id, type_id));
+/// else the project default when it keeps the type's rules; else the type's system default. Type
+/// `CorrespondenceTypeId::NONE` is the project default itself.
+pub(crate) fn resolve(snapshot: &Snapshot, project_id: ProjectId, correspondence_type_id: CorrespondenceTypeId) -> ResolvedTemplate {
+    let stored = |type_id: CorrespondenceTypeId| snapshot.templates.get(&(project_id, type_id));
     fn as_stored(t: &StoredTemplate) -> Stored<'_> {
         Stored { text: &t.template, scope: t.reset_scope }
     }
     let code = snapshot.correspondence_type(Some(correspondence_type_id), None).map(|t| t.code.as_str()).unwrap_or("");
-    let (own, default) = if correspondence_type_id == 0 { (None, stored(0)) } else { (stored(correspondence_type_id), stored(0)) };
+    let default = stored(CorrespondenceTypeId::NONE);
+    let own = if correspondence_type_id == CorrespondenceTypeId::NONE { None } else { stored(correspondence_type_id) };
     let chosen = resolution::resolve(code, own.map(as_stored), default.map(as_stored));
     let config_id = match chosen.step {
         Step::ProjectType => own.map(|t| t.id),
@@ -49,8 +51,8 @@ pub(crate) fn resolve(snapshot: &Snapshot, project_id: i64, correspondence_type_
 pub(crate) async fn resolved_for(
     state: &Catalog,
     caller: &Caller,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
 ) -> Result<ResolvedTemplate, AppError> {
     let snapshot = state.reference.get().await?;
     snapshot.project(Some(project_id), None)?;
@@ -60,7 +62,7 @@ pub(crate) async fn resolved_for(
 }
 
 /// The current templates of one project, or of every project the caller may read.
-pub(crate) async fn list(db: &Db, caller: &Caller, project_id: Option<i64>) -> Result<Vec<TemplateConfig>, AppError> {
+pub(crate) async fn list(db: &Db, caller: &Caller, project_id: Option<ProjectId>) -> Result<Vec<TemplateConfig>, AppError> {
     let all = match project_id {
         Some(p) => {
             caller.require_project_read(p)?;
@@ -83,8 +85,8 @@ pub(crate) async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredT
 pub(crate) async fn versions(
     db: &Db,
     caller: &Caller,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
 ) -> Result<Vec<TemplateVersion>, AppError> {
     caller.require_project_read(project_id)?;
     store::list_versions(db, project_id, correspondence_type_id).await
@@ -128,8 +130,8 @@ fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> 
 pub(crate) async fn save(
     state: &Catalog,
     caller: &Caller,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     text: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -149,7 +151,7 @@ pub(crate) async fn save(
     })?;
     // A change of the parts shown or of the reset period starts numbering on a new counter: say so, and
     // require the admin to acknowledge it.
-    let current = resolve(&snapshot, project.id, correspondence_type_id.unwrap_or(0));
+    let current = resolve(&snapshot, project.id, correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE));
     if let Some((before, after)) = key_change(&current, &template, reset_scope) {
         if !options.acknowledge_key_change {
             return Err(AppError::Conflict {
@@ -222,10 +224,11 @@ pub(crate) async fn retire(
     caller.require_project_admin(found.project_id)?;
     let reason = check_reason(reason)?;
     let snapshot = state.reference.get().await?;
-    let type_id = found.correspondence_type_id.unwrap_or(0);
+    let type_id = found.correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE);
     if let Some(type_id) = found.correspondence_type_id {
         let code = snapshot.correspondence_type(Some(type_id), None).map(|t| t.code.as_str()).unwrap_or("");
-        let default = snapshot.templates.get(&(found.project_id, 0)).map(|t| Stored { text: &t.template, scope: t.reset_scope });
+        let default =
+            snapshot.templates.get(&(found.project_id, CorrespondenceTypeId::NONE)).map(|t| Stored { text: &t.template, scope: t.reset_scope });
         let next = resolution::resolve(code, None, default);
         let next_template = Template::parse(next.text).map_err(|_| AppError::internal(format!("template '{}' does not parse", next.text)))?;
         let now_used = resolve(&snapshot, found.project_id, type_id);
@@ -265,8 +268,8 @@ pub(crate) async fn retire(
 pub(crate) async fn rollback(
     state: &Catalog,
     caller: &Caller,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     version: i64,
     reason: &str,
     acknowledge_key_change: bool,

@@ -2,6 +2,7 @@
 
 use crate::contract::TemplateConfig;
 use crate::numbering::ResetScope;
+use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
 use crate::server::error::{is_lost_race, AppError, Pause, Retry};
@@ -10,8 +11,8 @@ use crate::server::error::{is_lost_race, AppError, Pause, Retry};
 #[derive(Clone, Debug)]
 pub(crate) struct StoredTemplate {
     pub(crate) id: i64,
-    pub(crate) project_id: i64,
-    pub(crate) correspondence_type_id: Option<i64>,
+    pub(crate) project_id: ProjectId,
+    pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) template: String,
     pub(crate) reset_scope: ResetScope,
     pub(crate) version: i64,
@@ -41,8 +42,8 @@ const SELECT: &str = "SELECT t.id, t.project_id, t.correspondence_type_id, t.tem
 #[derive(sqlx::FromRow)]
 struct TemplateRow {
     id: i64,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
     template: String,
     reset_scope: String,
     version: i64,
@@ -55,7 +56,7 @@ impl From<TemplateRow> for StoredTemplate {
         StoredTemplate {
             id: r.id,
             project_id: r.project_id,
-            correspondence_type_id: (r.correspondence_type_id != 0).then_some(r.correspondence_type_id),
+            correspondence_type_id: (r.correspondence_type_id != CorrespondenceTypeId::NONE).then_some(r.correspondence_type_id),
             template: r.template,
             reset_scope: ResetScope::parse(&r.reset_scope).unwrap_or(ResetScope::Yearly),
             version: r.version,
@@ -72,7 +73,7 @@ pub(crate) async fn load_current(db: &Db) -> Result<Vec<StoredTemplate>, AppErro
     Ok(rows.into_iter().map(StoredTemplate::from).collect())
 }
 
-pub(crate) async fn list_for_project(db: &Db, project_id: i64) -> Result<Vec<StoredTemplate>, AppError> {
+pub(crate) async fn list_for_project(db: &Db, project_id: ProjectId) -> Result<Vec<StoredTemplate>, AppError> {
     let rows: Vec<TemplateRow> =
         sqlx::query_as(&format!("{SELECT} WHERE t.retired_at IS NULL AND t.project_id = ? ORDER BY t.correspondence_type_id"))
             .bind(project_id)
@@ -90,8 +91,8 @@ pub(crate) type AuditFor<'a> = &'a (dyn Fn(i64, Option<&(String, String)>) -> Au
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn save_version(
     db: &Db,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -115,8 +116,8 @@ fn lost_race(e: sqlx::Error) -> AppError {
 #[allow(clippy::too_many_arguments)]
 async fn save_once(
     db: &Db,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
@@ -124,7 +125,7 @@ async fn save_once(
     now_ms: i64,
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
-    let type_key = correspondence_type_id.unwrap_or(0);
+    let type_key = correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE);
     let mut tx = db.begin_write().await.map_err(lost_race)?;
     let current: Option<(i64, String, String, i64)> = sqlx::query_as(&format!(
         "SELECT id, template, reset_scope, version FROM numbering_templates WHERE project_id = ? AND correspondence_type_id = ?{}",
@@ -251,8 +252,8 @@ impl From<VersionRow> for crate::contract::TemplateVersion {
 /// Every version of the template of (project, type or default), newest first.
 pub(crate) async fn list_versions(
     db: &Db,
-    project_id: i64,
-    correspondence_type_id: Option<i64>,
+    project_id: ProjectId,
+    correspondence_type_id: Option<CorrespondenceTypeId>,
 ) -> Result<Vec<crate::contract::TemplateVersion>, AppError> {
     let rows: Vec<VersionRow> = sqlx::query_as(
         "SELECT v.version, v.template, v.reset_scope, v.previous_template, v.previous_reset_scope, v.reason, \
@@ -261,7 +262,7 @@ pub(crate) async fn list_versions(
          WHERE t.project_id = ? AND t.correspondence_type_id = ? ORDER BY v.version DESC",
     )
     .bind(project_id)
-    .bind(correspondence_type_id.unwrap_or(0))
+    .bind(correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE))
     .fetch_all(&db.pool)
     .await?;
     Ok(rows.into_iter().map(Into::into).collect())

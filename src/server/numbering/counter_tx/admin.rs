@@ -566,6 +566,7 @@ pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
     use crate::numbering::{CounterKey, Period, ResetScope};
 
     const NOW: i64 = 1_000_000;
@@ -573,13 +574,13 @@ mod tests {
 
     fn key(period: &str) -> CounterKey {
         CounterKey {
-            project_id: 1,
-            correspondence_type_id: 2,
-            originator_id: 3,
-            recipient_id: 0,
-            sub_type_id: 0,
-            rfa_type_id: 0,
-            discipline_id: 0,
+            project_id: ProjectId(1),
+            correspondence_type_id: CorrespondenceTypeId(2),
+            originator_id: OrganizationId(3),
+            recipient_id: OrganizationId::NONE,
+            sub_type_id: SubTypeId::NONE,
+            rfa_type_id: RfaTypeId::NONE,
+            discipline_id: DisciplineId::NONE,
             period: crate::numbering::PeriodKey::parse(period).unwrap(),
         }
     }
@@ -608,9 +609,9 @@ mod tests {
     fn resolved() -> Resolved {
         let period = Period::of(ResetScope::None, 2025, 3, 10);
         Resolved {
-            project_id: 1,
+            project_id: ProjectId(1),
             project_code: "P".into(),
-            correspondence_type_id: 2,
+            correspondence_type_id: CorrespondenceTypeId(2),
             correspondence_type_code: "LETTER".into(),
             template: Template::parse(REVISED).unwrap(),
             reset_scope: ResetScope::None,

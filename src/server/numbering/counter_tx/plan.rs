@@ -556,6 +556,7 @@ fn status_audit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
     use crate::numbering::{CounterKey, Period, ResetScope, Template};
     use crate::server::error::ErrorCode;
 
@@ -565,9 +566,9 @@ mod tests {
     fn resolved(template: &str) -> Arc<Resolved> {
         let period = Period::of(ResetScope::Yearly, 2025, 3, 10);
         Arc::new(Resolved {
-            project_id: 1,
+            project_id: ProjectId(1),
             project_code: "P".into(),
-            correspondence_type_id: 2,
+            correspondence_type_id: CorrespondenceTypeId(2),
             correspondence_type_code: "LETTER".into(),
             template: Template::parse(template).unwrap(),
             reset_scope: ResetScope::Yearly,
@@ -579,13 +580,13 @@ mod tests {
             contract: String::new(),
             revision: "A".into(),
             key: CounterKey {
-                project_id: 1,
-                correspondence_type_id: 2,
-                originator_id: 0,
-                recipient_id: 0,
-                sub_type_id: 0,
-                rfa_type_id: 0,
-                discipline_id: 0,
+                project_id: ProjectId(1),
+                correspondence_type_id: CorrespondenceTypeId(2),
+                originator_id: OrganizationId::NONE,
+                recipient_id: OrganizationId::NONE,
+                sub_type_id: SubTypeId::NONE,
+                rfa_type_id: RfaTypeId::NONE,
+                discipline_id: DisciplineId::NONE,
                 period: crate::numbering::PeriodKey::of(&period),
             },
             period,

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::contract::NumberStatus;
+use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::numbering::{CounterKey, PeriodKey};
 use crate::server::audit;
 use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
@@ -27,13 +28,13 @@ const NEW_COUNTER_ROW: &str = "(?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?)";
 /// The key columns of a counter, the one place they are read (flattened into the rows that carry them).
 #[derive(Clone, Debug, sqlx::FromRow, serde::Deserialize)]
 pub(crate) struct KeyRow {
-    pub(crate) project_id: i64,
-    pub(crate) correspondence_type_id: i64,
-    pub(crate) originator_id: i64,
-    pub(crate) recipient_id: i64,
-    pub(crate) sub_type_id: i64,
-    pub(crate) rfa_type_id: i64,
-    pub(crate) discipline_id: i64,
+    pub(crate) project_id: ProjectId,
+    pub(crate) correspondence_type_id: CorrespondenceTypeId,
+    pub(crate) originator_id: OrganizationId,
+    pub(crate) recipient_id: OrganizationId,
+    pub(crate) sub_type_id: SubTypeId,
+    pub(crate) rfa_type_id: RfaTypeId,
+    pub(crate) discipline_id: DisciplineId,
     #[sqlx(try_from = "String")]
     pub(crate) period: PeriodKey,
 }
@@ -176,13 +177,13 @@ pub async fn lock_or_create_counters(
 /// A counter key's values in the order of [`KEY_WHERE`].
 fn key_values(key: &CounterKey) -> [SqlValue; 8] {
     [
-        SqlValue::Int(key.project_id),
-        SqlValue::Int(key.correspondence_type_id),
-        SqlValue::Int(key.originator_id),
-        SqlValue::Int(key.recipient_id),
-        SqlValue::Int(key.sub_type_id),
-        SqlValue::Int(key.rfa_type_id),
-        SqlValue::Int(key.discipline_id),
+        SqlValue::Int(key.project_id.into()),
+        SqlValue::Int(key.correspondence_type_id.into()),
+        SqlValue::Int(key.originator_id.into()),
+        SqlValue::Int(key.recipient_id.into()),
+        SqlValue::Int(key.sub_type_id.into()),
+        SqlValue::Int(key.rfa_type_id.into()),
+        SqlValue::Int(key.discipline_id.into()),
         SqlValue::Text(key.period.to_string()),
     ]
 }
@@ -308,8 +309,8 @@ async fn advance_counter_and_chain(tx: &mut Conn, one: &CounterMove<'_>, now_ms:
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewNumber {
     pub counter_id: i64,
-    pub project_id: i64,
-    pub correspondence_type_id: i64,
+    pub project_id: ProjectId,
+    pub correspondence_type_id: CorrespondenceTypeId,
     pub sequence: i64,
     pub revision: String,
     pub number: String,
@@ -363,8 +364,8 @@ pub async fn insert_numbers(tx: &mut Conn, rows: &[NewNumber]) -> Result<(), sql
 /// Which of `numbers` already exist in the uniqueness scope (project, type).
 pub(crate) async fn existing_numbers(
     tx: &mut Conn,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
     numbers: &[String],
 ) -> Result<Vec<String>, sqlx::Error> {
     let mut found = Vec::new();
@@ -464,8 +465,8 @@ pub(crate) async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[S
 /// Numbers already confirmed for these document ids in (project, type): `generate` is idempotent per document.
 pub(crate) async fn confirmed_for_documents(
     tx: &mut Conn,
-    project_id: i64,
-    correspondence_type_id: i64,
+    project_id: ProjectId,
+    correspondence_type_id: CorrespondenceTypeId,
     document_ids: &[String],
 ) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
