@@ -162,7 +162,7 @@ fn UsageChart(data: UtilizationHistory) -> impl IntoView {
                 series: data
                     .counters
                     .iter()
-                    .map(|s| (counter_label(&s.counter, lang), s.counter.id, s.utilization.as_slice(), s.last_sequences.as_slice()))
+                    .map(|s| (counter_label(&s.counter, lang), s.counter.id.0, s.utilization.as_slice(), s.last_sequences.as_slice()))
                     .collect(),
             };
             let warn = format!("{} {}", word(lang, "chart.usage.warn"), chart::percent(chart::WARN_AT));

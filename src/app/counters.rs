@@ -43,7 +43,7 @@ fn CounterBrowser(ctx: AdminContext) -> impl IntoView {
     let ctype = RwSignal::new(None::<CorrespondenceTypeId>);
     let year = RwSignal::new(String::new());
     let reload = RwSignal::new(0u32);
-    let selected = RwSignal::new(None::<i64>);
+    let selected = RwSignal::new(None::<CounterId>);
 
     let project_choices = Signal::derive({
         let list = choices(data.projects.iter().filter(|p| user.can_edit_templates(p.id)).map(|p| (p.id, p.code.clone(), p.name.clone())));
@@ -98,7 +98,7 @@ fn CounterBrowser(ctx: AdminContext) -> impl IntoView {
 }
 
 #[component]
-fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl IntoView {
+fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<CounterId>>) -> impl IntoView {
     let i18n = use_i18n();
     let count = rows.len();
     view! {
@@ -118,7 +118,7 @@ fn CounterTable(rows: Vec<CounterView>, selected: RwSignal<Option<i64>>) -> impl
                                 data-type=c.correspondence_type_code.clone() data-period=c.period.clone()
                                 data-last=c.last_number.to_string() data-parts=parts_label(c)
                                 class:selected=move || selected.get() == Some(id)>
-                                <td data-label=move || i18n.t("ctr.col.id")>{id}</td>
+                                <td data-label=move || i18n.t("ctr.col.id")>{id.0}</td>
                                 <td data-label=move || i18n.t("ctr.project")>{c.project_code.clone()}</td>
                                 <td data-label=move || i18n.t("ctr.type")>{c.correspondence_type_code.clone()}</td>
                                 <td class="small" data-label=move || i18n.t("ctr.col.parts")>{parts_label(c)}</td>
@@ -178,7 +178,7 @@ impl OpFlow {
 }
 
 #[component]
-fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl IntoView {
+fn CounterDetail(counter_id: CounterId, is_super: bool, changed: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
     let version = RwSignal::new(0u32);
     let after = RwSignal::new(None::<i64>);
@@ -203,7 +203,7 @@ fn CounterDetail(counter_id: i64, is_super: bool, changed: Callback<()>) -> impl
         <section class="counter-detail" data-testid="counter-detail" data-counter-id=counter_id.to_string()
             data-last=move || counter.get().map(|c| c.last_number.to_string()).unwrap_or_default()>
             <h2>
-                {move || i18n.t("ctr.numbers")}" — #"{counter_id}" "
+                {move || i18n.t("ctr.numbers")}" — #"{counter_id.0}" "
                 {move || counter.get().map(|c| format!("{} / {} / {} / {}", c.project_code, c.correspondence_type_code, parts_label(&c), period_label(&c.period, i18n.lang.get())))}
             </h2>
             {move || counter.get().map(|c| {
@@ -524,7 +524,7 @@ struct CounterActions {
 }
 
 impl CounterActions {
-    fn new(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
+    fn new(counter_id: CounterId, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> Self {
         let i18n = use_i18n();
         let flow = OpFlow { done, op_error, refresh };
         let reset_value = RwSignal::new("0".to_string());
@@ -604,7 +604,7 @@ impl CounterActions {
 
 /// Super admins: request a reset of this counter, register a legacy number, move the counter forward.
 #[component]
-fn CounterOps(counter_id: i64, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> impl IntoView {
+fn CounterOps(counter_id: CounterId, done: RwSignal<Option<Done>>, op_error: RwSignal<Option<String>>, refresh: Callback<()>) -> impl IntoView {
     let i18n = use_i18n();
     let ops = CounterActions::new(counter_id, done, op_error, refresh);
     view! {

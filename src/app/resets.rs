@@ -80,7 +80,7 @@ fn ResetList() -> impl IntoView {
                                 ),
                             )
                         })
-                        .collect::<HashMap<i64, String>>()
+                        .collect::<HashMap<CounterId, String>>()
                 })
                 .unwrap_or_default()
         }
@@ -163,7 +163,7 @@ fn ResetRow(
             data-state=w.current_state.clone() data-public-id=w.instance_public_id.clone()
             data-actions=w.available_actions.join(",")>
             <td>"#"{r.request_id}</td>
-            <td class="small">"#"{r.counter_id}" "{label}</td>
+            <td class="small">"#"{r.counter_id.0}" "{label}</td>
             <td data-testid="reset-values" class="nowrap">{r.previous_value}" → "{r.new_value}</td>
             <td class="small" data-testid="reset-reason-text">{r.reason.clone()}</td>
             <td class="small">{r.requested_by.clone()}<div class="muted">{bangkok_time(&r.requested_at)}</div></td>

@@ -1,6 +1,7 @@
 //! Data of the two imports (bulk import of counters and legacy numbers; reference data) and of the
 //! reference-data admin, shared by the REST API, the server functions and the pages `/import`, `/reference`.
 
+use crate::numbering::CounterId;
 use serde::{Deserialize, Serialize};
 
 /// The text format of a bulk import.
@@ -33,7 +34,7 @@ pub struct ImportRowReport {
     pub detail: Option<String>,
     /// Error code (docs/rules/api.md#errors: NB005, NB006, VALIDATION_ERROR, …).
     pub code: Option<String>,
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     /// The counter's last number after the row.
     pub last_number: Option<i64>,
 }

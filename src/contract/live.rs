@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
 /// The stream's path (under the REST API's prefix).
@@ -17,7 +18,7 @@ pub enum LiveEvent {
     #[serde(rename_all = "camelCase")]
     Counter {
         project_id: ProjectId,
-        counter_id: i64,
+        counter_id: CounterId,
         correspondence_type_id: CorrespondenceTypeId,
         /// The key's parts: 0 when the template does not show the part.
         originator_id: OrganizationId,
@@ -31,7 +32,7 @@ pub enum LiveEvent {
     },
     /// A counter reset was requested, approved or rejected.
     #[serde(rename_all = "camelCase")]
-    Reset { project_id: ProjectId, counter_id: i64, request_id: String, state: String },
+    Reset { project_id: ProjectId, counter_id: CounterId, request_id: String, state: String },
     /// A template was saved, rolled back or retired: `correspondence_type_id` None is the project's default.
     #[serde(rename_all = "camelCase")]
     Template { project_id: ProjectId, correspondence_type_id: Option<CorrespondenceTypeId> },

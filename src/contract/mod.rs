@@ -26,7 +26,7 @@ pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationH
 pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
 
 use crate::numbering::ResetScope;
-pub use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+pub use crate::numbering::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
 /// docs/rules/numbering.md#counter-resets: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
 /// server counts and decides; the reset form shows the count against it.
@@ -605,7 +605,7 @@ pub struct AuditRow {
     pub status: String,
     pub document_number: Option<String>,
     pub sequence: Option<i64>,
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     pub document_id: Option<String>,
     pub user: Option<String>,
     pub ip_address: Option<String>,
@@ -708,7 +708,7 @@ pub struct ErrorPage {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct CounterView {
-    pub id: i64,
+    pub id: CounterId,
     pub project_id: ProjectId,
     pub project_code: String,
     pub correspondence_type_id: CorrespondenceTypeId,
@@ -836,7 +836,7 @@ pub struct Envelope<T> {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ResetRequestView {
     pub request_id: i64,
-    pub counter_id: i64,
+    pub counter_id: CounterId,
     /// The counter's last number when the reset was requested.
     pub previous_value: i64,
     pub new_value: i64,
@@ -852,7 +852,7 @@ pub struct ResetRequestView {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct IssuedNumber {
     pub document_number: String,
-    pub counter_id: i64,
+    pub counter_id: CounterId,
     pub sequence: i64,
     pub revision: String,
     pub status: NumberStatus,
@@ -884,7 +884,7 @@ pub struct VoidResult {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OverrideResult {
-    pub counter_id: i64,
+    pub counter_id: CounterId,
     pub previous_last_number: i64,
     pub last_number: i64,
     /// Sequences passed over (each with its audit row).
@@ -900,7 +900,7 @@ pub struct OverrideResult {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct WitnessResume {
-    pub counter_id: i64,
+    pub counter_id: CounterId,
     /// The `WITNESS_RESUME` workflow instance that records the approval.
     pub workflow_public_id: String,
     /// The counter's last number as the database had it.

@@ -1,5 +1,6 @@
 //! Notifications (docs/rules/api.md#notifications-and-live-screens): the events the service tells of, and what the webhooks' management exchanges.
 
+use crate::numbering::CounterId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -150,7 +151,7 @@ pub struct DeliveryView {
     pub webhook_url: String,
     pub event_id: String,
     pub kind: EventKind,
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     pub state: DeliveryState,
     pub attempts: i64,
     pub next_attempt_at: DateTime<Utc>,

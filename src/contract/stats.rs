@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CorrespondenceTypeId, CounterView, ProjectId};
+use crate::numbering::CounterId;
 
 /// Days a statistics answer covers unless asked otherwise.
 pub const DEFAULT_STATS_DAYS: u32 = 90;
@@ -22,7 +23,7 @@ pub const MAX_STATS_COUNTERS: u32 = 50;
 pub struct StatsQuery {
     pub days: Option<u32>,
     pub project_id: Option<ProjectId>,
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     pub limit: Option<u32>,
 }
 

@@ -1,6 +1,6 @@
-//! The ids of what a number is made of: a project, a correspondence type and the parts a counter key names. Each is
-//! a type of its own, so that a project's id can never be passed where an organization's is meant. On the wire and
-//! in the database each is its plain integer (serde and sqlx see through it).
+//! The ids of what a number is made of: a project, a correspondence type, the parts a counter key names and the
+//! counter itself. Each is a type of its own, so that a project's id can never be passed where an organization's is
+//! meant. On the wire and in the database each is its plain integer (serde and sqlx see through it).
 
 use std::fmt;
 use std::str::FromStr;
@@ -63,4 +63,6 @@ ids! {
     DisciplineId;
     /// A contract of a project (`contracts.id`).
     ContractId;
+    /// A counter (`counters.id`): one running sequence, the row a counter key names.
+    CounterId;
 }

@@ -481,7 +481,8 @@ id_values!(
     crate::numbering::SubTypeId,
     crate::numbering::RfaTypeId,
     crate::numbering::DisciplineId,
-    crate::numbering::ContractId
+    crate::numbering::ContractId,
+    crate::numbering::CounterId
 );
 
 impl From<i64> for SqlValue {

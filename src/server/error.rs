@@ -11,6 +11,7 @@ use serde::Serialize;
 
 pub(crate) use crate::contract::ErrorCode;
 use crate::contract::{ApiError, Lang, Message};
+use crate::numbering::CounterId;
 
 mod extract;
 mod openapi;
@@ -87,7 +88,7 @@ pub enum AppError {
     #[error(
         "counter {key} is behind its witness: the database holds {stored} audit rows of it, the witness {witnessed} (last number {witnessed_last})"
     )]
-    BehindWitness { key: String, counter_id: i64, stored: i64, witnessed: i64, witnessed_last: i64 },
+    BehindWitness { key: String, counter_id: CounterId, stored: i64, witnessed: i64, witnessed_last: i64 },
     /// What a counter's lock holder answered a job this instance forwarded to it (`numbering::forward`): the
     /// holder's own error as it would have answered it (code, Thai message, reference, wait).
     #[error("{} (answered by the counter's lock holder)", .0.en)]

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc, watch, Notify};
 
 use crate::contract::live::LiveEvent;
+use crate::numbering::CounterId;
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;
 
@@ -50,7 +51,7 @@ pub struct Events {
     sender: broadcast::Sender<Arc<Stamped>>,
     next_id: AtomicU64,
     /// Counter changes waiting for the flusher, by counter id.
-    pending: Mutex<HashMap<i64, LiveEvent>>,
+    pending: Mutex<HashMap<CounterId, LiveEvent>>,
     wake: Arc<Notify>,
     /// true once the server stops: every stream ends.
     closed: watch::Sender<bool>,
@@ -303,7 +304,7 @@ mod tests {
     use super::*;
     use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
-    fn counter(id: i64, last: i64) -> LiveEvent {
+    fn counter(id: CounterId, last: i64) -> LiveEvent {
         LiveEvent::Counter {
             project_id: ProjectId(1),
             counter_id: id,
@@ -323,9 +324,9 @@ mod tests {
         let events = Events::start(&[], "test").unwrap();
         let mut sub = events.subscribe("a").unwrap();
         for n in 1..=1000 {
-            events.publish(counter(7, n));
+            events.publish(counter(CounterId(7), n));
         }
-        events.publish(counter(8, 5));
+        events.publish(counter(CounterId(8), 5));
         let mut seen = HashMap::new();
         for _ in 0..2 {
             let e = sub.next().await.unwrap();
@@ -333,7 +334,7 @@ mod tests {
                 seen.insert(counter_id, last_number);
             }
         }
-        assert_eq!(seen, HashMap::from([(7, 1000), (8, 5)]));
+        assert_eq!(seen, HashMap::from([(CounterId(7), 1000), (CounterId(8), 5)]));
         assert_eq!(events.streams(), 1);
         drop(sub);
         assert_eq!(events.streams(), 0);

@@ -12,6 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::contract::{CounterView, MetricsSummary};
+use crate::numbering::CounterId;
 use crate::server::admin_ops::http::ResetRequestErrors;
 use crate::server::admin_ops::http::{self as counters, CountersQuery};
 use crate::server::admin_ops::{self, ResetRequestView};
@@ -145,7 +146,7 @@ pub(crate) async fn bulk_import(
 pub(crate) struct ResetCounterBody {
     /// A counter numbered under this configuration (its project, and its type unless the configuration is the
     /// project default).
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     /// Default 0.
     #[schema(minimum = 0)]
     pub(crate) new_value: Option<i64>,

@@ -1,5 +1,6 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
+use docnum::numbering::CounterId;
 use docnum::numbering::ProjectId;
 use std::collections::HashSet;
 
@@ -444,8 +445,13 @@ async fn verify_notices_a_counters_row_outside_the_counters_chain() {
     // written anywhere else would be invisible to them
     let counter_id = app.count("SELECT MAX(id) FROM counters").await;
     let mut tx = app.state.db.begin_write().await.unwrap();
-    let stray =
-        AuditEntry { operation: "RESERVE".into(), status: "RESERVED".into(), counter_id: Some(counter_id), sequence: Some(2), ..Default::default() };
+    let stray = AuditEntry {
+        operation: "RESERVE".into(),
+        status: "RESERVED".into(),
+        counter_id: Some(CounterId(counter_id)),
+        sequence: Some(2),
+        ..Default::default()
+    };
     audit::append(&mut tx, app.state.db.dialect, ADMIN_CHAIN, &[stray]).await.unwrap();
     tx.commit().await.unwrap();
     let report = audit::verify(&app.state.db).await.unwrap();

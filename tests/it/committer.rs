@@ -4,6 +4,7 @@
 //! served together (one statement per kind for all its counters) and, when one of its statements fails, batch by
 //! batch behind savepoints.
 
+use docnum::numbering::CounterId;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -134,14 +135,14 @@ async fn a_group_with_one_stale_counter_commits_the_others_and_the_stale_one_aft
     assert_eq!((report.numbers, report.duplicates, report.unexplained_gaps), (7, 0, 0), "{report:?}");
 }
 
-async fn counter_id(db: &docnum::server::db::Db, prefix: &str) -> i64 {
+async fn counter_id(db: &docnum::server::db::Db, prefix: &str) -> CounterId {
     let number: String = format!("{prefix}-0001-2568");
-    sqlx::query_scalar::<_, i64>("SELECT counter_id FROM document_numbers WHERE number = ?").bind(number).fetch_one(&db.pool).await.unwrap()
+    sqlx::query_scalar::<_, CounterId>("SELECT counter_id FROM document_numbers WHERE number = ?").bind(number).fetch_one(&db.pool).await.unwrap()
 }
 
 /// Holds the database (SQLite) or one counter's row (MariaDB) in a transaction of another connection, so that
 /// the committer's next transaction waits and the batches handed over meanwhile queue up into one group.
-async fn block(db: &docnum::server::db::Db, counter: i64) -> sqlx::AnyConnection {
+async fn block(db: &docnum::server::db::Db, counter: CounterId) -> sqlx::AnyConnection {
     let mut blocker = sqlx::AnyConnection::connect(&db.url).await.unwrap();
     blocker.execute(if db.dialect == Dialect::Sqlite { "BEGIN IMMEDIATE" } else { "BEGIN" }).await.unwrap();
     if db.dialect == Dialect::MySql {
@@ -285,7 +286,7 @@ async fn a_group_reads_each_counter_and_chain_head_as_stored() {
     let (c_id, x_id) = (counter_id(&db, "คคง.-ผรม.1").await, counter_id(&db, "คคง.-สคฉ.3").await);
 
     let mut tx = db.begin_write().await.unwrap();
-    let read = store::lock_counters_and_heads(&mut tx, db.dialect, &[x_id, 999_999, c_id]).await.unwrap();
+    let read = store::lock_counters_and_heads(&mut tx, db.dialect, &[x_id, CounterId(999_999), c_id]).await.unwrap();
     assert_eq!(read.len(), 2, "the unknown id is left out");
     for (id, last_number) in [(c_id, 2), (x_id, 1)] {
         let (counter, head) = &read[&id];
@@ -477,7 +478,7 @@ async fn numbers_and_audit_rows_read_back_exactly_as_written() {
 }
 
 /// The id of `r`'s counter (which exists).
-async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
+async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> CounterId {
     let mut tx = db.begin_write().await.unwrap();
     let id = store::load_or_create_counter(&mut tx, db.dialect, &r.key, 9999, 0).await.unwrap().0.id;
     tx.rollback().await.unwrap();
@@ -485,7 +486,7 @@ async fn id_of(db: &docnum::server::db::Db, r: &Resolved) -> i64 {
 }
 
 /// A reserved number of `counter_id`, for a test to fill in what it is about.
-fn rows_template(counter_id: i64) -> store::NewNumber {
+fn rows_template(counter_id: CounterId) -> store::NewNumber {
     store::NewNumber {
         counter_id,
         project_id: ProjectId(1),

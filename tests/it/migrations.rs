@@ -1,6 +1,7 @@
 //! A database of an earlier schema, migrated: what it holds reads back the same (a real SQLite file or MariaDB
 //! database, the migrations run in two steps).
 
+use docnum::numbering::CounterId;
 use docnum::server::audit::{self, AuditEntry, ChainHead, ADMIN_CHAIN, GENESIS};
 use docnum::server::db::Db;
 use docnum::server::error::AppError;
@@ -20,7 +21,7 @@ async fn migrate_before(db: &Db, version: i64) {
     migrator.run(pool).await.unwrap();
 }
 
-fn entry(operation: &str, counter_id: Option<i64>, sequence: Option<i64>) -> AuditEntry {
+fn entry(operation: &str, counter_id: Option<CounterId>, sequence: Option<i64>) -> AuditEntry {
     AuditEntry {
         operation: operation.into(),
         status: "SUCCESS".into(),
@@ -75,7 +76,7 @@ async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifie
         .await
         .unwrap();
     }
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM counters ORDER BY period").fetch_all(pool).await.unwrap();
+    let ids: Vec<CounterId> = sqlx::query_scalar("SELECT id FROM counters ORDER BY period").fetch_all(pool).await.unwrap();
     let genesis = ChainHead { hash: GENESIS.into(), length: 0 };
     let first: Vec<AuditEntry> = (1..=3).map(|s| entry("RESERVE", Some(ids[0]), Some(s))).collect();
     let first_head = append_old_style(&db, &audit::counter_chain(ids[0]), &genesis, &first).await;
@@ -86,7 +87,7 @@ async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifie
 
     db.migrate().await.unwrap();
 
-    let heads: Vec<(i64, String, i64)> =
+    let heads: Vec<(CounterId, String, i64)> =
         sqlx::query_as("SELECT id, chain_hash, chain_length FROM counters ORDER BY period").fetch_all(pool).await.unwrap();
     assert_eq!(heads, vec![(ids[0], first_head.hash.clone(), 3), (ids[1], second_head.hash.clone(), 1), (ids[2], GENESIS.to_string(), 0),]);
     let left: Vec<(String, String, i64)> =

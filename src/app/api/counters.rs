@@ -20,7 +20,7 @@ pub async fn list_counters(query: CounterQuery) -> Result<Vec<CounterView>, ApiE
 
 /// Every number of a counter in a window of sequences, and the audit row explaining each missing sequence.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn fetch_counter_numbers(counter_id: i64, after_sequence: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ApiError> {
+pub async fn fetch_counter_numbers(counter_id: CounterId, after_sequence: Option<i64>, limit: Option<i64>) -> Result<CounterNumbers, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let e = state.engine();
     admin_ops::counter_numbers(&e.db, &e.reference, &e.lifecycle, &caller, counter_id, after_sequence, limit).await.map_err(sfn::error)
@@ -28,14 +28,14 @@ pub async fn fetch_counter_numbers(counter_id: i64, after_sequence: Option<i64>,
 
 /// A super admin asks for a counter to restart at `new_value` (default 0); a different one decides.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn request_counter_reset(counter_id: i64, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ApiError> {
+pub async fn request_counter_reset(counter_id: CounterId, new_value: Option<i64>, reason: String) -> Result<Envelope<ResetRequestView>, ApiError> {
     let (state, caller) = sfn::caller().await?;
     admin_ops::request_reset(state.engine(), &caller, counter_id, new_value, &reason).await.map_err(sfn::error)
 }
 
 /// Reset requests, newest first, each with the actions this caller may take (the workflow envelope).
 #[server(prefix = "/sfn", input = Json)]
-pub async fn list_reset_requests(state: Option<String>, counter_id: Option<i64>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
+pub async fn list_reset_requests(state: Option<String>, counter_id: Option<CounterId>) -> Result<Vec<Envelope<ResetRequestView>>, ApiError> {
     let (app, caller) = sfn::caller().await?;
     let state = state.filter(|s| !s.trim().is_empty());
     admin_ops::reset_requests(&app.engine().db, &caller, state.as_deref(), counter_id).await.map_err(sfn::error)
@@ -82,7 +82,7 @@ pub async fn void_number(target: NumberTarget, reason: String) -> Result<StatusR
 /// Manual override: registers a hand-typed (legacy) number on a counter.
 #[server(prefix = "/sfn", input = Json)]
 pub async fn override_register_number(
-    counter_id: i64,
+    counter_id: CounterId,
     document_number: String,
     document_id: Option<String>,
     reason: String,
@@ -96,7 +96,7 @@ pub async fn override_register_number(
 
 /// Manual override: sets a counter to a value at least the highest issued.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn override_counter_value(counter_id: i64, value: i64, reason: String) -> Result<OverrideResult, ApiError> {
+pub async fn override_counter_value(counter_id: CounterId, value: i64, reason: String) -> Result<OverrideResult, ApiError> {
     let (state, caller) = sfn::caller().await?;
     admin_ops::manual_override(state.engine(), &caller, counter_id, Override::SetValue(value), &reason).await.map_err(sfn::error)
 }

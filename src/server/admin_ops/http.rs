@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::contract::stats::{MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{DailyIssued, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
+use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
@@ -98,7 +99,7 @@ pub(crate) struct NumbersQuery {
 pub(crate) async fn counter_numbers(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<CounterId>,
     ApiQuery(q): ApiQuery<NumbersQuery>,
 ) -> Result<Json<CounterNumbers>, AppError> {
     Ok(Json(super::counter_numbers(&s.db, &s.reference, &s.lifecycle, &caller, id, q.after_sequence, q.limit).await?))
@@ -124,7 +125,7 @@ pub(crate) struct ResetBody {
 pub(crate) async fn request_reset(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<CounterId>,
     ApiJson(b): ApiJson<ResetBody>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     Ok(Json(super::request_reset(&s, &caller, id, b.new_value, &b.reason).await?))
@@ -151,7 +152,7 @@ error_set!(
 pub(crate) async fn resume_past_witness(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<CounterId>,
     ApiJson(b): ApiJson<ResumeBody>,
 ) -> Result<Json<WitnessResume>, AppError> {
     Ok(Json(super::resume_past_witness(&s, &caller, id, &b.reason).await?))
@@ -162,7 +163,7 @@ pub(crate) async fn resume_past_witness(
 #[into_params(parameter_in = Query)]
 pub(crate) struct ResetListQuery {
     pub(crate) state: Option<String>,
-    pub(crate) counter_id: Option<i64>,
+    pub(crate) counter_id: Option<CounterId>,
 }
 
 /// `GET /workflow/reset-requests?state&counterId`
@@ -282,7 +283,7 @@ pub(crate) async fn void_number(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct OverrideBody {
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     /// Register this legacy number (with the document it belongs to) …
     pub(crate) document_number: Option<String>,
     pub(crate) document_id: Option<String>,
@@ -387,7 +388,7 @@ pub struct UtilizationStatsParams {
     /// One project (default: every project the caller administers).
     pub project_id: Option<ProjectId>,
     /// One counter (of any period); default: the fullest `limit` counters of the current period.
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     /// How many of the fullest counters (default 10).
     #[param(minimum = 1, maximum = 50)]
     pub limit: Option<u32>,

@@ -89,6 +89,7 @@ pub(crate) async fn events(State(hub): State<Arc<Events>>, caller: Caller) -> Re
 mod tests {
     use super::*;
     use crate::contract::UserInfo;
+    use crate::numbering::CounterId;
     use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
     fn user(role: Role, admin_of: &[ProjectId]) -> Caller {
@@ -99,7 +100,7 @@ mod tests {
     fn counter(project_id: ProjectId) -> LiveEvent {
         LiveEvent::Counter {
             project_id,
-            counter_id: 1,
+            counter_id: CounterId(1),
             correspondence_type_id: CorrespondenceTypeId(1),
             originator_id: OrganizationId::NONE,
             recipient_id: OrganizationId::NONE,
@@ -113,7 +114,7 @@ mod tests {
 
     #[test]
     fn each_caller_sees_what_it_may_open() {
-        let reset = LiveEvent::Reset { project_id: ProjectId(1), counter_id: 1, request_id: "r".into(), state: "PENDING".into() };
+        let reset = LiveEvent::Reset { project_id: ProjectId(1), counter_id: CounterId(1), request_id: "r".into(), state: "PENDING".into() };
         let template = LiveEvent::Template { project_id: ProjectId(1), correspondence_type_id: None };
         let superadmin = user(Role::SuperAdmin, &[]);
         let admin_of_2 = user(Role::ProjectAdmin, &[ProjectId(2)]);

@@ -22,6 +22,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::live::LiveEvent;
 use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
+use crate::numbering::CounterId;
 use crate::numbering::{ContractId, DisciplineId, OrganizationId, RfaTypeId, SubTypeId};
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::numbering::{
@@ -62,7 +63,7 @@ pub(crate) use crate::contract::{
 #[derive(Clone, Debug)]
 pub(crate) struct ResetRow {
     pub(crate) id: i64,
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) previous_value: i64,
     pub(crate) new_value: i64,
     pub(crate) reason: String,
@@ -165,7 +166,7 @@ async fn announce_reset(s: &Engine, view: &Envelope<ResetRequestView>) {
 }
 
 /// Tells the live screens a counter's number after an administrator moved it.
-async fn announce_counter(s: &Engine, counter_id: i64) {
+async fn announce_counter(s: &Engine, counter_id: CounterId) {
     let Some(events) = &s.config.events else { return };
     match store::counter(&s.db, counter_id).await {
         Ok(Some(counter)) => events.publish(counter_event(&counter.key, counter.row.id, counter.row.last_number)),
@@ -178,7 +179,7 @@ async fn announce_counter(s: &Engine, counter_id: i64) {
 pub(crate) async fn request_reset(
     s: &Engine,
     caller: &Caller,
-    counter_id: i64,
+    counter_id: CounterId,
     new_value: Option<i64>,
     reason: &str,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
@@ -226,7 +227,7 @@ pub(crate) async fn request_reset_of_config(
     s: &Engine,
     caller: &Caller,
     config_id: i64,
-    counter_id: i64,
+    counter_id: CounterId,
     new_value: Option<i64>,
     reason: &str,
 ) -> Result<Envelope<ResetRequestView>, AppError> {
@@ -444,7 +445,13 @@ pub(crate) async fn void(s: &Engine, caller: &Caller, number: &NumberRef, reason
 }
 
 /// A super admin registers a legacy number for a counter, or moves the counter forward (NB007 for anyone else).
-pub(crate) async fn manual_override(s: &Engine, caller: &Caller, counter_id: i64, what: Override, reason: &str) -> Result<OverrideResult, AppError> {
+pub(crate) async fn manual_override(
+    s: &Engine,
+    caller: &Caller,
+    counter_id: CounterId,
+    what: Override,
+    reason: &str,
+) -> Result<OverrideResult, AppError> {
     let described = match &what {
         Override::Register { document_number, document_id } => json!({ "documentNumber": document_number, "documentId": document_id }),
         Override::SetValue(value) => json!({ "value": value }),
@@ -496,7 +503,7 @@ pub(crate) async fn reset_requests(
     db: &Db,
     caller: &Caller,
     state: Option<&str>,
-    counter_id: Option<i64>,
+    counter_id: Option<CounterId>,
 ) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
     caller.require_super_admin()?;
     let state = state.map(|st| st.trim().to_ascii_uppercase());
@@ -560,7 +567,7 @@ async fn store_key(tx: &mut Conn, keyed: Option<&Keyed>, answer: &impl serde::Se
 /// failover that lost commits). The counter moves to the last number the witness saw, each number passed over with
 /// an audit row (as a manual override records them: `docnum check` finds them explained), and the witness takes the
 /// database's new head. Refused (409) for a counter that is not behind.
-pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: i64, reason: &str) -> Result<WitnessResume, AppError> {
+pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id: CounterId, reason: &str) -> Result<WitnessResume, AppError> {
     AdminOp::new(s, caller, "RESUME_PAST_WITNESS", json!({ "counterId": counter_id, "reason": reason }))
         .run(async {
             caller.require_super_admin()?;
@@ -655,7 +662,7 @@ pub(crate) async fn apply_override(
     s: &Engine,
     tx: &mut Tx<'_>,
     caller: &Caller,
-    counter_id: i64,
+    counter_id: CounterId,
     prepared: &Prepared,
     reason: &str,
     now: i64,
@@ -764,7 +771,7 @@ pub(crate) async fn counter_numbers(
     reference: &ReferenceCache,
     lifecycle: &Lifecycle,
     caller: &Caller,
-    counter_id: i64,
+    counter_id: CounterId,
     after: Option<i64>,
     limit: Option<i64>,
 ) -> Result<CounterNumbers, AppError> {
@@ -836,7 +843,7 @@ fn counter_view(snapshot: &Snapshot, c: &Counter) -> CounterView {
 // ---- shared helpers ----
 
 /// The counter by id, locked, with its chain head.
-async fn lock_counter(tx: &mut Tx<'_>, s: &Engine, counter_id: i64) -> Result<Locked, AppError> {
+async fn lock_counter(tx: &mut Tx<'_>, s: &Engine, counter_id: CounterId) -> Result<Locked, AppError> {
     counter_tx::lock_counter(tx, s.db.dialect, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))
 }
 
@@ -911,7 +918,7 @@ fn clip(s: &str) -> String {
     s.chars().take(60).collect() // never echo an oversize input back
 }
 
-fn counter_not_found(id: i64) -> AppError {
+fn counter_not_found(id: CounterId) -> AppError {
     AppError::not_found(format!("ตัวนับเลขที่ {id}"), format!("counter {id}"))
 }
 

@@ -7,6 +7,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 
 use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
+use crate::numbering::CounterId;
 use crate::numbering::Period;
 use crate::numbering::ProjectId;
 use crate::server::auth::Caller;
@@ -148,7 +149,7 @@ pub async fn utilization(
         }
     };
     let end = a.start + a.days.len() as i64 * DAY_MS;
-    let ids: Vec<i64> = counters.iter().map(|c| c.row.id).collect();
+    let ids: Vec<CounterId> = counters.iter().map(|c| c.row.id).collect();
     let rows = super::store::highest_sequence_per_day(db, &ids, a.start, end, DAY_MS).await?;
     let snapshot = reference.get().await?;
     let series = counters

@@ -6,6 +6,7 @@ use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
+use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
@@ -15,7 +16,7 @@ use crate::server::numbering::counter_tx::store::{status_of, CounterRecord, Stor
 pub(crate) use crate::server::numbering::counter_tx::{Counter, StoredNumber};
 use crate::server::workflow::Instance;
 
-pub(crate) async fn counter(db: &Db, id: i64) -> Result<Option<Counter>, AppError> {
+pub(crate) async fn counter(db: &Db, id: CounterId) -> Result<Option<Counter>, AppError> {
     let sql_text = format!("SELECT {COUNTER_COLUMNS} FROM counters WHERE id = ?");
     Ok(sqlx::query_as::<_, CounterRecord>(&sql_text).bind(id).fetch_optional(&db.pool).await?.map(Counter::from))
 }
@@ -53,7 +54,7 @@ fn typed<O: for<'r> sqlx::FromRow<'r, AnyRow>>(rows: Vec<AnyRow>) -> Result<Vec<
 }
 
 /// The highest sequence of the counter among numbers in one of `statuses`.
-pub(crate) async fn highest_sequence(tx: &mut Tx<'_>, counter_id: i64, statuses: &[NumberStatus]) -> Result<i64, AppError> {
+pub(crate) async fn highest_sequence(tx: &mut Tx<'_>, counter_id: CounterId, statuses: &[NumberStatus]) -> Result<i64, AppError> {
     let sql_text = format!(
         "SELECT COALESCE(MAX(sequence), 0) FROM document_numbers WHERE counter_id = ? AND status IN ({})",
         vec!["?"; statuses.len()].join(", ")
@@ -83,7 +84,7 @@ pub(crate) async fn number_by_text<'e>(
 }
 
 /// The revision labels issued for one sequence of a counter.
-pub(crate) async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -> Result<Vec<String>, AppError> {
+pub(crate) async fn revisions(tx: &mut Tx<'_>, counter_id: CounterId, sequence: i64) -> Result<Vec<String>, AppError> {
     sqlx::query_scalar::<_, String>("SELECT revision FROM document_numbers WHERE counter_id = ? AND sequence = ?")
         .bind(counter_id)
         .bind(sequence)
@@ -94,7 +95,7 @@ pub(crate) async fn revisions(tx: &mut Tx<'_>, counter_id: i64, sequence: i64) -
 // ---- reset requests ----
 
 /// The public id of a PENDING reset request of the counter, if one exists.
-pub(crate) async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_code: &str) -> Result<Option<String>, AppError> {
+pub(crate) async fn pending_reset(tx: &mut Tx<'_>, counter_id: CounterId, workflow_code: &str) -> Result<Option<String>, AppError> {
     sqlx::query_scalar::<_, String>(
         "SELECT w.public_id FROM counter_reset_requests r JOIN workflow_instances w ON w.id = r.instance_id \
          WHERE r.counter_id = ? AND w.workflow_code = ? AND w.state = 'PENDING'",
@@ -110,7 +111,7 @@ pub(crate) async fn pending_reset(tx: &mut Tx<'_>, counter_id: i64, workflow_cod
 pub(crate) async fn insert_reset_request(
     tx: &mut Tx<'_>,
     instance_id: i64,
-    counter_id: i64,
+    counter_id: CounterId,
     previous_value: i64,
     new_value: i64,
     reason: &str,
@@ -140,7 +141,7 @@ const RESET_SELECT: &str = "SELECT r.id, r.counter_id, r.previous_value, r.new_v
 #[derive(sqlx::FromRow)]
 struct ResetRecord {
     id: i64,
-    counter_id: i64,
+    counter_id: CounterId,
     previous_value: i64,
     new_value: i64,
     reason: String,
@@ -188,7 +189,7 @@ pub(crate) async fn reset_requests(
     db: &Db,
     public_id: Option<&str>,
     state: Option<&str>,
-    counter_id: Option<i64>,
+    counter_id: Option<CounterId>,
     limit: i64,
 ) -> Result<Vec<ResetRow>, AppError> {
     let mut filter = Conditions::default();
@@ -213,7 +214,7 @@ struct NumberViewRow {
     cancel_reason: Option<String>,
 }
 
-pub(crate) async fn numbers_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<NumberView>, AppError> {
+pub(crate) async fn numbers_between(db: &Db, counter_id: CounterId, from: i64, to: i64) -> Result<Vec<NumberView>, AppError> {
     Ok(sqlx::query_as::<_, NumberViewRow>(
         "SELECT sequence, revision, number, status, document_id, created_at, confirmed_at, cancelled_at, cancel_reason FROM document_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY sequence, revision",
@@ -251,7 +252,7 @@ struct ReleasedRow {
     released_at: i64,
 }
 
-pub(crate) async fn released_between(db: &Db, counter_id: i64, from: i64, to: i64) -> Result<Vec<ReleasedView>, AppError> {
+pub(crate) async fn released_between(db: &Db, counter_id: CounterId, from: i64, to: i64) -> Result<Vec<ReleasedView>, AppError> {
     Ok(sqlx::query_as::<_, ReleasedRow>(
         "SELECT sequence, revision, number, status, reset_request_id, released_at FROM released_numbers \
          WHERE counter_id = ? AND sequence BETWEEN ? AND ? ORDER BY id",
@@ -287,7 +288,7 @@ struct GapAuditRow {
 }
 
 /// The audit rows of the counter that name one of `sequences`, oldest first, as (sequence, row).
-pub(crate) async fn audit_for_sequences(db: &Db, counter_id: i64, sequences: &[i64]) -> Result<Vec<(i64, AuditView)>, AppError> {
+pub(crate) async fn audit_for_sequences(db: &Db, counter_id: CounterId, sequences: &[i64]) -> Result<Vec<(i64, AuditView)>, AppError> {
     let mut out = Vec::new();
     for chunk in sequences.chunks(500) {
         let sql_text = format!(
@@ -352,7 +353,13 @@ pub async fn issued_per_day(
 
 /// The highest sequence each counter issued per day before `end`: (counter id, day index or -1 before `start`,
 /// highest). Read through the `(counter_id, sequence, revision)` key.
-pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, end: i64, day_ms: i64) -> Result<Vec<(i64, i64, i64)>, AppError> {
+pub async fn highest_sequence_per_day(
+    db: &Db,
+    counter_ids: &[CounterId],
+    start: i64,
+    end: i64,
+    day_ms: i64,
+) -> Result<Vec<(CounterId, i64, i64)>, AppError> {
     if counter_ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -363,7 +370,7 @@ pub async fn highest_sequence_per_day(db: &Db, counter_ids: &[i64], start: i64, 
         day_bucket(db, day_ms),
         filter.sql()
     );
-    let q = sqlx::query_as::<_, (i64, i64, i64)>(&sql_text).bind(start).bind(start);
+    let q = sqlx::query_as::<_, (CounterId, i64, i64)>(&sql_text).bind(start).bind(start);
     Ok(filter.bind(q).fetch_all(&db.pool).await?)
 }
 

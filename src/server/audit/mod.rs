@@ -4,6 +4,7 @@
 //! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
 //! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
+use crate::numbering::CounterId;
 use crate::numbering::ProjectId;
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
@@ -16,7 +17,7 @@ pub const ADMIN_CHAIN: &str = "admin";
 const COUNTER_CHAIN_PREFIX: &str = "counter:";
 
 /// A counter's chain: its head is kept in the counter's own row.
-pub fn counter_chain(counter_id: i64) -> String {
+pub fn counter_chain(counter_id: CounterId) -> String {
     format!("{COUNTER_CHAIN_PREFIX}{counter_id}")
 }
 
@@ -26,7 +27,7 @@ pub struct AuditEntry {
     pub operation: String,
     pub status: String,
     pub document_number: Option<String>,
-    pub counter_id: Option<i64>,
+    pub counter_id: Option<CounterId>,
     pub sequence: Option<i64>,
     pub counter_key: Option<String>,
     pub template_used: Option<String>,
@@ -244,7 +245,7 @@ pub(crate) async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError>
     let mut report = VerifyReport { ok: true, ..Default::default() };
     let mut heads: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT chain_key, head_hash, length FROM audit_chains ORDER BY chain_key").fetch_all(&mut *conn).await?;
-    let counters: Vec<(i64, String, i64)> =
+    let counters: Vec<(CounterId, String, i64)> =
         sqlx::query_as("SELECT id, chain_hash, chain_length FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
     heads.extend(counters.into_iter().map(|(id, hash, length)| (counter_chain(id), hash, length)));
     for (chain_key, head_hash, length) in heads {
@@ -294,14 +295,14 @@ pub(crate) async fn verify_in(conn: &mut Conn) -> Result<VerifyReport, AppError>
 
 /// Per counter, the sequences in 1..=last_number that neither an issued number nor an audit row
 /// accounts for. Empty means the counter's sequence has no unexplained gap (docs/rules/numbering.md#what-is-never-done-twice).
-pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
+pub async fn unexplained_gaps(db: &Db) -> Result<Vec<(CounterId, Vec<i64>)>, AppError> {
     let mut snapshot = db.begin_snapshot().await?;
     unexplained_gaps_in(&mut snapshot).await
 }
 
 /// [`unexplained_gaps`] inside the caller's transaction, so that heads and rows come from one snapshot.
-pub(crate) async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(i64, Vec<i64>)>, AppError> {
-    let counters: Vec<(i64, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
+pub(crate) async fn unexplained_gaps_in(conn: &mut Conn) -> Result<Vec<(CounterId, Vec<i64>)>, AppError> {
+    let counters: Vec<(CounterId, i64)> = sqlx::query_as("SELECT id, last_number FROM counters ORDER BY id").fetch_all(&mut *conn).await?;
     let mut gaps = Vec::new();
     for (id, last) in counters {
         let mut seen = vec![false; last.max(0) as usize + 1];
@@ -385,7 +386,7 @@ struct StoredAuditRow {
     status: String,
     document_number: Option<String>,
     sequence: Option<i64>,
-    counter_id: Option<i64>,
+    counter_id: Option<CounterId>,
     document_id: Option<String>,
     username: Option<String>,
     ip_address: Option<String>,
@@ -530,13 +531,14 @@ pub(crate) fn csv_cell(cell: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::csv_cell;
+    use crate::numbering::CounterId;
 
     #[tokio::test]
     async fn the_counter_chain_key_in_sql_is_the_one_the_audit_log_writes() {
         let db = crate::server::db::Db::connect("sqlite::memory:").await.unwrap();
         let sql = format!("SELECT {}", crate::server::db::Dialect::Sqlite.counter_chain_key("?"));
         let key: String = sqlx::query_scalar(&sql).bind(42_i64).fetch_one(&db.pool).await.unwrap();
-        assert_eq!(key, super::counter_chain(42));
+        assert_eq!(key, super::counter_chain(CounterId(42)));
         assert_eq!(crate::server::db::Dialect::MySql.counter_chain_key("c.id"), "CONCAT('counter:', c.id)");
     }
 

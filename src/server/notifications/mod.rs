@@ -30,6 +30,7 @@ use crate::contract::notifications::{
     MAX_WEBHOOK_URL_CHARS, MIN_WEBHOOK_SECRET_CHARS,
 };
 use crate::contract::Role;
+use crate::numbering::CounterId;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
@@ -146,10 +147,10 @@ impl Notifier {
                 continue; // another instance fanned it out
             }
             let kind = EventKind::parse(&e.kind);
-            let rows: Vec<(i64, i64, i64)> = hooks
+            let rows: Vec<(i64, i64, CounterId)> = hooks
                 .iter()
                 .filter(|(_, kinds)| kinds.is_empty() || kind.is_some_and(|k| kinds.contains(&k)))
-                .map(|(hook, _)| (*hook, e.id, e.counter_id.unwrap_or(0)))
+                .map(|(hook, _)| (*hook, e.id, e.counter_id.unwrap_or(CounterId::NONE)))
                 .collect();
             store::insert_deliveries(&mut tx, &rows, now).await?;
             tx.commit().await?;

@@ -4,6 +4,7 @@
 use sqlx::Any;
 
 use crate::contract::notifications::DeliveryState;
+use crate::numbering::CounterId;
 use crate::numbering::ProjectId;
 use crate::server::db::{Conn, Db, Tx};
 
@@ -84,7 +85,7 @@ pub(crate) async fn delete_webhook(tx: &mut Tx<'_>, id: i64) -> Result<bool, sql
 pub(crate) struct NewEvent {
     pub(crate) id: i64,
     pub(crate) kind: String,
-    pub(crate) counter_id: Option<i64>,
+    pub(crate) counter_id: Option<CounterId>,
 }
 
 pub(crate) async fn unfanned(db: &Db, limit: i64) -> Result<Vec<NewEvent>, sqlx::Error> {
@@ -101,7 +102,7 @@ pub(crate) async fn take_for_fan_out(tx: &mut Conn, outbox_id: i64) -> Result<bo
 }
 
 /// One delivery row per (webhook, event), due at once.
-pub(crate) async fn insert_deliveries(tx: &mut Conn, rows: &[(i64, i64, i64)], now: i64) -> Result<(), sqlx::Error> {
+pub(crate) async fn insert_deliveries(tx: &mut Conn, rows: &[(i64, i64, CounterId)], now: i64) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(500) {
         let sql = format!(
             "INSERT INTO notification_deliveries (webhook_id, outbox_id, counter_id, state, attempts, next_attempt_at, lease_until, created_at) VALUES {}",
@@ -157,7 +158,7 @@ pub(crate) struct Outgoing {
     pub(crate) secret: String,
     pub(crate) event_id: String,
     pub(crate) kind: String,
-    pub(crate) counter_id: Option<i64>,
+    pub(crate) counter_id: Option<CounterId>,
     pub(crate) project_id: Option<ProjectId>,
     pub(crate) payload: String,
     pub(crate) created_at: i64,
@@ -212,7 +213,7 @@ pub(crate) struct DeliveryRow {
     pub(crate) webhook_url: String,
     pub(crate) event_id: String,
     pub(crate) kind: String,
-    pub(crate) counter_id: Option<i64>,
+    pub(crate) counter_id: Option<CounterId>,
     pub(crate) state: String,
     pub(crate) attempts: i64,
     pub(crate) next_attempt_at: i64,

@@ -21,6 +21,7 @@ use super::counter_tx::{self, GroupBatch, Known, Lifecycle, PlanJob, Planned, St
 use super::idempotency::{self, Keyed};
 use super::witness::{Head, Witness};
 use crate::contract::ErrorCode;
+use crate::numbering::CounterId;
 use crate::numbering::CounterKey;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -122,7 +123,7 @@ pub struct Committers {
     together: AtomicU64,
     /// Counter ids by key, of the counters served since start (ids never change): a group reads its counters
     /// by id, in one statement.
-    ids: Mutex<HashMap<CounterKey, i64>>,
+    ids: Mutex<HashMap<CounterKey, CounterId>>,
     /// The counters' heads recorded outside the database (docs/rules/numbering.md#audit-and-retention), when one is kept.
     witness: Option<Arc<Witness>>,
     /// Where a committed batch's counter is announced to the live screens (`events`): never waited for.
@@ -301,7 +302,7 @@ impl Committers {
         answer.await.ok()
     }
 
-    fn remember_id(&self, key: &CounterKey, id: i64) {
+    fn remember_id(&self, key: &CounterKey, id: CounterId) {
         let mut ids = self.ids.lock().unwrap();
         if ids.len() >= MAX_IDS && !ids.contains_key(key) {
             ids.clear();
@@ -696,7 +697,7 @@ fn plan(
 /// tokens go in at the end of the token index instead of at a random page: a spread group's commit writes about a
 /// quarter fewer pages. (The uuid crate's own `now_v7` spends 42 of the 74 bits on a counter: guessable.)
 /// A counter's change as the live screens see it.
-pub(crate) fn counter_event(key: &CounterKey, counter_id: i64, last_number: i64) -> crate::contract::live::LiveEvent {
+pub(crate) fn counter_event(key: &CounterKey, counter_id: CounterId, last_number: i64) -> crate::contract::live::LiveEvent {
     crate::contract::live::LiveEvent::Counter {
         project_id: key.project_id,
         counter_id,

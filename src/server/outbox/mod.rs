@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 pub(crate) use crate::contract::notifications::EventKind;
+use crate::numbering::CounterId;
 use crate::numbering::ProjectId;
 use crate::server::db::{Conn, Db};
 
@@ -15,14 +16,14 @@ use crate::server::db::{Conn, Db};
 pub(crate) struct Event {
     pub(crate) kind: EventKind,
     /// The counter it is about: events of one counter are delivered in the order they were appended.
-    pub(crate) counter_id: Option<i64>,
+    pub(crate) counter_id: Option<CounterId>,
     pub(crate) project_id: Option<ProjectId>,
     /// The event's own fields, sent beside `eventId`, `kind` and `occurredAt`.
     pub(crate) data: Value,
 }
 
 impl Event {
-    pub(crate) fn about_counter(kind: EventKind, counter_id: i64, data: Value) -> Event {
+    pub(crate) fn about_counter(kind: EventKind, counter_id: CounterId, data: Value) -> Event {
         Event { kind, counter_id: Some(counter_id), project_id: None, data }
     }
 

@@ -24,6 +24,7 @@ use tlog_tiles::{
     prove_record, prove_tree, record_hash, stored_hash_index, stored_hashes_for_record_hash, tree_hash, Checkpoint, Hash, HashReader, Tile,
 };
 
+use crate::numbering::CounterId;
 use crate::receipt::{self, Entry, Receipt};
 use crate::server::audit::AuditEntry;
 use crate::server::clock::Clock;
@@ -59,7 +60,7 @@ pub(crate) fn event_of(e: &AuditEntry) -> Option<&'static str> {
 }
 
 /// Stages the log's events among a counter's audit rows, inside the transaction that writes them.
-pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = (i64, &'a [AuditEntry])>) -> Result<(), sqlx::Error> {
+pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = (CounterId, &'a [AuditEntry])>) -> Result<(), sqlx::Error> {
     if !ENABLED.load(Ordering::Relaxed) {
         return Ok(());
     }

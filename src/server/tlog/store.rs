@@ -4,13 +4,14 @@ use std::collections::{BTreeSet, HashMap};
 
 use sqlx::FromRow;
 
+use crate::numbering::CounterId;
 use crate::server::db::{Conn, Db, Dialect};
 
 /// An event staged by the transaction that makes it.
 pub(crate) struct Staged<'a> {
     pub(crate) event: &'static str,
     pub(crate) number: &'a str,
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) sequence: Option<i64>,
     pub(crate) document_id: Option<&'a str>,
     pub(crate) at: i64,
@@ -35,7 +36,7 @@ pub(crate) struct PendingRow {
     pub(crate) id: i64,
     pub(crate) event: String,
     pub(crate) number: String,
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) sequence: Option<i64>,
     pub(crate) document_id: Option<String>,
     pub(crate) at: i64,
@@ -198,7 +199,7 @@ pub(crate) struct NewEntry {
     pub(crate) type_code: String,
     pub(crate) number: String,
     pub(crate) event: String,
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) sequence: Option<i64>,
     pub(crate) body: Vec<u8>,
 }

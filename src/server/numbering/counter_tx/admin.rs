@@ -10,6 +10,7 @@ use serde_json::json;
 use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{Counter, CounterRow, NewNumber, StatusChange, StoredNumber};
 use crate::contract::{IssuedNumber, NumberRequest, NumberStatus, OverrideResult, VoidResult};
+use crate::numbering::CounterId;
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, RenderValues, Segment, Template, Token};
 use crate::server::audit::{AuditEntry, ChainHead};
 use crate::server::auth::Caller;
@@ -43,7 +44,7 @@ pub struct CounterWrite {
 /// them, those the plan saw (more is a number that appeared meanwhile: a lost race).
 #[derive(Debug)]
 pub struct Release {
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) above: i64,
     pub(crate) reset_request_id: i64,
     pub(crate) expected: usize,
@@ -448,7 +449,7 @@ pub(crate) fn reset_approved(
 }
 
 /// A counter may not restart below a number that was confirmed: it would issue that number twice.
-fn check_floor(counter_id: i64, highest_confirmed: i64, new_value: i64) -> Result<(), AppError> {
+fn check_floor(counter_id: CounterId, highest_confirmed: i64, new_value: i64) -> Result<(), AppError> {
     if new_value < highest_confirmed {
         return Err(AppError::Conflict {
             code: ErrorCode::ResetBelowConfirmed,
@@ -585,7 +586,7 @@ mod tests {
         }
     }
 
-    fn locked(id: i64, last: i64) -> Locked {
+    fn locked(id: CounterId, last: i64) -> Locked {
         Locked {
             counter: Counter { row: CounterRow { id, last_number: last, version: 9 }, key: key("NONE"), max_number: 9999, updated_at: 0 },
             head: ChainHead { hash: format!("head-{id}"), length: 40 },
@@ -595,7 +596,7 @@ mod tests {
     fn stored(id: i64, sequence: i64, number: &str, template: &str, status: NumberStatus) -> StoredNumber {
         StoredNumber {
             id,
-            counter_id: 7,
+            counter_id: CounterId(7),
             sequence,
             revision: "A".into(),
             number: number.into(),
@@ -646,13 +647,13 @@ mod tests {
         let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let revisions = ["A".to_string(), "C".into(), "B".into()];
-        let (write, issued) = revise(&Lifecycle::standard(), &caller, &locked(7, 12), &original, "P", &revisions, None, NOW).unwrap();
+        let (write, issued) = revise(&Lifecycle::standard(), &caller, &locked(CounterId(7), 12), &original, "P", &revisions, None, NOW).unwrap();
         assert_eq!(issued.document_number, "P-O-0005-D");
         assert_eq!((issued.sequence, issued.revision.as_str(), issued.revised_from.as_deref()), (5, "D", Some("P-O-0005-A")));
         assert_eq!(issued.document_id.as_deref(), Some("DOC-1"), "the original's document id when none is given");
         assert_eq!(write.counters.len(), 1);
         let c = &write.counters[0];
-        assert_eq!((c.counter.id, c.counter.version, c.last_number, c.max_number), (7, 9, 12, None), "no counter consumed, still fenced");
+        assert_eq!((c.counter.id, c.counter.version, c.last_number, c.max_number), (CounterId(7), 9, 12, None), "no counter consumed, still fenced");
         assert_eq!(c.chain, ChainHead { hash: "head-7".into(), length: 40 });
         assert_eq!(c.audits.iter().map(|a| (a.operation.as_str(), a.sequence)).collect::<Vec<_>>(), [("GENERATE", Some(5))]);
         assert_eq!(write.new_numbers.len(), 1);
@@ -665,18 +666,18 @@ mod tests {
         let caller = super_admin();
         let reserved = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Reserved);
         assert_eq!(
-            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &reserved, "P", &[], None, NOW).unwrap_err()),
+            code(revise(&Lifecycle::standard(), &caller, &locked(CounterId(7), 5), &reserved, "P", &[], None, NOW).unwrap_err()),
             ErrorCode::NotConfirmed
         );
         let plain = stored(11, 5, "P-O-0005", "{PROJECT}-{ORIGINATOR}-{SEQ:4}", NumberStatus::Confirmed);
         assert_eq!(
-            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &plain, "P", &[], None, NOW).unwrap_err()),
+            code(revise(&Lifecycle::standard(), &caller, &locked(CounterId(7), 5), &plain, "P", &[], None, NOW).unwrap_err()),
             ErrorCode::ValidationError
         );
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
         let last = ["ZZZ".to_string()];
         assert_eq!(
-            code(revise(&Lifecycle::standard(), &caller, &locked(7, 5), &original, "P", &last, None, NOW).unwrap_err()),
+            code(revise(&Lifecycle::standard(), &caller, &locked(CounterId(7), 5), &original, "P", &last, None, NOW).unwrap_err()),
             ErrorCode::RevisionExhausted
         );
     }
@@ -685,7 +686,7 @@ mod tests {
     fn void_and_replace_on_one_counter_moves_it_once_with_both_audit_rows() {
         let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
-        let counter = locked(7, 12);
+        let counter = locked(CounterId(7), 12);
         let (write, result) =
             void_and_replace(&Lifecycle::standard(), &caller, &counter, &original, &counter, &resolved(), "typo", Some("DOC-2".into()), NOW).unwrap();
         assert_eq!((result.voided.as_str(), result.replacement.document_number.as_str()), ("P-O-0005-A", "P-O-0013-A"));
@@ -703,11 +704,11 @@ mod tests {
     fn void_and_replace_across_periods_fences_both_counters_and_refuses_a_full_one() {
         let caller = super_admin();
         let original = stored(11, 5, "P-O-0005-A", REVISED, NumberStatus::Confirmed);
-        let (old, new) = (locked(7, 12), locked(8, 0));
+        let (old, new) = (locked(CounterId(7), 12), locked(CounterId(8), 0));
         let (write, _) = void_and_replace(&Lifecycle::standard(), &caller, &old, &original, &new, &resolved(), "typo", None, NOW).unwrap();
         let moves: Vec<_> = write.counters.iter().map(|c| (c.counter.id, c.last_number, c.audits.len())).collect();
-        assert_eq!(moves, [(7, 12, 1), (8, 1, 1)], "the old counter stays (fenced), the new one moves");
-        let full = locked(8, 9999);
+        assert_eq!(moves, [(CounterId(7), 12, 1), (CounterId(8), 1, 1)], "the old counter stays (fenced), the new one moves");
+        let full = locked(CounterId(8), 9999);
         let e = void_and_replace(&Lifecycle::standard(), &caller, &old, &original, &full, &resolved(), "typo", None, NOW).unwrap_err();
         assert_eq!(code(e), ErrorCode::SequenceExhausted);
         // the lifecycle's table says who may void: a super admin, not staff
@@ -723,7 +724,7 @@ mod tests {
     #[test]
     fn an_override_moves_forward_only_with_one_audit_row_per_sequence_passed_over() {
         let caller = super_admin();
-        let c = locked(7, 10);
+        let c = locked(CounterId(7), 10);
         let (write, result) =
             manual_override(&Lifecycle::standard(), &caller, &c, &Prepared::SetValue(14), &OverrideFacts::HighestIssued(10), "paper log", NOW)
                 .unwrap();
@@ -755,28 +756,44 @@ mod tests {
                 document_id: None,
             })
         };
-        let (write, result) =
-            manual_override(&Lifecycle::standard(), &caller, &locked(7, 10), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
+        let (write, result) = manual_override(
+            &Lifecycle::standard(),
+            &caller,
+            &locked(CounterId(7), 10),
+            &legacy("A"),
+            &OverrideFacts::Revisions(vec![]),
+            "legacy",
+            NOW,
+        )
+        .unwrap();
         assert_eq!((result.last_number, result.skipped), (13, 2));
         assert_eq!(result.registered.as_ref().map(|r| r.document_number.as_str()), Some("P-O-0013-A"));
         let rows: Vec<_> = write.counters[0].audits.iter().map(|a| (a.status.as_str(), a.sequence)).collect();
         assert_eq!(rows, [("SKIPPED", Some(11)), ("SKIPPED", Some(12)), ("CONFIRMED", Some(13))]);
         assert_eq!(write.new_numbers.len(), 1);
         // below the counter: registered, the counter stays
-        let (write, result) =
-            manual_override(&Lifecycle::standard(), &caller, &locked(7, 20), &legacy("A"), &OverrideFacts::Revisions(vec![]), "legacy", NOW).unwrap();
+        let (write, result) = manual_override(
+            &Lifecycle::standard(),
+            &caller,
+            &locked(CounterId(7), 20),
+            &legacy("A"),
+            &OverrideFacts::Revisions(vec![]),
+            "legacy",
+            NOW,
+        )
+        .unwrap();
         assert_eq!((result.last_number, result.skipped, write.counters[0].last_number), (20, 0, 20));
         // that sequence already issued under that revision
         let taken = OverrideFacts::Revisions(vec!["A".into()]);
         assert_eq!(
-            code(manual_override(&Lifecycle::standard(), &caller, &locked(7, 20), &legacy("A"), &taken, "x", NOW).unwrap_err()),
+            code(manual_override(&Lifecycle::standard(), &caller, &locked(CounterId(7), 20), &legacy("A"), &taken, "x", NOW).unwrap_err()),
             ErrorCode::DuplicateNumber
         );
     }
 
     #[test]
     fn a_reset_request_is_checked_against_the_counter_its_confirmed_numbers_and_a_pending_one() {
-        let c = locked(7, 10);
+        let c = locked(CounterId(7), 10);
         assert!(check_reset_request(&c, 4, None, 4).is_ok());
         assert_eq!(code(check_reset_request(&c, 4, None, 11).unwrap_err()), ErrorCode::ResetAboveLast, "above the last number");
         assert_eq!(code(check_reset_request(&c, 4, None, 3).unwrap_err()), ErrorCode::ResetBelowConfirmed);
@@ -794,7 +811,7 @@ mod tests {
         let caller = super_admin();
         let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 4 };
         let above = [stored(21, 5, "P-O-0005-A", REVISED, NumberStatus::Cancelled), stored(22, 6, "P-O-0006-A", REVISED, NumberStatus::Reserved)];
-        let write = reset_approved(&Lifecycle::standard(), &caller, &locked(7, 6), &ask, "admin1", 4, &above, None, NOW).unwrap();
+        let write = reset_approved(&Lifecycle::standard(), &caller, &locked(CounterId(7), 6), &ask, "admin1", 4, &above, None, NOW).unwrap();
         let w = &write.counters[0];
         assert_eq!(w.last_number, 4);
         let rows: Vec<_> = w.audits.iter().map(|a| (a.operation.as_str(), a.status.as_str(), a.sequence)).collect();
@@ -808,14 +825,14 @@ mod tests {
             ]
         );
         let r = write.release.as_ref().unwrap();
-        assert_eq!((r.counter_id, r.above, r.reset_request_id, r.expected), (7, 4, 3, 2));
+        assert_eq!((r.counter_id, r.above, r.reset_request_id, r.expected), (CounterId(7), 4, 3, 2));
         // the counter went below the value meanwhile, or a number above it was confirmed meanwhile
         assert_eq!(
-            code(reset_approved(&Lifecycle::standard(), &caller, &locked(7, 3), &ask, "a", 0, &[], None, NOW).unwrap_err()),
+            code(reset_approved(&Lifecycle::standard(), &caller, &locked(CounterId(7), 3), &ask, "a", 0, &[], None, NOW).unwrap_err()),
             ErrorCode::ResetAboveLast
         );
         assert_eq!(
-            code(reset_approved(&Lifecycle::standard(), &caller, &locked(7, 6), &ask, "a", 5, &above, None, NOW).unwrap_err()),
+            code(reset_approved(&Lifecycle::standard(), &caller, &locked(CounterId(7), 6), &ask, "a", 5, &above, None, NOW).unwrap_err()),
             ErrorCode::ResetBelowConfirmed
         );
     }

@@ -25,6 +25,7 @@ use crate::server::numbering::idempotency;
 use crate::server::outbox;
 use crate::server::tlog;
 
+use crate::numbering::CounterId;
 pub use admin::{Locked, Write};
 pub(crate) use lifecycle::{Lifecycle, State};
 pub use plan::{JobKind, Outcome};
@@ -116,7 +117,7 @@ where
 // ---- the administrative writes: read under the lock, plan ([`admin`]), apply ----
 
 /// The counter by id, locked the way the batch holds it, with its audit chain's head.
-pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<Locked>, AppError> {
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: CounterId) -> Result<Option<Locked>, AppError> {
     Ok(store::lock_counter(tx, dialect, id).await.map_err(sql)?.map(|(counter, head)| Locked { counter, head }))
 }
 
@@ -127,7 +128,7 @@ pub(crate) async fn load_or_create_counter(tx: &mut Conn, dialect: Dialect, key:
 }
 
 /// The numbers of a counter above `above` (what a reset releases), oldest first.
-pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, AppError> {
+pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: CounterId, above: i64) -> Result<Vec<StoredNumber>, AppError> {
     store::numbers_above(tx, counter_id, above).await.map_err(sql)
 }
 
@@ -203,7 +204,7 @@ pub(crate) async fn read_batch(
 }
 
 /// The number rows a batch's jobs name: by reservation token, and confirmed ones by document id.
-async fn read_rows(tx: &mut Conn, key: &CounterKey, counter_id: i64, jobs: &[&JobKind]) -> Result<Rows, TxError> {
+async fn read_rows(tx: &mut Conn, key: &CounterKey, counter_id: CounterId, jobs: &[&JobKind]) -> Result<Rows, TxError> {
     let tokens = plan::tokens(jobs);
     let by_token = if tokens.is_empty() { Default::default() } else { store::numbers_by_token(tx, counter_id, &tokens).await? };
     let document_ids = plan::document_ids(jobs);
@@ -264,7 +265,7 @@ pub(crate) struct GroupBatch<'a> {
     pub(crate) jobs: &'a [&'a JobKind],
     pub(crate) known: Option<&'a Known>,
     /// The counter's id when this process has served it before (ids never change), so it is read by id.
-    pub(crate) id: Option<i64>,
+    pub(crate) id: Option<CounterId>,
 }
 
 /// The reads of several counters' batches in one transaction: their counter rows with their chain heads in
@@ -277,7 +278,7 @@ pub(crate) async fn read_group(
     batches: &[GroupBatch<'_>],
     now: i64,
 ) -> Result<Vec<Result<Start, TxError>>, TxError> {
-    let ids: Vec<i64> = batches.iter().filter_map(|b| b.id).collect();
+    let ids: Vec<CounterId> = batches.iter().filter_map(|b| b.id).collect();
     let mut read = store::lock_counters_and_heads(tx, dialect, &ids).await?;
     // a remembered id is trusted only for the key it was remembered for (a database restored under a running
     // server may give it to another counter)

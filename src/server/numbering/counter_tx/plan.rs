@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::lifecycle::{Action, Lifecycle, State, BLOCK_EXPIRED};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
+use crate::numbering::CounterId;
 use crate::numbering::DocumentId;
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -302,7 +303,7 @@ impl Plan {
         &mut self,
         i: usize,
         job: &PlanJob<'_>,
-        counter_id: i64,
+        counter_id: CounterId,
         req: &Resolved,
         ttl_ms: i64,
         document_id: &Option<DocumentId>,
@@ -508,7 +509,7 @@ impl Plan {
     }
 }
 
-fn confirmed_event(counter_id: i64, number: &str, sequence: i64, document_id: &str) -> Event {
+fn confirmed_event(counter_id: CounterId, number: &str, sequence: i64, document_id: &str) -> Event {
     let data = serde_json::json!({ "counterId": counter_id, "documentNumber": number, "sequence": sequence, "documentId": document_id });
     Event::about_counter(EventKind::NumberConfirmed, counter_id, data)
 }
@@ -637,7 +638,7 @@ mod tests {
         let by_token = rows.into_iter().map(|r| (r.token.clone().unwrap(), r)).collect();
         let mut n = 0;
         plan(
-            &CounterRow { id: 7, last_number: last, version: 3 },
+            &CounterRow { id: CounterId(7), last_number: last, version: 3 },
             jobs,
             Rows { by_token, by_document: HashMap::new() },
             &Lifecycle::standard(),
@@ -665,7 +666,7 @@ mod tests {
         let seqs: Vec<(usize, i64, NumberStatus)> = p.new_numbers.iter().map(|(i, n)| (*i, n.sequence, n.status)).collect();
         assert_eq!(seqs, vec![(0, 42, NumberStatus::Reserved), (1, 43, NumberStatus::Confirmed), (2, 44, NumberStatus::Reserved)]);
         assert_eq!(p.new_numbers[0].1.number, "O-R-0042-2568");
-        assert_eq!(p.new_numbers[0].1.counter_id, 7);
+        assert_eq!(p.new_numbers[0].1.counter_id, CounterId(7));
         assert_eq!(p.new_numbers[0].1.token.as_deref(), Some("token-1"));
         assert_eq!(p.new_numbers[0].1.expires_at, Some(NOW + 60_000));
         assert_eq!(p.new_numbers[1].1.token, None);
@@ -707,7 +708,7 @@ mod tests {
         let req = resolved("{ORIGINATOR}-{RECIPIENT}-{SEQ:2}-{YEAR:B.E.}");
         let p = run(89, &[reserve(&req), reserve(&req)], vec![]);
         assert_eq!(kinds_of(&p), vec![(None, EventKind::Counter90Percent)]);
-        assert_eq!(p.events[0].1.counter_id, Some(7));
+        assert_eq!(p.events[0].1.counter_id, Some(CounterId(7)));
         assert_eq!(p.events[0].1.data["percent"], 90);
         assert_eq!(p.events[0].1.data["lastNumber"], 91);
         // already past 90 %, not yet 95 %: nothing
@@ -756,7 +757,8 @@ mod tests {
             .zip(answered.iter_mut())
             .map(|((kind, keyed), answered)| PlanJob { kind, caller: &caller, audit: caller.audit_base(NOW), keyed, answered: answered.take() })
             .collect();
-        let mut p = plan(&CounterRow { id: 7, last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
+        let mut p =
+            plan(&CounterRow { id: CounterId(7), last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
         assert_eq!(p.last_number, 2, "k1 and k2 take a number each; the repeat, the reuse and the stored key none");
         assert_eq!(p.audits.len(), 2);
         let keys = p.settle_keys(NOW);
@@ -779,7 +781,8 @@ mod tests {
         let k = Keyed::new(&caller, &idempotency::IdempotencyKey::parse("k").unwrap(), "RESERVE", &1);
         let kinds = [reserve(&req)];
         let jobs = vec![PlanJob { kind: &kinds[0], caller: &caller, audit: caller.audit_base(NOW), keyed: Some(&k), answered: None }];
-        let mut p = plan(&CounterRow { id: 7, last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
+        let mut p =
+            plan(&CounterRow { id: CounterId(7), last_number: 0, version: 1 }, jobs, Rows::default(), &Lifecycle::standard(), NOW, || "tok".into());
         p.refuse_taken(["O-R-0001-2568".to_string()]);
         assert!(p.settle_keys(NOW).is_empty(), "NB005: the retry is decided afresh");
     }

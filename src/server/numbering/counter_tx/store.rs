@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::contract::NumberStatus;
+use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::numbering::{CounterKey, PeriodKey};
 use crate::server::audit;
@@ -57,7 +58,7 @@ impl From<KeyRow> for CounterKey {
 /// A counter's value and version: what a counter transaction reads, and fences its write with.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow, serde::Deserialize)]
 pub struct CounterRow {
-    pub id: i64,
+    pub id: CounterId,
     pub last_number: i64,
     pub version: i64,
 }
@@ -111,7 +112,7 @@ pub async fn load_or_create_counter(
         return Ok((row.row, audit::ChainHead { hash: row.chain_hash, length: row.chain_length }));
     }
     let sql = format!("{NEW_COUNTER_INSERT} {NEW_COUNTER_ROW} RETURNING id");
-    let id = bind_key(sqlx::query_scalar::<_, i64>(&sql), key).bind(max_number).bind(now_ms).bind(now_ms).fetch_one(&mut *tx).await?;
+    let id = bind_key(sqlx::query_scalar::<_, CounterId>(&sql), key).bind(max_number).bind(now_ms).bind(now_ms).fetch_one(&mut *tx).await?;
     Ok((CounterRow { id, last_number: 0, version: 0 }, audit::ChainHead { hash: audit::GENESIS.to_string(), length: 0 }))
 }
 
@@ -126,17 +127,21 @@ struct CounterAndHead {
 /// The counter row by id, locked as the batch locks it (`FOR UPDATE` on MariaDB; SQLite's write transaction
 /// is already exclusive), so administrative operations and the per-counter batches take turns on the row.
 /// With it comes its audit chain's head, so the operation appends to the chain without reading the row again.
-pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<(Counter, audit::ChainHead)>, sqlx::Error> {
+pub async fn lock_counter(tx: &mut Conn, dialect: Dialect, id: CounterId) -> Result<Option<(Counter, audit::ChainHead)>, sqlx::Error> {
     let sql = format!("SELECT {COUNTER_COLUMNS}, chain_hash AS head_hash, chain_length AS length FROM counters WHERE id = ?{}", dialect.for_update());
     Ok(sqlx::query_as::<_, LockedRow>(&sql).bind(id).fetch_optional(&mut *tx).await?.map(LockedRow::split))
 }
 
 /// Several counters by id with their audit chain heads (kept in the counter's row), in one statement, locked as
 /// [`lock_counter`] locks them (a group of batches); ids without a counter row are missing from the answer.
-pub async fn lock_counters_and_heads(tx: &mut Conn, dialect: Dialect, ids: &[i64]) -> Result<HashMap<i64, (Counter, audit::ChainHead)>, sqlx::Error> {
+pub async fn lock_counters_and_heads(
+    tx: &mut Conn,
+    dialect: Dialect,
+    ids: &[CounterId],
+) -> Result<HashMap<CounterId, (Counter, audit::ChainHead)>, sqlx::Error> {
     let mut rows = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let chunk: Vec<SqlValue> = padded(chunk).map(|id| SqlValue::Int(*id)).collect();
+        let chunk: Vec<SqlValue> = padded(chunk).map(|id| SqlValue::from(*id)).collect();
         let read = read_locked(tx, dialect, &format!("id IN ({})", vec!["?"; chunk.len()].join(", ")), &chunk).await?;
         rows.extend(read.into_iter().map(|(counter, head)| (counter.row.id, (counter, head))));
     }
@@ -308,7 +313,7 @@ async fn advance_counter_and_chain(tx: &mut Conn, one: &CounterMove<'_>, now_ms:
 /// A number handed out, as it is inserted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewNumber {
-    pub counter_id: i64,
+    pub counter_id: CounterId,
     pub project_id: ProjectId,
     pub correspondence_type_id: CorrespondenceTypeId,
     pub sequence: i64,
@@ -444,7 +449,7 @@ impl TryFrom<NumberRecord> for NumberRow {
     }
 }
 
-pub(crate) async fn numbers_by_token(tx: &mut Conn, counter_id: i64, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
+pub(crate) async fn numbers_by_token(tx: &mut Conn, counter_id: CounterId, tokens: &[String]) -> Result<HashMap<String, NumberRow>, sqlx::Error> {
     let mut found = HashMap::new();
     for chunk in tokens.chunks(500) {
         let sql = format!("SELECT {NUMBER_COLUMNS} FROM document_numbers WHERE counter_id = ? AND token IN ({})", vec!["?"; chunk.len()].join(", "));
@@ -522,7 +527,7 @@ pub(crate) async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]
 #[derive(Clone, Debug)]
 pub(crate) struct StoredNumber {
     pub(crate) id: i64,
-    pub(crate) counter_id: i64,
+    pub(crate) counter_id: CounterId,
     pub(crate) sequence: i64,
     pub(crate) revision: String,
     pub(crate) number: String,
@@ -538,7 +543,7 @@ pub(crate) const STORED_COLUMNS: &str = "id, counter_id, sequence, revision, num
 #[derive(sqlx::FromRow)]
 pub(crate) struct StoredRecord {
     id: i64,
-    counter_id: i64,
+    counter_id: CounterId,
     sequence: i64,
     revision: String,
     number: String,
@@ -566,7 +571,7 @@ impl TryFrom<StoredRecord> for StoredNumber {
 }
 
 /// The numbers of a counter above `above`, by sequence and revision.
-pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) -> Result<Vec<StoredNumber>, sqlx::Error> {
+pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: CounterId, above: i64) -> Result<Vec<StoredNumber>, sqlx::Error> {
     let sql = format!("SELECT {STORED_COLUMNS} FROM document_numbers WHERE counter_id = ? AND sequence > ? ORDER BY sequence, revision");
     sqlx::query_as::<_, StoredRecord>(&sql).bind(counter_id).bind(above).fetch_all(&mut *tx).await?.into_iter().map(StoredNumber::try_from).collect()
 }
@@ -574,7 +579,7 @@ pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: i64, above: i64) ->
 /// Moves the numbers of a counter above `above` (none of them confirmed: the plan checked) out of
 /// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction. How many
 /// it moved.
-pub(crate) async fn release_above(tx: &mut Conn, counter_id: i64, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
+pub(crate) async fn release_above(tx: &mut Conn, counter_id: CounterId, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
     sqlx::query(
         "INSERT INTO released_numbers (original_id, counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, \
          document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
