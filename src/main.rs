@@ -635,7 +635,7 @@ fn cli_actor() -> docnum::server::audit::AuditEntry {
     auth::users::system_actor("cli", chrono::Utc::now().timestamp_millis())
 }
 
-async fn user_id(db: &Db, username: &str) -> Result<i64, Box<dyn std::error::Error>> {
+async fn user_id(db: &Db, username: &str) -> Result<docnum::contract::UserId, Box<dyn std::error::Error>> {
     Ok(auth::system::user_id(db, username).await?.ok_or_else(|| format!("no user {username}"))?)
 }
 

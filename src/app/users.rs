@@ -20,7 +20,7 @@ pub fn UsersPage() -> impl IntoView {
 }
 
 #[component]
-fn Users(projects: Vec<ProjectItem>, me: i64) -> impl IntoView {
+fn Users(projects: Vec<ProjectItem>, me: UserId) -> impl IntoView {
     let i18n = use_i18n();
     let projects = StoredValue::new(projects);
     let version = RwSignal::new(0u32);
@@ -174,7 +174,7 @@ fn CreateUserForm(
 fn UserRow(
     user: UserAdminInfo,
     projects: StoredValue<Vec<ProjectItem>>,
-    me: i64,
+    me: UserId,
     error: RwSignal<Option<String>>,
     notice: RwSignal<Option<String>>,
     version: RwSignal<u32>,

@@ -23,7 +23,9 @@ pub use blocks::{block_address, BlockDetail, BlockNumber, BlockSummary, BlocksPa
 pub use error::{ApiError, ErrorCode};
 pub use messages::{Lang, Message};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
-pub use users::{LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserUpdate, LOGIN_OUTCOMES};
+pub use users::{
+    LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserId, UserUpdate, LOGIN_OUTCOMES,
+};
 
 use crate::numbering::ResetScope;
 pub use crate::numbering::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
@@ -105,7 +107,7 @@ impl Role {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UserInfo {
-    pub id: i64,
+    pub id: UserId,
     pub username: String,
     pub display_name: String,
     pub role: Role,

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{ProjectId, Role};
 
+crate::numbering::ids::id_types! {
+    /// A person who logs in (`users.id`).
+    UserId;
+}
+
 /// Passwords have at least this many characters (Unicode characters, not bytes).
 pub const MIN_PASSWORD_CHARS: usize = 8;
 /// Passwords have at most this many characters.
@@ -25,7 +30,7 @@ fn new_password_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Sche
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct UserAdminInfo {
-    pub id: i64,
+    pub id: UserId,
     pub username: String,
     pub display_name: String,
     pub role: Role,
@@ -114,7 +119,7 @@ pub struct LoginAttempt {
     /// The username as typed (at most 100 characters).
     pub username: String,
     /// The user of that name, when there is one.
-    pub user_id: Option<i64>,
+    pub user_id: Option<UserId>,
     /// The client address (the TCP peer, or the client a trusted proxy forwarded for).
     pub ip_address: Option<String>,
     pub user_agent: Option<String>,

@@ -2,15 +2,11 @@
 //! counter itself. Each is a type of its own, so that a project's id can never be passed where an organization's is
 //! meant. On the wire and in the database each is its plain integer (serde and sqlx see through it).
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
-macro_rules! ids {
+/// Declares id types: each a copyable newtype of `i64`, transparent to serde and sqlx, shown as its number.
+macro_rules! id_types {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
         #[serde(transparent)]
         #[cfg_attr(feature = "ssr", derive(sqlx::Type, utoipa::ToSchema), sqlx(transparent))]
         pub struct $name(pub i64);
@@ -21,13 +17,13 @@ macro_rules! ids {
             pub const NONE: $name = $name(0);
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 self.0.fmt(f)
             }
         }
 
-        impl FromStr for $name {
+        impl std::str::FromStr for $name {
             type Err = std::num::ParseIntError;
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 s.parse().map($name)
@@ -47,8 +43,9 @@ macro_rules! ids {
         }
     )*};
 }
+pub(crate) use id_types;
 
-ids! {
+id_types! {
     /// A project (`projects.id`).
     ProjectId;
     /// A correspondence type (`correspondence_types.id`).

@@ -482,7 +482,8 @@ id_values!(
     crate::numbering::RfaTypeId,
     crate::numbering::DisciplineId,
     crate::numbering::ContractId,
-    crate::numbering::CounterId
+    crate::numbering::CounterId,
+    crate::contract::UserId
 );
 
 impl From<i64> for SqlValue {

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::contract::UserId;
 use crate::numbering::ProjectId;
 use crate::server::db::Db;
 use crate::server::error::AppError;
@@ -24,7 +25,7 @@ pub(crate) struct Who {
     /// The name shown: a username, or `token:<name>` for an API token.
     pub(crate) name: String,
     /// The user's id, when a person.
-    pub(crate) user_id: Option<i64>,
+    pub(crate) user_id: Option<UserId>,
     /// The client address.
     pub(crate) ip: Option<String>,
 }

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use docnum::contract::Role;
+use docnum::contract::UserId;
 use docnum::numbering::ProjectId;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
@@ -403,7 +404,7 @@ async fn revise_issues_the_next_revision_on_the_same_sequence() {
     let (s, e) = app.post_json("/api/v1/document-numbering/revise", &rfa_number("LCBP3-C2-RFA-TER-RPT-0099-A")).await;
     assert_error(s, &e, 404, "NOT_FOUND");
     let c1 = app.project_id("LCBP3-C1").await;
-    let (_, scoped) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[ProjectId(c1)], 1, 0).await.unwrap();
+    let (_, scoped) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[ProjectId(c1)], UserId(1), 0).await.unwrap();
     let r = app
         .client
         .post(app.url("/api/v1/document-numbering/revise"))

@@ -1,5 +1,6 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
+use docnum::contract::UserId;
 use docnum::numbering::CounterId;
 use docnum::numbering::ProjectId;
 use std::collections::HashSet;
@@ -498,7 +499,7 @@ async fn reference_data_and_openapi_are_served() {
 async fn a_token_scoped_to_one_project_cannot_number_another() {
     let app = TestApp::spawn().await;
     let p = app.project_id("LCBP3-C1").await;
-    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[ProjectId(p)], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&app.state.db, "c1 only", &[ProjectId(p)], UserId(1), 0).await.unwrap();
     let r = app.client.post(app.url("/api/v1/document-numbering/reserve")).bearer_auth(&token).json(&letter()).send().await.unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 403, "FORBIDDEN");

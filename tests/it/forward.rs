@@ -6,6 +6,7 @@
 use crate::common::*;
 use crate::support::*;
 use docnum::contract::NumberRequest;
+use docnum::contract::UserId;
 use docnum::server::auth::{Caller, Principal};
 use docnum::server::numbering::forward::{self, PATH, SECRET_HEADER};
 use docnum::server::numbering::queue::JobKind;
@@ -110,7 +111,7 @@ async fn a_holder_that_cannot_be_reached_or_refuses_sends_the_batch_back_to_the_
     let b = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("CLUSTER_SECRET", "another-clusters-secret".into())]);
     b.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], UserId(1), 0).await.unwrap();
     let snapshot = docnum::server::reference::load_snapshot(&db).await.unwrap();
     let req: NumberRequest = serde_json::from_value(letter()).unwrap();
     let key = docnum::server::numbering::resolve(&snapshot, &req, "2025-06-15T03:00:00Z".parse().unwrap()).unwrap().key;

@@ -4,6 +4,7 @@
 //! has them (ALREADY_CONFIRMED, …), else as the workflow engine refuses (409 WF_INVALID_TRANSITION) — and nothing
 //! changes.
 
+use docnum::contract::UserId;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sqlx::Row;
@@ -26,7 +27,7 @@ async fn a_transition_the_table_does_not_allow_is_refused_with_its_code_and_chan
     let server = DocnumServer::start(&db_url, &[]);
     let client = reqwest::Client::new();
     server.wait_healthy(&client).await;
-    let (_, token) = docnum::server::auth::system::create_token(&db, "lifecycle", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "lifecycle", &[], UserId(1), 0).await.unwrap();
     let post =
         |path: &str, body: Value| client.post(format!("{}/api/v1/document-numbering/{path}", server.base)).bearer_auth(&token).json(&body).send();
 

@@ -4,6 +4,7 @@
 //! the streams per caller are bounded; across two instances through a real Redis, a reserve on one arrives on the
 //! other's stream; a stop ends the streams (the process exits within its grace time, cleanly).
 
+use docnum::contract::UserId;
 use std::time::Duration;
 
 use crate::common::*;
@@ -236,7 +237,7 @@ async fn a_stop_ends_the_event_streams() {
     let client = Client::new();
     server.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], UserId(1), 0).await.unwrap();
     let mut stream = Stream::open(&client, &server.base, Some(&token)).await;
     let (status, elapsed) = server.terminate_within(Duration::from_secs(9)).await;
     assert!(status.success(), "stopped cleanly within its grace time, not at its deadline: {status:?} after {elapsed:?}");

@@ -126,7 +126,11 @@ async fn forty_wrong_passwords_are_throttled_and_the_right_one_works_after_the_w
     let at: chrono::DateTime<chrono::Utc> = success["at"].as_str().unwrap().parse().unwrap();
     assert!(at >= crate::common::be2568() + chrono::Duration::minutes(16), "the service clock's time: {success}");
     for r in rows {
-        assert_eq!((r["ipAddress"].as_str(), r["userAgent"].as_str(), r["userId"].as_i64()), (Some("127.0.0.1"), Some(AGENT), Some(somying)), "{r}");
+        assert_eq!(
+            (r["ipAddress"].as_str(), r["userAgent"].as_str(), r["userId"].as_i64()),
+            (Some("127.0.0.1"), Some(AGENT), Some(somying.0)),
+            "{r}"
+        );
     }
     // filters: an outcome, and an outcome that does not exist
     let (s, wrong) = attempts_of(&app, &admin, &[("username", "somying"), ("outcome", "THROTTLED")]).await;

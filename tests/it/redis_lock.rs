@@ -5,6 +5,7 @@
 
 use crate::common::*;
 use crate::support::*;
+use docnum::contract::UserId;
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -76,7 +77,7 @@ async fn a_lock_held_elsewhere_past_the_wait_answers_503_nb003_with_retry_after(
     let client = reqwest::Client::new();
     server.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "t", &[], UserId(1), 0).await.unwrap();
 
     // another instance holds the LETTER คคง.→สคฉ.3 counter of LCBP3 (ids from the demo data order)
     let snapshot = docnum::server::reference::load_snapshot(&db).await.unwrap();
@@ -118,7 +119,7 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
     let b = DocnumServer::start(&db_url, &env);
     b.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&db, "limited", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "limited", &[], UserId(1), 0).await.unwrap();
     // the shared counts live in one-minute windows: start well inside one
     let into_minute = chrono::Utc::now().timestamp_millis() % 60_000;
     if into_minute > 55_000 {
@@ -156,7 +157,7 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
     for round in 0..3 {
         let mut server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url())]);
         server.wait_healthy(&client).await;
-        let (_, token) = docnum::server::auth::system::create_token(&db, &format!("stop-{round}"), &[], 1, 0).await.unwrap();
+        let (_, token) = docnum::server::auth::system::create_token(&db, &format!("stop-{round}"), &[], UserId(1), 0).await.unwrap();
         let r = client.post(format!("{}/api/v1/document-numbering/reserve", server.base)).bearer_auth(&token).json(&letter()).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
         // at once, while the worker still keeps the counter's lock for a next request
@@ -190,7 +191,7 @@ async fn a_stop_past_its_deadline_lets_go_of_a_stuck_batchs_lock() {
     let mut server = DocnumServer::start(&db_url, &[("REDIS_URLS", redis.url()), ("SHUTDOWN_GRACE_SECS", grace.as_secs().to_string())]);
     server.wait_healthy(&client).await;
     let db = docnum::server::db::Db::connect(&db_url).await.unwrap();
-    let (_, token) = docnum::server::auth::system::create_token(&db, "stuck", &[], 1, 0).await.unwrap();
+    let (_, token) = docnum::server::auth::system::create_token(&db, "stuck", &[], UserId(1), 0).await.unwrap();
     let mut con = redis.connection().await;
 
     let mut writer = sqlx::SqliteConnection::connect(&db_url).await.unwrap();

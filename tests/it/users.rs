@@ -3,6 +3,7 @@
 //! row of the `admin` audit chain, whichever way it was made (REST, CLI); own password change; deactivation locks a
 //! user out at once; the published demo password keeps a server on loopback.
 
+use docnum::contract::UserId;
 use docnum::numbering::ProjectId;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -121,7 +122,8 @@ async fn a_token_whose_stored_scope_cannot_be_read_grants_nothing() {
     let c1 = app.project_id("LCBP3-C1").await;
     let mut secrets = Vec::new();
     for (i, garbage) in ["not json", "{\"projects\":[1]}", "[1,\"x\"]", "null", "\"\""].iter().enumerate() {
-        let (_, secret) = docnum::server::auth::system::create_token(&app.state.db, &format!("garbled-{i}"), &[ProjectId(c1)], 1, 0).await.unwrap();
+        let (_, secret) =
+            docnum::server::auth::system::create_token(&app.state.db, &format!("garbled-{i}"), &[ProjectId(c1)], UserId(1), 0).await.unwrap();
         sqlx::query("UPDATE api_tokens SET project_ids = ? WHERE name = ?")
             .bind(*garbage)
             .bind(format!("garbled-{i}"))

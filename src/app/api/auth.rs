@@ -75,19 +75,19 @@ pub async fn create_user(new: NewUser) -> Result<UserInfo, ApiError> {
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn update_user(id: i64, change: UserUpdate) -> Result<UserAdminInfo, ApiError> {
+pub async fn update_user(id: UserId, change: UserUpdate) -> Result<UserAdminInfo, ApiError> {
     let (state, caller) = sfn::caller().await?;
     users::update(&state.access, &caller, id, &change).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn set_user_active(id: i64, active: bool) -> Result<UserAdminInfo, ApiError> {
+pub async fn set_user_active(id: UserId, active: bool) -> Result<UserAdminInfo, ApiError> {
     let (state, caller) = sfn::caller().await?;
     users::set_active(&state.access, &caller, id, active).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn set_user_password(id: i64, password: String) -> Result<(), ApiError> {
+pub async fn set_user_password(id: UserId, password: String) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     users::set_password(&state.access, &caller, id, &password).await.map_err(sfn::error)
 }

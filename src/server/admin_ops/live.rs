@@ -88,12 +88,13 @@ pub(crate) async fn events(State(hub): State<Arc<Events>>, caller: Caller) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::UserId;
     use crate::contract::UserInfo;
     use crate::numbering::CounterId;
     use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
     fn user(role: Role, admin_of: &[ProjectId]) -> Caller {
-        let u = UserInfo { id: 1, username: "u".into(), display_name: "u".into(), role, admin_project_ids: admin_of.to_vec() };
+        let u = UserInfo { id: UserId(1), username: "u".into(), display_name: "u".into(), role, admin_project_ids: admin_of.to_vec() };
         Caller { principal: Principal::User(u), ip: None, user_agent: None }
     }
 

@@ -6,6 +6,7 @@ use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
 use crate::contract::NumberStatus;
+use crate::contract::UserId;
 use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit;
@@ -115,7 +116,7 @@ pub(crate) async fn insert_reset_request(
     previous_value: i64,
     new_value: i64,
     reason: &str,
-    requested_by: i64,
+    requested_by: UserId,
     now_ms: i64,
 ) -> Result<i64, AppError> {
     sqlx::query_scalar::<_, i64>(
@@ -152,7 +153,7 @@ struct ResetRecord {
     workflow_code: String,
     state: String,
     version: i64,
-    created_by: Option<i64>,
+    created_by: Option<UserId>,
     updated_at: i64,
 }
 

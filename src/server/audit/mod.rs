@@ -4,6 +4,7 @@
 //! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
 //! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
+use crate::contract::UserId;
 use crate::numbering::CounterId;
 use crate::numbering::ProjectId;
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
@@ -33,7 +34,7 @@ pub struct AuditEntry {
     pub template_used: Option<String>,
     pub reservation_token: Option<String>,
     pub document_id: Option<String>,
-    pub user_id: Option<i64>,
+    pub user_id: Option<UserId>,
     pub username: Option<String>,
     pub ip_address: Option<String>,
     pub user_agent: Option<String>,

@@ -4,6 +4,7 @@
 //! outcome. Super admins read it (`GET /api/v1/admin/login-attempts`, the `/logins` page). Attempts refused during
 //! a throttle wait are not checked at all; of those, the first of each wait is a row (`throttle::Refusal`).
 
+use crate::contract::UserId;
 use crate::contract::{LoginAttemptPage, LoginAttemptQuery, LOGIN_OUTCOMES};
 use crate::server::auth::{store, Caller, ClientInfo};
 use crate::server::db::{paging, Db};
@@ -38,7 +39,7 @@ pub(crate) async fn record(
     db: &Db,
     at_ms: i64,
     typed_username: &str,
-    user_id: Option<i64>,
+    user_id: Option<UserId>,
     client: &ClientInfo,
     outcome: Outcome,
 ) -> Result<(), AppError> {
@@ -59,7 +60,7 @@ pub(crate) async fn record(
 }
 
 /// Records a refused attempt; a failure to record is logged, the refusal stands.
-pub(crate) async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<i64>, client: &ClientInfo, outcome: Outcome) {
+pub(crate) async fn record_refusal(db: &Db, at_ms: i64, typed_username: &str, user_id: Option<UserId>, client: &ClientInfo, outcome: Outcome) {
     if let Err(e) = record(db, at_ms, typed_username, user_id, client, outcome).await {
         tracing::warn!(error = %e.report(), outcome = outcome.as_str(), "a refused login could not be recorded");
     }

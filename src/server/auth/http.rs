@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::contract::UserId;
 use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
 };
@@ -190,7 +191,7 @@ pub(crate) async fn list_users(State(s): State<Arc<Access>>, caller: Caller) -> 
 pub(crate) async fn update_user(
     State(s): State<Arc<Access>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<UserId>,
     ApiJson(body): ApiJson<UserUpdate>,
 ) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::update(&s, &caller, id, &body).await?))
@@ -203,7 +204,7 @@ pub(crate) async fn update_user(
 pub(crate) async fn deactivate_user(
     State(s): State<Arc<Access>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<UserId>,
 ) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, false).await?))
 }
@@ -215,7 +216,7 @@ pub(crate) async fn deactivate_user(
 pub(crate) async fn reactivate_user(
     State(s): State<Arc<Access>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<UserId>,
 ) -> Result<Json<UserAdminInfo>, AppError> {
     Ok(Json(users::set_active(&s, &caller, id, true).await?))
 }
@@ -224,7 +225,7 @@ pub(crate) async fn reactivate_user(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PasswordSetResult {
-    pub(crate) password_set: i64,
+    pub(crate) password_set: UserId,
 }
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
@@ -234,7 +235,7 @@ pub(crate) struct PasswordSetResult {
 pub(crate) async fn set_user_password(
     State(s): State<Arc<Access>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<UserId>,
     ApiJson(body): ApiJson<PasswordSet>,
 ) -> Result<Json<PasswordSetResult>, AppError> {
     users::set_password(&s, &caller, id, &body.password).await?;

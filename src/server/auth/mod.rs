@@ -20,6 +20,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
+use crate::contract::UserId;
 use crate::contract::{Role, UserInfo};
 use crate::numbering::ProjectId;
 use crate::server::audit::AuditEntry;
@@ -50,7 +51,7 @@ impl Caller {
             Principal::Token { .. } => None,
         }
     }
-    pub(crate) fn user_id(&self) -> Option<i64> {
+    pub(crate) fn user_id(&self) -> Option<UserId> {
         self.user().map(|u| u.id)
     }
     pub(crate) fn api_token_id(&self) -> Option<i64> {
@@ -203,7 +204,7 @@ where
 }
 
 pub(crate) async fn user_from_session(db: &Db, session: &Session) -> Result<Option<UserInfo>, AppError> {
-    let user_id: Option<i64> = session.get(SESSION_USER_KEY).await.map_err(|e| AppError::internal_from("session store", e))?;
+    let user_id: Option<UserId> = session.get(SESSION_USER_KEY).await.map_err(|e| AppError::internal_from("session store", e))?;
     match user_id {
         Some(id) => store::user_by_id(db, id).await,
         None => Ok(None),
@@ -295,7 +296,7 @@ pub(crate) async fn login(state: &Access, session: &Session, client: &ClientInfo
 }
 
 /// A refusal by the throttle: recorded if it is the first of its wait, answered 429.
-async fn throttled(state: &Access, client: &ClientInfo, username: &str, user_id: Option<i64>, refusal: throttle::Refusal) -> AppError {
+async fn throttled(state: &Access, client: &ClientInfo, username: &str, user_id: Option<UserId>, refusal: throttle::Refusal) -> AppError {
     if refusal.first_of_its_wait {
         attempts::record_refusal(&state.db, state.clock.now_ms(), username, user_id, client, attempts::Outcome::Throttled).await;
     }

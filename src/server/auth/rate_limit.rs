@@ -17,13 +17,14 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::{Caller, Principal};
+use crate::contract::UserId;
 pub use crate::server::config::{RateLimits, DEFAULT_LIGHT_FACTOR};
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;
 
 pub(crate) struct NumberRateLimiter {
     limits: RateLimits,
-    user: Option<DefaultKeyedRateLimiter<i64>>,
+    user: Option<DefaultKeyedRateLimiter<UserId>>,
     ip: Option<DefaultKeyedRateLimiter<String>>,
     global: Option<DefaultDirectRateLimiter>,
     token: Option<DefaultKeyedRateLimiter<i64>>,

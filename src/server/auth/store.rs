@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::Principal;
+use crate::contract::UserId;
 use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
 use crate::numbering::ProjectId;
 use crate::server::db::{classify, ms_to_datetime, Conditions, Conn, Db, DbFailure, Dialect};
@@ -11,14 +12,14 @@ use crate::server::error::{AppError, ErrorCode};
 
 #[derive(sqlx::FromRow)]
 struct UserRow {
-    id: i64,
+    id: UserId,
     username: String,
     display_name: String,
     role: String,
 }
 
 /// An active user (None for an unknown or deactivated one: their sessions stop working at once).
-pub(crate) async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, AppError> {
+pub(crate) async fn user_by_id(db: &Db, id: UserId) -> Result<Option<UserInfo>, AppError> {
     let row: Option<UserRow> =
         sqlx::query_as("SELECT id, username, display_name, role FROM users WHERE id = ? AND active = 1").bind(id).fetch_optional(&db.pool).await?;
     let Some(r) = row else { return Ok(None) };
@@ -34,7 +35,7 @@ pub(crate) async fn user_by_id(db: &Db, id: i64) -> Result<Option<UserInfo>, App
 }
 
 /// The id and password hash of an active user.
-pub(crate) async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(i64, String)>, AppError> {
+pub(crate) async fn credentials_by_username(db: &Db, username: &str) -> Result<Option<(UserId, String)>, AppError> {
     Ok(sqlx::query_as("SELECT id, password_hash FROM users WHERE username = ? AND active = 1").bind(username).fetch_optional(&db.pool).await?)
 }
 
@@ -48,7 +49,7 @@ pub(crate) async fn user_exists(db: &Db, username: &str) -> Result<bool, AppErro
     Ok(id.is_some())
 }
 
-pub(crate) async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<i64>, AppError> {
+pub(crate) async fn user_id_by_username(db: &Db, username: &str) -> Result<Option<UserId>, AppError> {
     Ok(sqlx::query_scalar("SELECT id FROM users WHERE username = ?").bind(username.trim()).fetch_optional(&db.pool).await?)
 }
 
@@ -60,7 +61,7 @@ pub(crate) struct UserState {
     pub(crate) active: i64,
 }
 
-pub(crate) async fn lock_user(tx: &mut Conn, dialect: Dialect, id: i64) -> Result<Option<UserState>, AppError> {
+pub(crate) async fn lock_user(tx: &mut Conn, dialect: Dialect, id: UserId) -> Result<Option<UserState>, AppError> {
     Ok(sqlx::query_as(&format!("SELECT username, role, active FROM users WHERE id = ?{}", dialect.for_update()))
         .bind(id)
         .fetch_optional(&mut *tx)
@@ -68,7 +69,7 @@ pub(crate) async fn lock_user(tx: &mut Conn, dialect: Dialect, id: i64) -> Resul
 }
 
 /// The ids of the active super admins, locked (MariaDB) so that two changes cannot each remove "another" one.
-pub(crate) async fn lock_active_super_admins(tx: &mut Conn, dialect: Dialect) -> Result<Vec<i64>, AppError> {
+pub(crate) async fn lock_active_super_admins(tx: &mut Conn, dialect: Dialect) -> Result<Vec<UserId>, AppError> {
     Ok(sqlx::query_scalar(&format!("SELECT id FROM users WHERE role = 'SUPER_ADMIN' AND active = 1 ORDER BY id{}", dialect.for_update()))
         .fetch_all(&mut *tx)
         .await?)
@@ -81,7 +82,7 @@ pub(crate) async fn insert_user(
     password_hash: &str,
     role: Role,
     now_ms: i64,
-) -> Result<i64, AppError> {
+) -> Result<UserId, AppError> {
     sqlx::query_scalar("INSERT INTO users (username, display_name, password_hash, role, active, created_at) VALUES (?, ?, ?, ?, 1, ?) RETURNING id")
         .bind(username)
         .bind(display_name)
@@ -100,23 +101,23 @@ pub(crate) async fn insert_user(
         })
 }
 
-pub(crate) async fn set_role(tx: &mut Conn, user_id: i64, role: Role) -> Result<(), AppError> {
+pub(crate) async fn set_role(tx: &mut Conn, user_id: UserId, role: Role) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET role = ? WHERE id = ?").bind(role.as_str()).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
-pub(crate) async fn set_active(tx: &mut Conn, user_id: i64, active: bool) -> Result<(), AppError> {
+pub(crate) async fn set_active(tx: &mut Conn, user_id: UserId, active: bool) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET active = ? WHERE id = ?").bind(i64::from(active)).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
-pub(crate) async fn set_password_hash(tx: &mut Conn, user_id: i64, hash: &str) -> Result<(), AppError> {
+pub(crate) async fn set_password_hash(tx: &mut Conn, user_id: UserId, hash: &str) -> Result<(), AppError> {
     sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?").bind(hash).bind(user_id).execute(&mut *tx).await?;
     Ok(())
 }
 
 /// The projects a user administers, inside a transaction.
-pub(crate) async fn admin_projects_of(tx: &mut Conn, user_id: i64) -> Result<Vec<ProjectId>, AppError> {
+pub(crate) async fn admin_projects_of(tx: &mut Conn, user_id: UserId) -> Result<Vec<ProjectId>, AppError> {
     Ok(sqlx::query_scalar("SELECT project_id FROM project_admins WHERE user_id = ? ORDER BY project_id").bind(user_id).fetch_all(&mut *tx).await?)
 }
 
@@ -126,7 +127,7 @@ pub(crate) async fn project_code(tx: &mut Conn, project_id: ProjectId) -> Result
 }
 
 /// Adds a project-admin right; false when the user had it already.
-pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id: ProjectId) -> Result<bool, AppError> {
+pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: UserId, project_id: ProjectId) -> Result<bool, AppError> {
     let had: Option<i64> = sqlx::query_scalar("SELECT user_id FROM project_admins WHERE user_id = ? AND project_id = ?")
         .bind(user_id)
         .bind(project_id)
@@ -139,14 +140,14 @@ pub(crate) async fn insert_project_admin(tx: &mut Conn, user_id: i64, project_id
     Ok(true)
 }
 
-pub(crate) async fn delete_project_admin(tx: &mut Conn, user_id: i64, project_id: ProjectId) -> Result<(), AppError> {
+pub(crate) async fn delete_project_admin(tx: &mut Conn, user_id: UserId, project_id: ProjectId) -> Result<(), AppError> {
     sqlx::query("DELETE FROM project_admins WHERE user_id = ? AND project_id = ?").bind(user_id).bind(project_id).execute(&mut *tx).await?;
     Ok(())
 }
 
 #[derive(sqlx::FromRow)]
 struct UserAdminRow {
-    id: i64,
+    id: UserId,
     username: String,
     display_name: String,
     role: String,
@@ -158,7 +159,7 @@ struct UserAdminRow {
 pub(crate) async fn list_users(db: &Db) -> Result<Vec<UserAdminInfo>, AppError> {
     let rows: Vec<UserAdminRow> =
         sqlx::query_as("SELECT id, username, display_name, role, active, created_at FROM users ORDER BY username").fetch_all(&db.pool).await?;
-    let grants: Vec<(i64, ProjectId)> =
+    let grants: Vec<(UserId, ProjectId)> =
         sqlx::query_as("SELECT user_id, project_id FROM project_admins ORDER BY user_id, project_id").fetch_all(&db.pool).await?;
     Ok(rows
         .into_iter()
@@ -214,7 +215,7 @@ pub(crate) async fn insert_token(
     name: &str,
     token: &str,
     project_ids: &[ProjectId],
-    created_by: i64,
+    created_by: UserId,
     now_ms: i64,
 ) -> Result<i64, AppError> {
     let prefix: String = token.chars().take(12).collect();
@@ -281,8 +282,8 @@ pub(crate) async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<
 }
 
 /// The id, password hash and state of the user of this name (active or not), for login.
-pub(crate) async fn login_credentials(db: &Db, username: &str) -> Result<Option<(i64, String, bool)>, AppError> {
-    let row: Option<(i64, String, i64)> =
+pub(crate) async fn login_credentials(db: &Db, username: &str) -> Result<Option<(UserId, String, bool)>, AppError> {
+    let row: Option<(UserId, String, i64)> =
         sqlx::query_as("SELECT id, password_hash, active FROM users WHERE username = ?").bind(username).fetch_optional(&db.pool).await?;
     Ok(row.map(|(id, hash, active)| (id, hash, active != 0)))
 }
@@ -291,7 +292,7 @@ pub(crate) async fn login_credentials(db: &Db, username: &str) -> Result<Option<
 pub(crate) struct NewLoginAttempt<'a> {
     pub(crate) at_ms: i64,
     pub(crate) username: &'a str,
-    pub(crate) user_id: Option<i64>,
+    pub(crate) user_id: Option<UserId>,
     pub(crate) ip_address: Option<&'a str>,
     pub(crate) user_agent: Option<&'a str>,
     pub(crate) outcome: &'a str,
@@ -315,7 +316,7 @@ struct LoginAttemptRow {
     id: i64,
     created_at: i64,
     username: String,
-    user_id: Option<i64>,
+    user_id: Option<UserId>,
     ip_address: Option<String>,
     user_agent: Option<String>,
     outcome: String,

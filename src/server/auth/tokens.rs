@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::contract::UserId;
 use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
 use crate::numbering::ProjectId;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -50,7 +51,7 @@ pub async fn create_as(
     actor: &AuditEntry,
     name: &str,
     project_ids: &[ProjectId],
-    created_by: i64,
+    created_by: UserId,
 ) -> Result<(ApiTokenInfo, String), AppError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::json;
 
 use crate::contract::users::{MAX_PASSWORD_BYTES, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
+use crate::contract::UserId;
 use crate::contract::{NewUser, Role, UserAdminInfo, UserInfo, UserUpdate};
 use crate::numbering::ProjectId;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -73,7 +74,7 @@ pub(crate) fn check_password(password: &str) -> Result<(), AppError> {
 }
 
 /// An audit row about a user: the operation, who the user is, and what changed.
-fn user_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str, old: Option<String>, new: Option<String>) -> AuditEntry {
+fn user_entry(actor: &AuditEntry, operation: &str, user_id: UserId, username: &str, old: Option<String>, new: Option<String>) -> AuditEntry {
     AuditEntry {
         operation: operation.to_string(),
         status: "SUCCESS".into(),
@@ -84,7 +85,7 @@ fn user_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str,
     }
 }
 
-fn project_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &str, project_id: ProjectId, code: &str) -> AuditEntry {
+fn project_entry(actor: &AuditEntry, operation: &str, user_id: UserId, username: &str, project_id: ProjectId, code: &str) -> AuditEntry {
     let (old, new) = if operation == "PROJECT_ADMIN_GRANTED" { (None, Some(code.to_string())) } else { (Some(code.to_string()), None) };
     AuditEntry {
         metadata: Some(json!({ "userId": user_id, "username": username, "projectId": project_id, "projectCode": code }).to_string()),
@@ -92,12 +93,12 @@ fn project_entry(actor: &AuditEntry, operation: &str, user_id: i64, username: &s
     }
 }
 
-fn not_found_user(id: i64) -> AppError {
+fn not_found_user(id: UserId) -> AppError {
     AppError::not_found(format!("ผู้ใช้ {id}"), format!("user {id}"))
 }
 
 /// Grants a project-admin right inside `tx`; its audit row, or None when the user had it already.
-async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: i64, username: &str, project_id: ProjectId) -> Result<Option<AuditEntry>, AppError> {
+async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: UserId, username: &str, project_id: ProjectId) -> Result<Option<AuditEntry>, AppError> {
     let code = store::project_code(tx, project_id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("โครงการ {project_id}"), format!("project {project_id}")))?;
@@ -108,7 +109,7 @@ async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: i64, username: &str, 
 
 /// Creates a user and their project-admin rights with `USER_CREATED` and `PROJECT_ADMIN_GRANTED` audit rows, in one
 /// transaction. No caller check: the service [`create_user`] checks; the CLI and the first start call this.
-pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_project_ids: &[ProjectId]) -> Result<i64, AppError> {
+pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_project_ids: &[ProjectId]) -> Result<UserId, AppError> {
     let hash = password::hash(new.password.clone()).await;
     let projects: BTreeSet<ProjectId> = admin_project_ids.iter().copied().collect();
     let mut tx = db.begin_write().await?;
@@ -124,7 +125,7 @@ pub async fn create_user_as(db: &Db, actor: &AuditEntry, new: &Validated, admin_
 }
 
 /// Grants one project-admin right, audited. No caller check (tools and tests).
-pub(crate) async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: i64, project_id: ProjectId) -> Result<(), AppError> {
+pub(crate) async fn grant_project_admin_as(db: &Db, actor: &AuditEntry, user_id: UserId, project_id: ProjectId) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
     let user = store::lock_user(&mut tx, db.dialect, user_id).await?.ok_or_else(|| not_found_user(user_id))?;
     if let Some(entry) = grant(&mut tx, actor, user_id, &user.username, project_id).await? {
@@ -148,7 +149,7 @@ pub(crate) async fn list(s: &Access, caller: &Caller) -> Result<Vec<UserAdminInf
     store::list_users(&s.db).await
 }
 
-async fn admin_info(db: &Db, id: i64) -> Result<UserAdminInfo, AppError> {
+async fn admin_info(db: &Db, id: UserId) -> Result<UserAdminInfo, AppError> {
     store::list_users(db).await?.into_iter().find(|u| u.id == id).ok_or_else(|| not_found_user(id))
 }
 
@@ -162,7 +163,7 @@ fn last_super_admin(username: &str) -> AppError {
 /// `PUT /admin/users/{id}`: sets a user's role and the projects they administer (super admins). Each change is its
 /// own audit row: `ROLE_CHANGED`, `PROJECT_ADMIN_GRANTED`, `PROJECT_ADMIN_REMOVED`. A super admin keeps their own
 /// role; the last active super admin cannot lose it.
-pub(crate) async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
+pub(crate) async fn update(s: &Access, caller: &Caller, id: UserId, change: &UserUpdate) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     let role = change.role;
     if me.id == id && role != Role::SuperAdmin {
@@ -201,7 +202,7 @@ pub(crate) async fn update(s: &Access, caller: &Caller, id: i64, change: &UserUp
 /// Deactivates or reactivates a user, audited (`USER_DEACTIVATED` / `USER_REACTIVATED`). The last active super
 /// admin stays. No caller check: [`set_active`] checks; the CLI calls this. Setting the state a user is in
 /// changes nothing and writes no row.
-pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: i64, active: bool) -> Result<(), AppError> {
+pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: UserId, active: bool) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
     let supers = store::lock_active_super_admins(&mut tx, db.dialect).await?;
     let user = store::lock_user(&mut tx, db.dialect, id).await?.ok_or_else(|| not_found_user(id))?;
@@ -222,7 +223,7 @@ pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: i64, active: bool) -
 
 /// `POST /admin/users/{id}/deactivate|reactivate` (super admins; not themself). A deactivated user cannot log in,
 /// and the sessions they have stop working at once (a session is read back through `store::user_by_id`).
-pub(crate) async fn set_active(s: &Access, caller: &Caller, id: i64, active: bool) -> Result<UserAdminInfo, AppError> {
+pub(crate) async fn set_active(s: &Access, caller: &Caller, id: UserId, active: bool) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     if me.id == id && !active {
         return Err(AppError::validation("ปิดการใช้งานบัญชีของตนเองไม่ได้", "a super admin cannot deactivate themself"));
@@ -233,7 +234,7 @@ pub(crate) async fn set_active(s: &Access, caller: &Caller, id: i64, active: boo
 
 /// Replaces a user's password hash, audited as `operation` (`PASSWORD_SET` by an admin, `PASSWORD_CHANGED` by the
 /// user). No caller check.
-async fn store_password(db: &Db, actor: &AuditEntry, id: i64, plain: &str, operation: &str) -> Result<(), AppError> {
+async fn store_password(db: &Db, actor: &AuditEntry, id: UserId, plain: &str, operation: &str) -> Result<(), AppError> {
     check_password(plain)?;
     let hash = password::hash(plain.to_string()).await;
     let mut tx = db.begin_write().await?;
@@ -245,12 +246,12 @@ async fn store_password(db: &Db, actor: &AuditEntry, id: i64, plain: &str, opera
 }
 
 /// Sets a user's password, audited as `PASSWORD_SET`. No caller check (the CLI).
-pub async fn set_password_as(db: &Db, actor: &AuditEntry, id: i64, plain: &str) -> Result<(), AppError> {
+pub async fn set_password_as(db: &Db, actor: &AuditEntry, id: UserId, plain: &str) -> Result<(), AppError> {
     store_password(db, actor, id, plain, "PASSWORD_SET").await
 }
 
 /// `POST /admin/users/{id}/password`: a super admin sets a user's password.
-pub(crate) async fn set_password(s: &Access, caller: &Caller, id: i64, plain: &str) -> Result<(), AppError> {
+pub(crate) async fn set_password(s: &Access, caller: &Caller, id: UserId, plain: &str) -> Result<(), AppError> {
     caller.require_super_admin()?;
     set_password_as(&s.db, &caller.audit_base(s.clock.now_ms()), id, plain).await
 }

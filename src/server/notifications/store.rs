@@ -4,6 +4,7 @@
 use sqlx::Any;
 
 use crate::contract::notifications::DeliveryState;
+use crate::contract::UserId;
 use crate::numbering::CounterId;
 use crate::numbering::ProjectId;
 use crate::server::db::{Conn, Db, Tx};
@@ -263,7 +264,7 @@ pub(crate) async fn replay(tx: &mut Tx<'_>, id: Option<i64>, webhook_id: Option<
 }
 
 /// Reset requests waiting for a decision that `user_id` may take: pending, and not their own (four eyes).
-pub(crate) async fn resets_waiting_for(db: &Db, user_id: i64, workflow: &str) -> Result<i64, sqlx::Error> {
+pub(crate) async fn resets_waiting_for(db: &Db, user_id: UserId, workflow: &str) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT COUNT(*) FROM workflow_instances WHERE workflow_code = ? AND state = 'PENDING' AND (created_by IS NULL OR created_by <> ?)",
     )

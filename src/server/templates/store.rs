@@ -1,6 +1,7 @@
 //! SQL for templates and their versions.
 
 use crate::contract::TemplateConfig;
+use crate::contract::UserId;
 use crate::numbering::ResetScope;
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -96,7 +97,7 @@ pub(crate) async fn save_version(
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
-    user_id: Option<i64>,
+    user_id: Option<UserId>,
     now_ms: i64,
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {
@@ -121,7 +122,7 @@ async fn save_once(
     template: &str,
     reset_scope: ResetScope,
     reason: &str,
-    user_id: Option<i64>,
+    user_id: Option<UserId>,
     now_ms: i64,
     audit_entry: Option<AuditFor<'_>>,
 ) -> Result<StoredTemplate, AppError> {

@@ -8,6 +8,7 @@
 pub(crate) mod store;
 
 use crate::contract::Role;
+use crate::contract::UserId;
 pub(crate) use crate::contract::{Envelope, EventView, WorkflowContext};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
@@ -33,7 +34,7 @@ pub(crate) struct Instance {
     pub(crate) workflow_code: String,
     pub(crate) state: String,
     pub(crate) version: i64,
-    pub(crate) created_by: Option<i64>,
+    pub(crate) created_by: Option<UserId>,
     pub(crate) updated_at: i64,
 }
 
@@ -60,7 +61,7 @@ fn holds_role(caller: &Caller, required: &str) -> bool {
     }
 }
 
-fn fits_actor_rule(t: &Transition, caller: &Caller, created_by: Option<i64>) -> bool {
+fn fits_actor_rule(t: &Transition, caller: &Caller, created_by: Option<UserId>) -> bool {
     match t.actor_rule.as_str() {
         "NOT_REQUESTER" => caller.user_id().is_some() && caller.user_id() != created_by,
         "REQUESTER" => caller.user_id().is_some() && caller.user_id() == created_by,
@@ -91,7 +92,7 @@ impl Machine {
 
     /// The transition `caller` may take with `action` from `state`, or why not: no role in this workflow → 403;
     /// no such action from this state → 409; the transition's role or the four-eyes rule not met → 403.
-    pub(crate) fn decide(&self, state: &str, created_by: Option<i64>, action: &str, caller: &Caller) -> Result<&Transition, AppError> {
+    pub(crate) fn decide(&self, state: &str, created_by: Option<UserId>, action: &str, caller: &Caller) -> Result<&Transition, AppError> {
         let action = action.trim().to_ascii_uppercase();
         // Someone who takes no part in this workflow learns nothing about its states.
         if !self.transitions.iter().any(|t| holds_role(caller, &t.required_role)) {

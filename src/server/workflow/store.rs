@@ -3,6 +3,7 @@
 use sqlx::{Any, Executor};
 
 use super::{EventView, Instance, Transition};
+use crate::contract::UserId;
 use crate::server::db::{ms_to_datetime, Db, Tx};
 use crate::server::error::{lost_race_as_conflict as sql, AppError};
 
@@ -29,7 +30,7 @@ pub(crate) async fn insert_instance(
     public_id: &str,
     workflow_code: &str,
     state: &str,
-    created_by: Option<i64>,
+    created_by: Option<UserId>,
     now_ms: i64,
 ) -> Result<i64, AppError> {
     sqlx::query_scalar(
@@ -67,7 +68,7 @@ pub(crate) async fn insert_event(
     action: &str,
     from_state: &str,
     to_state: &str,
-    actor_id: Option<i64>,
+    actor_id: Option<UserId>,
     actor_name: &str,
     comment: Option<&str>,
     now_ms: i64,

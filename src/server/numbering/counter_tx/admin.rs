@@ -567,6 +567,7 @@ pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::UserId;
     use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
     use crate::numbering::{CounterKey, Period, ResetScope};
 
@@ -634,7 +635,7 @@ mod tests {
     }
 
     fn user(role: crate::contract::Role) -> Caller {
-        let info = crate::contract::UserInfo { id: 1, username: "u".into(), display_name: "U".into(), role, admin_project_ids: vec![] };
+        let info = crate::contract::UserInfo { id: UserId(1), username: "u".into(), display_name: "U".into(), role, admin_project_ids: vec![] };
         Caller { principal: crate::server::auth::Principal::User(info), ip: None, user_agent: None }
     }
 

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::contract::NumberStatus;
+use crate::contract::UserId;
 use crate::numbering::CounterId;
 use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::numbering::{CounterKey, PeriodKey};
@@ -323,7 +324,7 @@ pub struct NewNumber {
     pub status: NumberStatus,
     pub token: Option<String>,
     pub document_id: Option<String>,
-    pub user_id: Option<i64>,
+    pub user_id: Option<UserId>,
     pub api_token_id: Option<i64>,
     pub created_at: i64,
     pub expires_at: Option<i64>,
