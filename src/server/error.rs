@@ -327,6 +327,15 @@ impl From<sqlx::Error> for AppError {
     }
 }
 
+/// The most characters of a caller's own text an answer echoes back.
+pub(crate) const ECHO_CHARS: usize = 60;
+
+/// A caller's text as an answer may name it: at most [`ECHO_CHARS`] characters, so an oversize input is never sent back
+/// whole (into a message, a log, a report).
+pub(crate) fn echo(text: &str) -> String {
+    text.chars().take(ECHO_CHARS).collect()
+}
+
 /// A database error inside a transaction that the operation retries: a lost race (MariaDB deadlock, lock wait
 /// timeout) becomes a version conflict; anything else is a database error.
 pub(crate) fn lost_race_as_conflict(e: sqlx::Error) -> AppError {

@@ -30,7 +30,7 @@ use crate::numbering::{
 };
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Conn, Db, Tx};
-use crate::server::error::{AppError, ErrorCode};
+use crate::server::error::{echo, AppError, ErrorCode};
 use crate::server::numbering::committer::counter_event;
 use crate::server::numbering::counter_tx::admin::{self, Legacy, OverrideFacts, Prepared};
 use crate::server::numbering::counter_tx::lifecycle::{Action, Lifecycle, State};
@@ -45,8 +45,28 @@ use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
 pub(crate) const RESET_WORKFLOW: &str = "COUNTER_RESET";
+
+/// The actions of the reset workflow that act on the counter. The workflow's actions are its rows
+/// (`workflow_transitions`); an action this service does not know moves the request without touching the counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ResetDecision {
+    Approve,
+    Reject,
+}
+
+impl ResetDecision {
+    fn of(action: &str) -> Option<ResetDecision> {
+        match action {
+            "APPROVE" => Some(ResetDecision::Approve),
+            "REJECT" => Some(ResetDecision::Reject),
+            _ => None,
+        }
+    }
+}
 /// A super admin's approval to issue again on a counter whose database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
 pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
+/// The one action of [`WITNESS_WORKFLOW`]: a super admin approves the resumption, which is done at once.
+const WITNESS_RESUME_ACTION: &str = "APPROVE";
 pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
 const MAX_TEXT_CHARS: usize = 500;
 const MAX_COUNTERS: i64 = 2000;
@@ -268,8 +288,8 @@ pub(crate) async fn act_on_reset(
                     .await?
                     .ok_or_else(|| AppError::internal(format!("reset request of {public_id} missing")))?;
                 let ask = admin::ResetAsk { request_id: request.id, instance_public_id: public_id, new_value: request.new_value };
-                let write = match t.action.as_str() {
-                    "APPROVE" => {
+                let write = match ResetDecision::of(&t.action) {
+                    Some(ResetDecision::Approve) => {
                         let locked = lock_counter(&mut tx, s, request.counter_id).await?;
                         let floor = store::highest_sequence(&mut tx, request.counter_id, CONFIRMED).await?;
                         let above = counter_tx::numbers_above(&mut tx, request.counter_id, request.new_value).await?;
@@ -277,7 +297,7 @@ pub(crate) async fn act_on_reset(
                             admin::reset_approved(&s.lifecycle, caller, &locked, &ask, &request.requested_by, floor, &above, comment.as_deref(), now)?;
                         Some((write, locked.counter.key.project_id, &[EventKind::ResetApproved, EventKind::ResetExecuted][..]))
                     }
-                    "REJECT" => {
+                    Some(ResetDecision::Reject) => {
                         let locked = lock_counter(&mut tx, s, request.counter_id).await?;
                         Some((
                             admin::reset_rejected(caller, &locked, &ask, comment.as_deref(), now),
@@ -285,7 +305,7 @@ pub(crate) async fn act_on_reset(
                             &[EventKind::ResetRejected][..],
                         ))
                     }
-                    _ => None,
+                    None => None,
                 };
                 if let Some((write, project_id, told)) = write {
                     counter_tx::apply(&mut tx, &write, now).await?;
@@ -589,7 +609,7 @@ pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id:
                     return Err(not_behind());
                 }
                 let machine = Machine::load(&mut *tx, WITNESS_WORKFLOW).await?;
-                let instance = workflow::start(&mut tx, &machine, "APPROVE", caller, Some(reason), now).await?;
+                let instance = workflow::start(&mut tx, &machine, WITNESS_RESUME_ACTION, caller, Some(reason), now).await?;
                 let set_to = witnessed.last_number.max(locked.counter.row.last_number);
                 let issued = store::highest_sequence(&mut tx, counter_id, &NumberStatus::ALL).await?;
                 let why = format!("resume past the witnessed head (workflow {}): {reason}", instance.public_id);
@@ -644,8 +664,8 @@ pub(crate) fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Ove
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = document_number.trim().nfc().collect();
             let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
-                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", clip(&text), template.source()),
-                en: format!("'{}' does not read as {}", clip(&text), template.source()),
+                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", echo(&text), template.source()),
+                en: format!("'{}' does not read as {}", echo(&text), template.source()),
             })?;
             belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
             let document_id = document_id.as_deref().map(check_document_id).transpose()?.map(String::from);
@@ -914,14 +934,10 @@ fn check_document_id(d: &str) -> Result<DocumentId, AppError> {
     })
 }
 
-fn clip(s: &str) -> String {
-    s.chars().take(60).collect() // never echo an oversize input back
-}
-
 fn counter_not_found(id: CounterId) -> AppError {
     AppError::not_found(format!("ตัวนับเลขที่ {id}"), format!("counter {id}"))
 }
 
 fn number_not_found(number: &str) -> AppError {
-    AppError::not_found(format!("เลขที่เอกสาร {}", clip(number)), format!("document number {}", clip(number)))
+    AppError::not_found(format!("เลขที่เอกสาร {}", echo(number)), format!("document number {}", echo(number)))
 }

@@ -22,7 +22,7 @@ use crate::server::admin_ops::{self, store as astore, AdminOp, Override, Overrid
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::Tx;
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 use crate::server::numbering::Engine;
 use crate::server::numbering::{counter_tx, resolve};
 use crate::server::reference::Snapshot;
@@ -145,7 +145,7 @@ pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), Ap
                 Some(_) => return Err(shape()),
             };
             if let Some(k) = map.keys().next() {
-                return Err(AppError::validation(format!("ไม่รู้จักช่อง '{}' ในเอกสาร JSON", clip(k)), format!("unknown key '{}'", clip(k))));
+                return Err(AppError::validation(format!("ไม่รู้จักช่อง '{}' ในเอกสาร JSON", echo(k)), format!("unknown key '{}'", echo(k))));
             }
             (rows, reason)
         }
@@ -162,7 +162,7 @@ pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), Ap
             let v = if v.is_object() { v } else { Value::String(format!("a row is an object, not {v}")) };
             serde_json::from_value::<RowInput>(v).map(Ok).map_err(|e| {
                 AppError::validation(
-                    format!("แถวที่ {}: ข้อมูลไม่ตรงตามรูปแบบ ({})", i + 1, clip(&e.to_string())),
+                    format!("แถวที่ {}: ข้อมูลไม่ตรงตามรูปแบบ ({})", i + 1, echo(&e.to_string())),
                     format!("row {}: invalid row: {e}", i + 1),
                 )
             })
@@ -190,8 +190,8 @@ pub(crate) fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
     for h in &headers {
         if !COLUMNS.contains(&h.as_str()) {
             return Err(AppError::validation(
-                format!("ไม่รู้จักคอลัมน์ '{}' ในไฟล์ CSV (ใช้ได้: {})", clip(h), COLUMNS.join(", ")),
-                format!("unknown CSV column '{}'", clip(h)),
+                format!("ไม่รู้จักคอลัมน์ '{}' ในไฟล์ CSV (ใช้ได้: {})", echo(h), COLUMNS.join(", ")),
+                format!("unknown CSV column '{}'", echo(h)),
             ));
         }
     }
@@ -360,8 +360,8 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = number.trim().nfc().collect();
             let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
-                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", clip(&text), template.source()),
-                en: format!("'{}' does not read as {}", clip(&text), template.source()),
+                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", echo(&text), template.source()),
+                en: format!("'{}' does not read as {}", echo(&text), template.source()),
             })?;
             let (year, month) = crate::numbering::bangkok_date(now);
             let (year, month) = match (parsed.year, parsed.fiscal_year) {
@@ -384,7 +384,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
         }
         (None, Some(value)) => {
             let value: i64 = value.parse().ok().filter(|v| *v >= 0).ok_or_else(|| {
-                AppError::validation(format!("ค่าตัวนับ (value) ต้องเป็นจำนวนเต็มไม่ติดลบ ไม่ใช่ '{}'", clip(&value)), "value must be a non-negative integer")
+                AppError::validation(format!("ค่าตัวนับ (value) ต้องเป็นจำนวนเต็มไม่ติดลบ ไม่ใช่ '{}'", echo(&value)), "value must be a non-negative integer")
             })?;
             if r.document_id.is_some() {
                 return Err(AppError::validation("documentId ใช้กับแถวเลขที่เอกสารเท่านั้น", "documentId only goes with documentNumber"));
@@ -397,7 +397,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .ok()
                     .map(|y| if y > 2400 { y - 543 } else { y })
                     .filter(|y| (1900..=2200).contains(y))
-                    .ok_or_else(|| AppError::validation(format!("ปี '{}' ไม่ถูกต้อง (ใช้ พ.ศ. หรือ ค.ศ.)", clip(y)), "year must be A.D. or B.E."))?,
+                    .ok_or_else(|| AppError::validation(format!("ปี '{}' ไม่ถูกต้อง (ใช้ พ.ศ. หรือ ค.ศ.)", echo(y)), "year must be A.D. or B.E."))?,
             };
             let month = match r.month.as_deref() {
                 None => cur_month,
@@ -405,7 +405,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .parse::<u32>()
                     .ok()
                     .filter(|m| (1..=12).contains(m))
-                    .ok_or_else(|| AppError::validation(format!("เดือน '{}' ไม่ถูกต้อง (1–12)", clip(m)), "month must be 1-12"))?,
+                    .ok_or_else(|| AppError::validation(format!("เดือน '{}' ไม่ถูกต้อง (1–12)", echo(m)), "month must be 1-12"))?,
             };
             // how people name the counter: project, type, the parts given, the year (B.E.) and month asked for
             let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code, &r.contract_code];
@@ -497,8 +497,4 @@ fn row_report(i: usize, p: &Result<Planned, AppError>, outcome: Result<OverrideR
 
 fn required(en: &str, th: &str) -> AppError {
     AppError::validation(format!("ต้องระบุ{th} ({en})"), format!("{en} is required"))
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(60).collect() // never echo an oversize input back
 }

@@ -11,7 +11,7 @@ use crate::contract::UserId;
 use crate::contract::{BlockDetail, BlockNumber, BlockSummary, NumberStatus, Role};
 use crate::server::auth::Caller;
 use crate::server::db::ms_to_datetime;
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 use crate::server::reference::Snapshot;
 
 /// The most blocks a listing answers (the newest).
@@ -82,7 +82,7 @@ pub(crate) async fn list(engine: &Engine, caller: &Caller) -> Result<Vec<BlockSu
 /// `GET /document-numbering/blocks/{blockId}`: one block and its numbers; 404 for a block the caller may not see,
 /// as for one that does not exist.
 pub(crate) async fn detail(engine: &Engine, caller: &Caller, block_id: &str) -> Result<BlockDetail, AppError> {
-    let not_found = || AppError::not_found(format!("ไม่พบชุดเลข {}", clip(block_id)), format!("no block {}", clip(block_id)));
+    let not_found = || AppError::not_found(format!("ไม่พบชุดเลข {}", echo(block_id)), format!("no block {}", echo(block_id)));
     let id = uuid::Uuid::try_parse(block_id.trim()).map_err(|_| not_found())?.to_string();
     let row = store::blocks(&engine.db, &scope(caller), Some(&id), BLOCK_EXPIRED, 1).await?.into_iter().next().ok_or_else(not_found)?;
     let own = reserved_by(caller, &row);
@@ -110,10 +110,6 @@ pub(crate) async fn detail(engine: &Engine, caller: &Caller, block_id: &str) -> 
     }
     let snapshot = engine.reference.get().await?;
     Ok(BlockDetail { block: summary(engine, &snapshot, &mut Names::new(), &row).await?, numbers })
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(60).collect()
 }
 
 /// What the blocks page shows at first: the caller's blocks, the one in its address, the form for a new block when

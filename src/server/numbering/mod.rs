@@ -35,7 +35,7 @@ use crate::server::auth::rate_limit::NumberRateLimiter;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::{ms_to_datetime, Db};
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 use crate::server::errors_log::ErrorLog;
 use crate::server::metrics;
 use crate::server::reference::{Part, ReferenceCache, Snapshot};
@@ -943,9 +943,11 @@ async fn type_label(s: &Numbering, req: &NumberRequest) -> String {
 /// says), any case.
 fn check_token(token: &str) -> Result<String, AppError> {
     let hyphenated = token.len() == 36;
-    uuid::Uuid::try_parse(token).ok().filter(|_| hyphenated).map(|u| u.to_string()).ok_or_else(|| {
-        AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", token.chars().take(60).collect::<String>()))
-    })
+    uuid::Uuid::try_parse(token)
+        .ok()
+        .filter(|_| hyphenated)
+        .map(|u| u.to_string())
+        .ok_or_else(|| AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", echo(token))))
 }
 
 fn check_document_id(document_id: &str) -> Result<DocumentId, AppError> {

@@ -19,7 +19,7 @@ use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};
-use crate::server::error::{AppError, ErrorCode};
+use crate::server::error::{echo, AppError, ErrorCode};
 use crate::server::reference::Catalog;
 
 /// Most items one reference document may hold.
@@ -59,7 +59,7 @@ impl Item {
             Item::SubType(s) => format!("{}/{}", s.correspondence_type_code.trim(), s.sub_type_number.trim()),
             Item::Contract(c) => format!("{}/{}", c.project_code.trim(), c.code.trim()),
         };
-        s.chars().take(60).collect()
+        echo(&s)
     }
     /// Reads one item of `kind` from a JSON body (unknown fields and wrong types are a 400).
     pub(crate) fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {

@@ -17,7 +17,7 @@ use crate::numbering::normalize_code;
 use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 use crate::server::clock::Clock;
 use crate::server::db::Db;
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 use crate::server::templates::store::StoredTemplate;
 
 /// The reference data and the current templates, read from the database as one snapshot.
@@ -164,7 +164,7 @@ impl Snapshot {
             (None, Some(code)) => {
                 let code = normalize_code(code);
                 self.contract_in(project.id, &code).ok_or_else(|| {
-                    let value: String = code.chars().take(60).collect();
+                    let value = echo(&code);
                     AppError::not_found(
                         format!("สัญญา '{value}' ในโครงการ {}", project.code),
                         format!("unknown contractCode '{value}' in project {}", project.code),
@@ -230,8 +230,8 @@ impl Part {
     }
     pub(crate) fn unknown(&self, value: &str) -> AppError {
         let (th, en) = self.names();
-        let value: String = value.chars().take(60).collect(); // never echo an oversize input back
-                                                              // well formed, but nothing of that id or code: not found (404), as an unknown id in a path is
+        let value = echo(value);
+        // well formed, but nothing of that id or code: not found (404), as an unknown id in a path is
         AppError::not_found(format!("{th} '{value}'"), format!("unknown {en}: '{value}'"))
     }
 }
