@@ -29,7 +29,7 @@ fn Tokens(projects: Vec<ProjectItem>) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let created = RwSignal::new(None::<CreatedApiToken>);
 
-    let revoke = Action::new(move |id: &i64| {
+    let revoke = Action::new(move |id: &ApiTokenId| {
         let id = *id;
         async move {
             if let Err(e) = api::revoke_api_token(id).await {
@@ -130,7 +130,7 @@ fn TokenForm(
 fn TokenTable(
     tokens: Vec<ApiTokenInfo>,
     projects: StoredValue<Vec<ProjectItem>>,
-    revoke: Action<i64, ()>,
+    revoke: Action<ApiTokenId, ()>,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let i18n = use_i18n();

@@ -24,7 +24,8 @@ pub use error::{ApiError, ErrorCode};
 pub use messages::{Lang, Message};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{
-    LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserId, UserUpdate, LOGIN_OUTCOMES,
+    ApiTokenId, LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserId, UserUpdate,
+    LOGIN_OUTCOMES,
 };
 
 use crate::numbering::ResetScope;
@@ -540,7 +541,7 @@ pub struct TemplateConfig {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ApiTokenInfo {
-    pub id: i64,
+    pub id: ApiTokenId,
     pub name: String,
     /// First characters of the token, to recognise it; the token itself is shown once.
     pub prefix: String,

@@ -9,6 +9,8 @@ use super::{ProjectId, Role};
 crate::numbering::ids::id_types! {
     /// A person who logs in (`users.id`).
     UserId;
+    /// An API token (`api_tokens.id`): the DMS and other systems that call the REST API.
+    ApiTokenId;
 }
 
 /// Passwords have at least this many characters (Unicode characters, not bytes).

@@ -483,7 +483,8 @@ id_values!(
     crate::numbering::DisciplineId,
     crate::numbering::ContractId,
     crate::numbering::CounterId,
-    crate::contract::UserId
+    crate::contract::UserId,
+    crate::contract::ApiTokenId
 );
 
 impl From<i64> for SqlValue {

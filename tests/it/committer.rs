@@ -4,6 +4,7 @@
 //! served together (one statement per kind for all its counters) and, when one of its statements fails, batch by
 //! batch behind savepoints.
 
+use docnum::contract::ApiTokenId;
 use docnum::numbering::CounterId;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -423,7 +424,7 @@ async fn numbers_and_audit_rows_read_back_exactly_as_written() {
             sequence: i64::MAX,
             number: awkward.clone(),
             document_id: Some(awkward.clone()),
-            api_token_id: Some(i64::MIN),
+            api_token_id: Some(ApiTokenId(i64::MIN)),
             created_at: 1_795_705_991_723,
             confirmed_at: Some(0),
             ..rows_template(counter.id)

@@ -5,6 +5,7 @@
 
 use crate::common::*;
 use crate::support::*;
+use docnum::contract::ApiTokenId;
 use docnum::contract::NumberRequest;
 use docnum::contract::UserId;
 use docnum::server::auth::{Caller, Principal};
@@ -24,7 +25,7 @@ async fn resolved_letter(app: &TestApp) -> docnum::server::numbering::Resolved {
 
 fn staff() -> Caller {
     Caller {
-        principal: Principal::Token { id: 77, name: "forwarded-from-another-instance".into(), project_ids: vec![] },
+        principal: Principal::Token { id: ApiTokenId(77), name: "forwarded-from-another-instance".into(), project_ids: vec![] },
         ip: Some("192.0.2.9".into()),
         user_agent: Some("a forwarding instance".into()),
     }

@@ -51,7 +51,7 @@ pub async fn create_api_token(name: String, project_ids: Vec<ProjectId>) -> Resu
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn revoke_api_token(id: i64) -> Result<(), ApiError> {
+pub async fn revoke_api_token(id: ApiTokenId) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     tokens::revoke(&state.access, &caller, id).await.map_err(sfn::error)
 }

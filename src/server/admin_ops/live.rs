@@ -88,6 +88,7 @@ pub(crate) async fn events(State(hub): State<Arc<Events>>, caller: Caller) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::ApiTokenId;
     use crate::contract::UserId;
     use crate::contract::UserInfo;
     use crate::numbering::CounterId;
@@ -120,7 +121,11 @@ mod tests {
         let superadmin = user(Role::SuperAdmin, &[]);
         let admin_of_2 = user(Role::ProjectAdmin, &[ProjectId(2)]);
         let staff = user(Role::Staff, &[]);
-        let token = Caller { principal: Principal::Token { id: 1, name: "t".into(), project_ids: vec![ProjectId(2)] }, ip: None, user_agent: None };
+        let token = Caller {
+            principal: Principal::Token { id: ApiTokenId(1), name: "t".into(), project_ids: vec![ProjectId(2)] },
+            ip: None,
+            user_agent: None,
+        };
         assert!(may_see(&superadmin, &counter(ProjectId(1))) && may_see(&superadmin, &reset) && may_see(&superadmin, &template));
         assert!(!may_see(&admin_of_2, &counter(ProjectId(1))) && may_see(&admin_of_2, &counter(ProjectId(2))));
         assert!(!may_see(&admin_of_2, &reset) && may_see(&admin_of_2, &template));

@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
@@ -157,14 +158,14 @@ pub(crate) async fn list_tokens(State(s): State<Arc<Access>>, caller: Caller) ->
 /// `{"revoked": id}`
 #[derive(Serialize, ToSchema)]
 pub(crate) struct Revoked {
-    pub(crate) revoked: i64,
+    pub(crate) revoked: ApiTokenId,
 }
 
 /// `DELETE /admin/api-tokens/{id}` (admins).
 #[utoipa::path(delete, path = "/admin/api-tokens/{id}", params(("id" = i64, Path,)),
     responses((status = 200, body = Revoked), ByIdErrors),
     tag = "auth")]
-pub(crate) async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Revoked>, AppError> {
+pub(crate) async fn revoke_token(State(s): State<Arc<Access>>, caller: Caller, ApiPath(id): ApiPath<ApiTokenId>) -> Result<Json<Revoked>, AppError> {
     tokens::revoke(&s, &caller, id).await?;
     Ok(Json(Revoked { revoked: id }))
 }

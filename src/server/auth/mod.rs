@@ -20,6 +20,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::contract::{Role, UserInfo};
 use crate::numbering::ProjectId;
@@ -33,7 +34,7 @@ pub(crate) const SESSION_USER_KEY: &str = "user_id";
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Principal {
     User(UserInfo),
-    Token { id: i64, name: String, project_ids: Vec<ProjectId> },
+    Token { id: ApiTokenId, name: String, project_ids: Vec<ProjectId> },
 }
 
 /// Serializable: a forwarded counter job carries its caller to the lock holder, for the audit row.
@@ -54,7 +55,7 @@ impl Caller {
     pub(crate) fn user_id(&self) -> Option<UserId> {
         self.user().map(|u| u.id)
     }
-    pub(crate) fn api_token_id(&self) -> Option<i64> {
+    pub(crate) fn api_token_id(&self) -> Option<ApiTokenId> {
         match &self.principal {
             Principal::Token { id, .. } => Some(*id),
             Principal::User(_) => None,
@@ -140,7 +141,7 @@ impl Caller {
 
     /// The caller as the engine's own background work (expiry sweep).
     pub fn system() -> Caller {
-        Caller { principal: Principal::Token { id: 0, name: "system".into(), project_ids: vec![] }, ip: None, user_agent: None }
+        Caller { principal: Principal::Token { id: ApiTokenId::NONE, name: "system".into(), project_ids: vec![] }, ip: None, user_agent: None }
     }
 }
 

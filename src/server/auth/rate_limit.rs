@@ -17,6 +17,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::{Caller, Principal};
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 pub use crate::server::config::{RateLimits, DEFAULT_LIGHT_FACTOR};
 use crate::server::error::AppError;
@@ -27,7 +28,7 @@ pub(crate) struct NumberRateLimiter {
     user: Option<DefaultKeyedRateLimiter<UserId>>,
     ip: Option<DefaultKeyedRateLimiter<String>>,
     global: Option<DefaultDirectRateLimiter>,
-    token: Option<DefaultKeyedRateLimiter<i64>>,
+    token: Option<DefaultKeyedRateLimiter<ApiTokenId>>,
     /// The Redis server the counts are shared through (left alone for a second after a failure).
     shared: Option<KeptRedis>,
     /// The prefix of this limiter's Redis keys (`docnum:rl:` for numbers, `docnum:rl:light:` for the light bucket).

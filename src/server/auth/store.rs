@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::Principal;
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
 use crate::numbering::ProjectId;
@@ -196,7 +197,7 @@ pub(crate) fn parse_scope(stored: &str) -> Option<Vec<ProjectId>> {
 /// The principal of an active token; None for an unknown or revoked one, and for one whose stored scope
 /// cannot be read (logged: the row was written by something other than this service).
 pub(crate) async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<Principal>, AppError> {
-    let row: Option<(i64, String, String)> =
+    let row: Option<(ApiTokenId, String, String)> =
         sqlx::query_as("SELECT id, name, project_ids FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL")
             .bind(token_hash)
             .fetch_optional(&db.pool)
@@ -204,7 +205,7 @@ pub(crate) async fn token_principal(db: &Db, token_hash: &str) -> Result<Option<
     Ok(row.and_then(|(id, name, stored)| match parse_scope(&stored) {
         Some(project_ids) => Some(Principal::Token { id, name, project_ids }),
         None => {
-            tracing::warn!(token_id = id, token = %name, "API token refused: its stored project scope is not a list of project ids");
+            tracing::warn!(token_id = id.0, token = %name, "API token refused: its stored project scope is not a list of project ids");
             None
         }
     }))
@@ -217,7 +218,7 @@ pub(crate) async fn insert_token(
     project_ids: &[ProjectId],
     created_by: UserId,
     now_ms: i64,
-) -> Result<i64, AppError> {
+) -> Result<ApiTokenId, AppError> {
     let prefix: String = token.chars().take(12).collect();
     Ok(sqlx::query_scalar(
         "INSERT INTO api_tokens (name, token_hash, prefix, project_ids, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -235,7 +236,7 @@ pub(crate) async fn insert_token(
 /// A row of `api_tokens` with the name of its creator (the hash stays in the database).
 #[derive(sqlx::FromRow)]
 struct TokenRow {
-    id: i64,
+    id: ApiTokenId,
     name: String,
     prefix: String,
     /// A JSON array of project ids.
@@ -271,12 +272,12 @@ pub(crate) async fn list_tokens(db: &Db) -> Result<Vec<ApiTokenInfo>, AppError> 
 }
 
 /// One token, inside a transaction.
-pub(crate) async fn token_by_id(tx: &mut Conn, id: i64) -> Result<Option<ApiTokenInfo>, AppError> {
+pub(crate) async fn token_by_id(tx: &mut Conn, id: ApiTokenId) -> Result<Option<ApiTokenInfo>, AppError> {
     let row: Option<TokenRow> = sqlx::query_as(&format!("{TOKEN_SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&mut *tx).await?;
     Ok(row.map(ApiTokenInfo::from))
 }
 
-pub(crate) async fn revoke_token(tx: &mut Conn, id: i64, now_ms: i64) -> Result<bool, AppError> {
+pub(crate) async fn revoke_token(tx: &mut Conn, id: ApiTokenId, now_ms: i64) -> Result<bool, AppError> {
     let r = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").bind(now_ms).bind(id).execute(&mut *tx).await?;
     Ok(r.rows_affected() == 1)
 }

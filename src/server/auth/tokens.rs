@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
 use crate::numbering::ProjectId;
@@ -88,7 +89,7 @@ pub(crate) async fn list(s: &Access, caller: &Caller) -> Result<Vec<ApiTokenInfo
 }
 
 /// Revokes an active token the caller administers (403 for another's; 404 when there is no active token of that id).
-pub(crate) async fn revoke(s: &Access, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub(crate) async fn revoke(s: &Access, caller: &Caller, id: ApiTokenId) -> Result<(), AppError> {
     let admin = caller.require_admin()?;
     let gone = || AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}"));
     let actor = caller.audit_base(s.clock.now_ms());

@@ -7,6 +7,7 @@ use super::counter_tx::store::status_of;
 use super::counter_tx::State;
 use super::store::{self, BlockRow, BlockScope};
 use super::Engine;
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::contract::{BlockDetail, BlockNumber, BlockSummary, NumberStatus, Role};
 use crate::server::auth::Caller;
@@ -35,7 +36,7 @@ fn reserved_by(caller: &Caller, row: &BlockRow) -> bool {
 }
 
 /// The reservers' names, each looked up once per answer.
-type Names = std::collections::HashMap<(Option<UserId>, Option<i64>), String>;
+type Names = std::collections::HashMap<(Option<UserId>, Option<ApiTokenId>), String>;
 
 async fn summary(engine: &Engine, snapshot: &Snapshot, names: &mut Names, row: &BlockRow) -> Result<BlockSummary, AppError> {
     let project_code = snapshot.project(Some(row.project_id), None).map(|p| p.code.clone()).unwrap_or_default();

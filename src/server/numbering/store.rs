@@ -2,6 +2,7 @@
 //! number is in `counter_tx`.
 
 use super::counter_tx::store::{bind_key, KeyRow, KEY_WHERE};
+use crate::contract::ApiTokenId;
 use crate::contract::UserId;
 use crate::numbering::CounterKey;
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
@@ -76,7 +77,7 @@ pub(crate) async fn max_utilization_by_type(db: &Db, periods: &[String; 4]) -> R
 /// Whose blocks a listing holds: every block, or the caller's own and those of the projects it administers.
 pub(crate) enum BlockScope<'a> {
     All,
-    Of { user_id: Option<UserId>, api_token_id: Option<i64>, projects: &'a [ProjectId] },
+    Of { user_id: Option<UserId>, api_token_id: Option<ApiTokenId>, projects: &'a [ProjectId] },
 }
 
 #[derive(sqlx::FromRow)]
@@ -95,7 +96,7 @@ pub(crate) struct BlockRow {
     pub(crate) hold_until: Option<i64>,
     pub(crate) created_at: i64,
     pub(crate) user_id: Option<UserId>,
-    pub(crate) api_token_id: Option<i64>,
+    pub(crate) api_token_id: Option<ApiTokenId>,
 }
 
 /// The blocks in `scope` (one block when `block_id` is given), newest first, at most `limit`. Each sequence counts
@@ -132,7 +133,7 @@ pub(crate) async fn blocks(
     }
     if let BlockScope::Of { user_id, api_token_id, projects } = scope {
         // -1: no such row, so a caller without a user (or without a token) matches nothing by it
-        q = q.bind(user_id.unwrap_or(UserId(-1))).bind(api_token_id.unwrap_or(-1));
+        q = q.bind(user_id.unwrap_or(UserId(-1))).bind(api_token_id.unwrap_or(ApiTokenId(-1)));
         for p in projects.iter() {
             q = q.bind(*p);
         }
@@ -162,7 +163,7 @@ pub(crate) async fn block_numbers(db: &Db, block_id: &str) -> Result<Vec<BlockNu
 }
 
 /// The names of users and API tokens, for "reserved by".
-pub(crate) async fn reserver_name(db: &Db, user_id: Option<UserId>, api_token_id: Option<i64>) -> Result<String, sqlx::Error> {
+pub(crate) async fn reserver_name(db: &Db, user_id: Option<UserId>, api_token_id: Option<ApiTokenId>) -> Result<String, sqlx::Error> {
     if let Some(id) = user_id {
         let name: Option<String> = sqlx::query_scalar("SELECT username FROM users WHERE id = ?").bind(id).fetch_optional(&db.pool).await?;
         return Ok(name.unwrap_or_default());

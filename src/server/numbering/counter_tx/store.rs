@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::contract::ApiTokenId;
 use crate::contract::NumberStatus;
 use crate::contract::UserId;
 use crate::numbering::CounterId;
@@ -325,7 +326,7 @@ pub struct NewNumber {
     pub token: Option<String>,
     pub document_id: Option<String>,
     pub user_id: Option<UserId>,
-    pub api_token_id: Option<i64>,
+    pub api_token_id: Option<ApiTokenId>,
     pub created_at: i64,
     pub expires_at: Option<i64>,
     pub confirmed_at: Option<i64>,
