@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::numbering::CounterId;
-use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+use crate::numbering::{CorrespondenceTypeId, CounterId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 
 /// The stream's path (under the REST API's prefix).
 pub const EVENTS_PATH: &str = "/api/v1/events";
@@ -36,6 +35,25 @@ pub enum LiveEvent {
     /// A template was saved, rolled back or retired: `correspondence_type_id` None is the project's default.
     #[serde(rename_all = "camelCase")]
     Template { project_id: ProjectId, correspondence_type_id: Option<CorrespondenceTypeId> },
+}
+
+#[cfg(test)]
+impl LiveEvent {
+    /// A counter event of a key that shows no party (type 1, period `ALL`), for tests.
+    pub(crate) fn bare_counter(project_id: ProjectId, counter_id: CounterId, last_number: i64) -> LiveEvent {
+        LiveEvent::Counter {
+            project_id,
+            counter_id,
+            correspondence_type_id: CorrespondenceTypeId(1),
+            originator_id: OrganizationId::NONE,
+            recipient_id: OrganizationId::NONE,
+            sub_type_id: SubTypeId::NONE,
+            rfa_type_id: RfaTypeId::NONE,
+            discipline_id: DisciplineId::NONE,
+            period: "ALL".into(),
+            last_number,
+        }
+    }
 }
 
 impl LiveEvent {

@@ -302,21 +302,10 @@ async fn subscribe_to_redis(client: redis::Client, channel: String, instance: St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+    use crate::numbering::ProjectId;
 
     fn counter(id: CounterId, last: i64) -> LiveEvent {
-        LiveEvent::Counter {
-            project_id: ProjectId(1),
-            counter_id: id,
-            correspondence_type_id: CorrespondenceTypeId(1),
-            originator_id: OrganizationId::NONE,
-            recipient_id: OrganizationId::NONE,
-            sub_type_id: SubTypeId::NONE,
-            rfa_type_id: RfaTypeId::NONE,
-            discipline_id: DisciplineId::NONE,
-            period: "ALL".into(),
-            last_number: last,
-        }
+        LiveEvent::bare_counter(ProjectId(1), id, last)
     }
 
     #[tokio::test]

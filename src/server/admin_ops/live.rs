@@ -92,7 +92,7 @@ mod tests {
     use crate::contract::UserId;
     use crate::contract::UserInfo;
     use crate::numbering::CounterId;
-    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+    use crate::numbering::ProjectId;
 
     fn user(role: Role, admin_of: &[ProjectId]) -> Caller {
         let u = UserInfo { id: UserId(1), username: "u".into(), display_name: "u".into(), role, admin_project_ids: admin_of.to_vec() };
@@ -100,18 +100,7 @@ mod tests {
     }
 
     fn counter(project_id: ProjectId) -> LiveEvent {
-        LiveEvent::Counter {
-            project_id,
-            counter_id: CounterId(1),
-            correspondence_type_id: CorrespondenceTypeId(1),
-            originator_id: OrganizationId::NONE,
-            recipient_id: OrganizationId::NONE,
-            sub_type_id: SubTypeId::NONE,
-            rfa_type_id: RfaTypeId::NONE,
-            discipline_id: DisciplineId::NONE,
-            period: "ALL".into(),
-            last_number: 1,
-        }
+        LiveEvent::bare_counter(project_id, CounterId(1), 1)
     }
 
     #[test]
