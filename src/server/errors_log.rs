@@ -3,8 +3,6 @@
 
 use std::collections::HashMap;
 
-use crate::contract::UserId;
-use crate::numbering::ProjectId;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -215,7 +213,7 @@ fn clip_text(s: &str) -> String {
     s.chars().take(MAX_CONTEXT_TEXT_CHARS).collect()
 }
 
-use crate::contract::{ErrorPage, ErrorQuery, ErrorRow};
+use crate::contract::{ErrorPage, ErrorQuery, ErrorRow, ProjectId, UserId};
 use crate::server::db::{ms_to_datetime, paging, Conditions};
 
 /// One row of `error_log` as stored (times in epoch milliseconds).

@@ -3,9 +3,7 @@
 //! database check: audit chains intact, no number twice, no unexplained gap.
 
 use crate::common::*;
-use docnum::contract::Role;
-use docnum::contract::UserId;
-use docnum::numbering::ProjectId;
+use docnum::contract::{ProjectId, Role, UserId};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 

@@ -1,13 +1,10 @@
 //! The numbering service end to end over HTTP, on a real SQLite file.
 
-use docnum::contract::UserId;
-use docnum::numbering::CounterId;
-use docnum::numbering::ProjectId;
 use std::collections::HashSet;
 
 use crate::common::*;
 use chrono::Duration;
-use docnum::contract::Role;
+use docnum::contract::{CounterId, ProjectId, Role, UserId};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

@@ -4,12 +4,10 @@
 //! served together (one statement per kind for all its counters) and, when one of its statements fails, batch by
 //! batch behind savepoints.
 
-use docnum::contract::ApiTokenId;
-use docnum::numbering::CounterId;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use docnum::contract::NumberRequest;
+use docnum::contract::{ApiTokenId, CorrespondenceTypeId, CounterId, NumberRequest, ProjectId};
 use docnum::server::audit;
 use docnum::server::auth::Caller;
 use docnum::server::db::Dialect;
@@ -21,7 +19,6 @@ use serde_json::json;
 use sqlx::{Connection, Executor};
 
 use crate::common::TestApp;
-use docnum::numbering::{CorrespondenceTypeId, ProjectId};
 
 async fn letter_to(app: &TestApp, recipient: &str) -> Arc<Resolved> {
     counters_of(app, &["LETTER"], &[recipient]).await.remove(0)

@@ -5,9 +5,7 @@
 
 use crate::common::*;
 use crate::support::*;
-use docnum::contract::ApiTokenId;
-use docnum::contract::NumberRequest;
-use docnum::contract::UserId;
+use docnum::contract::{ApiTokenId, NumberRequest, UserId};
 use docnum::server::auth::{Caller, Principal};
 use docnum::server::numbering::forward::{self, PATH, SECRET_HEADER};
 use docnum::server::numbering::queue::JobKind;

@@ -3,12 +3,10 @@
 //! row of the `admin` audit chain, whichever way it was made (REST, CLI); own password change; deactivation locks a
 //! user out at once; the published demo password keeps a server on loopback.
 
-use docnum::contract::UserId;
-use docnum::numbering::ProjectId;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use docnum::contract::Role;
+use docnum::contract::{ProjectId, Role, UserId};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 

@@ -11,9 +11,7 @@ use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
 use crate::contract::stats::{MAX_STATS_COUNTERS, MAX_STATS_DAYS};
-use crate::contract::{DailyIssued, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
-use crate::numbering::CounterId;
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
+use crate::contract::{CorrespondenceTypeId, CounterId, DailyIssued, ProjectId, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
 use crate::server::auth::Caller;
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, QueryErrors};

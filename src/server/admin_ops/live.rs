@@ -88,11 +88,8 @@ pub(crate) async fn events(State(hub): State<Arc<Events>>, caller: Caller) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::ApiTokenId;
-    use crate::contract::UserId;
     use crate::contract::UserInfo;
-    use crate::numbering::CounterId;
-    use crate::numbering::ProjectId;
+    use crate::contract::{ApiTokenId, CounterId, ProjectId, UserId};
 
     fn user(role: Role, admin_of: &[ProjectId]) -> Caller {
         let u = UserInfo { id: UserId(1), username: "u".into(), display_name: "u".into(), role, admin_project_ids: admin_of.to_vec() };

@@ -10,10 +10,8 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorPage, ErrorQuery};
+use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorPage, ErrorQuery, OrganizationId, ProjectId};
 use crate::numbering::key::CounterKey;
-use crate::numbering::OrganizationId;
-use crate::numbering::ProjectId;
 use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;

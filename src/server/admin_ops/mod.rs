@@ -21,10 +21,10 @@ use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::live::LiveEvent;
-use crate::contract::{NumberRequest, NumberStatus, ProjectItem, RefItem, StatusResult, WitnessResume};
-use crate::numbering::CounterId;
-use crate::numbering::{ContractId, DisciplineId, OrganizationId, RfaTypeId, SubTypeId};
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
+use crate::contract::{
+    ContractId, CorrespondenceTypeId, CounterId, DisciplineId, NumberRequest, NumberStatus, OrganizationId, ProjectId, ProjectItem, RefItem,
+    RfaTypeId, StatusResult, SubTypeId, WitnessResume,
+};
 use crate::numbering::{
     DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, DEFAULT_FISCAL_FIRST_MONTH, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
 };
@@ -45,6 +45,13 @@ use crate::server::workflow::{self, Envelope, EventView, Instance, Machine};
 use store::{sql, Counter, StoredNumber};
 
 pub(crate) const RESET_WORKFLOW: &str = "COUNTER_RESET";
+/// A super admin's approval to issue again on a counter whose database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
+pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
+/// The one action of [`WITNESS_WORKFLOW`]: a super admin approves the resumption, which is done at once.
+const WITNESS_RESUME_ACTION: &str = "APPROVE";
+pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
+const MAX_TEXT_CHARS: usize = 500;
+const MAX_COUNTERS: i64 = 2000;
 
 /// The actions of the reset workflow that act on the counter. The workflow's actions are its rows
 /// (`workflow_transitions`); an action this service does not know moves the request without touching the counter.
@@ -63,13 +70,7 @@ impl ResetDecision {
         }
     }
 }
-/// A super admin's approval to issue again on a counter whose database is behind its witness (docs/rules/numbering.md#what-is-never-done-twice).
-pub(crate) const WITNESS_WORKFLOW: &str = "WITNESS_RESUME";
-/// The one action of [`WITNESS_WORKFLOW`]: a super admin approves the resumption, which is done at once.
-const WITNESS_RESUME_ACTION: &str = "APPROVE";
-pub(crate) use crate::contract::MIN_RESET_REASON_CHARS;
-const MAX_TEXT_CHARS: usize = 500;
-const MAX_COUNTERS: i64 = 2000;
+
 /// Numbers that were confirmed: a VOID number was confirmed before it was voided, and stays on record.
 const CONFIRMED: &[NumberStatus] = &[NumberStatus::Confirmed, NumberStatus::Void];
 

@@ -6,10 +6,8 @@
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 
 use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STATS_COUNTERS, MAX_STATS_DAYS};
-use crate::contract::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
-use crate::numbering::CounterId;
+use crate::contract::{CounterId, CounterSeries, DailyIssued, ProjectId, StatsQuery, TypeSeries, UtilizationHistory};
 use crate::numbering::Period;
-use crate::numbering::ProjectId;
 use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 use crate::server::db::Db;

@@ -5,10 +5,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
-use crate::contract::NumberStatus;
-use crate::contract::UserId;
-use crate::numbering::CounterId;
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
+use crate::contract::{CorrespondenceTypeId, CounterId, NumberStatus, ProjectId, UserId};
 use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 pub(crate) use crate::server::error::lost_race_as_conflict as sql;

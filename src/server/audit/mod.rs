@@ -4,9 +4,6 @@
 //! `chain_length`: the batch moves both in one row), the heads of the others in `audit_chains`; either is
 //! updated with a length check so that two writers can never fork a chain. `verify` recomputes every hash.
 
-use crate::contract::UserId;
-use crate::numbering::CounterId;
-use crate::numbering::ProjectId;
 use crate::server::db::{classify, Conditions, Conn, Db, DbFailure, Dialect, Tx};
 use crate::server::error::AppError;
 use serde::Serialize;
@@ -339,7 +336,7 @@ fn mark_seen(seen: &mut [bool], sequences: Vec<i64>) {
     }
 }
 
-use crate::contract::{AuditPage, AuditQuery, AuditRow};
+use crate::contract::{AuditPage, AuditQuery, AuditRow, CounterId, ProjectId, UserId};
 
 /// The filters of an audit query kept to `projects` (None: every row; shared by the page and the CSV export): the
 /// rows on the chains of those projects' counters, so rows of no counter (the `admin` chain) only when None.

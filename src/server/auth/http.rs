@@ -11,12 +11,10 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
+use crate::contract::{ApiTokenId, ProjectId, UserId};
 use crate::contract::{
     ApiTokenInfo, CreatedApiToken, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserInfo, UserUpdate,
 };
-use crate::numbering::ProjectId;
 use crate::server::auth::{self, attempts, tokens, users, Access, Caller, ClientInfo};
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, CreateErrors, QueryErrors, SignedInErrors};

@@ -20,10 +20,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use tower_sessions::Session;
 
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
-use crate::contract::{Role, UserInfo};
-use crate::numbering::ProjectId;
+use crate::contract::{ApiTokenId, ProjectId, Role, UserId, UserInfo};
 use crate::server::audit::AuditEntry;
 use crate::server::clock::Clock;
 use crate::server::db::Db;

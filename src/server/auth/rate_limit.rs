@@ -17,8 +17,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::{Caller, Principal};
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
+use crate::contract::{ApiTokenId, UserId};
 pub use crate::server::config::{RateLimits, DEFAULT_LIGHT_FACTOR};
 use crate::server::error::AppError;
 use crate::server::kept_redis::KeptRedis;

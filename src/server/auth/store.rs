@@ -4,10 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::Principal;
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
-use crate::contract::{ApiTokenInfo, Role, UserAdminInfo, UserInfo};
-use crate::numbering::ProjectId;
+use crate::contract::{ApiTokenId, ApiTokenInfo, ProjectId, Role, UserAdminInfo, UserId, UserInfo};
 use crate::server::db::{classify, ms_to_datetime, Conditions, Conn, Db, DbFailure, Dialect};
 use crate::server::error::{AppError, ErrorCode};
 

@@ -1,9 +1,7 @@
 //! What tools and tests do as the system, without a caller's check: create users, grant project-admin rights, create
 //! API tokens. Each writes the audit rows of the service it stands beside, with the system as the actor.
 
-use crate::contract::UserId;
-use crate::contract::{ApiTokenInfo, Role};
-use crate::numbering::ProjectId;
+use crate::contract::{ApiTokenInfo, ProjectId, Role, UserId};
 use crate::server::db::Db;
 use crate::server::error::AppError;
 

@@ -5,10 +5,7 @@
 
 use serde_json::json;
 
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
-use crate::contract::{ApiTokenInfo, CreatedApiToken, Role, UserInfo};
-use crate::numbering::ProjectId;
+use crate::contract::{ApiTokenId, ApiTokenInfo, CreatedApiToken, ProjectId, Role, UserId, UserInfo};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{store, Access, Caller};
 use crate::server::db::Db;

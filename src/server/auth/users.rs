@@ -9,9 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::json;
 
 use crate::contract::users::{MAX_PASSWORD_BYTES, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
-use crate::contract::UserId;
-use crate::contract::{NewUser, Role, UserAdminInfo, UserInfo, UserUpdate};
-use crate::numbering::ProjectId;
+use crate::contract::{NewUser, ProjectId, Role, UserAdminInfo, UserId, UserInfo, UserUpdate};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{password, store, Access, Caller};
 use crate::server::db::{Conn, Db};

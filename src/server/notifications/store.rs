@@ -4,9 +4,7 @@
 use sqlx::Any;
 
 use crate::contract::notifications::DeliveryState;
-use crate::contract::UserId;
-use crate::numbering::CounterId;
-use crate::numbering::ProjectId;
+use crate::contract::{CounterId, ProjectId, UserId};
 use crate::server::db::{Conn, Db, Tx};
 
 /// A webhook row, without its secret (the worker reads it with each delivery: [`Outgoing`]).

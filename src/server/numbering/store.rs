@@ -2,10 +2,8 @@
 //! number is in `counter_tx`.
 
 use super::counter_tx::store::{bind_key, KeyRow, KEY_WHERE};
-use crate::contract::ApiTokenId;
-use crate::contract::UserId;
+use crate::contract::{ApiTokenId, CorrespondenceTypeId, ProjectId, UserId};
 use crate::numbering::CounterKey;
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::db::Db;
 use crate::server::error::AppError;
 

@@ -7,8 +7,7 @@
 use serde_json::Value;
 
 pub(crate) use crate::contract::notifications::EventKind;
-use crate::numbering::CounterId;
-use crate::numbering::ProjectId;
+use crate::contract::{CounterId, ProjectId};
 use crate::server::db::{Conn, Db};
 
 /// One event as its emitter knows it; its id (a UUID) is given when it is appended.

@@ -13,9 +13,8 @@ use super::store::{self, ItemDetail};
 use crate::contract::import::{
     CodeNameInput, ContractInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput,
 };
-use crate::numbering::OrganizationId;
+use crate::contract::{CorrespondenceTypeId, OrganizationId, ProjectId};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::Caller;
 use crate::server::db::{is_unique_violation, Dialect, Tx};

@@ -1,9 +1,7 @@
 //! SQL for templates and their versions.
 
-use crate::contract::TemplateConfig;
-use crate::contract::UserId;
+use crate::contract::{CorrespondenceTypeId, ProjectId, TemplateConfig, UserId};
 use crate::numbering::ResetScope;
-use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
 use crate::server::error::{is_lost_race, AppError, Pause, Retry};

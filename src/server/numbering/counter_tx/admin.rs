@@ -567,8 +567,7 @@ pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::UserId;
-    use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+    use crate::contract::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId, UserId};
     use crate::numbering::{CounterKey, Period, ResetScope};
 
     const NOW: i64 = 1_000_000;

@@ -5,11 +5,9 @@
 
 use std::collections::HashMap;
 
-use crate::contract::ApiTokenId;
-use crate::contract::NumberStatus;
-use crate::contract::UserId;
-use crate::numbering::CounterId;
-use crate::numbering::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+use crate::contract::{
+    ApiTokenId, CorrespondenceTypeId, CounterId, DisciplineId, NumberStatus, OrganizationId, ProjectId, RfaTypeId, SubTypeId, UserId,
+};
 use crate::numbering::{CounterKey, PeriodKey};
 use crate::server::audit;
 use crate::server::db::{bind_values, padded, BindValue, Conn, Db, Dialect, SqlValue};
