@@ -296,6 +296,13 @@ async fn bad_input_gets_a_clear_4xx_and_changes_nothing() {
     let r = app.client.get(app.url("/api/v1/document-numbering/configs/abc")).bearer_auth(&app.token).send().await.unwrap();
     let s = r.status();
     assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+    // ids typed in the path (a counter's, a token's) are refused the same way when they are not numbers
+    let r = app.client.get(app.url("/api/v1/document-numbering/counters/abc/numbers")).bearer_auth(&app.token).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
+    let r = app.client.delete(app.url("/api/v1/admin/api-tokens/1x")).bearer_auth(&app.token).send().await.unwrap();
+    let s = r.status();
+    assert_error(s, &r.json().await.unwrap(), 400, "VALIDATION_ERROR");
 
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0, "nothing was issued");
     assert_eq!(app.count("SELECT COUNT(*) FROM counters").await, 0, "no counter was touched");
