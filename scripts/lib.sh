@@ -39,7 +39,7 @@ ensure_lint_tools() {
 lint() {
   ensure_lint_tools
   log "cargo fmt --check"
-  (cd "$ROOT" && cargo fmt --check)
+  (cd "$ROOT" && cargo fmt --check && cargo fmt --check --manifest-path staff/Cargo.toml)
   RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)"
   CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
   export RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
@@ -135,6 +135,19 @@ split_and_bind() {
   rm "$out/docnum_split.wasm"
 }
 
+# The staff script (staff/, the reserve page's own small crate; ADR 0005), built for wasm32 and bound into $2 as
+# staff.js and staff_bg.wasm. `build_staff_script [--dev] OUT`.
+build_staff_script() {
+  local profile="release" flag="--release"
+  if [ "$1" = "--dev" ]; then profile="debug"; flag=""; shift; fi
+  local out="$1"
+  log "building the staff script (staff/, $profile)"
+  # the main crate's flags (.cargo/config.toml, found from staff/ too) are not this crate's: an empty RUSTFLAGS wins
+  (cd "$ROOT/staff" && RUSTFLAGS="" CARGO_TARGET_DIR="$BUNDLE_TARGET_DIR/staff" cargo build --locked --target wasm32-unknown-unknown $flag)
+  wasm-bindgen --target web --out-dir "$out" --out-name staff --no-typescript \
+    "$BUNDLE_TARGET_DIR/staff/wasm32-unknown-unknown/$profile/docnum_staff.wasm"
+}
+
 # The browser bundle (hydrate) builds in a target directory of its own, so that it can build beside the server's
 # builds (cargo locks a whole target directory): scripts/test.sh runs it in the background. No host crate is lost
 # by it: the wasm-release profile's build scripts and proc macros were never the debug server's.
@@ -178,6 +191,7 @@ build_bundle() {
     log "building the browser bundle (wasm, debug)"
     (cd "$ROOT" && CARGO_TARGET_DIR="$BUNDLE_TARGET_DIR" cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate)
     split_and_bind "$target/debug/docnum.wasm" "$out"
+    build_staff_script --dev "$out"
     cp "$ROOT/style/main.css" "$out/docnum.css"
     rm -rf "$pkg" && mkdir -p "$pkg" && cp "$out"/* "$pkg/"
     rm -f "$hash_file"   # no hash file: the server uses the plain names (server::bundle)
@@ -186,6 +200,7 @@ build_bundle() {
     log "building the browser bundle (wasm, wasm-release profile)"
     (cd "$ROOT" && CARGO_TARGET_DIR="$BUNDLE_TARGET_DIR" cargo build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate --profile wasm-release)
     split_and_bind "$target/wasm-release/docnum.wasm" "$out"
+    build_staff_script "$out"
     local before; before="$(cat "$out"/*.wasm | wc -c)"
     log "wasm-opt -Oz (binaryen $BINARYEN_VERSION), each module"
     local f; for f in "$out"/*.wasm; do "$WASM_OPT" -Oz "$f" -o "$f"; done

@@ -16,19 +16,6 @@ async function holdBundle(page: Page) {
   return release;
 }
 
-test('a login typed before the page hydrated is sent by the hydrated page', async ({ page }) => {
-  const release = await holdBundle(page);
-  await page.goto('/login');
-  await page.getByTestId('login-username').fill(STAFF.user);
-  await page.getByTestId('login-password').fill(STAFF.password);
-  await expect(page.locator('body[data-hydrated="true"]')).toHaveCount(0);
-  release();
-  await waitHydrated(page);
-  await expect(page.getByTestId('login-username')).toHaveValue(STAFF.user);
-  await page.getByTestId('login-submit').click();
-  await expect(page).toHaveURL(/\/$/);
-});
-
 test('choices made before the page hydrated are the ones the hydrated page reserves with', async ({ page }) => {
   await login(page, STAFF);
   const value = (testId: string, code: string) =>

@@ -23,14 +23,20 @@ test('pages carry a CSP with a nonce, and a reserve raises no CSP violation', as
   expect(headers['x-frame-options']).toBe('DENY');
   expect(headers['x-content-type-options']).toBe('nosniff');
   expect(headers['referrer-policy']).toBe('same-origin');
-  // every script of the page carries the policy's nonce (the DOM hides the attribute; the property keeps it)
-  const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+  // the login page is its HTML alone: nothing to load and run (its inline scripts are data, with the nonce)
+  expect(await page.evaluate(() => Array.from(document.scripts).filter((s) => s.src || s.type === 'module').length)).toBe(0);
+
+  // log in; every script of the reserve page carries its policy's nonce (the DOM hides the attribute; the property keeps it)
+  await login(page, STAFF);
+  const reserveCsp = (await page.request.get('/')).headers()['content-security-policy'];
+  expect(reserveCsp).toMatch(/script-src 'self' 'nonce-[^']+' 'wasm-unsafe-eval'/);
+  const reload = await page.reload();
+  const nonce = /'nonce-([^']+)'/.exec(reload!.headers()['content-security-policy'])![1];
   const nonces = await page.evaluate(() => Array.from(document.scripts).map((s) => s.nonce));
   expect(nonces.length).toBeGreaterThan(0);
   for (const n of nonces) expect(n).toBe(nonce);
 
-  // log in, reserve through the form (hydrated WASM, server functions): nothing is blocked
-  await login(page, STAFF);
+  // reserve through the form (the staff script posts it): nothing is blocked
   await selectByCode(page, 'select-project', 'LCBP3-C2');
   await selectByCode(page, 'select-type', 'LETTER');
   await selectByCode(page, 'select-originator', 'สคฉ.3');

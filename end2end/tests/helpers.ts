@@ -35,9 +35,9 @@ export async function waitHydrated(page: Page) {
   }
 }
 
+/** Logs in through the login page: a plain form (the page loads no bundle), answered with the reserve page. */
 export async function login(page: Page, who: { user: string; password: string }) {
   await page.goto('/login');
-  await waitHydrated(page);
   await page.getByTestId('login-username').fill(who.user);
   await page.getByTestId('login-password').fill(who.password);
   await page.getByTestId('login-submit').click();

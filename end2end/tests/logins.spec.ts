@@ -17,7 +17,7 @@ test('a super admin sees on /logins the failed login made a moment ago', async (
   const stranger = `e2e-nobody-${suffix}`;
   const context = await browser.newContext();
   const other = await context.newPage();
-  await visit(other, '/login');
+  await other.goto('/login');
   await other.getByTestId('login-username').fill(stranger);
   await other.getByTestId('login-password').fill('not-a-password-here');
   await other.getByTestId('login-submit').click();

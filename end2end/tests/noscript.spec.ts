@@ -13,6 +13,18 @@ async function loginWithoutScripts(page: Page) {
   await expect(page).toHaveURL(/\/$/);
 }
 
+test('with scripts off the language switch works, and comes back to the page it was on', async ({ page }) => {
+  await page.goto('/login');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'th');
+  await page.getByTestId('lang-switch').click();
+  await expect(page).toHaveURL(/\/login$/);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await expect(page.getByTestId('login-submit')).toHaveText('Log in');
+  await page.getByTestId('lang-switch').click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'th');
+  await expect(page.getByTestId('login-submit')).not.toHaveText('Log in');
+});
+
 test('with scripts off a person logs in, takes a number, confirms it, cancels another and logs out', async ({ page }) => {
   // a wrong password is said on the page the form comes back to
   await page.goto('/login');

@@ -7,9 +7,11 @@ async function visit(page: Page, path: string) {
   await page.waitForLoadState('networkidle');
 }
 
-test('the login page hydrates without console errors', async ({ page }) => {
+test('the login page is whole without a script, and raises no console error', async ({ page }) => {
   const errors = collectErrors(page);
-  await visit(page, '/login');
+  await page.goto('/login');
+  await page.waitForLoadState('networkidle');
+  expect(await page.evaluate(() => Array.from(document.scripts).filter((s) => s.src || s.type === 'module').length)).toBe(0);
   await expect(page.locator('html')).toHaveAttribute('lang', 'th');
   await expect(page.getByTestId('login-submit')).toBeEnabled();
   expect(errors).toEqual([]);

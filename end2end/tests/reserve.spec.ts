@@ -114,13 +114,11 @@ test('the form follows the resolved template: sub-type for TRANSMITTAL, RFA type
 test('a visitor who is not logged in is sent to the login page', async ({ page }) => {
   await page.goto('/');
   await expect(page).toHaveURL(/\/login$/);
-  await waitHydrated(page);
   await expect(page.getByTestId('login-username')).toBeVisible();
 });
 
 test('a wrong password shows the server error', async ({ page }) => {
   await page.goto('/login');
-  await waitHydrated(page);
   await page.getByTestId('login-username').fill(STAFF.user);
   await page.getByTestId('login-password').fill(`${STAFF.password}-wrong`);
   await page.getByTestId('login-submit').click();
@@ -129,7 +127,7 @@ test('a wrong password shows the server error', async ({ page }) => {
 });
 
 // Only this test takes numbers from LCBP3-C1 / MEMO / กทท. → ผรม.1.
-test('a busy counter (NB003) offers a retry that reserves the number once', async ({ page }) => {
+test('a reserve that does not get through offers a retry that reserves the number once', async ({ page }) => {
   await login(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3-C1');
   await selectByCode(page, 'select-type', 'MEMO');
@@ -139,26 +137,24 @@ test('a busy counter (NB003) offers a retry that reserves the number once', asyn
   await expect(preview).toHaveText(/^กทท\.-ผรม\.1-\d{4}-2568$/);
   const expected = (await preview.innerText()).trim();
 
-  // the first reservation meets a counter held elsewhere past the wait: the server's NB003 answer, as it sends it
-  let refused = 0;
-  await page.route('**/sfn/reserve_number', async (route) => {
-    if (refused++ === 0) {
-      await route.fulfill({
-        status: 503,
-        contentType: 'application/json',
-        body: JSON.stringify({ code: 'LOCK_TIMEOUT', message: 'ระบบกำลังประมวลผลคำขออื่น กรุณาลองใหม่อีกครั้ง', retryAfter: 1 }),
-      });
+  // the first post meets a server that cannot take it (a proxy's 503 while an instance restarts): the page stays,
+  // says so, and offers the same post again
+  let posts = 0;
+  await page.route('**/forms/reserve', async (route) => {
+    if (posts++ === 0) {
+      await route.fulfill({ status: 503, contentType: 'text/plain', body: 'Service Unavailable' });
     } else {
       await route.continue();
     }
   });
   await page.getByTestId('reserve-button').click();
-  await expect(page.getByTestId('error')).toContainText('NB003');
+  await expect(page.getByTestId('error')).toContainText('ลองอีกครั้ง');
   await expect(page.getByTestId('reserved-number')).toHaveCount(0);
+  await expect(page.getByTestId('reserve-button')).toBeEnabled();
 
   await page.getByTestId('retry-button').click();
   await expect(page.getByTestId('reserved-number')).toHaveText(expected);
   await expect(page.getByTestId('retry-button')).toHaveCount(0);
   await expect(page.getByTestId('error')).toHaveCount(0);
-  expect(refused).toBe(2);
+  expect(posts).toBe(2);
 });

@@ -16,7 +16,7 @@ async function canLogIn(browser: Browser, user: string, password: string): Promi
   const context = await browser.newContext();
   const page = await context.newPage();
   try {
-    await visit(page, '/login');
+    await page.goto('/login');
     await page.getByTestId('login-username').fill(user);
     await page.getByTestId('login-password').fill(password);
     await page.getByTestId('login-submit').click();

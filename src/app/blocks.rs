@@ -47,7 +47,7 @@ fn Blocks(data: BlocksPageData) -> impl IntoView {
             Some(n) => view! { <NewBlockForm n/> }.into_any(),
             None => view! {
                 <p class="small" data-testid="block-how">
-                    {move || i18n.t("blocks.how")}" "<a href="/">{move || i18n.t("nav.reserve")}</a>
+                    {move || i18n.t("blocks.how")}" "<a href="/" rel="external">{move || i18n.t("nav.reserve")}</a>
                 </p>
             }.into_any(),
         }}

@@ -4,40 +4,8 @@
 
 use leptos::prelude::*;
 
-pub const LANG_COOKIE: &str = "docnum_lang";
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Lang {
-    #[default]
-    Th,
-    En,
-}
-
-impl Lang {
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Th => "th",
-            Lang::En => "en",
-        }
-    }
-
-    pub fn other(self) -> Lang {
-        match self {
-            Lang::Th => Lang::En,
-            Lang::En => Lang::Th,
-        }
-    }
-
-    /// The language chosen in a `Cookie:` header / `document.cookie` string; Thai when absent.
-    pub fn from_cookie_header(cookies: &str) -> Lang {
-        cookies
-            .split(';')
-            .filter_map(|c| c.trim().split_once('='))
-            .find(|(k, _)| *k == LANG_COOKIE)
-            .map(|(_, v)| if v.trim() == "en" { Lang::En } else { Lang::Th })
-            .unwrap_or_default()
-    }
-}
+// the language is the catalogue's (`contract::messages`): the pages and the API speak the same two
+pub use crate::contract::messages::{Lang, LANG_COOKIE};
 
 /// (key, Thai, English)
 const WORDS: &[(&str, &str, &str)] = &[
@@ -79,7 +47,6 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("login.username", "ชื่อผู้ใช้", "User name"),
     ("login.password", "รหัสผ่าน", "Password"),
     ("login.submit", "เข้าสู่ระบบ", "Log in"),
-    ("login.busy", "กำลังเข้าสู่ระบบ…", "Logging in…"),
     ("reserve.title", "ขอเลขที่เอกสาร", "Reserve a document number"),
     ("reserve.project", "โครงการ", "Project"),
     ("reserve.type", "ประเภทเอกสาร", "Correspondence type"),
@@ -113,6 +80,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("reserve.step", "แสดงช่องที่ต้องเลือกต่อ", "Show the parts to choose"),
     ("reserve.busy", "กำลังจอง…", "Reserving…"),
     ("reserve.retry", "ลองอีกครั้ง", "Try again"),
+    ("reserve.unreachable", "ส่งข้อมูลไม่สำเร็จ กรุณาตรวจสอบสัญญาณแล้วลองอีกครั้ง", "It did not go through: check the signal and try again"),
     ("reserve.reserved", "เลขที่ที่จองไว้", "Reserved number"),
     ("reserve.expires_in", "หมดอายุใน", "Expires in"),
     ("reserve.expired", "การจองหมดอายุแล้ว", "The reservation has expired"),
@@ -607,7 +575,7 @@ pub(super) fn initial_lang() -> Lang {
 fn store_lang(lang: Lang) {
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
     {
-        crate::app::browser::set_document_cookie(&format!("{LANG_COOKIE}={}; path=/; max-age=31536000; SameSite=Lax", lang.code()));
+        crate::app::browser::set_document_cookie(&lang.cookie());
         crate::app::browser::set_html_lang(lang.code());
     }
     #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]

@@ -1,7 +1,7 @@
 //! The header: app name, navigation, user, logout, language switch.
 
 use leptos::prelude::*;
-use leptos_router::{components::A, hooks::use_navigate};
+use leptos_router::components::A;
 
 use super::api;
 use super::i18n::use_i18n;
@@ -12,19 +12,14 @@ pub fn Header() -> impl IntoView {
     let i18n = use_i18n();
     let current = use_current_user();
     let user = current.resource;
-    let navigate = use_navigate();
 
-    let logout = Action::new(|_: &()| api::logout());
-    Effect::new(move |_| {
-        if let Some(result) = logout.value().get() {
-            // whatever the server answered, the session is of no use any more here
-            let _ = result;
-            current.reload();
-            navigate("/login", Default::default());
-        }
-    });
-
-    let switch_lang = move |_| i18n.set(i18n.lang.get_untracked().other());
+    // a form, so that the switch works on the pages the bundle does not hydrate; once hydrated it switches in place
+    let switch_lang = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        i18n.set(i18n.lang.get_untracked().other());
+    };
+    // the reserve page is loaded whole from every page (`rel="external"`): it is the server's HTML with the staff
+    // script, never rendered by the router here
     // under 640 px the links fold into a menu (style/main.css); a page change folds it again
     let menu_open = RwSignal::new(false);
     // "more" closes when one of its pages is chosen (a page change keeps the header)
@@ -35,6 +30,14 @@ pub fn Header() -> impl IntoView {
         }
     };
     let location = leptos_router::hooks::use_location();
+    // this page's address, for the language switch to come back to
+    let here = move || {
+        let (path, search) = (location.pathname.get(), location.search.get());
+        match search.trim_start_matches('?') {
+            "" => path,
+            query => format!("{path}?{query}"),
+        }
+    };
     Effect::new(move |_| {
         location.pathname.track();
         menu_open.set(false);
@@ -42,7 +45,7 @@ pub fn Header() -> impl IntoView {
 
     view! {
         <header class="topbar">
-            <a class="brand" href="/">{move || i18n.t("app.name")}</a>
+            <a class="brand" href="/" rel="external">{move || i18n.t("app.name")}</a>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match user.await {
@@ -52,7 +55,11 @@ pub fn Header() -> impl IntoView {
                             let display = if u.display_name.trim().is_empty() { u.username.clone() } else { u.display_name.clone() };
                             view! {
                                 <Show when=move || is_super>
-                                    <WaitingBadge/>
+                                    {if super::page_script() == super::PageScript::Bundle {
+                                        view! { <WaitingBadge/> }.into_any()
+                                    } else {
+                                        view! { <WaitingBadgeDrawn/> }.into_any()
+                                    }}
                                 </Show>
                                 <button type="button" class="menu-toggle" data-testid="menu-toggle" aria-controls="main-menu"
                                     aria-expanded=move || menu_open.get().to_string()
@@ -62,7 +69,7 @@ pub fn Header() -> impl IntoView {
                                 <div class="menu" id="main-menu" class:open=move || menu_open.get()>
                                 // a page chosen folds the menus; opening "more" (its summary) does not
                                 <nav class="nav" on:click=move |ev| if !on_summary(&ev) { menu_open.set(false); close_more(); }>
-                                    <A href="/" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
+                                    <A href="/" attr:rel="external" attr:data-testid="nav-reserve">{move || i18n.t("nav.reserve")}</A>
                                     <A href="/blocks" attr:data-testid="nav-blocks">{move || i18n.t("nav.blocks")}</A>
                                     // the pages admins use every day; the rest under "more" (a native disclosure: it
                                     // opens without scripts too), so that the bar stays one line at a desk
@@ -93,11 +100,9 @@ pub fn Header() -> impl IntoView {
                                     </Show>
                                 </nav>
                                 <A href="/account" attr:class="user" attr:data-testid="user-name" attr:title=move || i18n.t("nav.account.title")>{display}</A>
-                                // a form, so that logging out works before and without scripts too
-                                <form method="post" action=crate::contract::forms::path::LOGOUT class="logout"
-                                    on:submit=move |ev| { ev.prevent_default(); logout.dispatch(()); }>
-                                    <button type="submit" class="link" data-testid="logout"
-                                        disabled=move || logout.pending().get()>
+                                // a plain form on every page: the answer is the login page, loaded whole
+                                <form method="post" action=crate::contract::forms::path::LOGOUT class="logout">
+                                    <button type="submit" class="link" data-testid="logout">
                                         {move || i18n.t("nav.logout")}
                                     </button>
                                 </form>
@@ -108,22 +113,23 @@ pub fn Header() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <button type="button" class="lang" data-testid="lang-switch"
-                title=move || i18n.t("nav.switch.title")
-                on:click=switch_lang>
-                {move || i18n.t("nav.switch")}
-            </button>
+            <form method="post" action=crate::contract::forms::path::LANG class="lang-form" on:submit=switch_lang>
+                <input type="hidden" name="lang" value=move || i18n.lang.get().other().code()/>
+                <input type="hidden" name="back" value=here/>
+                <button type="submit" class="lang" data-testid="lang-switch" title=move || i18n.t("nav.switch.title")>
+                    {move || i18n.t("nav.switch")}
+                </button>
+            </form>
         </header>
     }
 }
 
 /// What waits for the viewer (a super admin: reset requests another one made), as a count linking to `/resets`;
-/// nothing at 0. Read in the browser only, after hydration and again on each page change (an approval elsewhere
-/// shows on the next click): a count rendered by the server inside the header's own suspense could differ from the
-/// hydrating one's and break the page's hydration.
+/// nothing at 0. On a hydrated page it is read in the browser only, after hydration and again on each page change (an
+/// approval elsewhere shows on the next click): a count rendered by the server inside the header's own suspense could
+/// differ from the hydrating one's and break the page's hydration.
 #[component]
 fn WaitingBadge() -> impl IntoView {
-    let i18n = use_i18n();
     let location = leptos_router::hooks::use_location();
     let count = RwSignal::new(0i64);
     // effects run in the browser only
@@ -135,18 +141,31 @@ fn WaitingBadge() -> impl IntoView {
             }
         });
     });
-    move || {
-        let n = count.get();
-        (n > 0).then(|| {
-            view! {
-                <A href="/resets" attr:class="waiting" attr:data-testid="waiting-badge"
-                    attr:title=move || i18n.t("nav.waiting.title")
-                    attr:aria-label=move || format!("{}: {n}", i18n.t("nav.waiting.title"))>
-                    {n.to_string()}
-                </A>
-            }
-        })
+    move || waiting_link(count.get())
+}
+
+/// The same count on a page the Leptos bundle never hydrates (the staff pages): drawn by the server as it renders.
+#[component]
+fn WaitingBadgeDrawn() -> impl IntoView {
+    let waiting = Resource::new(|| (), |_| api::waiting_for_me());
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move { waiting.await.ok().and_then(|w| waiting_link(w.reset_requests)) })}
+        </Suspense>
     }
+}
+
+fn waiting_link(n: i64) -> Option<impl IntoView> {
+    let i18n = use_i18n();
+    (n > 0).then(|| {
+        view! {
+            <A href="/resets" attr:class="waiting" attr:data-testid="waiting-badge"
+                attr:title=move || i18n.t("nav.waiting.title")
+                attr:aria-label=move || format!("{}: {n}", i18n.t("nav.waiting.title"))>
+                {n.to_string()}
+            </A>
+        }
+    })
 }
 
 /// Whether a click fell on a disclosure's summary (which opens it) rather than on a link.

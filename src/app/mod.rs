@@ -50,6 +50,33 @@ use i18n::{provide_i18n, use_i18n};
 #[derive(Clone, Debug)]
 pub struct StylesheetHref(pub std::sync::Arc<str>);
 
+/// Where the staff script's files are, without their endings (`/pkg/<hash>/staff`: `staff.js`, `staff_bg.wasm`),
+/// provided by the server's router when the build made it (`server::bundle`).
+#[derive(Clone, Debug)]
+pub struct StaffScript(pub std::sync::Arc<str>);
+
+/// What the browser loads to make a page live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageScript {
+    /// The Leptos bundle, which hydrates the page (and loads its chunk).
+    Bundle,
+    /// The staff script alone: the page is the server's HTML with plain forms (ADR 0005).
+    Staff,
+    /// Nothing: the page's HTML is all of it.
+    None,
+}
+
+impl PageScript {
+    /// The reserve page is made live by the staff script, the login page by nothing; every other page hydrates.
+    pub fn of(path: &str) -> PageScript {
+        match path {
+            "/" => PageScript::Staff,
+            "/login" => PageScript::None,
+            _ => PageScript::Bundle,
+        }
+    }
+}
+
 /// The HTML document the server renders around the app. Only `<body>` is hydrated: the stylesheet link here is
 /// the server's alone, so the browser bundle need not know the hashed name.
 pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
@@ -58,6 +85,7 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
         .unwrap_or_else(|| format!("/{}/{}.css", options.site_pkg_dir.trim_matches('/'), options.output_name));
     // the language of the words the page is rendered in (the visitor's cookie); the switch changes it in the browser
     let lang = i18n::initial_lang().code();
+    let script = page_script();
     view! {
         <!DOCTYPE html>
         <html lang=lang>
@@ -68,8 +96,14 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
                 <link rel="stylesheet" id="leptos" href=stylesheet/>
                 // without scripts the phone's menu cannot open: it stays open (public/noscript.css)
                 <noscript><link rel="stylesheet" href="/noscript.css"/></noscript>
-                <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                {match script {
+                    PageScript::Bundle => view! {
+                        <AutoReload options=options.clone()/>
+                        <HydrationScripts options/>
+                    }.into_any(),
+                    PageScript::Staff => view! { <StaffScriptTags/> }.into_any(),
+                    PageScript::None => ().into_any(),
+                }}
                 <MetaTags/>
             </head>
             <body>
@@ -82,6 +116,31 @@ pub fn shell(options: leptos::config::LeptosOptions) -> impl IntoView {
 /// The pages anyone may open. Every other page needs a session: the server answers it with a `303` to `/login` for a
 /// visitor without one before anything renders (`server::http::pages_need_a_session`).
 pub const PAGES_WITHOUT_LOGIN: &[&str] = &["/login", "/verify"];
+
+/// The script of the page being rendered (on the server; in the browser only hydrated pages render, so `Bundle`).
+pub(crate) fn page_script() -> PageScript {
+    #[cfg(feature = "ssr")]
+    if let Some(parts) = use_context::<axum::http::request::Parts>() {
+        return PageScript::of(parts.uri.path());
+    }
+    PageScript::Bundle
+}
+
+/// The staff script, fetched as the page is read (its WASM too) and started once the page is there; nothing when
+/// the build did not make it (the page works without it).
+#[component]
+fn StaffScriptTags() -> impl IntoView {
+    let nonce = leptos::nonce::use_nonce();
+    use_context::<StaffScript>().map(|StaffScript(base)| {
+        let (js, wasm) = (format!("{base}.js"), format!("{base}_bg.wasm"));
+        let start = format!("import start from '{js}';start({{module_or_path:'{wasm}'}});");
+        view! {
+            <link rel="modulepreload" href=js/>
+            <link rel="preload" href=wasm r#as="fetch" r#type="application/wasm" crossorigin=""/>
+            <script type="module" nonce=nonce>{start}</script>
+        }
+    })
+}
 
 /// The logged-in user (None = not logged in), loaded on the server and sent to the browser.
 #[derive(Clone, Copy)]
@@ -125,10 +184,11 @@ pub fn App() -> impl IntoView {
             <main class="page">
                 <Routes fallback=|| view! { <NotFound/> }>
                     // the staff pages: rendered whole before the first byte (no streamed fragments that only a
-                    // script puts in place), so that their forms work before and without the browser bundle; and
-                    // what a form post left in the session is taken before the answer's headers go
-                    <Route path=path!("/") view=reserve::ReservePage ssr=SsrMode::Async/>
-                    <Route path=path!("/login") view=login::LoginPage ssr=SsrMode::Async/>
+                    // script puts in place), so that their forms work without the browser bundle, which they never
+                    // load (`PageScript`); and what a form post left in the session is taken before the answer's
+                    // headers go. In the browser's router they are chunks, reached only by a link from a hydrated page
+                    <Route path=path!("/") view={Lazy::<ReserveRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/login") view={Lazy::<LoginRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/blocks") view={Lazy::<BlocksRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/templates") view={Lazy::<TemplatesRoute>::new()}/>
                     <Route path=path!("/tokens") view={Lazy::<TokensRoute>::new()}/>
@@ -154,9 +214,9 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// A page whose code the browser loads when it is first visited, not with the first bundle: the staff pages
-/// (`/`, `/login`) stay in the main module, every other page is a chunk of its own (`#[lazy]`, wasm-split;
-/// docs/benchmarks/browser-bundle.md has the sizes).
+/// A page whose code the browser loads when it is first visited, not with the first bundle: every page is a chunk
+/// of its own (`#[lazy]`, wasm-split; docs/benchmarks/browser-bundle.md has the sizes); the main module holds the
+/// shell, the header and the router.
 macro_rules! lazy_page {
     ($($route:ident => $page:path),* $(,)?) => {$(
         struct $route;
@@ -174,7 +234,8 @@ macro_rules! lazy_page {
     )*};
 }
 
-/// The addresses of the pages declared below, which hydrate only once their chunk is in (`crate::hydrate`).
+/// The addresses of the pages declared below that hydrate, which they do only once their chunk is in
+/// (`crate::hydrate`); the staff pages never hydrate (`PageScript`).
 pub const LAZY_PATHS: &[&str] = &[
     "/blocks",
     "/templates",
@@ -194,6 +255,8 @@ pub const LAZY_PATHS: &[&str] = &[
 ];
 
 lazy_page! {
+    ReserveRoute => reserve::ReservePage,
+    LoginRoute => login::LoginPage,
     BlocksRoute => blocks::BlocksPage,
     TemplatesRoute => templates::TemplatesPage,
     TokensRoute => tokens::TokensPage,

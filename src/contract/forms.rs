@@ -13,6 +13,8 @@ use crate::numbering::{Segment, Template, Token};
 pub mod path {
     pub const LOGIN: &str = "/forms/login";
     pub const LOGOUT: &str = "/forms/logout";
+    /// The header's language switch: sets the language cookie and answers back to the page it was posted from.
+    pub const LANG: &str = "/forms/lang";
     pub const RESERVE: &str = "/forms/reserve";
     pub const CONFIRM: &str = "/forms/confirm";
     pub const CANCEL: &str = "/forms/cancel";

@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ErrorCode;
 
+/// The cookie that keeps a browser's choice of language (the pages are rendered in it).
+pub const LANG_COOKIE: &str = "docnum_lang";
+
 /// A language the service speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -17,12 +20,43 @@ pub enum Lang {
 }
 
 impl Lang {
-    /// The language tag (`Content-Language`).
-    pub fn tag(self) -> &'static str {
+    /// The language tag (`Content-Language`, `<html lang>`, the cookie's value).
+    pub fn code(self) -> &'static str {
         match self {
             Lang::Th => "th",
             Lang::En => "en",
         }
+    }
+
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::Th => Lang::En,
+            Lang::En => Lang::Th,
+        }
+    }
+
+    /// The language a form field names (`th`, `en`).
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code.trim() {
+            "th" => Some(Lang::Th),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// The cookie that remembers this language for a year (`Set-Cookie`, `document.cookie`).
+    pub fn cookie(self) -> String {
+        format!("{LANG_COOKIE}={}; path=/; max-age=31536000; SameSite=Lax", self.code())
+    }
+
+    /// The language chosen in a `Cookie:` header / `document.cookie` string; Thai when absent.
+    pub fn from_cookie_header(cookies: &str) -> Lang {
+        cookies
+            .split(';')
+            .filter_map(|c| c.trim().split_once('='))
+            .find(|(k, _)| *k == LANG_COOKIE)
+            .map(|(_, v)| if v.trim() == "en" { Lang::En } else { Lang::Th })
+            .unwrap_or_default()
     }
 
     /// The language an `Accept-Language` header prefers among Thai and English (by `q`, then by order): Thai when it

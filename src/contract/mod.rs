@@ -11,6 +11,7 @@ pub mod lenient;
 pub mod live;
 pub mod messages;
 pub mod notifications;
+pub mod staff_page;
 pub mod stats;
 pub mod users;
 

@@ -25,6 +25,8 @@ use axum::Router;
 use leptos::config::LeptosOptions;
 use tower_http::services::ServeDir;
 
+use crate::contract::staff_page;
+
 /// What a hashed file gets: a year, never revalidated.
 pub(crate) const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// What every other file under `/pkg` gets: use it only after asking whether it changed.
@@ -39,12 +41,20 @@ pub(crate) struct Bundle {
     hashed: HashSet<String>,
     /// The folder under `/pkg` named by the whole bundle's hash, when the build wrote one: all of it `immutable`.
     dir: Option<String>,
+    /// The staff script's files without their endings (`/pkg/<hash>/staff`), when the build made it: the recipe of
+    /// `scripts/lib.sh` does; cargo-leptos does not, and the reserve page then works as it does without scripts.
+    pub(crate) staff_script: Option<Arc<str>>,
 }
 
 impl Bundle {
     /// The plain names of a build without hashing.
     pub(crate) fn plain(options: &LeptosOptions) -> Bundle {
-        Bundle { css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(), hashed: HashSet::new(), dir: None }
+        Bundle {
+            css_href: format!("/{}/{}.css", pkg_dir(options), options.output_name).into(),
+            hashed: HashSet::new(),
+            dir: None,
+            staff_script: Some(format!("/{}/{}", pkg_dir(options), staff_page::SCRIPT_NAME).into()),
+        }
     }
 
     /// The names of a hash file's contents (`dir: …`, or `js: …`, `wasm: …`, `css: …`; other lines are ignored).
@@ -58,10 +68,15 @@ impl Bundle {
             let file = match kind {
                 "dir" => {
                     bundle.css_href = format!("/{}/{hash}/{name}.css", pkg_dir(options)).into();
+                    bundle.staff_script = Some(format!("/{}/{hash}/{}", pkg_dir(options), staff_page::SCRIPT_NAME).into());
                     bundle.dir = Some(hash.to_string());
                     continue;
                 }
-                "js" | "wasm" | "css" => format!("{name}.{hash}.{kind}"),
+                "js" | "wasm" | "css" => {
+                    // a build of cargo-leptos: no staff script
+                    bundle.staff_script = None;
+                    format!("{name}.{hash}.{kind}")
+                }
                 _ => continue,
             };
             if kind == "css" {

@@ -308,7 +308,7 @@ impl IntoResponse for AppError {
             tracing::error!(error = %self.report(), "request failed");
         }
         let lang = ANSWER_LANG.try_with(|l| *l).unwrap_or_default();
-        let mut response = (status, [(header::CONTENT_LANGUAGE, lang.tag())], axum::Json(self.body_in(lang))).into_response();
+        let mut response = (status, [(header::CONTENT_LANGUAGE, lang.code())], axum::Json(self.body_in(lang))).into_response();
         if let Some(secs) = self.retry_after() {
             if let Ok(v) = HeaderValue::from_str(&secs.max(1).to_string()) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);

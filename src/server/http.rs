@@ -16,7 +16,7 @@ use tower_sessions::{Expiry, Session, SessionManagerLayer, SessionStore};
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::app::{shell, App, StylesheetHref, PAGES_WITHOUT_LOGIN};
+use crate::app::{shell, App, StaffScript, StylesheetHref, PAGES_WITHOUT_LOGIN};
 use crate::server::error::{AppError, ErrorBody};
 use crate::server::{
     admin_ops, auth, bundle, edge, import, inflight, metrics, notifications, numbering, page_owner, reference, seed_paths, templates, tlog, AppState,
@@ -274,8 +274,12 @@ pub(crate) fn router<Store: SessionStore + Clone>(state: AppState, session_store
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(8)));
     let ctx_state = state.clone();
     let stylesheet = StylesheetHref(state.bundle.css_href.clone());
+    let staff_script = state.bundle.staff_script.clone().map(StaffScript);
     let page_context = move || {
         provide_context(stylesheet.clone());
+        if let Some(script) = &staff_script {
+            provide_context(script.clone());
+        }
         edge::provide_nonce();
         page_owner::remember();
     };

@@ -37,15 +37,10 @@ fn parts() -> Result<Parts, ApiError> {
     use_context::<Parts>().ok_or_else(|| error(AppError::internal("request parts missing from the server-function context")))
 }
 
-/// The session of this call (login, logout and "who am I" work on it directly).
+/// The session of this call ("who am I" and the pages' form results work on it directly).
 pub(crate) async fn session(state: &AppState) -> Result<Session, ApiError> {
     let mut parts = parts()?;
     Session::from_request_parts(&mut parts, state).await.map_err(|_| error(AppError::Unauthenticated))
-}
-
-/// Where this call comes from (client address and user agent).
-pub(crate) fn client() -> Result<auth::ClientInfo, ApiError> {
-    Ok(auth::ClientInfo::of(&parts()?))
 }
 
 /// The server state and the logged-in user behind this call (sessions only: tokens are for the REST API);

@@ -142,22 +142,24 @@ async fn server_functions_refuse_a_foreign_origin_and_bodies_that_are_not_json()
 #[tokio::test]
 async fn login_from_a_foreign_origin_is_refused_and_sets_no_cookie() {
     let app = TestApp::spawn().await;
-    let credentials = json!({ "username": "admin", "password": ADMIN_PASSWORD });
-    let login_fn = <docnum::app::api::Login as leptos::server_fn::ServerFn>::PATH;
-    assert!(login_fn.starts_with("/sfn/"), "{login_fn}");
-    for path in ["/api/v1/auth/login", login_fn] {
-        let victim = Client::builder().cookie_store(true).build().unwrap();
-        let r = victim.post(app.url(path)).header(ORIGIN, FOREIGN).json(&credentials).send().await.unwrap();
+    let credentials = [("username", "admin"), ("password", ADMIN_PASSWORD)];
+    let no_redirects = || Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    for (path, as_form) in [("/api/v1/auth/login", false), ("/forms/login", true)] {
+        let victim = no_redirects();
+        let request = victim.post(app.url(path)).header(ORIGIN, FOREIGN);
+        let request = if as_form { request.form(&credentials) } else { request.json(&json!({ "username": "admin", "password": ADMIN_PASSWORD })) };
+        let r = request.send().await.unwrap();
         assert!(r.headers().get(SET_COOKIE).is_none(), "{path}: no session cookie");
         let (s, b) = error_of(r).await;
         assert_error(s, &b, 403, "FORBIDDEN");
         let r = victim.get(app.url("/api/v1/auth/me")).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}: not logged in");
     }
-    // the login form's own request works
-    let browser = app.browser();
-    let r = browser.post(app.url(login_fn)).json(&credentials).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
+    // the login page's own form works
+    let browser = no_redirects();
+    let r = browser.post(app.url("/forms/login")).header(ORIGIN, app.base.as_str()).form(&credentials).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()[reqwest::header::LOCATION], "/");
     assert_eq!(browser.get(app.url("/api/v1/auth/me")).send().await.unwrap().status(), StatusCode::OK);
 }
 

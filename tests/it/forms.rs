@@ -228,6 +228,64 @@ async fn form_posts_are_refused_from_another_site_without_a_session_or_without_a
     assert_eq!(app.count("SELECT COUNT(*) FROM document_numbers").await, 0);
 }
 
+#[tokio::test]
+async fn the_staff_pages_load_no_leptos_bundle_and_the_language_switch_is_a_form() {
+    let app = TestApp::spawn().await;
+    let browser = form_browser(&app);
+
+    // the login page loads no script: no bundle, no hydration
+    let (status, html) = page(&app, &browser, "/login").await;
+    assert_eq!(status, StatusCode::OK);
+    for script in [r#"type="module""#, "docnum.js", ".wasm", "<script src"] {
+        assert!(!html.contains(script), "the login page loads a script ({script})");
+    }
+    assert!(html.contains(r#"<html lang="th""#));
+    assert!(html.contains(r#"action="/forms/lang""#));
+
+    // the reserve page loads the staff script alone, with the page's nonce; never the Leptos bundle
+    log_in(&app, &browser, ADMIN_PASSWORD).await;
+    // the login page with a session answers every time (a read awaited straight in its suspense once left one
+    // render in three waiting for good)
+    for _ in 0..20 {
+        assert_eq!(page(&app, &browser, "/login").await.0, StatusCode::OK);
+    }
+    let r = browser.get(app.url("/")).send().await.unwrap();
+    let csp = r.headers()[reqwest::header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_string();
+    let html = r.text().await.unwrap();
+    assert!(html.contains("import start from '/pkg/staff.js';start({module_or_path:'/pkg/staff_bg.wasm'});"), "the staff script");
+    let nonce = csp.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()).expect("a nonce");
+    assert!(html.contains(&format!(r#"<script type="module" nonce="{nonce}">"#)), "the script carries the page's nonce");
+    for bundle in ["docnum.js", "docnum_bg.wasm", "hydrate"] {
+        assert!(!html.contains(bundle), "the reserve page loads the Leptos bundle ({bundle})");
+    }
+    assert!(html.contains(r#"id="reserve-root""#) && html.contains(r#"data-events="/api/v1/events""#), "the part the script draws again");
+    post_form(&app, &browser, "/forms/logout", &[]).await;
+
+    // the switch: the cookie, then back to the page it was on
+    let r = browser.post(app.url("/forms/lang")).form(&[("lang", "en"), ("back", "/login")]).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()[LOCATION], "/login");
+    let cookie = r.headers()[reqwest::header::SET_COOKIE].to_str().unwrap().to_string();
+    assert!(cookie.starts_with("docnum_lang=en;"), "{cookie}");
+    let (_, html) = page(&app, &browser, "/login").await;
+    assert!(html.contains(r#"<html lang="en""#));
+    assert!(html.contains(r#"name="lang" value="th""#), "the switch offers Thai next");
+
+    // never to another site
+    for elsewhere in ["https://evil.example/", "//evil.example/", "/\\evil.example"] {
+        let (status, location) = post_form(&app, &browser, "/forms/lang", &[("lang", "th".into()), ("back", elsewhere.into())]).await;
+        assert_eq!((status, location.as_str()), (StatusCode::SEE_OTHER, "/"), "{elsewhere}");
+    }
+
+    // a language it does not speak: 400 with the Thai message, no cookie
+    let r = browser.post(app.url("/forms/lang")).form(&[("lang", "fr"), ("back", "/login")]).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(r.headers().get(reqwest::header::SET_COOKIE).is_none());
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "VALIDATION_ERROR");
+    assert!(body["message"].as_str().unwrap().contains("ภาษา"));
+}
+
 /// The rows of the block shown on the blocks page, as (sequence, status), and how many confirm forms it offers.
 fn block_rows(html: &str) -> (Vec<(String, String)>, usize) {
     let rows = html

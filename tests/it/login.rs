@@ -230,24 +230,31 @@ async fn an_address_is_throttled_across_usernames_and_another_address_is_not() {
 }
 
 #[tokio::test]
-async fn the_login_page_server_function_is_throttled_the_same_way() {
+async fn the_login_form_is_throttled_the_same_way() {
     let app = TestApp::spawn().await;
     app.user_client("chai", Role::Staff, &[]).await;
-    let login_fn = <docnum::app::api::Login as leptos::server_fn::ServerFn>::PATH;
-    let browser = app.browser();
-    let call = |password: &str| browser.post(app.url(login_fn)).json(&json!({ "username": "chai", "password": password })).send();
+    let mut headers = HeaderMap::new();
+    headers.insert(reqwest::header::ORIGIN, HeaderValue::from_str(&app.base).unwrap());
+    let browser = Client::builder().cookie_store(true).default_headers(headers).redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    // a post of the login form: where it sends the browser
+    let call = |password: &str| browser.post(app.url("/forms/login")).form(&[("username", "chai"), ("password", password)]).send();
+    let location = |r: &reqwest::Response| r.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     for _ in 0..5 {
-        assert_eq!(call("wrong-password").await.unwrap().status(), StatusCode::UNAUTHORIZED);
+        let r = call("wrong-password").await.unwrap();
+        assert_eq!((r.status(), location(&r)), (StatusCode::SEE_OTHER, "/login".to_string()));
     }
     let r = call(STAFF_PASSWORD).await.unwrap();
-    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
-    assert_eq!(r.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()), Some("1"));
-    let text = r.text().await.unwrap();
-    assert!(text.contains("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป"), "{text}");
+    assert_eq!((r.status(), location(&r)), (StatusCode::SEE_OTHER, "/login".to_string()), "the right password waits too");
+    // the login page says why, once
+    let page = browser.get(app.url("/login")).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป"), "the refusal on the login page");
+    let page = browser.get(app.url("/login")).send().await.unwrap().text().await.unwrap();
+    assert!(!page.contains("เข้าสู่ระบบไม่สำเร็จหลายครั้งเกินไป"), "said once");
     // the REST login shares the count
     assert_throttled(&try_login(&app, &client_from(None), "chai", STAFF_PASSWORD).await);
     app.clock.advance(chrono::Duration::seconds(2));
-    assert_eq!(call(STAFF_PASSWORD).await.unwrap().status(), StatusCode::OK);
+    let r = call(STAFF_PASSWORD).await.unwrap();
+    assert_eq!((r.status(), location(&r)), (StatusCode::SEE_OTHER, "/".to_string()));
     let (n, throttled): (i64, i64) = (
         app.count("SELECT COUNT(*) FROM login_attempts WHERE username = 'chai'").await,
         app.count("SELECT COUNT(*) FROM login_attempts WHERE username = 'chai' AND outcome = 'THROTTLED'").await,

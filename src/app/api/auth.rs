@@ -1,4 +1,4 @@
-//! Server functions: login, logout, who is logged in, one's own password; API tokens (admins: `auth::tokens`
+//! Server functions: who is logged in, why a login was refused, one's own password; API tokens (admins: `auth::tokens`
 //! checks); users (super admins: `auth::users` checks).
 
 use leptos::prelude::*;
@@ -15,27 +15,12 @@ pub async fn current_user() -> Result<Option<UserInfo>, ApiError> {
     auth::user_from_session(&state.db, &session).await.map_err(sfn::error)
 }
 
-#[server(prefix = "/sfn", input = Json)]
-pub async fn login(username: String, password: String) -> Result<UserInfo, ApiError> {
-    let state = sfn::state()?;
-    let session = sfn::session(&state).await?;
-    let client = sfn::client()?;
-    auth::login(&state.access, &session, &client, &username, &password).await.map_err(sfn::error)
-}
-
 /// Why the last login from this browser was refused, shown once (a login form posted without scripts).
 #[server(prefix = "/sfn", input = Json)]
 pub async fn login_refusal() -> Result<Option<ApiError>, ApiError> {
     let state = sfn::state()?;
     let session = sfn::session(&state).await?;
     auth::forms::take_refusal(&session).await.map_err(sfn::error)
-}
-
-#[server(prefix = "/sfn", input = Json)]
-pub async fn logout() -> Result<(), ApiError> {
-    let state = sfn::state()?;
-    let session = sfn::session(&state).await?;
-    auth::logout(&session).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
