@@ -39,6 +39,8 @@ struct State {
     /// How often the live stream has opened (every opening after the first may have missed events).
     opened: Cell<u32>,
     live: RefCell<Option<EventSource>>,
+    /// A finger (or the mouse button) is down on the page: a new drawing waits for it to lift.
+    pressed: Cell<bool>,
 }
 
 thread_local! {
@@ -91,6 +93,10 @@ pub fn start() {
     listen(&doc, "input", on_input);
     listen(&doc, "submit", on_submit);
     listen(&doc, "click", on_click);
+    listen(&doc, "pointerdown", |_| STATE.with(|s| s.pressed.set(true)));
+    for lifted in ["pointerup", "pointercancel"] {
+        listen(&doc, lifted, |_| STATE.with(|s| s.pressed.set(false)));
+    }
     let tick = Closure::<dyn FnMut()>::new(tick_countdown);
     let _ = window().set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 500);
     tick.forget();
@@ -321,6 +327,14 @@ fn load(address: String, cause: Cause, card: Card) {
             return;
         }
         let Some(html) = text(&response).await else { return };
+        // never under a finger: a tap pressed on one drawing of the page and lifted on the next is no click, and lost
+        if STATE.with(|s| s.pressed.get()) {
+            while STATE.with(|s| s.pressed.get()) {
+                sleep(30).await;
+            }
+            // the click of that tap first (a post it makes supersedes this drawing)
+            sleep(0).await;
+        }
         if !is_current(generation) || !swap(&html, card) {
             return;
         }
@@ -373,6 +387,13 @@ fn post(action: String, body: String, form: Option<HtmlFormElement>) {
             }
         }
     });
+}
+
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 async fn fetch(address: &str, form_body: Option<&str>) -> Result<Response, JsValue> {
