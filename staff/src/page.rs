@@ -102,10 +102,9 @@ pub fn start() {
     tick.forget();
     enhance();
     follow_live_events();
-    // a choice made while the script was on its way: the page it chose is the server's to draw
-    if reserve_form().is_some_and(|f| changed_by_hand(&f)) {
-        refresh(Cause::Choice);
-    }
+    // a choice made while the script was on its way stays as it is (the form posts it); the page is drawn again on
+    // the next change. Not at once: a tap may already have posted the form natively, and a drawing of this page as
+    // that post's answer arrives would take the answer's place
     mark_ready();
 }
 
@@ -165,18 +164,6 @@ fn form_query(form: &HtmlFormElement) -> Option<String> {
         }
     }
     Some(String::from(params.to_string()))
-}
-
-/// Whether a field of the form holds something other than what the server's HTML gave it (a person chose or typed
-/// while the page waited for the script).
-fn changed_by_hand(form: &HtmlFormElement) -> bool {
-    let value = |el: &Element| js_sys::Reflect::get(el, &JsValue::from_str("value")).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    let selects = all(form, "select").into_iter().any(|select| {
-        let given = select.query_selector("option[selected]").ok().flatten().and_then(|o| o.get_attribute("value")).unwrap_or_default();
-        value(&select) != given
-    });
-    let inputs = all(form, "input[type=text]").into_iter().any(|input| value(&input) != input.get_attribute("value").unwrap_or_default());
-    selects || inputs
 }
 
 fn in_reserve_form(target: &Element) -> bool {
