@@ -8,8 +8,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{
-    Document, DomParser, Element, Event, EventSource, FormData, Headers, HtmlElement, HtmlFormElement, HtmlInputElement, HtmlTemplateElement,
-    MessageEvent, RequestInit, RequestRedirect, Response, SubmitEvent, SupportedType, UrlSearchParams, Window,
+    AbortController, Document, DomParser, Element, Event, EventSource, FormData, Headers, HtmlElement, HtmlFormElement, HtmlInputElement,
+    HtmlTemplateElement, MessageEvent, RequestInit, RequestRedirect, Response, SubmitEvent, SupportedType, UrlSearchParams, Window,
 };
 
 /// How long typing may pause before the page is asked for again, and how long live events are gathered first.
@@ -41,6 +41,8 @@ struct State {
     live: RefCell<Option<EventSource>>,
     /// A finger (or the mouse button) is down on the page: a new drawing waits for it to lift.
     pressed: Cell<bool>,
+    /// The request under way, stopped when another supersedes it: on a weak signal its bytes would slow the next.
+    in_flight: RefCell<Option<AbortController>>,
 }
 
 thread_local! {
@@ -65,6 +67,9 @@ fn now_ms() -> f64 {
 
 fn next_generation() -> u64 {
     STATE.with(|s| {
+        if let Some(previous) = s.in_flight.borrow_mut().take() {
+            previous.abort();
+        }
         let g = s.generation.get() + 1;
         s.generation.set(g);
         g
@@ -306,6 +311,10 @@ enum Card {
 }
 
 fn load(address: String, cause: Cause, card: Card) {
+    // a post under way draws the page when its answer comes
+    if STATE.with(|s| s.posting.get()) {
+        return;
+    }
     let generation = next_generation();
     let preview_before = preview_text();
     spawn_local(async move {
@@ -394,6 +403,13 @@ async fn fetch(address: &str, form_body: Option<&str>) -> Result<Response, JsVal
     }
     init.set_headers(&headers);
     init.set_redirect(RequestRedirect::Follow);
+    // a drawing may be stopped; a post never is (its number may be taken already, its answer is awaited)
+    if form_body.is_none() {
+        if let Ok(controller) = AbortController::new() {
+            init.set_signal(Some(&controller.signal()));
+            STATE.with(|s| *s.in_flight.borrow_mut() = Some(controller));
+        }
+    }
     JsFuture::from(window().fetch_with_str_and_init(address, &init)).await?.dyn_into()
 }
 
