@@ -59,7 +59,6 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("reserve.revision", "ครั้งที่แก้ไข (Revision)", "Revision"),
     ("reserve.revision.hint", "เว้นว่าง = A", "empty = A"),
     ("reserve.template", "แม่แบบที่ใช้", "Template in use"),
-    ("reserve.template.loading", "กำลังหาแม่แบบ…", "Finding the template…"),
     ("reserve.source.ProjectType", "แม่แบบของโครงการสำหรับประเภทนี้", "project template for this type"),
     ("reserve.source.ProjectDefault", "แม่แบบเริ่มต้นของโครงการ", "project default template"),
     ("reserve.source.SystemDefault", "แม่แบบเริ่มต้นของระบบสำหรับประเภทนี้", "system default template for this type"),

@@ -140,7 +140,8 @@ fn ReserveForm(page: ReservePageData, initial: ReserveChoices) -> impl IntoView 
                     </button>
                 </div>
 
-                {chosen_both.then(|| view! { <TemplateInfo template/> })}
+                // the server resolves the template once the project and type are chosen
+                {template.map(|template| view! { <TemplateInfo template/> })}
 
                 <PreviewBox complete=request.is_some() preview/>
 
@@ -348,12 +349,11 @@ fn CancelForm(held: HeldNumber, chosen: ReserveChoices) -> impl IntoView {
 
 /// The template in use and where it comes from.
 #[component]
-fn TemplateInfo(template: Option<Result<ResolvedTemplate, String>>) -> impl IntoView {
+fn TemplateInfo(template: Result<ResolvedTemplate, String>) -> impl IntoView {
     let i18n = use_i18n();
     match template {
-        None => view! { <p class="muted small">{i18n.t("reserve.template.loading")}</p> }.into_any(),
-        Some(Err(m)) => view! { <ErrorBox message=m/> }.into_any(),
-        Some(Ok(rt)) => {
+        Err(m) => view! { <ErrorBox message=m/> }.into_any(),
+        Ok(rt) => {
             let unreadable = Shows::of(&rt.template).is_none();
             view! {
                 <p class="small template-info">

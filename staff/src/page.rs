@@ -232,9 +232,6 @@ fn on_submit(ev: Event) {
         refresh(Cause::Choice);
         return;
     }
-    if STATE.with(|s| s.posting.get()) {
-        return;
-    }
     let Ok(data) = FormData::new_with_form(&form) else { return };
     let Ok(params) = UrlSearchParams::new_with_str_sequence_sequence(&data) else { return };
     post(form.action(), String::from(params.to_string()), Some(form));
@@ -250,9 +247,6 @@ fn on_click(ev: Event) {
     match el.get_attribute("data-testid").as_deref() {
         Some("copy-button") => copy(&el),
         Some("retry-button") => {
-            if STATE.with(|s| s.posting.get()) {
-                return;
-            }
             let last = STATE.with(|s| s.last_post.borrow().clone());
             if let Some((action, body)) = last {
                 post(action, body, None);
@@ -343,6 +337,10 @@ fn load(address: String, cause: Cause, card: Card) {
 
 /// Posts a form in the background; its answer (the page, after the server's `303`) replaces the page's part.
 fn post(action: String, body: String, form: Option<HtmlFormElement>) {
+    // one post at a time: a second tap waits for the first's answer
+    if STATE.with(|s| s.posting.get()) {
+        return;
+    }
     STATE.with(|s| {
         s.posting.set(true);
         *s.last_post.borrow_mut() = Some((action.clone(), body.clone()));
