@@ -495,7 +495,7 @@ fn ReleasedTable(released: Vec<ReleasedView>) -> impl IntoView {
                             <td>{r.sequence}</td>
                             <td class="mono">{r.document_number.clone()}</td>
                             <td><code>{r.status_when_released.as_str()}</code></td>
-                            <td class="small">"#"{r.reset_request_id}</td>
+                            <td class="small">"#"{r.reset_request_id.0}</td>
                             <td class="nowrap small">{bangkok_time(&r.released_at)}</td>
                         </tr>
                     }).collect_view()}

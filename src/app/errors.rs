@@ -51,7 +51,7 @@ fn ErrorLog() -> impl IntoView {
         async move { api::list_errors(q).await.map_err(|e| error_text(&e)) }
     });
 
-    let resolve = Action::new(move |id: &i64| {
+    let resolve = Action::new(move |id: &ErrorLogId| {
         let id = *id;
         async move {
             if let Err(e) = api::resolve_error(id).await {
@@ -112,7 +112,7 @@ fn ErrorLog() -> impl IntoView {
 
 /// The logged errors of one page, each with a "resolved" button while it is open.
 #[component]
-fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<i64, ()>, action_error: RwSignal<Option<String>>) -> impl IntoView {
+fn ErrorTable(rows: Vec<ErrorRow>, resolve: Action<ErrorLogId, ()>, action_error: RwSignal<Option<String>>) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <TableWrap>

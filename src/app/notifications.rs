@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use super::api::{self, error_text};
 use super::i18n::use_i18n;
 use super::widgets::{bangkok_time, client_fetch, AdminContext, AdminPage, ErrorBox, ErrorSlot, SecretOnce, TableHead, TableWrap};
-use crate::contract::notifications::{DeliveryView, EventKind, NewWebhook, WebhookCreated, WebhookView, MAX_WEBHOOK_URL_CHARS};
+use crate::contract::notifications::{
+    DeliveryId, DeliveryView, EventKind, NewWebhook, WebhookCreated, WebhookId, WebhookView, MAX_WEBHOOK_URL_CHARS,
+};
 use crate::contract::Role;
 
 #[component]
@@ -133,7 +135,7 @@ fn WebhookForm(error: RwSignal<Option<String>>, created: RwSignal<Option<Webhook
 #[component]
 fn WebhookTable(hooks: Vec<WebhookView>, error: RwSignal<Option<String>>, version: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();
-    let toggle = Action::new(move |(id, active): &(i64, bool)| {
+    let toggle = Action::new(move |(id, active): &(WebhookId, bool)| {
         let (id, active) = (*id, *active);
         async move {
             if let Err(e) = api::set_webhook_active(id, active).await {
@@ -142,7 +144,7 @@ fn WebhookTable(hooks: Vec<WebhookView>, error: RwSignal<Option<String>>, versio
             version.update(|v| *v += 1);
         }
     });
-    let remove = Action::new(move |id: &i64| {
+    let remove = Action::new(move |id: &WebhookId| {
         let id = *id;
         async move {
             if let Err(e) = api::delete_webhook(id).await {
@@ -151,7 +153,7 @@ fn WebhookTable(hooks: Vec<WebhookView>, error: RwSignal<Option<String>>, versio
             version.update(|v| *v += 1);
         }
     });
-    let replay = Action::new(move |id: &i64| {
+    let replay = Action::new(move |id: &WebhookId| {
         let id = *id;
         async move {
             if let Err(e) = api::replay_webhook(id).await {
@@ -208,7 +210,7 @@ fn WebhookTable(hooks: Vec<WebhookView>, error: RwSignal<Option<String>>, versio
 #[component]
 fn FailureTable(failures: Vec<DeliveryView>, error: RwSignal<Option<String>>, version: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();
-    let replay = Action::new(move |id: &i64| {
+    let replay = Action::new(move |id: &DeliveryId| {
         let id = *id;
         async move {
             if let Err(e) = api::replay_delivery(id).await {

@@ -41,7 +41,7 @@ fn ResetList() -> impl IntoView {
     let i18n = use_i18n();
     let state = RwSignal::new(String::new());
     let reload = RwSignal::new(0u32);
-    let notice = RwSignal::new(None::<(i64, String)>);
+    let notice = RwSignal::new(None::<(ResetRequestId, String)>);
     let action_error = RwSignal::new(None::<String>);
 
     // a request made, approved or rejected elsewhere: fetch the queue again (once per burst), and after a reconnection
@@ -162,7 +162,7 @@ fn ResetRow(
         <tr data-testid="reset-row" data-request-id=r.request_id.to_string() data-counter-id=r.counter_id.to_string()
             data-state=w.current_state.clone() data-public-id=w.instance_public_id.clone()
             data-actions=w.available_actions.join(",")>
-            <td>"#"{r.request_id}</td>
+            <td>"#"{r.request_id.0}</td>
             <td class="small">"#"{r.counter_id.0}" "{label}</td>
             <td data-testid="reset-values" class="nowrap">{r.previous_value}" → "{r.new_value}</td>
             <td class="small" data-testid="reset-reason-text">{r.reason.clone()}</td>

@@ -25,7 +25,7 @@ pub fn TemplatesPage() -> impl IntoView {
 #[derive(Clone, Debug, PartialEq)]
 enum Origin {
     /// The stored template of exactly this (project, type) / project default.
-    Own { id: i64, version: i64, updated_by: String, updated_at: String },
+    Own { id: TemplateId, version: i64, updated_by: String, updated_at: String },
     /// No own template: the request falls back to this one (and passes over the project default when it breaks
     /// the type's rules).
     Inherited { source: TemplateSource, project_default_skipped: bool },
@@ -170,7 +170,7 @@ fn RetireBox(loaded: Memo<Option<Loaded>>, reload: RwSignal<u32>) -> impl IntoVi
         ack.set(false);
         error.set(None);
     });
-    let retire = Action::new(move |(id, why, acked): &(i64, String, bool)| {
+    let retire = Action::new(move |(id, why, acked): &(TemplateId, String, bool)| {
         let (id, why, acked) = (*id, why.clone(), *acked);
         async move {
             match api::retire_template(id, why, acked).await {

@@ -30,7 +30,18 @@ pub use users::{
 };
 
 use crate::numbering::ResetScope;
-pub use crate::numbering::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+pub use crate::numbering::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, NumberId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+
+crate::numbering::ids::id_types! {
+    /// A stored numbering template (`numbering_templates.id`): a project's template for one type, or its default.
+    TemplateId;
+    /// A counter reset request (`counter_reset_requests.id`), decided through the workflow.
+    ResetRequestId;
+    /// A workflow instance (`workflow_instances.id`): one request on its way through approval.
+    WorkflowInstanceId;
+    /// A row of the error log (`error_log.id`).
+    ErrorLogId;
+}
 
 /// docs/rules/numbering.md#counter-resets: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
 /// server counts and decides; the reset form shows the count against it.
@@ -448,7 +459,7 @@ pub struct ResolvedTemplate {
     pub template: String,
     pub reset_scope: ResetScope,
     pub source: TemplateSource,
-    pub config_id: Option<i64>,
+    pub config_id: Option<TemplateId>,
     /// The project's default template breaks this type's rules, so the type uses its system default instead.
     #[serde(default)]
     pub project_default_skipped: bool,
@@ -527,7 +538,7 @@ pub struct StatusResult {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TemplateConfig {
-    pub id: i64,
+    pub id: TemplateId,
     pub project_id: ProjectId,
     /// None = the project's default template.
     pub correspondence_type_id: Option<CorrespondenceTypeId>,
@@ -680,7 +691,7 @@ pub struct ErrorQuery {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorRow {
-    pub id: i64,
+    pub id: ErrorLogId,
     pub created_at: DateTime<Utc>,
     pub error_type: String,
     pub code: Option<String>,
@@ -763,7 +774,7 @@ pub struct ReleasedView {
     pub revision: String,
     pub document_number: String,
     pub status_when_released: NumberStatus,
-    pub reset_request_id: i64,
+    pub reset_request_id: ResetRequestId,
     pub released_at: DateTime<Utc>,
 }
 
@@ -839,7 +850,7 @@ pub struct Envelope<T> {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ResetRequestView {
-    pub request_id: i64,
+    pub request_id: ResetRequestId,
     pub counter_id: CounterId,
     /// The counter's last number when the reset was requested.
     pub previous_value: i64,

@@ -4,6 +4,13 @@ use crate::numbering::CounterId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+crate::numbering::ids::id_types! {
+    /// A webhook (`notification_webhooks.id`): one receiver of the events.
+    WebhookId;
+    /// One delivery of one event to one webhook (`notification_deliveries.id`).
+    DeliveryId;
+}
+
 /// What happened. Stored and sent as its `SCREAMING_SNAKE_CASE` name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -112,7 +119,7 @@ pub struct NewWebhook {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct WebhookView {
-    pub id: i64,
+    pub id: WebhookId,
     pub url: String,
     /// Empty: every kind.
     pub kinds: Vec<EventKind>,
@@ -146,8 +153,8 @@ pub struct WebhookUpdate {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DeliveryView {
-    pub id: i64,
-    pub webhook_id: i64,
+    pub id: DeliveryId,
+    pub webhook_id: WebhookId,
     pub webhook_url: String,
     pub event_id: String,
     pub kind: EventKind,

@@ -62,4 +62,6 @@ id_types! {
     ContractId;
     /// A counter (`counters.id`): one running sequence, the row a counter key names.
     CounterId;
+    /// An issued number's row (`document_numbers.id`): one revision of one number of a counter.
+    NumberId;
 }

@@ -14,7 +14,7 @@ pub mod template;
 
 pub use codes::{normalize_code, validate_code, CodeError, CodeKind, MAX_CODE_LEN};
 pub use document_id::{DocumentId, DocumentIdError, MAX_DOCUMENT_ID_CHARS};
-pub use ids::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
+pub use ids::{ContractId, CorrespondenceTypeId, CounterId, DisciplineId, NumberId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
 pub use key::{CounterKey, PartIds};
 pub use period::{bangkok_date, fiscal_year, BackdateError, Period, ResetScope, DEFAULT_FISCAL_FIRST_MONTH};
 pub use period_key::{PeriodKey, UnknownPeriod};

@@ -484,7 +484,8 @@ id_values!(
     crate::numbering::ContractId,
     crate::numbering::CounterId,
     crate::contract::UserId,
-    crate::contract::ApiTokenId
+    crate::contract::ApiTokenId,
+    crate::contract::ErrorLogId
 );
 
 impl From<i64> for SqlValue {

@@ -213,13 +213,13 @@ fn clip_text(s: &str) -> String {
     s.chars().take(MAX_CONTEXT_TEXT_CHARS).collect()
 }
 
-use crate::contract::{ErrorPage, ErrorQuery, ErrorRow, ProjectId, UserId};
+use crate::contract::{ErrorLogId, ErrorPage, ErrorQuery, ErrorRow, ProjectId, UserId};
 use crate::server::db::{ms_to_datetime, paging, Conditions};
 
 /// One row of `error_log` as stored (times in epoch milliseconds).
 #[derive(sqlx::FromRow)]
 struct StoredError {
-    id: i64,
+    id: ErrorLogId,
     created_at: i64,
     error_type: String,
     code: Option<String>,
@@ -278,7 +278,7 @@ pub(crate) async fn search(db: &Db, projects: Option<&[ProjectId]>, q: &ErrorQue
 
 /// Marks an error as dealt with at `now_ms`, if it is one of `projects`' rows (None: any); 404 when there is no such
 /// unresolved error.
-pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[ProjectId]>, id: i64) -> Result<(), AppError> {
+pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[ProjectId]>, id: ErrorLogId) -> Result<(), AppError> {
     let mut filter = Conditions::default();
     filter.and("id = ?", [id.into()]).and("resolved_at IS NULL", []);
     if let Some(projects) = projects {

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{CounterView, MetricsSummary};
+use crate::contract::{CounterView, MetricsSummary, TemplateId};
 use crate::numbering::CounterId;
 use crate::server::admin_ops::http::ResetRequestErrors;
 use crate::server::admin_ops::http::{self as counters, CountersQuery};
@@ -167,7 +167,7 @@ pub(crate) struct ResetCounterBody {
 pub(crate) async fn reset_counter(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiPath(config_id): ApiPath<i64>,
+    ApiPath(config_id): ApiPath<TemplateId>,
     ApiJson(b): ApiJson<ResetCounterBody>,
 ) -> Result<Json<Envelope<ResetRequestView>>, AppError> {
     Ok(Json(admin_ops::request_reset_of_config(&s, &caller, config_id, b.counter_id, b.new_value, &b.reason).await?))

@@ -23,7 +23,7 @@ pub async fn list_errors(query: ErrorQuery) -> Result<ErrorPage, ApiError> {
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn resolve_error(id: i64) -> Result<(), ApiError> {
+pub async fn resolve_error(id: ErrorLogId) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     logs::resolve(&state.db, &state.clock, &caller, id).await.map_err(sfn::error)
 }

@@ -1,7 +1,7 @@
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
-use crate::contract::notifications::{DeliveryView, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookView};
+use crate::contract::notifications::{DeliveryId, DeliveryView, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookId, WebhookView};
 use crate::contract::ApiError;
 #[cfg(feature = "ssr")]
 use crate::server::{notifications, sfn};
@@ -26,13 +26,13 @@ pub async fn create_webhook(new: NewWebhook) -> Result<WebhookCreated, ApiError>
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn set_webhook_active(id: i64, active: bool) -> Result<WebhookView, ApiError> {
+pub async fn set_webhook_active(id: WebhookId, active: bool) -> Result<WebhookView, ApiError> {
     let (state, caller) = sfn::caller().await?;
     notifications::set_active(&state.notifier, &caller, id, active).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn delete_webhook(id: i64) -> Result<(), ApiError> {
+pub async fn delete_webhook(id: WebhookId) -> Result<(), ApiError> {
     let (state, caller) = sfn::caller().await?;
     notifications::delete_webhook(&state.notifier, &caller, id).await.map_err(sfn::error)
 }
@@ -45,13 +45,13 @@ pub async fn failed_deliveries() -> Result<Vec<DeliveryView>, ApiError> {
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn replay_delivery(id: i64) -> Result<Replayed, ApiError> {
+pub async fn replay_delivery(id: DeliveryId) -> Result<Replayed, ApiError> {
     let (state, caller) = sfn::caller().await?;
     notifications::replay(&state.notifier, &caller, id).await.map_err(sfn::error)
 }
 
 #[server(prefix = "/sfn", input = Json)]
-pub async fn replay_webhook(id: i64) -> Result<Replayed, ApiError> {
+pub async fn replay_webhook(id: WebhookId) -> Result<Replayed, ApiError> {
     let (state, caller) = sfn::caller().await?;
     notifications::replay_failed(&state.notifier, &caller, id).await.map_err(sfn::error)
 }

@@ -65,7 +65,7 @@ pub async fn rollback_template(
 /// Retires a (project, type) template or a project default: its history stays, requests use the next template of
 /// the resolution order (docs/rules/numbering.md#which-template-numbers-a-request). Answers the template now used.
 #[server(prefix = "/sfn", input = Json)]
-pub async fn retire_template(id: i64, reason: String, acknowledge_key_change: bool) -> Result<ResolvedTemplate, ApiError> {
+pub async fn retire_template(id: TemplateId, reason: String, acknowledge_key_change: bool) -> Result<ResolvedTemplate, ApiError> {
     let (state, caller) = sfn::caller().await?;
     templates::retire(&state.catalog, &caller, id, &reason, acknowledge_key_change).await.map_err(sfn::error)
 }

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorPage, ErrorQuery, OrganizationId, ProjectId};
+use crate::contract::{AuditPage, AuditQuery, CounterName, ErrorLogId, ErrorPage, ErrorQuery, OrganizationId, ProjectId};
 use crate::numbering::key::CounterKey;
 use crate::server::audit::{self, VerifyReport};
 use crate::server::auth::Caller;
@@ -80,7 +80,7 @@ pub(crate) async fn error_page(db: &Db, caller: &Caller, q: &ErrorQuery) -> Resu
 }
 
 /// Marks an error resolved, if the caller may read it (404 otherwise, as for no such unresolved error).
-pub(crate) async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub(crate) async fn resolve(db: &Db, clock: &Clock, caller: &Caller, id: ErrorLogId) -> Result<(), AppError> {
     errors_log::resolve(db, clock.now_ms(), caller.admin_scope()?, id).await
 }
 
@@ -154,7 +154,7 @@ pub(crate) async fn errors(
 pub(crate) async fn resolve_error(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<ErrorLogId>,
 ) -> Result<Json<Resolved>, AppError> {
     resolve(&s.db, &s.clock, &caller, id).await?;
     Ok(Json(Resolved { resolved: id }))
@@ -163,5 +163,5 @@ pub(crate) async fn resolve_error(
 /// `{"resolved": id}`
 #[derive(Serialize, ToSchema)]
 pub(crate) struct Resolved {
-    pub(crate) resolved: i64,
+    pub(crate) resolved: ErrorLogId,
 }

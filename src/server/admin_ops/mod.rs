@@ -23,7 +23,7 @@ use unicode_normalization::UnicodeNormalization;
 use crate::contract::live::LiveEvent;
 use crate::contract::{
     ContractId, CorrespondenceTypeId, CounterId, DisciplineId, NumberRequest, NumberStatus, OrganizationId, ProjectId, ProjectItem, RefItem,
-    RfaTypeId, StatusResult, SubTypeId, WitnessResume,
+    ResetRequestId, RfaTypeId, StatusResult, SubTypeId, TemplateId, WitnessResume, WorkflowInstanceId,
 };
 use crate::numbering::{
     DocumentId, ParsedNumber, Period, PeriodKey, ResetScope, Template, DEFAULT_FISCAL_FIRST_MONTH, MAX_DOCUMENT_ID_CHARS, MAX_NUMBER_LEN,
@@ -83,7 +83,7 @@ pub(crate) use crate::contract::{
 /// A reset request as stored (see `store::reset_requests`).
 #[derive(Clone, Debug)]
 pub(crate) struct ResetRow {
-    pub(crate) id: i64,
+    pub(crate) id: ResetRequestId,
     pub(crate) counter_id: CounterId,
     pub(crate) previous_value: i64,
     pub(crate) new_value: i64,
@@ -247,7 +247,7 @@ pub(crate) async fn request_reset(
 pub(crate) async fn request_reset_of_config(
     s: &Engine,
     caller: &Caller,
-    config_id: i64,
+    config_id: TemplateId,
     counter_id: CounterId,
     new_value: Option<i64>,
     reason: &str,
@@ -534,8 +534,8 @@ pub(crate) async fn reset_requests(
 
 async fn envelopes(db: &Db, caller: &Caller, rows: Vec<ResetRow>) -> Result<Vec<Envelope<ResetRequestView>>, AppError> {
     let machine = Machine::load(&db.pool, RESET_WORKFLOW).await?;
-    let ids: Vec<i64> = rows.iter().map(|r| r.instance.id).collect();
-    let mut history: HashMap<i64, Vec<EventView>> = HashMap::new();
+    let ids: Vec<WorkflowInstanceId> = rows.iter().map(|r| r.instance.id).collect();
+    let mut history: HashMap<WorkflowInstanceId, Vec<EventView>> = HashMap::new();
     for (id, event) in workflow::store::events(db, &ids).await? {
         history.entry(id).or_default().push(event);
     }

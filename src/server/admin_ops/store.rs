@@ -5,7 +5,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor};
 
 use super::{AuditView, NumberView, ReleasedView, ResetRow};
-use crate::contract::{CorrespondenceTypeId, CounterId, NumberStatus, ProjectId, UserId};
+use crate::contract::{CorrespondenceTypeId, CounterId, NumberStatus, ProjectId, ResetRequestId, UserId, WorkflowInstanceId};
 use crate::server::audit;
 use crate::server::db::{ms_to_datetime, Conditions, Db, Tx};
 pub(crate) use crate::server::error::lost_race_as_conflict as sql;
@@ -108,15 +108,15 @@ pub(crate) async fn pending_reset(tx: &mut Tx<'_>, counter_id: CounterId, workfl
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn insert_reset_request(
     tx: &mut Tx<'_>,
-    instance_id: i64,
+    instance_id: WorkflowInstanceId,
     counter_id: CounterId,
     previous_value: i64,
     new_value: i64,
     reason: &str,
     requested_by: UserId,
     now_ms: i64,
-) -> Result<i64, AppError> {
-    sqlx::query_scalar::<_, i64>(
+) -> Result<ResetRequestId, AppError> {
+    sqlx::query_scalar::<_, ResetRequestId>(
         "INSERT INTO counter_reset_requests (instance_id, counter_id, previous_value, new_value, reason, requested_by, requested_at) \
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
@@ -138,14 +138,14 @@ const RESET_SELECT: &str = "SELECT r.id, r.counter_id, r.previous_value, r.new_v
 
 #[derive(sqlx::FromRow)]
 struct ResetRecord {
-    id: i64,
+    id: ResetRequestId,
     counter_id: CounterId,
     previous_value: i64,
     new_value: i64,
     reason: String,
     requested_by: String,
     requested_at: i64,
-    instance_id: i64,
+    instance_id: WorkflowInstanceId,
     public_id: String,
     workflow_code: String,
     state: String,
@@ -177,7 +177,7 @@ impl From<ResetRecord> for ResetRow {
     }
 }
 
-pub(crate) async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: i64) -> Result<Option<ResetRow>, AppError> {
+pub(crate) async fn reset_by_instance(tx: &mut Tx<'_>, instance_id: WorkflowInstanceId) -> Result<Option<ResetRow>, AppError> {
     let sql_text = format!("{RESET_SELECT} WHERE r.instance_id = ?");
     Ok(sqlx::query_as::<_, ResetRecord>(&sql_text).bind(instance_id).fetch_optional(&mut **tx).await.map_err(sql)?.map(ResetRow::from))
 }
@@ -246,7 +246,7 @@ struct ReleasedRow {
     revision: String,
     number: String,
     status: String,
-    reset_request_id: i64,
+    reset_request_id: ResetRequestId,
     released_at: i64,
 }
 

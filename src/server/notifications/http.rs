@@ -10,7 +10,9 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::notifications::{DeliveryView, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookUpdate, WebhookView};
+use crate::contract::notifications::{
+    DeliveryId, DeliveryView, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookId, WebhookUpdate, WebhookView,
+};
 use crate::server::auth::{Access, Caller};
 use crate::server::error::{error_set, FAILURES, INPUT, SIGNED_IN};
 use crate::server::error::{ApiJson, ApiPath, ApiQuery, AppError, ByIdErrors, CreateErrors, QueryErrors, SignedInErrors};
@@ -62,7 +64,7 @@ pub(crate) async fn create_webhook(
 pub(crate) async fn update_webhook(
     State(n): State<Arc<Notifier>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<WebhookId>,
     ApiJson(body): ApiJson<WebhookUpdate>,
 ) -> Result<Json<WebhookView>, AppError> {
     Ok(Json(service::set_active(&n, &caller, id, body.active).await?))
@@ -71,13 +73,17 @@ pub(crate) async fn update_webhook(
 /// `{"deleted": id}`
 #[derive(Serialize, ToSchema)]
 pub(crate) struct Deleted {
-    pub(crate) deleted: i64,
+    pub(crate) deleted: WebhookId,
 }
 
 /// `DELETE /notifications/webhooks/{id}` (super admins): the webhook and its deliveries.
 #[utoipa::path(delete, path = "/notifications/webhooks/{id}", params(("id" = i64, Path,)),
     responses((status = 200, body = Deleted), ByIdErrors), tag = "notifications")]
-pub(crate) async fn delete_webhook(State(n): State<Arc<Notifier>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Deleted>, AppError> {
+pub(crate) async fn delete_webhook(
+    State(n): State<Arc<Notifier>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<WebhookId>,
+) -> Result<Json<Deleted>, AppError> {
     service::delete_webhook(&n, &caller, id).await?;
     Ok(Json(Deleted { deleted: id }))
 }
@@ -85,7 +91,11 @@ pub(crate) async fn delete_webhook(State(n): State<Arc<Notifier>>, caller: Calle
 /// `POST /notifications/webhooks/{id}/replay` (super admins): every failed delivery of the webhook is due again.
 #[utoipa::path(post, path = "/notifications/webhooks/{id}/replay", params(("id" = i64, Path,)),
     responses((status = 200, body = Replayed), ByIdErrors), tag = "notifications")]
-pub(crate) async fn replay_webhook(State(n): State<Arc<Notifier>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Replayed>, AppError> {
+pub(crate) async fn replay_webhook(
+    State(n): State<Arc<Notifier>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<WebhookId>,
+) -> Result<Json<Replayed>, AppError> {
     Ok(Json(service::replay_failed(&n, &caller, id).await?))
 }
 
@@ -96,7 +106,7 @@ pub(crate) struct DeliveriesQuery {
     /// PENDING, DELIVERED or FAILED; absent: every state.
     #[param(schema_with = crate::contract::lenient::schema::delivery_state)]
     pub(crate) state: Option<String>,
-    pub(crate) webhook_id: Option<i64>,
+    pub(crate) webhook_id: Option<WebhookId>,
 }
 
 /// `GET /notifications/deliveries?state&webhookId` (super admins): newest event first, at most 500, with each one's
@@ -115,7 +125,11 @@ pub(crate) async fn list_deliveries(
 /// afresh (409 for one that has not failed).
 #[utoipa::path(post, path = "/notifications/deliveries/{id}/replay", params(("id" = i64, Path,)),
     responses((status = 200, body = Replayed), ReplayErrors), tag = "notifications")]
-pub(crate) async fn replay_delivery(State(n): State<Arc<Notifier>>, caller: Caller, ApiPath(id): ApiPath<i64>) -> Result<Json<Replayed>, AppError> {
+pub(crate) async fn replay_delivery(
+    State(n): State<Arc<Notifier>>,
+    caller: Caller,
+    ApiPath(id): ApiPath<DeliveryId>,
+) -> Result<Json<Replayed>, AppError> {
     Ok(Json(service::replay(&n, &caller, id).await?))
 }
 

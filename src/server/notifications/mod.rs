@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::contract::notifications::{
-    DeliveryState, DeliveryView, EventKind, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookView, MAX_WEBHOOK_SECRET_CHARS,
-    MAX_WEBHOOK_URL_CHARS, MIN_WEBHOOK_SECRET_CHARS,
+    DeliveryId, DeliveryState, DeliveryView, EventKind, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookId, WebhookView,
+    MAX_WEBHOOK_SECRET_CHARS, MAX_WEBHOOK_URL_CHARS, MIN_WEBHOOK_SECRET_CHARS,
 };
 use crate::contract::Role;
 use crate::numbering::CounterId;
@@ -138,7 +138,7 @@ impl Notifier {
         if events.is_empty() {
             return Ok(0);
         }
-        let hooks: Vec<(i64, Vec<EventKind>)> =
+        let hooks: Vec<(WebhookId, Vec<EventKind>)> =
             store::active_webhooks(&self.db).await?.into_iter().map(|(id, kinds)| (id, kinds_of(&kinds))).collect();
         let now = self.clock.now_ms();
         for e in &events {
@@ -147,7 +147,7 @@ impl Notifier {
                 continue; // another instance fanned it out
             }
             let kind = EventKind::parse(&e.kind);
-            let rows: Vec<(i64, i64, CounterId)> = hooks
+            let rows: Vec<(WebhookId, i64, CounterId)> = hooks
                 .iter()
                 .filter(|(_, kinds)| kinds.is_empty() || kind.is_some_and(|k| kinds.contains(&k)))
                 .map(|(hook, _)| (*hook, e.id, e.counter_id.unwrap_or(CounterId::NONE)))
@@ -178,7 +178,7 @@ impl Notifier {
     }
 
     /// One attempt of a claimed delivery, and its outcome recorded under the lease.
-    async fn deliver(&self, id: i64) -> Result<(), AppError> {
+    async fn deliver(&self, id: DeliveryId) -> Result<(), AppError> {
         let Some(out) = store::outgoing(&self.db, id).await? else { return Ok(()) };
         let body = body_of(&out);
         let outcome = match self.refusal(&out.url) {
@@ -210,7 +210,7 @@ impl Notifier {
             Ok(_) => None,
             Err((_, why)) => {
                 let next = (attempts < i64::from(self.config.max_attempts)).then(|| now + backoff_ms(&self.config, attempts));
-                tracing::info!(delivery = id, event = %out.event_id, attempts, error = %why, retry = next.is_some(), "webhook delivery failed");
+                tracing::info!(delivery = id.0, event = %out.event_id, attempts, error = %why, retry = next.is_some(), "webhook delivery failed");
                 next
             }
         };
@@ -300,7 +300,7 @@ fn webhook_view(w: store::WebhookRow) -> WebhookView {
     }
 }
 
-fn webhook_not_found(id: i64) -> AppError {
+fn webhook_not_found(id: WebhookId) -> AppError {
     AppError::not_found(format!("เว็บฮุก {id}"), format!("webhook {id}"))
 }
 
@@ -400,7 +400,7 @@ pub(crate) async fn create_webhook(n: &Notifier, caller: &Caller, new: &NewWebho
 }
 
 /// `PATCH /notifications/webhooks/{id}`: enabled or disabled (a disabled one gets no new events and sends nothing).
-pub(crate) async fn set_active(n: &Notifier, caller: &Caller, id: i64, active: bool) -> Result<WebhookView, AppError> {
+pub(crate) async fn set_active(n: &Notifier, caller: &Caller, id: WebhookId, active: bool) -> Result<WebhookView, AppError> {
     caller.require_super_admin()?;
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;
@@ -416,7 +416,7 @@ pub(crate) async fn set_active(n: &Notifier, caller: &Caller, id: i64, active: b
 }
 
 /// `DELETE /notifications/webhooks/{id}`: the webhook and its deliveries.
-pub(crate) async fn delete_webhook(n: &Notifier, caller: &Caller, id: i64) -> Result<(), AppError> {
+pub(crate) async fn delete_webhook(n: &Notifier, caller: &Caller, id: WebhookId) -> Result<(), AppError> {
     caller.require_super_admin()?;
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;
@@ -431,7 +431,12 @@ pub(crate) async fn delete_webhook(n: &Notifier, caller: &Caller, id: i64) -> Re
 }
 
 /// `GET /notifications/deliveries?state&webhookId`: newest event first, at most 500.
-pub(crate) async fn deliveries(n: &Notifier, caller: &Caller, state: Option<&str>, webhook_id: Option<i64>) -> Result<Vec<DeliveryView>, AppError> {
+pub(crate) async fn deliveries(
+    n: &Notifier,
+    caller: &Caller,
+    state: Option<&str>,
+    webhook_id: Option<WebhookId>,
+) -> Result<Vec<DeliveryView>, AppError> {
     caller.require_super_admin()?;
     let state = match state.map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
@@ -464,7 +469,7 @@ pub(crate) async fn deliveries(n: &Notifier, caller: &Caller, state: Option<&str
 
 /// `POST /notifications/deliveries/{id}/replay`: a FAILED delivery due again, its attempts counted afresh (409 for one
 /// that is not FAILED).
-pub(crate) async fn replay(n: &Notifier, caller: &Caller, id: i64) -> Result<Replayed, AppError> {
+pub(crate) async fn replay(n: &Notifier, caller: &Caller, id: DeliveryId) -> Result<Replayed, AppError> {
     caller.require_super_admin()?;
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;
@@ -485,7 +490,7 @@ pub(crate) async fn replay(n: &Notifier, caller: &Caller, id: i64) -> Result<Rep
 }
 
 /// `POST /notifications/webhooks/{id}/replay`: every FAILED delivery of the webhook due again.
-pub(crate) async fn replay_failed(n: &Notifier, caller: &Caller, webhook_id: i64) -> Result<Replayed, AppError> {
+pub(crate) async fn replay_failed(n: &Notifier, caller: &Caller, webhook_id: WebhookId) -> Result<Replayed, AppError> {
     caller.require_super_admin()?;
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;

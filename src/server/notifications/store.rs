@@ -3,14 +3,14 @@
 
 use sqlx::Any;
 
-use crate::contract::notifications::DeliveryState;
+use crate::contract::notifications::{DeliveryId, DeliveryState, WebhookId};
 use crate::contract::{CounterId, ProjectId, UserId};
 use crate::server::db::{Conn, Db, Tx};
 
 /// A webhook row, without its secret (the worker reads it with each delivery: [`Outgoing`]).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub(crate) struct WebhookRow {
-    pub(crate) id: i64,
+    pub(crate) id: WebhookId,
     pub(crate) url: String,
     pub(crate) kinds: String,
     pub(crate) active: i64,
@@ -30,16 +30,23 @@ pub(crate) async fn webhooks<'e>(e: impl sqlx::Executor<'e, Database = Any>) -> 
 
 /// The active webhooks and the event kinds each wants (stored text): what a fan-out needs, without the views'
 /// delivery counts (a count over every delivery of the last 30 days, each round).
-pub(crate) async fn active_webhooks(db: &Db) -> Result<Vec<(i64, String)>, sqlx::Error> {
+pub(crate) async fn active_webhooks(db: &Db) -> Result<Vec<(WebhookId, String)>, sqlx::Error> {
     sqlx::query_as("SELECT id, kinds FROM notification_webhooks WHERE active <> 0 ORDER BY id").fetch_all(&db.pool).await
 }
 
-pub(crate) async fn webhook<'e>(e: impl sqlx::Executor<'e, Database = Any>, id: i64) -> Result<Option<WebhookRow>, sqlx::Error> {
+pub(crate) async fn webhook<'e>(e: impl sqlx::Executor<'e, Database = Any>, id: WebhookId) -> Result<Option<WebhookRow>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {WEBHOOK_COLUMNS} FROM notification_webhooks w WHERE w.id = ?")).bind(id).fetch_optional(e).await
 }
 
-pub(crate) async fn insert_webhook(tx: &mut Tx<'_>, url: &str, secret: &str, kinds: &str, created_by: &str, now: i64) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar::<_, i64>(
+pub(crate) async fn insert_webhook(
+    tx: &mut Tx<'_>,
+    url: &str,
+    secret: &str,
+    kinds: &str,
+    created_by: &str,
+    now: i64,
+) -> Result<WebhookId, sqlx::Error> {
+    sqlx::query_scalar::<_, WebhookId>(
         "INSERT INTO notification_webhooks (url, secret, kinds, active, created_by, created_at) VALUES (?, ?, ?, 1, ?, ?) RETURNING id",
     )
     .bind(url)
@@ -52,12 +59,12 @@ pub(crate) async fn insert_webhook(tx: &mut Tx<'_>, url: &str, secret: &str, kin
 }
 
 /// Every webhook's stored secret (sealed or not): for [`super::Notifier::seal_stored_secrets`].
-pub(crate) async fn secrets(pool: &sqlx::AnyPool) -> Result<Vec<(i64, String)>, sqlx::Error> {
+pub(crate) async fn secrets(pool: &sqlx::AnyPool) -> Result<Vec<(WebhookId, String)>, sqlx::Error> {
     sqlx::query_as("SELECT id, secret FROM notification_webhooks ORDER BY id").fetch_all(pool).await
 }
 
 /// Replaces a stored secret by its sealed form, if it is still `was` (another instance may have sealed it first).
-pub(crate) async fn replace_secret(db: &Db, id: i64, was: &str, sealed: &str) -> Result<bool, sqlx::Error> {
+pub(crate) async fn replace_secret(db: &Db, id: WebhookId, was: &str, sealed: &str) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("UPDATE notification_webhooks SET secret = ? WHERE id = ? AND secret = ?")
         .bind(sealed)
         .bind(id)
@@ -67,13 +74,13 @@ pub(crate) async fn replace_secret(db: &Db, id: i64, was: &str, sealed: &str) ->
     Ok(done.rows_affected() == 1)
 }
 
-pub(crate) async fn set_active(tx: &mut Tx<'_>, id: i64, active: bool) -> Result<bool, sqlx::Error> {
+pub(crate) async fn set_active(tx: &mut Tx<'_>, id: WebhookId, active: bool) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("UPDATE notification_webhooks SET active = ? WHERE id = ?").bind(i64::from(active)).bind(id).execute(&mut **tx).await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Deletes a webhook and every delivery of it.
-pub(crate) async fn delete_webhook(tx: &mut Tx<'_>, id: i64) -> Result<bool, sqlx::Error> {
+pub(crate) async fn delete_webhook(tx: &mut Tx<'_>, id: WebhookId) -> Result<bool, sqlx::Error> {
     sqlx::query("DELETE FROM notification_deliveries WHERE webhook_id = ?").bind(id).execute(&mut **tx).await?;
     let done = sqlx::query("DELETE FROM notification_webhooks WHERE id = ?").bind(id).execute(&mut **tx).await?;
     Ok(done.rows_affected() == 1)
@@ -101,7 +108,7 @@ pub(crate) async fn take_for_fan_out(tx: &mut Conn, outbox_id: i64) -> Result<bo
 }
 
 /// One delivery row per (webhook, event), due at once.
-pub(crate) async fn insert_deliveries(tx: &mut Conn, rows: &[(i64, i64, CounterId)], now: i64) -> Result<(), sqlx::Error> {
+pub(crate) async fn insert_deliveries(tx: &mut Conn, rows: &[(WebhookId, i64, CounterId)], now: i64) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(500) {
         let sql = format!(
             "INSERT INTO notification_deliveries (webhook_id, outbox_id, counter_id, state, attempts, next_attempt_at, lease_until, created_at) VALUES {}",
@@ -119,7 +126,7 @@ pub(crate) async fn insert_deliveries(tx: &mut Conn, rows: &[(i64, i64, CounterI
 /// The deliveries due now whose earlier events of the same counter for the same webhook are all delivered (the order
 /// per counter) — and fanned out: another instance may be writing an earlier event's deliveries —, of active webhooks,
 /// oldest event first. Candidates only: each is then claimed by [`claim`].
-pub(crate) async fn due(db: &Db, now: i64, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
+pub(crate) async fn due(db: &Db, now: i64, limit: i64) -> Result<Vec<DeliveryId>, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT d.id FROM notification_deliveries d JOIN notification_webhooks w ON w.id = d.webhook_id \
          WHERE d.state = 'PENDING' AND d.next_attempt_at <= ? AND d.lease_until <= ? AND w.active = 1 \
@@ -137,7 +144,7 @@ pub(crate) async fn due(db: &Db, now: i64, limit: i64) -> Result<Vec<i64>, sqlx:
 
 /// Leases a due delivery to `owner` until `until`: a conditional UPDATE, so of several instances that found it due,
 /// one takes it.
-pub(crate) async fn claim(db: &Db, id: i64, owner: &str, now: i64, until: i64) -> Result<bool, sqlx::Error> {
+pub(crate) async fn claim(db: &Db, id: DeliveryId, owner: &str, now: i64, until: i64) -> Result<bool, sqlx::Error> {
     let done =
         sqlx::query("UPDATE notification_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND state = 'PENDING' AND lease_until <= ?")
             .bind(owner)
@@ -163,7 +170,7 @@ pub(crate) struct Outgoing {
     pub(crate) created_at: i64,
 }
 
-pub(crate) async fn outgoing(db: &Db, id: i64) -> Result<Option<Outgoing>, sqlx::Error> {
+pub(crate) async fn outgoing(db: &Db, id: DeliveryId) -> Result<Option<Outgoing>, sqlx::Error> {
     sqlx::query_as(
         "SELECT d.id, d.attempts, w.url, w.secret, o.event_id, o.kind, o.counter_id, o.project_id, o.payload, o.created_at \
          FROM notification_deliveries d JOIN notification_webhooks w ON w.id = d.webhook_id JOIN notification_outbox o ON o.id = d.outbox_id \
@@ -178,7 +185,7 @@ pub(crate) async fn outgoing(db: &Db, id: i64) -> Result<Option<Outgoing>, sqlx:
 /// nothing here): delivered, or failed with the next attempt's time (`None`: no attempt left, FAILED).
 pub(crate) async fn record_attempt(
     db: &Db,
-    id: i64,
+    id: DeliveryId,
     owner: &str,
     now: i64,
     outcome: Result<i64, (Option<i64>, &str)>,
@@ -207,8 +214,8 @@ pub(crate) async fn record_attempt(
 /// A delivery as listed.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub(crate) struct DeliveryRow {
-    pub(crate) id: i64,
-    pub(crate) webhook_id: i64,
+    pub(crate) id: DeliveryId,
+    pub(crate) webhook_id: WebhookId,
     pub(crate) webhook_url: String,
     pub(crate) event_id: String,
     pub(crate) kind: String,
@@ -223,7 +230,12 @@ pub(crate) struct DeliveryRow {
 }
 
 /// Deliveries, newest event first, optionally of one state and one webhook.
-pub(crate) async fn deliveries(db: &Db, state: Option<DeliveryState>, webhook_id: Option<i64>, limit: i64) -> Result<Vec<DeliveryRow>, sqlx::Error> {
+pub(crate) async fn deliveries(
+    db: &Db,
+    state: Option<DeliveryState>,
+    webhook_id: Option<WebhookId>,
+    limit: i64,
+) -> Result<Vec<DeliveryRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT d.id, d.webhook_id, w.url AS webhook_url, o.event_id, o.kind, o.counter_id, d.state, d.attempts, d.next_attempt_at, \
                 d.last_status, d.last_error, d.delivered_at, o.created_at AS occurred_at \
@@ -240,13 +252,13 @@ pub(crate) async fn deliveries(db: &Db, state: Option<DeliveryState>, webhook_id
     .await
 }
 
-pub(crate) async fn delivery_webhook(tx: &mut Tx<'_>, id: i64) -> Result<Option<(i64, String)>, sqlx::Error> {
+pub(crate) async fn delivery_webhook(tx: &mut Tx<'_>, id: DeliveryId) -> Result<Option<(WebhookId, String)>, sqlx::Error> {
     sqlx::query_as("SELECT webhook_id, state FROM notification_deliveries WHERE id = ?").bind(id).fetch_optional(&mut **tx).await
 }
 
 /// Puts failed deliveries back in line, due now with their attempts counted afresh: one (`id`) or every failed one
 /// of a webhook. Returns how many.
-pub(crate) async fn replay(tx: &mut Tx<'_>, id: Option<i64>, webhook_id: Option<i64>, now: i64) -> Result<u64, sqlx::Error> {
+pub(crate) async fn replay(tx: &mut Tx<'_>, id: Option<DeliveryId>, webhook_id: Option<WebhookId>, now: i64) -> Result<u64, sqlx::Error> {
     let done = sqlx::query(
         "UPDATE notification_deliveries SET state = 'PENDING', attempts = 0, next_attempt_at = ?, lease_owner = NULL, lease_until = 0 \
          WHERE state = 'FAILED' AND (? IS NULL OR id = ?) AND (? IS NULL OR webhook_id = ?)",

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::contract::{ResolvedTemplate, TemplateConfig};
+use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateId};
 use crate::numbering::ResetScope;
 use crate::server::auth::Access;
 use crate::server::auth::Caller;
@@ -62,7 +62,7 @@ pub(crate) async fn list(
 pub(crate) async fn get(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<TemplateId>,
 ) -> Result<Json<TemplateConfig>, AppError> {
     Ok(Json(templates::current(&s.db, &caller, id).await?.to_config()))
 }
@@ -115,7 +115,7 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<TemplateId>,
     ApiJson(b): ApiJson<SaveBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
     let current = templates::current(&s.db, &caller, id).await?;
@@ -133,7 +133,7 @@ pub(crate) async fn update(
 pub(crate) async fn versions(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<TemplateId>,
 ) -> Result<Json<Vec<crate::contract::TemplateVersion>>, AppError> {
     let t = templates::current(&s.db, &caller, id).await?;
     Ok(Json(templates::versions(&s.db, &caller, t.project_id, t.correspondence_type_id).await?))
@@ -166,7 +166,7 @@ pub(crate) struct RetireBody {
 pub(crate) async fn retire(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<TemplateId>,
     ApiJson(b): ApiJson<RetireBody>,
 ) -> Result<Json<ResolvedTemplate>, AppError> {
     Ok(Json(templates::retire(&s, &caller, id, &b.reason, b.acknowledge_key_change).await?))
@@ -179,7 +179,7 @@ pub(crate) async fn retire(
 pub(crate) async fn rollback(
     State(s): State<std::sync::Arc<Catalog>>,
     caller: Caller,
-    ApiPath(id): ApiPath<i64>,
+    ApiPath(id): ApiPath<TemplateId>,
     ApiJson(b): ApiJson<RollbackBody>,
 ) -> Result<Json<TemplateConfig>, AppError> {
     let t = templates::current(&s.db, &caller, id).await?;

@@ -6,7 +6,7 @@ pub(crate) mod http;
 pub(crate) mod store;
 
 use crate::contract::live::LiveEvent;
-use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateVersion};
+use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateId, TemplateVersion};
 use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::AuditEntry;
@@ -75,7 +75,7 @@ pub(crate) async fn list(db: &Db, caller: &Caller, project_id: Option<ProjectId>
 
 /// The current version of the template with this id, in use or retired (NB001 when there is none; 403 outside a
 /// token's scope).
-pub(crate) async fn current(db: &Db, caller: &Caller, id: i64) -> Result<StoredTemplate, AppError> {
+pub(crate) async fn current(db: &Db, caller: &Caller, id: TemplateId) -> Result<StoredTemplate, AppError> {
     let found = store::by_id(db, id).await?.ok_or_else(|| AppError::ConfigNotFound(format!("config {id}")))?;
     caller.require_project_read(found.project_id)?;
     Ok(found)
@@ -216,7 +216,7 @@ fn check_reason(reason: &str) -> Result<&str, AppError> {
 pub(crate) async fn retire(
     state: &Catalog,
     caller: &Caller,
-    id: i64,
+    id: TemplateId,
     reason: &str,
     acknowledge_key_change: bool,
 ) -> Result<ResolvedTemplate, AppError> {

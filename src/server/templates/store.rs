@@ -1,6 +1,6 @@
 //! SQL for templates and their versions.
 
-use crate::contract::{CorrespondenceTypeId, ProjectId, TemplateConfig, UserId};
+use crate::contract::{CorrespondenceTypeId, ProjectId, TemplateConfig, TemplateId, UserId};
 use crate::numbering::ResetScope;
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::db::{classify, ms_to_datetime, Db, DbFailure};
@@ -9,7 +9,7 @@ use crate::server::error::{is_lost_race, AppError, Pause, Retry};
 /// The current version of one stored template.
 #[derive(Clone, Debug)]
 pub(crate) struct StoredTemplate {
-    pub(crate) id: i64,
+    pub(crate) id: TemplateId,
     pub(crate) project_id: ProjectId,
     pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) template: String,
@@ -40,7 +40,7 @@ const SELECT: &str = "SELECT t.id, t.project_id, t.correspondence_type_id, t.tem
 /// A row of [`SELECT`]: the default template of a project has `correspondence_type_id` 0.
 #[derive(sqlx::FromRow)]
 struct TemplateRow {
-    id: i64,
+    id: TemplateId,
     project_id: ProjectId,
     correspondence_type_id: CorrespondenceTypeId,
     template: String,
@@ -196,14 +196,14 @@ async fn save_once(
 }
 
 /// The template with this id, in use or retired.
-pub(crate) async fn by_id(db: &Db, id: i64) -> Result<Option<StoredTemplate>, AppError> {
+pub(crate) async fn by_id(db: &Db, id: TemplateId) -> Result<Option<StoredTemplate>, AppError> {
     let row: Option<TemplateRow> = sqlx::query_as(&format!("{SELECT} WHERE t.id = ?")).bind(id).fetch_optional(&db.pool).await?;
     Ok(row.map(StoredTemplate::from))
 }
 
 /// Retires the template `id` at `version` (the one its admin saw) with its audit row, in one transaction: false when it
 /// is retired already or has moved on meanwhile.
-pub(crate) async fn retire(db: &Db, id: i64, version: i64, now_ms: i64, audit_entry: AuditEntry) -> Result<bool, AppError> {
+pub(crate) async fn retire(db: &Db, id: TemplateId, version: i64, now_ms: i64, audit_entry: AuditEntry) -> Result<bool, AppError> {
     let mut tx = db.begin_write().await.map_err(lost_race)?;
     let retired = sqlx::query("UPDATE numbering_templates SET retired_at = ? WHERE id = ? AND version = ? AND retired_at IS NULL")
         .bind(now_ms)

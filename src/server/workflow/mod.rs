@@ -8,8 +8,8 @@
 pub(crate) mod store;
 
 use crate::contract::Role;
-use crate::contract::UserId;
 pub(crate) use crate::contract::{Envelope, EventView, WorkflowContext};
+use crate::contract::{UserId, WorkflowInstanceId};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
 use crate::server::error::{AppError, ErrorCode};
@@ -29,7 +29,7 @@ pub(crate) struct Transition {
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub(crate) struct Instance {
-    pub(crate) id: i64,
+    pub(crate) id: WorkflowInstanceId,
     pub(crate) public_id: String,
     pub(crate) workflow_code: String,
     pub(crate) state: String,

@@ -3,7 +3,7 @@
 use sqlx::{Any, Executor};
 
 use super::{EventView, Instance, Transition};
-use crate::contract::UserId;
+use crate::contract::{UserId, WorkflowInstanceId};
 use crate::server::db::{ms_to_datetime, Db, Tx};
 use crate::server::error::{lost_race_as_conflict as sql, AppError};
 
@@ -32,7 +32,7 @@ pub(crate) async fn insert_instance(
     state: &str,
     created_by: Option<UserId>,
     now_ms: i64,
-) -> Result<i64, AppError> {
+) -> Result<WorkflowInstanceId, AppError> {
     sqlx::query_scalar(
         "INSERT INTO workflow_instances (public_id, workflow_code, state, version, created_by, created_at, updated_at) \
          VALUES (?, ?, ?, 0, ?, ?, ?) RETURNING id",
@@ -64,7 +64,7 @@ pub(crate) async fn advance(tx: &mut Tx<'_>, instance: &Instance, to_state: &str
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn insert_event(
     tx: &mut Tx<'_>,
-    instance_id: i64,
+    instance_id: WorkflowInstanceId,
     action: &str,
     from_state: &str,
     to_state: &str,
@@ -93,7 +93,7 @@ pub(crate) async fn insert_event(
 /// One row of `workflow_events`, with the instance it belongs to.
 #[derive(sqlx::FromRow)]
 struct EventRow {
-    instance_id: i64,
+    instance_id: WorkflowInstanceId,
     action: String,
     from_state: String,
     to_state: String,
@@ -103,7 +103,7 @@ struct EventRow {
 }
 
 /// The events of these instances, oldest first, as (instance id, event).
-pub(crate) async fn events(db: &Db, instance_ids: &[i64]) -> Result<Vec<(i64, EventView)>, AppError> {
+pub(crate) async fn events(db: &Db, instance_ids: &[WorkflowInstanceId]) -> Result<Vec<(WorkflowInstanceId, EventView)>, AppError> {
     let mut out = Vec::new();
     for chunk in instance_ids.chunks(500) {
         let sql_text = format!(

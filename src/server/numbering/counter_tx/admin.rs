@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{Counter, CounterRow, NewNumber, StatusChange, StoredNumber};
-use crate::contract::{IssuedNumber, NumberRequest, NumberStatus, OverrideResult, VoidResult};
+use crate::contract::{IssuedNumber, NumberRequest, NumberStatus, OverrideResult, ResetRequestId, VoidResult};
 use crate::numbering::CounterId;
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, RenderValues, Segment, Template, Token};
 use crate::server::audit::{AuditEntry, ChainHead};
@@ -46,7 +46,7 @@ pub struct CounterWrite {
 pub struct Release {
     pub(crate) counter_id: CounterId,
     pub(crate) above: i64,
-    pub(crate) reset_request_id: i64,
+    pub(crate) reset_request_id: ResetRequestId,
     pub(crate) expected: usize,
 }
 
@@ -342,7 +342,7 @@ pub(crate) fn manual_override(
 
 /// A reset asked for, as the plans see it.
 pub(crate) struct ResetAsk<'a> {
-    pub(crate) request_id: i64,
+    pub(crate) request_id: ResetRequestId,
     pub(crate) instance_public_id: &'a str,
     pub(crate) new_value: i64,
 }
@@ -568,7 +568,7 @@ pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> R
 mod tests {
     use super::*;
     use crate::contract::{CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId, UserId};
-    use crate::numbering::{CounterKey, Period, ResetScope};
+    use crate::numbering::{CounterKey, NumberId, Period, ResetScope};
 
     const NOW: i64 = 1_000_000;
     const REVISED: &str = "{PROJECT}-{ORIGINATOR}-{SEQ:4}-{REV}";
@@ -595,7 +595,7 @@ mod tests {
 
     fn stored(id: i64, sequence: i64, number: &str, template: &str, status: NumberStatus) -> StoredNumber {
         StoredNumber {
-            id,
+            id: NumberId(id),
             counter_id: CounterId(7),
             sequence,
             revision: "A".into(),
@@ -696,7 +696,10 @@ mod tests {
         assert_eq!((c.last_number, c.max_number), (13, Some(9999)));
         assert_eq!(c.audits.iter().map(|a| a.operation.as_str()).collect::<Vec<_>>(), ["VOID", "GENERATE"]);
         assert_eq!(write.changes.len(), 1);
-        assert_eq!((write.changes[0].id, write.changes[0].status, write.changes[0].cancel_reason.as_deref()), (11, NumberStatus::Void, Some("typo")));
+        assert_eq!(
+            (write.changes[0].id, write.changes[0].status, write.changes[0].cancel_reason.as_deref()),
+            (NumberId(11), NumberStatus::Void, Some("typo"))
+        );
         assert_eq!(write.new_numbers[0].document_id.as_deref(), Some("DOC-2"));
     }
 
@@ -798,7 +801,7 @@ mod tests {
         assert_eq!(code(check_reset_request(&c, 4, None, 11).unwrap_err()), ErrorCode::ResetAboveLast, "above the last number");
         assert_eq!(code(check_reset_request(&c, 4, None, 3).unwrap_err()), ErrorCode::ResetBelowConfirmed);
         assert_eq!(code(check_reset_request(&c, 4, Some("wf-1"), 5).unwrap_err()), ErrorCode::ResetAlreadyPending);
-        let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 5 };
+        let ask = ResetAsk { request_id: ResetRequestId(3), instance_public_id: "wf-1", new_value: 5 };
         let write = reset_requested(&super_admin(), &c, &ask, "wrong year", NOW);
         let w = &write.counters[0];
         assert_eq!((w.last_number, w.audits.len(), w.audits[0].operation.as_str(), w.audits[0].status.as_str()), (10, 1, "RESET_REQUEST", "PENDING"));
@@ -809,7 +812,7 @@ mod tests {
     #[test]
     fn an_approved_reset_restarts_the_counter_and_releases_exactly_the_numbers_it_read() {
         let caller = super_admin();
-        let ask = ResetAsk { request_id: 3, instance_public_id: "wf-1", new_value: 4 };
+        let ask = ResetAsk { request_id: ResetRequestId(3), instance_public_id: "wf-1", new_value: 4 };
         let above = [stored(21, 5, "P-O-0005-A", REVISED, NumberStatus::Cancelled), stored(22, 6, "P-O-0006-A", REVISED, NumberStatus::Reserved)];
         let write = reset_approved(&Lifecycle::standard(), &caller, &locked(CounterId(7), 6), &ask, "admin1", 4, &above, None, NOW).unwrap();
         let w = &write.counters[0];
@@ -825,7 +828,7 @@ mod tests {
             ]
         );
         let r = write.release.as_ref().unwrap();
-        assert_eq!((r.counter_id, r.above, r.reset_request_id, r.expected), (CounterId(7), 4, 3, 2));
+        assert_eq!((r.counter_id, r.above, r.reset_request_id, r.expected), (CounterId(7), 4, ResetRequestId(3), 2));
         // the counter went below the value meanwhile, or a number above it was confirmed meanwhile
         assert_eq!(
             code(reset_approved(&Lifecycle::standard(), &caller, &locked(CounterId(7), 3), &ask, "a", 0, &[], None, NOW).unwrap_err()),

@@ -6,7 +6,7 @@
 
 use super::store::StoredNumber;
 use crate::contract::NumberStatus;
-use crate::contract::WorkflowContext;
+use crate::contract::{WorkflowContext, WorkflowInstanceId};
 use crate::server::auth::Caller;
 use crate::server::db::Db;
 use crate::server::error::{AppError, ErrorCode};
@@ -128,7 +128,7 @@ impl Lifecycle {
     /// else the number itself.
     pub(crate) fn context(&self, public_id: &str, state: State, at_ms: i64, caller: &Caller) -> WorkflowContext {
         let instance = Instance {
-            id: 0,
+            id: WorkflowInstanceId::NONE,
             public_id: public_id.to_string(),
             workflow_code: WORKFLOW.to_string(),
             state: state.as_str().to_string(),

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::lifecycle::{Action, Lifecycle, State, BLOCK_EXPIRED};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
 use crate::contract::NumberStatus;
-use crate::numbering::CounterId;
 use crate::numbering::DocumentId;
+use crate::numbering::{CounterId, NumberId};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
 use crate::server::error::AppError;
@@ -347,7 +347,7 @@ impl Plan {
             by_document.insert(
                 d.clone(),
                 NumberRow {
-                    id: 0,
+                    id: NumberId::NONE,
                     number: number.clone(),
                     sequence,
                     template: row.template.clone(),
@@ -617,7 +617,7 @@ mod tests {
 
     fn reserved(id: i64, token: &str, expires_at: i64) -> NumberRow {
         NumberRow {
-            id,
+            id: NumberId(id),
             number: format!("O-R-{id:04}-2568"),
             sequence: id,
             template: "{ORIGINATOR}-{RECIPIENT}-{SEQ:4}-{YEAR:B.E.}".into(),
@@ -807,7 +807,7 @@ mod tests {
         assert_eq!(
             p.changes,
             vec![StatusChange {
-                id: 3,
+                id: NumberId(3),
                 status: NumberStatus::Confirmed,
                 document_id: Some("DOC-9".into()),
                 confirmed_at: Some(NOW),
@@ -868,7 +868,7 @@ mod tests {
         assert_eq!(
             p.changes,
             vec![StatusChange {
-                id: 3,
+                id: NumberId(3),
                 status: NumberStatus::Cancelled,
                 document_id: None,
                 confirmed_at: None,
@@ -929,7 +929,7 @@ mod tests {
             &Outcome::Status { number: "O-R-0003-2568".into(), status: NumberStatus::Cancelled, changed: false, state: State::Expired, at: NOW }
         );
         assert_eq!(p.changes.len(), 1);
-        assert_eq!((p.changes[0].id, p.changes[0].cancel_reason.as_deref()), (3, Some("expired")));
+        assert_eq!((p.changes[0].id, p.changes[0].cancel_reason.as_deref()), (NumberId(3), Some("expired")));
     }
 
     #[test]

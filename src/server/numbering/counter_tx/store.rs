@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 
 use crate::contract::{
-    ApiTokenId, CorrespondenceTypeId, CounterId, DisciplineId, NumberStatus, OrganizationId, ProjectId, RfaTypeId, SubTypeId, UserId,
+    ApiTokenId, CorrespondenceTypeId, CounterId, DisciplineId, NumberId, NumberStatus, OrganizationId, ProjectId, ResetRequestId, RfaTypeId,
+    SubTypeId, UserId,
 };
 use crate::numbering::{CounterKey, PeriodKey};
 use crate::server::audit;
@@ -396,7 +397,7 @@ pub(crate) fn status_of(text: &str) -> Result<NumberStatus, sqlx::Error> {
 /// A number as stored, for confirm / cancel / expiry decisions.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct NumberRow {
-    pub(crate) id: i64,
+    pub(crate) id: NumberId,
     pub(crate) number: String,
     pub(crate) sequence: i64,
     pub(crate) template: String,
@@ -417,7 +418,7 @@ const NUMBER_COLUMNS: &str =
 
 #[derive(sqlx::FromRow)]
 struct NumberRecord {
-    id: i64,
+    id: NumberId,
     number: String,
     sequence: i64,
     template: String,
@@ -497,7 +498,7 @@ pub(crate) async fn confirmed_for_documents(
 /// A number's change of status (confirm, cancel, expiry, void); `None` fields keep their stored value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StatusChange {
-    pub(crate) id: i64,
+    pub(crate) id: NumberId,
     pub(crate) status: NumberStatus,
     pub(crate) document_id: Option<String>,
     pub(crate) confirmed_at: Option<i64>,
@@ -526,7 +527,7 @@ pub(crate) async fn apply_status_changes(tx: &mut Conn, changes: &[StatusChange]
 /// A number as stored, for revise / void / release.
 #[derive(Clone, Debug)]
 pub(crate) struct StoredNumber {
-    pub(crate) id: i64,
+    pub(crate) id: NumberId,
     pub(crate) counter_id: CounterId,
     pub(crate) sequence: i64,
     pub(crate) revision: String,
@@ -542,7 +543,7 @@ pub(crate) const STORED_COLUMNS: &str = "id, counter_id, sequence, revision, num
 
 #[derive(sqlx::FromRow)]
 pub(crate) struct StoredRecord {
-    id: i64,
+    id: NumberId,
     counter_id: CounterId,
     sequence: i64,
     revision: String,
@@ -579,7 +580,13 @@ pub(crate) async fn numbers_above(tx: &mut Conn, counter_id: CounterId, above: i
 /// Moves the numbers of a counter above `above` (none of them confirmed: the plan checked) out of
 /// `document_numbers` into `released_numbers`: copied first, then deleted, in the caller's transaction. How many
 /// it moved.
-pub(crate) async fn release_above(tx: &mut Conn, counter_id: CounterId, above: i64, reset_request_id: i64, now_ms: i64) -> Result<u64, sqlx::Error> {
+pub(crate) async fn release_above(
+    tx: &mut Conn,
+    counter_id: CounterId,
+    above: i64,
+    reset_request_id: ResetRequestId,
+    now_ms: i64,
+) -> Result<u64, sqlx::Error> {
     sqlx::query(
         "INSERT INTO released_numbers (original_id, counter_id, project_id, correspondence_type_id, sequence, revision, number, template, status, token, \
          document_id, user_id, api_token_id, created_at, expires_at, confirmed_at, cancelled_at, cancel_reason, reset_request_id, released_at) \
