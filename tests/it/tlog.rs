@@ -346,6 +346,11 @@ async fn a_number_has_a_qr_code_and_a_stamp_of_its_verify_link() {
             get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber=")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
         assert!(body.contains("documentNumber ต้องยาว"), "{body}");
+        // blanks are no number: refused as input, as the verify link refuses them, not looked for
+        let (s, _, body) =
+            get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber=%20%20")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+        assert!(body.contains("documentNumber ต้องยาว"), "{body}");
         let (s, _, body) = get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
     }

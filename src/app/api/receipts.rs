@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contract::ApiError;
 #[cfg(feature = "ssr")]
-use crate::server::{error::AppError, sfn};
+use crate::server::sfn;
 
 /// What the verify page needs from the server: the keys it pins, and the receipt the link named, if any.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,19 +33,7 @@ pub async fn verify_page(number: Option<NumberCoordinates>) -> Result<VerifyPage
     let state = sfn::state()?;
     let log = &state.tlog;
     let receipt = match number {
-        Some(n) => {
-            let (p, t, d) = (n.project_code.trim(), n.correspondence_type_code.trim(), n.document_number.trim());
-            if p.is_empty() || t.is_empty() || d.is_empty() || p.chars().count() > 64 || t.chars().count() > 64 || d.chars().count() > 255 {
-                return Err(sfn::error(AppError::validation(
-                    "ลิงก์ตรวจสอบต้องระบุ projectCode, correspondenceTypeCode และ documentNumber ที่ถูกต้อง",
-                    "the verify link needs valid projectCode, correspondenceTypeCode and documentNumber",
-                )));
-            }
-            let found = log.receipt(p, t, d, None).await.map_err(sfn::error)?;
-            Some(found.ok_or_else(|| {
-                sfn::error(AppError::not_found(format!("บันทึกความโปร่งใสของเลขที่ {d}"), format!("the transparency log's entry of {d} in {p}/{t}")))
-            })?)
-        }
+        Some(n) => Some(log.named_receipt(&n.project_code, &n.correspondence_type_code, &n.document_number, None).await.map_err(sfn::error)?),
         None => None,
     };
     Ok(VerifyPageData { log_vkey: log.vkey().to_string(), witness_vkeys: log.witness_vkeys(), receipt })

@@ -99,33 +99,8 @@ pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<R
 
 /// The receipt a query names, and the number's coordinates (trimmed); a Thai 4xx for bad input or no entry.
 async fn find<'q>(log: &Log, q: &'q ReceiptQuery) -> Result<(String, [&'q str; 3]), AppError> {
-    if let Some(e) = &q.event {
-        if !receipt::EVENTS.contains(&e.as_str()) {
-            return Err(AppError::validation(
-                format!("event ต้องเป็นหนึ่งใน {}", receipt::EVENTS.join(", ")),
-                format!("event must be one of {}", receipt::EVENTS.join(", ")),
-            ));
-        }
-    }
-    for (name, value, max) in [
-        ("projectCode", &q.project_code, 64),
-        ("correspondenceTypeCode", &q.correspondence_type_code, 64),
-        ("documentNumber", &q.document_number, 255),
-    ] {
-        let n = value.chars().count();
-        if n == 0 || n > max {
-            return Err(AppError::validation(format!("{name} ต้องยาว 1–{max} ตัวอักษร"), format!("{name}: 1–{max} characters")));
-        }
-    }
-    let event = q.event.as_deref();
-    let (project, type_code, number) = (q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim());
-    match log.receipt(project, type_code, number, event).await? {
-        Some(r) => Ok((r, [project, type_code, number])),
-        None => Err(AppError::not_found(
-            format!("บันทึกความโปร่งใสของเลขที่ {number}"),
-            format!("the transparency log's entry of {number} in {project}/{type_code}"),
-        )),
-    }
+    let r = log.named_receipt(&q.project_code, &q.correspondence_type_code, &q.document_number, q.event.as_deref()).await?;
+    Ok((r, [q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim()]))
 }
 
 /// The verify link of the receipt a query names, on the site the caller reached.
