@@ -202,8 +202,9 @@ build_bundle() {
     split_and_bind "$target/wasm-release/docnum.wasm" "$out"
     build_staff_script "$out"
     local before; before="$(cat "$out"/*.wasm | wc -c)"
-    log "wasm-opt -Oz (binaryen $BINARYEN_VERSION), each module"
-    local f; for f in "$out"/*.wasm; do "$WASM_OPT" -Oz "$f" -o "$f"; done
+    log "wasm-opt -Oz (binaryen $BINARYEN_VERSION), every module in one process"
+    # binaryen warns of the name section's newer subsections, which it drops anyway (no names are kept)
+    node "$ROOT/scripts/wasm-opt-all.mjs" "$BINARYEN_DIR" "$out" >&2 2> >(grep -v "unknown name subsection" >&2)
     cp "$ROOT/style/main.css" "$out/docnum.css"
     # one name for the whole build: the loader and the chunks name each other and the main module as they are
     local hash; hash="$(cd "$out" && sha256sum -- * | sha256sum | cut -c1-16)"
