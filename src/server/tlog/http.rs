@@ -71,11 +71,12 @@ async fn tile(State(log): State<Arc<Log>>, Path(path): Path<String>) -> Result<R
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub(crate) struct ReceiptQuery {
-    #[param(min_length = 1, max_length = 64)]
+    /// Trimmed; a value of blanks only is no code (`\S`: something not blank).
+    #[param(min_length = 1, max_length = 64, pattern = r"\S")]
     pub(crate) project_code: String,
-    #[param(min_length = 1, max_length = 64)]
+    #[param(min_length = 1, max_length = 64, pattern = r"\S")]
     pub(crate) correspondence_type_code: String,
-    #[param(min_length = 1, max_length = 255)]
+    #[param(min_length = 1, max_length = 255, pattern = r"\S")]
     pub(crate) document_number: String,
     /// One of the log's events; none: the number's newest entry.
     #[param(pattern = "^(reserved|confirmed|cancelled|expired|voided|replaced|revised|overridden|imported|counter-reset)$")]
