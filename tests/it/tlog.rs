@@ -351,6 +351,12 @@ async fn a_number_has_a_qr_code_and_a_stamp_of_its_verify_link() {
             get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber=%20%20")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
         assert!(body.contains("documentNumber ต้องยาว"), "{body}");
+        // the length is the value's as sent, as the OpenAPI document states it: blanks around it count
+        let padded = format!("%20{}", "9".repeat(255));
+        let (s, _, body) =
+            get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3&correspondenceTypeCode=LETTER&documentNumber={padded}")).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
+        assert!(body.contains("documentNumber ต้องยาว 1–255"), "{body}");
         let (s, _, body) = get(format!("/api/v1/document-numbering/receipts/{what}?projectCode=LCBP3")).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{body}");
     }

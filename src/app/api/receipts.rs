@@ -33,7 +33,7 @@ pub async fn verify_page(number: Option<NumberCoordinates>) -> Result<VerifyPage
     let state = sfn::state()?;
     let log = &state.tlog;
     let receipt = match number {
-        Some(n) => Some(log.named_receipt(&n.project_code, &n.correspondence_type_code, &n.document_number, None).await.map_err(sfn::error)?),
+        Some(n) => Some(log.named_receipt(&n.project_code, &n.correspondence_type_code, &n.document_number, None).await.map_err(sfn::error)?.0),
         None => None,
     };
     Ok(VerifyPageData { log_vkey: log.vkey().to_string(), witness_vkeys: log.witness_vkeys(), receipt })

@@ -100,8 +100,7 @@ pub(crate) async fn receipt(State(log): State<Arc<Log>>, ApiQuery(q): ApiQuery<R
 
 /// The receipt a query names, and the number's coordinates (trimmed); a Thai 4xx for bad input or no entry.
 async fn find<'q>(log: &Log, q: &'q ReceiptQuery) -> Result<(String, [&'q str; 3]), AppError> {
-    let r = log.named_receipt(&q.project_code, &q.correspondence_type_code, &q.document_number, q.event.as_deref()).await?;
-    Ok((r, [q.project_code.trim(), q.correspondence_type_code.trim(), q.document_number.trim()]))
+    log.named_receipt(&q.project_code, &q.correspondence_type_code, &q.document_number, q.event.as_deref()).await
 }
 
 /// The verify link of the receipt a query names, on the site the caller reached.

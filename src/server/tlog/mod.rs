@@ -367,9 +367,16 @@ impl Log {
         Ok(Some(out))
     }
 
-    /// The receipt of a number as a link or a query names it: the codes are trimmed and must be 1–64 characters (the
-    /// number 1–255), the event one of the log's; a 4xx when they are not, or when the number has no such entry.
-    pub(crate) async fn named_receipt(&self, project: &str, type_code: &str, number: &str, event: Option<&str>) -> Result<String, AppError> {
+    /// The receipt of a number as a link or a query names it, with the number's coordinates trimmed: each value
+    /// holds something not blank and at most 64 characters (the number 255), as the OpenAPI document states, and the
+    /// event is one of the log's; a 4xx when they are not, or when the number has no such entry.
+    pub(crate) async fn named_receipt<'a>(
+        &self,
+        project: &'a str,
+        type_code: &'a str,
+        number: &'a str,
+        event: Option<&str>,
+    ) -> Result<(String, [&'a str; 3]), AppError> {
         if let Some(e) = event {
             if !receipt::EVENTS.contains(&e) {
                 return Err(AppError::validation(
@@ -379,18 +386,18 @@ impl Log {
             }
         }
         for (name, value, max) in [("projectCode", project, 64), ("correspondenceTypeCode", type_code, 64), ("documentNumber", number, 255)] {
-            let n = value.trim().chars().count();
-            if n == 0 || n > max {
+            if value.trim().is_empty() || value.chars().count() > max {
                 return Err(AppError::validation(format!("{name} ต้องยาว 1–{max} ตัวอักษร"), format!("{name}: 1–{max} characters")));
             }
         }
         let (project, type_code, number) = (project.trim(), type_code.trim(), number.trim());
-        self.receipt(project, type_code, number, event).await?.ok_or_else(|| {
+        let found = self.receipt(project, type_code, number, event).await?.ok_or_else(|| {
             AppError::not_found(
                 format!("บันทึกความโปร่งใสของเลขที่ {number}"),
                 format!("the transparency log's entry of {number} in {project}/{type_code}"),
             )
-        })
+        })?;
+        Ok((found, [project, type_code, number]))
     }
 
     /// A receipt for the newest entry of a number (of `event`, if named), in the newest checkpoint that holds it;
