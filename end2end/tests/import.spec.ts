@@ -102,7 +102,7 @@ test('a file with one bad row is refused as a whole and the row is named', async
   await expect(page.getByTestId('import-state')).toHaveText('ไม่ได้นำเข้า: มีแถวที่ไม่ถูกต้อง จึงไม่ได้บันทึกข้อมูลใดเลย');
   const bad = page.locator('[data-testid="report-row"][data-ok="false"]');
   await expect(bad).toHaveAttribute('data-row', '2');
-  await expect(bad.getByTestId('report-result')).toHaveText("ไม่พบข้อมูล: โครงการ 'NOPE'");
+  await expect(bad.getByTestId('report-result')).toHaveText("ไม่พบข้อมูล: โครงการ 'NOPE' (projectId หรือ projectCode)");
 
   // the good row was not applied either
   await expect(await preview(page, 'LETTER')).toHaveText('กทท.-คคง.-0010-2568');

@@ -549,15 +549,7 @@ pub fn provide_i18n() -> I18n {
 #[cfg(feature = "ssr")]
 pub(super) fn initial_lang() -> Lang {
     use_context::<axum::http::request::Parts>()
-        .and_then(|parts| {
-            parts
-                .headers
-                .get_all(axum::http::header::COOKIE)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .map(Lang::from_cookie_header)
-                .find(|l| *l == Lang::En)
-        })
+        .map(|parts| Lang::from_cookie_headers(parts.headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok())))
         .unwrap_or_default()
 }
 

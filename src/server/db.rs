@@ -4,6 +4,7 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::contract::messages::RequestDetail;
 use crate::server::error::AppError;
 use std::time::Duration;
 
@@ -448,7 +449,7 @@ pub(crate) const MAX_PAGE: u32 = 1_000_000;
 pub(crate) fn paging(page: Option<u32>, size: Option<u32>, default_size: u32, max_size: u32) -> Result<(u32, u32, i64), AppError> {
     let page = page.unwrap_or(1).max(1);
     if page > MAX_PAGE {
-        return Err(AppError::validation(format!("หน้าที่ขอต้องไม่เกิน {MAX_PAGE}"), format!("page {page} is beyond the last page {MAX_PAGE}")));
+        return Err(AppError::validation(RequestDetail::PageBeyondLast { max: &MAX_PAGE }));
     }
     let size = size.unwrap_or(default_size).clamp(1, max_size.max(1));
     Ok((page, size, (i64::from(page) - 1).saturating_mul(i64::from(size))))

@@ -9,6 +9,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::contract::messages::Detail;
 pub(crate) use crate::contract::ErrorCode;
 use crate::contract::{ApiError, Lang, Message};
 use crate::numbering::CounterId;
@@ -18,7 +19,7 @@ mod openapi;
 mod retry;
 mod upload;
 
-pub(crate) use extract::{media_type, ApiJson, ApiPath, ApiQuery};
+pub(crate) use extract::{media_type, page_lang, ApiJson, ApiPath, ApiQuery};
 pub(crate) use openapi::*;
 pub(crate) use retry::{is_lost_race, Pause, Retry};
 pub(crate) use upload::{body_text, report_response, ImportRejected};
@@ -132,11 +133,25 @@ pub(crate) struct ErrorBody {
 }
 
 impl AppError {
-    pub(crate) fn validation(th: impl Into<String>, en: impl Into<String>) -> Self {
-        AppError::Validation { th: th.into(), en: en.into() }
+    /// The request's data is not valid: `detail` says which and why (`VALIDATION_ERROR`).
+    pub(crate) fn validation(detail: impl Detail) -> Self {
+        let (th, en) = detail.both();
+        AppError::Validation { th, en }
     }
-    pub(crate) fn not_found(th: impl Into<String>, en: impl Into<String>) -> Self {
-        AppError::NotFound { th: th.into(), en: en.into() }
+    /// `detail` names what was not found (`NOT_FOUND`).
+    pub(crate) fn not_found(detail: impl Detail) -> Self {
+        let (th, en) = detail.both();
+        AppError::NotFound { th, en }
+    }
+    /// A document number that does not read (`INVALID_FORMAT`).
+    pub(crate) fn invalid_format(detail: impl Detail) -> Self {
+        let (th, en) = detail.both();
+        AppError::InvalidFormat { th, en }
+    }
+    /// A refusal by a rule, said whole by `detail`, under `code`.
+    pub(crate) fn conflict(code: ErrorCode, detail: impl Detail) -> Self {
+        let (th, en) = detail.both();
+        AppError::Conflict { code, th, en }
     }
     pub(crate) fn forbidden(en: impl Into<String>) -> Self {
         AppError::Forbidden(en.into())
@@ -284,9 +299,16 @@ impl AppError {
     }
 }
 
+impl AppError {
+    /// The error as a page reads it, its message in `lang`.
+    pub(crate) fn api_error(&self, lang: Lang) -> ApiError {
+        ApiError { code: self.code(), message: self.message(lang), reference: self.reference().map(str::to_string), retry_after: self.retry_after() }
+    }
+}
+
 impl From<&AppError> for ApiError {
     fn from(e: &AppError) -> ApiError {
-        ApiError { code: e.code(), message: e.message_th(), reference: e.reference().map(str::to_string), retry_after: e.retry_after() }
+        e.api_error(Lang::Th)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::contract::messages::RequestDetail;
 use crate::server::db::Db;
 use crate::server::error::AppError;
 
@@ -287,7 +288,7 @@ pub(crate) async fn resolve(db: &Db, now_ms: i64, projects: Option<&[ProjectId]>
     let sql = format!("UPDATE error_log SET resolved_at = ?{}", filter.sql());
     let r = filter.bind(sqlx::query(&sql).bind(now_ms)).execute(&db.writer).await?;
     if r.rows_affected() != 1 {
-        return Err(AppError::not_found(format!("ข้อผิดพลาดที่ยังไม่แก้ไขรหัส {id}"), format!("unresolved error {id}")));
+        return Err(AppError::not_found(RequestDetail::UnresolvedError { id: &id }));
     }
     Ok(())
 }

@@ -17,6 +17,7 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::{shell, App, StaffScript, StylesheetHref, PAGES_WITHOUT_LOGIN};
+use crate::contract::messages::RequestDetail;
 use crate::server::error::{AppError, ErrorBody};
 use crate::server::{
     admin_ops, auth, bundle, edge, import, inflight, metrics, notifications, numbering, page_owner, reference, seed_paths, templates, tlog, AppState,
@@ -103,7 +104,7 @@ pub(crate) fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(notifications::http::router())
         .merge(seed_paths::router())
         .merge(tlog::http::router())
-        .fallback(|| async { AppError::not_found("ที่อยู่ API นี้", "no such API endpoint") })
+        .fallback(|| async { AppError::not_found(RequestDetail::NoSuchEndpoint) })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
     OpenApiRouter::with_openapi(ApiDoc::openapi()).nest(API_PREFIX, features).split_for_parts()
 }

@@ -7,7 +7,7 @@ use axum::http::request::Parts;
 use leptos::prelude::use_context;
 use tower_sessions::Session;
 
-use crate::contract::ApiError;
+use crate::contract::{ApiError, Lang};
 use crate::server::auth::{self, client_of, Caller, Principal};
 use crate::server::error::AppError;
 use crate::server::AppState;
@@ -25,7 +25,12 @@ pub(crate) fn error(e: AppError) -> ApiError {
     if e.status().is_server_error() {
         tracing::error!(error = %e.report(), "server function failed");
     }
-    ApiError::from(&e)
+    e.api_error(page_lang())
+}
+
+/// The language the calling page is shown in (its cookie), for the messages a server function answers it.
+pub(crate) fn page_lang() -> Lang {
+    use_context::<Parts>().map(|p| crate::server::error::page_lang(&p.headers)).unwrap_or_default()
 }
 
 /// The server state (provided to every server function by the router).

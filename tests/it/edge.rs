@@ -140,6 +140,30 @@ async fn server_functions_refuse_a_foreign_origin_and_bodies_that_are_not_json()
 }
 
 #[tokio::test]
+async fn a_server_function_answers_in_the_language_of_the_page() {
+    let app = TestApp::spawn().await;
+    let browser = app.login("admin", ADMIN_PASSWORD).await;
+    let mut unknown = letter();
+    unknown["projectCode"] = json!("NOPE");
+    let thai = |s: &str| s.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c));
+    let refused = || async {
+        let r = browser.post(app.url("/sfn/reserve_number")).json(&json!({ "request": unknown })).send().await.unwrap();
+        let (s, b) = error_of(r).await;
+        assert_eq!((s, &b["code"]), (StatusCode::NOT_FOUND, &json!("NOT_FOUND")), "{b}");
+        b["message"].as_str().unwrap().to_string()
+    };
+
+    let th = refused().await;
+    assert!(th.starts_with("ไม่พบข้อมูล: ") && th.contains("NOPE"), "{th}");
+    // the page's language is the cookie its switch sets
+    let r = browser.post(app.url("/forms/lang")).form(&[("lang", "en"), ("back", "/")]).send().await.unwrap();
+    assert!(r.status().is_success(), "the switch leads back to the page: {}", r.status());
+    let en = refused().await;
+    assert!(en.starts_with("Not found: ") && en.contains("NOPE") && !thai(&en), "{en}");
+    assert_eq!(numbers(&app).await, 0, "nothing changed");
+}
+
+#[tokio::test]
 async fn login_from_a_foreign_origin_is_refused_and_sets_no_cookie() {
     let app = TestApp::spawn().await;
     let credentials = [("username", "admin"), ("password", ADMIN_PASSWORD)];

@@ -270,6 +270,10 @@ async fn the_staff_pages_load_no_leptos_bundle_and_the_language_switch_is_a_form
     let (_, html) = page(&app, &browser, "/login").await;
     assert!(html.contains(r#"<html lang="en""#));
     assert!(html.contains(r#"name="lang" value="th""#), "the switch offers Thai next");
+    // a refusal is said in the page's language
+    assert_eq!(log_in(&app, &browser, "wrong-password").await, (StatusCode::SEE_OTHER, "/login".to_string()));
+    let (_, html) = page(&app, &browser, "/login").await;
+    assert!(html.contains("The username or password is wrong") && !html.contains("ชื่อผู้ใช้หรือรหัสผ่านไม่ถูกต้อง"), "the refusal in English");
 
     // never to another site
     for elsewhere in ["https://evil.example/", "//evil.example/", "/\\evil.example"] {

@@ -38,7 +38,7 @@ pub async fn cancel_reservation(token: String, reason: Option<String>) -> Result
 pub async fn reserve_page(choices: crate::contract::forms::ReserveChoices) -> Result<crate::contract::forms::ReservePageData, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let session = sfn::session(&state).await?;
-    numbering::forms::page(&state.numbering, &state.catalog, &caller, &session, &choices).await.map_err(sfn::error)
+    numbering::forms::page(&state.numbering, &state.catalog, &caller, &session, &choices, sfn::page_lang()).await.map_err(sfn::error)
 }
 
 /// What the blocks page shows at first: the caller's blocks, the one in its address (`block`), the form for a new
@@ -47,5 +47,5 @@ pub async fn reserve_page(choices: crate::contract::forms::ReserveChoices) -> Re
 pub async fn blocks_page(choices: crate::contract::forms::ReserveChoices, block: Option<String>) -> Result<BlocksPageData, ApiError> {
     let (state, caller) = sfn::caller().await?;
     let session = sfn::session(&state).await?;
-    numbering::blocks::page(&state.numbering, &caller, &session, &choices, block.as_deref()).await.map_err(sfn::error)
+    numbering::blocks::page(&state.numbering, &caller, &session, &choices, block.as_deref(), sfn::page_lang()).await.map_err(sfn::error)
 }

@@ -10,6 +10,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::{CounterNumbers, CounterView, IssuedNumber, NumberRef, Override, OverrideResult, ResetRequestView, VoidResult};
+use crate::contract::messages::AdminDetail;
 use crate::contract::stats::{MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{CorrespondenceTypeId, CounterId, DailyIssued, ProjectId, StatsQuery, StatusResult, UtilizationHistory, WitnessResume};
 use crate::server::auth::Caller;
@@ -341,12 +342,7 @@ pub(crate) async fn manual_override(
     let what = match (b.document_number, b.value) {
         (Some(document_number), None) => Override::Register { document_number, document_id: b.document_id },
         (None, Some(value)) if b.document_id.is_none() => Override::SetValue(value),
-        _ => {
-            return Err(AppError::validation(
-                "ระบุอย่างใดอย่างหนึ่ง: เลขที่เอกสาร (documentNumber) หรือค่าตัวนับ (value); รหัสเอกสาร (documentId) ใช้กับเลขที่เอกสารเท่านั้น",
-                "give exactly one of documentNumber or value; documentId goes with documentNumber",
-            ))
-        }
+        _ => return Err(AppError::validation(AdminDetail::OverrideNumberOrValue)),
     };
     Ok(Json(super::manual_override(&s, &caller, b.counter_id, what, &b.reason).await?))
 }

@@ -21,6 +21,7 @@ use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::live::LiveEvent;
+use crate::contract::messages::AdminDetail;
 use crate::contract::{
     ContractId, CorrespondenceTypeId, CounterId, DisciplineId, NumberRequest, NumberStatus, OrganizationId, ProjectId, ProjectItem, RefItem,
     ResetRequestId, RfaTypeId, StatusResult, SubTypeId, TemplateId, WitnessResume, WorkflowInstanceId,
@@ -210,7 +211,7 @@ pub(crate) async fn request_reset(
             let reason = &text(reason, MIN_RESET_REASON_CHARS)?;
             let new_value = new_value.unwrap_or(0);
             if new_value < 0 {
-                return Err(AppError::validation("ค่าใหม่ของตัวนับต้องไม่ติดลบ", "newValue must be >= 0"));
+                return Err(AppError::validation(AdminDetail::NewValueNegative));
             }
             let public_id = retrying(|| async move {
                 let now = s.clock.now_ms();
@@ -258,10 +259,7 @@ pub(crate) async fn request_reset_of_config(
     let same_type = config.correspondence_type_id.is_none_or(|t| t == counter.key.correspondence_type_id);
     if counter.key.project_id != config.project_id || !same_type {
         // no such counter under this configuration
-        return Err(AppError::not_found(
-            format!("ตัวนับ {counter_id} ของการตั้งค่า {config_id}"),
-            format!("counter {counter_id} is not numbered under config {config_id}"),
-        ));
+        return Err(AppError::not_found(AdminDetail::CounterOfConfig { counter: &counter_id, config: &config_id }));
     }
     request_reset(s, caller, counter_id, new_value, reason).await
 }
@@ -594,11 +592,7 @@ pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id:
             caller.require_super_admin()?;
             let reason = &text(reason, 1)?;
             let counter = store::counter(&s.db, counter_id).await?.ok_or_else(|| counter_not_found(counter_id))?;
-            let not_behind = || AppError::Conflict {
-                code: ErrorCode::WfInvalidTransition,
-                th: format!("ตัวนับ {counter_id} ไม่ได้ย้อนหลังบันทึกยืนยัน ออกเลขได้ตามปกติ"),
-                en: format!("counter {counter_id} is not behind its witness"),
-            };
+            let not_behind = || AppError::conflict(ErrorCode::WfInvalidTransition, AdminDetail::NotBehindWitness { counter: &counter_id });
             let witness = s.config.witness.as_deref().ok_or_else(not_behind)?;
             let witnessed = witness.witnessed(&counter.key).ok_or_else(not_behind)?;
             let (key, witnessed) = (&counter.key, &witnessed);
@@ -648,15 +642,11 @@ pub(crate) async fn resume_past_witness(s: &Engine, caller: &Caller, counter_id:
 /// range, or a legacy number read with the counter's template (format, parts and period must be the counter's own).
 pub(crate) fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Override) -> Result<Prepared, AppError> {
     match what {
-        Override::SetValue(value) if value < 0 => {
-            Err(AppError::validation(format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {}", counter.max_number), "value must not be negative"))
-        }
+        Override::SetValue(value) if value < 0 => Err(AppError::validation(AdminDetail::ValueOutOfRange { max: &counter.max_number })),
         // well formed, but more than this counter's template can number
-        Override::SetValue(value) if value > counter.max_number => Err(AppError::Conflict {
-            code: ErrorCode::SequenceExhausted,
-            th: format!("ค่าตัวนับต้องอยู่ระหว่าง 0 ถึง {} (เลขสูงสุดที่รูปแบบเลขที่รองรับ)", counter.max_number),
-            en: format!("value {value} is beyond the counter's maximum {}", counter.max_number),
-        }),
+        Override::SetValue(value) if value > counter.max_number => {
+            Err(AppError::conflict(ErrorCode::SequenceExhausted, AdminDetail::ValueAboveMax { max: &counter.max_number }))
+        }
         Override::SetValue(value) => Ok(Prepared::SetValue(value)),
         Override::Register { document_number, document_id } => {
             let project = snapshot.project(Some(counter.key.project_id), None)?;
@@ -664,10 +654,10 @@ pub(crate) fn prepare_override(snapshot: &Snapshot, counter: &Counter, what: Ove
             let template =
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = document_number.trim().nfc().collect();
-            let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
-                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", echo(&text), template.source()),
-                en: format!("'{}' does not read as {}", echo(&text), template.source()),
-            })?;
+            let parsed = template
+                .parse_number(&text, &project.code)
+                .filter(|p| p.seq >= 1)
+                .ok_or_else(|| AppError::invalid_format(AdminDetail::NumberNotInTemplate { number: &echo(&text), template: &template.source() }))?;
             belongs_to(snapshot, chosen.reset_scope, &template, &parsed, counter)?;
             let document_id = document_id.as_deref().map(check_document_id).transpose()?.map(String::from);
             let revision = parsed.rev.unwrap_or_else(|| "A".into());
@@ -707,43 +697,39 @@ pub(crate) fn check_reason(reason: &str) -> Result<String, AppError> {
 fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &ParsedNumber, c: &Counter) -> Result<(), AppError> {
     let parts = template.key_parts();
     let org = |code: &Option<String>, part| code.as_deref().and_then(|code| snapshot.org(None, Some(code), part).ok()).map(|o| o.id.0);
-    // (part, whether the template shows it, the id the number's code names, the counter's id of it): plain integers,
-    // as the parts are of different kinds
+    // (the part's word, whether the template shows it, the id the number's code names, the counter's id of it): plain
+    // integers, as the parts are of different kinds
     let checks = [
-        (Part::Originator, parts.originator, org(&p.originator, Part::Originator), c.key.originator_id.0),
-        (Part::Recipient, parts.recipient, org(&p.recipient, Part::Recipient), c.key.recipient_id.0),
+        (AdminDetail::PartOriginator, parts.originator, org(&p.originator, Part::Originator), c.key.originator_id.0),
+        (AdminDetail::PartRecipient, parts.recipient, org(&p.recipient, Part::Recipient), c.key.recipient_id.0),
         (
-            Part::SubType,
+            AdminDetail::PartSubType,
             parts.sub_type,
             p.sub_type.as_deref().and_then(|n| snapshot.sub_type(c.key.correspondence_type_id, None, Some(n)).ok()).map(|x| x.id.0),
             c.key.sub_type_id.0,
         ),
         (
-            Part::RfaType,
+            AdminDetail::PartRfaType,
             parts.rfa_type,
             p.rfa_type.as_deref().and_then(|x| snapshot.rfa_type(None, Some(x)).ok()).map(|x| x.id.0),
             c.key.rfa_type_id.0,
         ),
         (
-            Part::Discipline,
+            AdminDetail::PartDiscipline,
             parts.discipline,
             p.discipline.as_deref().and_then(|x| snapshot.discipline(None, Some(x)).ok()).map(|x| x.id.0),
             c.key.discipline_id.0,
         ),
     ];
-    let mismatch = |th: &str, en: &str| AppError::InvalidFormat {
-        th: format!("เลขที่นี้ไม่ใช่ของตัวนับที่เลือก ({th} ไม่ตรงกัน)"),
-        en: format!("the number does not belong to counter {} ({en} differs)", c.row.id),
-    };
+    let mismatch = |part: AdminDetail<'_>| AppError::invalid_format(AdminDetail::NotThisCounter { part: &part });
     for (part, shown, found, expected) in checks {
         if (if shown { found.unwrap_or(-1) } else { 0 }) != expected {
-            let (th, en) = part.names();
-            return Err(mismatch(th, en));
+            return Err(mismatch(part));
         }
     }
     if let Some(code) = &p.correspondence_type {
         if snapshot.correspondence_type(None, Some(code)).ok().map(|t| t.id) != Some(c.key.correspondence_type_id) {
-            return Err(mismatch("ประเภทเอกสาร", "correspondence type"));
+            return Err(mismatch(AdminDetail::PartCorrespondenceType));
         }
     }
     // The period the number shows, completed from the counter's own (a yearly counter's month is irrelevant).
@@ -757,7 +743,7 @@ fn belongs_to(snapshot: &Snapshot, scope: ResetScope, template: &Template, p: &P
         period = period.of_contract(shown.map_or(ContractId::NONE, |x| x.id));
     }
     if PeriodKey::of(&period) != stored {
-        return Err(mismatch("ปี/เดือน หรือรอบการนับ", "period"));
+        return Err(mismatch(AdminDetail::PartPeriod));
     }
     Ok(())
 }
@@ -801,8 +787,8 @@ pub(crate) async fn counter_numbers(
     caller.require_project_admin(counter.key.project_id)?;
     let limit = limit.unwrap_or(1000).clamp(1, 5000);
     // a sequence is never negative (400, as the OpenAPI document says); a window past the last number holds nothing
-    if let Some(a) = after.filter(|a| *a < 0) {
-        return Err(AppError::validation("afterSequence ต้องไม่ติดลบ", format!("afterSequence {a} is negative")));
+    if after.is_some_and(|a| a < 0) {
+        return Err(AppError::validation(AdminDetail::AfterSequenceNegative));
     }
     // saturating all the same: the limit comes from the client too
     let from = after.unwrap_or(0).saturating_add(1);
@@ -888,13 +874,10 @@ fn locate(snapshot: &Snapshot, r: &NumberRef) -> Result<(ProjectItem, RefItem<Co
     let correspondence_type = snapshot.correspondence_type(r.correspondence_type_id, r.correspondence_type_code.as_deref())?.clone();
     let text: String = r.document_number.trim().nfc().collect();
     if text.is_empty() {
-        return Err(AppError::validation("ต้องระบุเลขที่เอกสาร (documentNumber)", "documentNumber is required"));
+        return Err(AppError::validation(AdminDetail::DocumentNumberRequired));
     }
     if text.chars().count() > MAX_NUMBER_LEN {
-        return Err(AppError::InvalidFormat {
-            th: format!("เลขที่เอกสารยาวเกิน {MAX_NUMBER_LEN} ตัวอักษร"),
-            en: format!("documentNumber longer than {MAX_NUMBER_LEN} characters"),
-        });
+        return Err(AppError::invalid_format(AdminDetail::DocumentNumberTooLong { max: &MAX_NUMBER_LEN }));
     }
     Ok((project, correspondence_type, text))
 }
@@ -905,16 +888,13 @@ fn text(value: &str, min: usize) -> Result<String, AppError> {
     let value = value.trim();
     let n = value.chars().count();
     if n == 0 {
-        return Err(AppError::validation("ต้องระบุเหตุผล", "a reason is required"));
+        return Err(AppError::validation(AdminDetail::ReasonRequired));
     }
     if n < min {
-        return Err(AppError::validation(
-            format!("เหตุผลต้องมีอย่างน้อย {min} ตัวอักษร (มี {n} ตัวอักษร)"),
-            format!("reason must have at least {min} characters, has {n}"),
-        ));
+        return Err(AppError::validation(AdminDetail::ReasonTooShort { min: &min, count: &n }));
     }
     if n > MAX_TEXT_CHARS {
-        return Err(AppError::validation(format!("ข้อความยาวเกิน {MAX_TEXT_CHARS} ตัวอักษร"), format!("text longer than {MAX_TEXT_CHARS} characters")));
+        return Err(AppError::validation(AdminDetail::TextTooLong { max: &MAX_TEXT_CHARS }));
     }
     Ok(value.nfc().collect())
 }
@@ -927,18 +907,13 @@ fn optional_text(value: Option<&str>) -> Result<Option<String>, AppError> {
 }
 
 fn check_document_id(d: &str) -> Result<DocumentId, AppError> {
-    DocumentId::parse(d).map_err(|_| {
-        AppError::validation(
-            format!("รหัสเอกสารต้องมี 1–{MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
-            format!("documentId must be 1-{MAX_DOCUMENT_ID_CHARS} printable characters"),
-        )
-    })
+    DocumentId::parse(d).map_err(|_| AppError::validation(AdminDetail::DocumentIdLength { max: &MAX_DOCUMENT_ID_CHARS }))
 }
 
 fn counter_not_found(id: CounterId) -> AppError {
-    AppError::not_found(format!("ตัวนับเลขที่ {id}"), format!("counter {id}"))
+    AppError::not_found(AdminDetail::CounterNotFound { id: &id })
 }
 
 fn number_not_found(number: &str) -> AppError {
-    AppError::not_found(format!("เลขที่เอกสาร {}", echo(number)), format!("document number {}", echo(number)))
+    AppError::not_found(AdminDetail::NumberNotFound { number: &echo(number) })
 }

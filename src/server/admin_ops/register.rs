@@ -15,7 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use crate::contract::NumberStatus;
+use crate::contract::messages::{AdminDetail, Detail};
+use crate::contract::{Lang, NumberStatus};
 use crate::numbering::PeriodKey;
 use crate::server::audit::counter_chain;
 use crate::server::auth::Caller;
@@ -71,6 +72,11 @@ fn bangkok(ms: i64) -> String {
     ms_to_datetime(ms).with_timezone(&plus7).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// A sentence of the register, which is written in Thai.
+fn thai(detail: AdminDetail<'_>) -> String {
+    detail.render(Lang::Th)
+}
+
 fn meta(a: &RegAudit, field: &str) -> Option<String> {
     let v: Value = serde_json::from_str(a.metadata.as_deref()?).ok()?;
     v.get(field).and_then(|x| x.as_str().map(str::to_string).or_else(|| (!x.is_null()).then(|| x.to_string())))
@@ -88,16 +94,17 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
         row.document_number = last_audit.and_then(|a| a.document_number.clone()).unwrap_or_default();
         let (status, reason) = match last_audit {
             Some(a) if a.operation == "MANUAL_OVERRIDE" => {
-                ("SKIPPED", format!("ข้ามโดยการกำหนดค่าตัวนับด้วยตนเอง (manual override) โดย {}: {}", row.who, meta(a, "reason").unwrap_or_default()))
+                ("SKIPPED", thai(AdminDetail::Skipped { who: &row.who, reason: &meta(a, "reason").unwrap_or_default() }))
             }
             Some(a) if a.operation == "RESET_EXECUTE" => {
-                ("RELEASED", format!("ปล่อยคืนโดยการรีเซ็ตตัวนับ (คำขอ {}) โดย {}", meta(a, "requestId").unwrap_or_default(), row.who))
+                ("RELEASED", thai(AdminDetail::Released { request: &meta(a, "requestId").unwrap_or_default(), who: &row.who }))
             }
             Some(a) if a.status == "FAILED" => {
-                ("FAILED", format!("ลำดับถูกใช้แต่ไม่ได้ออกเลข: {} ({})", meta(a, "reason").unwrap_or_default(), meta(a, "error").unwrap_or_default()))
+                let (reason, error) = (meta(a, "reason").unwrap_or_default(), meta(a, "error").unwrap_or_default());
+                ("FAILED", thai(AdminDetail::FailedSequence { reason: &reason, error: &error }))
             }
-            Some(a) => ("MISSING", format!("ไม่มีเลขที่ในระบบ; บันทึกล่าสุด: {} {}", a.operation, a.status)),
-            None => ("MISSING", "ไม่มีคำอธิบาย (ไม่พบบันทึกการตรวจสอบ)".to_string()),
+            Some(a) => ("MISSING", thai(AdminDetail::NoNumber { operation: &a.operation, status: &a.status })),
+            None => ("MISSING", thai(AdminDetail::Unexplained)),
         };
         row.status = status.into();
         row.reason = reason;
@@ -107,32 +114,34 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
     row.document_id = n.document_id.clone().unwrap_or_default();
     row.who = who(last_audit);
     row.when = bangkok(last_audit.map_or(n.changed_at, |a| a.created_at.max(n.changed_at)));
-    let block = n.block_holder.as_deref().map(|h| format!(" (ชุดเลขที่ของ {h})")).unwrap_or_default();
+    let block = n.block_holder.as_deref().map(|holder| thai(AdminDetail::OfBlock { holder: &holder })).unwrap_or_default();
     let status = NumberStatus::parse(&n.status);
     let (status, reason) = match (status, n.cancel_reason.as_deref()) {
         (Some(NumberStatus::Confirmed), _) => {
             let legacy = audits.iter().any(|a| a.operation == "MANUAL_OVERRIDE" && meta(a, "legacy").as_deref() == Some("true"));
             let reason = if legacy {
                 let a = audits.iter().rev().find(|a| a.operation == "MANUAL_OVERRIDE");
-                format!("นำเข้าเลขที่เดิม (legacy/import) โดย {}: {}", who(a), a.and_then(|a| meta(a, "reason")).unwrap_or_default())
+                thai(AdminDetail::Legacy { who: &who(a), reason: &a.and_then(|a| meta(a, "reason")).unwrap_or_default() })
             } else {
                 String::new()
             };
             ("CONFIRMED", reason)
         }
-        (Some(NumberStatus::Reserved), _) => ("RESERVED", format!("จองไว้ ยังไม่ยืนยัน{block}")),
-        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", "หมดเวลาจองโดยไม่ได้ยืนยัน (expired)".to_string()),
-        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", format!("ชุดเลขที่หมดเวลาถือโดยไม่ได้ยืนยัน (block expired){block}")),
+        (Some(NumberStatus::Reserved), _) => ("RESERVED", thai(AdminDetail::Reserved { block: &block })),
+        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", thai(AdminDetail::Expired)),
+        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", thai(AdminDetail::BlockExpired { block: &block })),
         (Some(NumberStatus::Cancelled), reason) => {
             let by = audits.iter().rev().find(|a| a.operation == "CANCEL");
-            ("CANCELLED", format!("ยกเลิกโดย {}: {}", who(by), reason.unwrap_or("cancelled")))
+            ("CANCELLED", thai(AdminDetail::Cancelled { who: &who(by), reason: &reason.unwrap_or("cancelled") }))
         }
         (Some(NumberStatus::Void), _) => {
             let void = audits.iter().rev().find(|a| a.operation == "VOID");
-            let replaced = void.and_then(|a| meta(a, "replacedBy")).map(|r| format!(" แทนด้วยเลขที่ {r}")).unwrap_or_default();
-            ("VOID", format!("ยกเลิกเลขที่ (void) โดย {}: {}{replaced}", who(void), void.and_then(|a| meta(a, "reason")).unwrap_or_default()))
+            let replaced =
+                void.and_then(|a| meta(a, "replacedBy")).map(|number| thai(AdminDetail::ReplacedBy { number: &number })).unwrap_or_default();
+            let reason = void.and_then(|a| meta(a, "reason")).unwrap_or_default();
+            ("VOID", thai(AdminDetail::Voided { who: &who(void), reason: &reason, replaced: &replaced }))
         }
-        (None, _) => ("MISSING", format!("สถานะไม่รู้จัก {}", n.status)),
+        (None, _) => ("MISSING", thai(AdminDetail::UnknownStatus { status: &n.status })),
     };
     row.status = status.into();
     row.reason = reason;
@@ -234,13 +243,27 @@ impl RegisterFormat {
             Some("xlsx") => Ok(RegisterFormat::Xlsx),
             Some(other) => {
                 let other: String = other.chars().take(20).collect();
-                Err(AppError::validation(format!("รูปแบบ '{other}' ไม่รองรับ (csv หรือ xlsx)"), format!("format '{other}' is not csv or xlsx")))
+                Err(AppError::validation(AdminDetail::RegisterFormat { given: &other }))
             }
         }
     }
 }
 
-const HEADER: [&str; 9] = ["ช่วงเวลา (period)", "ลำดับ", "เลขที่เอกสาร", "สถานะ", "รหัสเอกสาร", "ผู้ดำเนินการ", "เวลา (กรุงเทพฯ)", "เหตุผล", "ตัวนับ"];
+/// The register's headings, one a column.
+fn header() -> [String; 9] {
+    [
+        AdminDetail::HeadingPeriod,
+        AdminDetail::HeadingSequence,
+        AdminDetail::HeadingNumber,
+        AdminDetail::HeadingStatus,
+        AdminDetail::HeadingDocumentId,
+        AdminDetail::HeadingWho,
+        AdminDetail::HeadingWhen,
+        AdminDetail::HeadingReason,
+        AdminDetail::HeadingCounter,
+    ]
+    .map(thai)
+}
 
 /// The counters of the register: admins of the project (super admins: any).
 async fn counters_of(db: &Db, reference: &ReferenceCache, caller: &Caller, q: &RegisterQuery) -> Result<Vec<Counter>, AppError> {
@@ -253,10 +276,7 @@ async fn counters_of(db: &Db, reference: &ReferenceCache, caller: &Caller, q: &R
         None => None,
         Some(p) => Some(PeriodKey::parse(p).ok_or_else(|| {
             let p: String = p.chars().take(40).collect();
-            AppError::validation(
-                format!("ช่วงเวลา '{p}' ไม่ถูกต้อง (เช่น YEAR_2026, MONTH_2026_01, FY_2570, NONE, CONTRACT_12)"),
-                format!("period '{p}' is not YEAR_yyyy, MONTH_yyyy_mm, FY_bbbb, NONE or CONTRACT_<contract id>"),
-            )
+            AppError::validation(AdminDetail::RegisterPeriod { given: &p })
         })?),
     };
     let all = super::store::counters(db, Some(project), None, Some(ctype), None, i64::MAX / 2).await?;
@@ -295,7 +315,7 @@ pub(crate) async fn register(
     let db = s.db.clone();
     tokio::spawn(async move {
         let mut sink = CsvSink { w: csv::Writer::from_writer(Vec::with_capacity(CSV_CHUNK)), tx, label: String::new() };
-        let _ = sink.w.write_record(HEADER);
+        let _ = sink.w.write_record(header());
         for c in &counters {
             sink.label = counter_label(c);
             if let Err(e) = rows_of(&db, c, &mut sink).await {
@@ -373,10 +393,10 @@ pub(crate) async fn xlsx_of(db: &Db, counters: &[Counter]) -> Result<Vec<u8>, Ap
     let x = xlsx_error;
     let mut book = Workbook::new();
     let sheet = book.add_worksheet_with_constant_memory().map_err(x)?;
-    sheet.set_name("ทะเบียนเลขที่").map_err(x)?;
+    sheet.set_name(thai(AdminDetail::RegisterSheet)).map_err(x)?;
     let bold = Format::new().set_bold();
-    for (col, h) in HEADER.iter().enumerate() {
-        sheet.write_string_with_format(0, col as u16, *h, &bold).map_err(x)?;
+    for (col, h) in header().into_iter().enumerate() {
+        sheet.write_string_with_format(0, col as u16, h, &bold).map_err(x)?;
     }
     let mut sink = XlsxSink { sheet, next_row: 1, label: String::new() };
     for c in counters {

@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 
+use crate::contract::messages::AdminDetail;
 use crate::contract::stats::{DEFAULT_STATS_COUNTERS, DEFAULT_STATS_DAYS, MAX_STATS_COUNTERS, MAX_STATS_DAYS};
 use crate::contract::{CounterId, CounterSeries, DailyIssued, ProjectId, StatsQuery, TypeSeries, UtilizationHistory};
 use crate::numbering::Period;
@@ -68,10 +69,7 @@ async fn asked(reference: &ReferenceCache, clock: &Clock, caller: &Caller, q: &S
     let scope = caller.admin_scope()?.map(<[ProjectId]>::to_vec);
     let days = q.days.unwrap_or(DEFAULT_STATS_DAYS);
     if !(1..=MAX_STATS_DAYS).contains(&days) {
-        return Err(AppError::validation(
-            format!("จำนวนวัน (days) ต้องอยู่ระหว่าง 1 ถึง {MAX_STATS_DAYS} วัน"),
-            format!("days must be 1-{MAX_STATS_DAYS}, not {days}"),
-        ));
+        return Err(AppError::validation(AdminDetail::StatsDays { max: &MAX_STATS_DAYS }));
     }
     if let Some(p) = q.project_id {
         reference.get().await?.project(Some(p), None)?;
@@ -126,10 +124,7 @@ pub async fn utilization(
     let a = asked(reference, clock, caller, q).await?;
     let limit = q.limit.unwrap_or(DEFAULT_STATS_COUNTERS);
     if !(1..=MAX_STATS_COUNTERS).contains(&limit) {
-        return Err(AppError::validation(
-            format!("จำนวนตัวนับ (limit) ต้องอยู่ระหว่าง 1 ถึง {MAX_STATS_COUNTERS}"),
-            format!("limit must be 1-{MAX_STATS_COUNTERS}, not {limit}"),
-        ));
+        return Err(AppError::validation(AdminDetail::StatsLimit { max: &MAX_STATS_COUNTERS }));
     }
     let counters = match q.counter_id {
         Some(id) => {

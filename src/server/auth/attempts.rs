@@ -4,6 +4,7 @@
 //! outcome. Super admins read it (`GET /api/v1/admin/login-attempts`, the `/logins` page). Attempts refused during
 //! a throttle wait are not checked at all; of those, the first of each wait is a row (`throttle::Refusal`).
 
+use crate::contract::messages::AccessDetail;
 use crate::contract::UserId;
 use crate::contract::{LoginAttemptPage, LoginAttemptQuery, LOGIN_OUTCOMES};
 use crate::server::auth::{store, Caller, ClientInfo};
@@ -72,15 +73,12 @@ pub(crate) async fn search(db: &Db, caller: &Caller, q: &LoginAttemptQuery) -> R
     let outcome = q.outcome.as_deref().filter(|o| !o.is_empty());
     if let Some(o) = outcome {
         if !LOGIN_OUTCOMES.contains(&o) {
-            return Err(AppError::validation(
-                format!("ผลการเข้าสู่ระบบต้องเป็นหนึ่งใน {}", LOGIN_OUTCOMES.join(", ")),
-                format!("outcome must be one of {}", LOGIN_OUTCOMES.join(", ")),
-            ));
+            return Err(AppError::validation(AccessDetail::LoginOutcomeUnknown { outcomes: &LOGIN_OUTCOMES.join(", ") }));
         }
     }
     let username = q.username.as_deref().filter(|u| !u.is_empty());
     if username.is_some_and(|u| u.chars().count() > MAX_USERNAME_CHARS) {
-        return Err(AppError::validation("ชื่อผู้ใช้ยาวเกิน 100 ตัวอักษร", "username longer than 100 characters"));
+        return Err(AppError::validation(AccessDetail::SearchedUsernameTooLong { max: &MAX_USERNAME_CHARS }));
     }
     let (page, size, offset) = paging(q.page, q.page_size, 50, 500)?;
     let (total, rows) = store::login_attempts(db, username, outcome, size, offset).await?;

@@ -17,9 +17,9 @@ use tower_sessions::Session;
 
 use super::{Access, ClientInfo};
 use crate::contract::forms::path;
-use crate::contract::messages::Lang;
+use crate::contract::messages::{AccessDetail, Lang};
 use crate::contract::ApiError;
-use crate::server::error::AppError;
+use crate::server::error::{page_lang, AppError};
 
 /// The session's key of a refused login, for the login page to show once.
 const REFUSAL_KEY: &str = "login.refusal";
@@ -44,10 +44,16 @@ fn see_other(location: &'static str) -> Response {
     (StatusCode::SEE_OTHER, [(header::LOCATION, location), (header::CACHE_CONTROL, "no-store")]).into_response()
 }
 
-async fn login(State(s): State<Arc<Access>>, session: Session, client: ClientInfo, form: Result<Form<LoginFields>, FormRejection>) -> Response {
+async fn login(
+    State(s): State<Arc<Access>>,
+    session: Session,
+    client: ClientInfo,
+    headers: axum::http::HeaderMap,
+    form: Result<Form<LoginFields>, FormRejection>,
+) -> Response {
     let Form(fields) = match form {
         Ok(f) => f,
-        Err(rejection) => return AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response(),
+        Err(rejection) => return AppError::validation(AccessDetail::FormExpected { reason: &rejection }).into_response(),
     };
     match super::login(&s, &session, &client, &fields.username, &fields.password).await {
         Ok(_) => see_other("/"),
@@ -55,7 +61,7 @@ async fn login(State(s): State<Arc<Access>>, session: Session, client: ClientInf
             if e.status().is_server_error() {
                 tracing::error!(error = %e.report(), "login form failed");
             }
-            if let Err(store) = session.insert(REFUSAL_KEY, ApiError::from(&e)).await {
+            if let Err(store) = session.insert(REFUSAL_KEY, e.api_error(page_lang(&headers))).await {
                 return AppError::internal_from("session store", store).into_response();
             }
             see_other("/login")
@@ -82,10 +88,10 @@ struct LanguageFields {
 async fn switch_language(form: Result<Form<LanguageFields>, FormRejection>) -> Response {
     let Form(fields) = match form {
         Ok(f) => f,
-        Err(rejection) => return AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response(),
+        Err(rejection) => return AppError::validation(AccessDetail::FormExpected { reason: &rejection }).into_response(),
     };
     let Some(lang) = Lang::from_code(&fields.lang) else {
-        return AppError::validation("ภาษาต้องเป็น th หรือ en", "lang must be th or en").into_response();
+        return AppError::validation(AccessDetail::LanguageUnknown).into_response();
     };
     let back = HeaderValue::from_str(page_of_this_site(&fields.back)).unwrap_or(HeaderValue::from_static("/"));
     let cookie = HeaderValue::from_str(&lang.cookie()).expect("the language cookie is ASCII");

@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use super::Principal;
+use crate::contract::messages::AccessDetail;
 use crate::contract::{ApiTokenId, ApiTokenInfo, ProjectId, Role, UserAdminInfo, UserId, UserInfo};
 use crate::server::db::{classify, ms_to_datetime, Conditions, Conn, Db, DbFailure, Dialect};
 use crate::server::error::{AppError, ErrorCode};
@@ -90,11 +91,7 @@ pub(crate) async fn insert_user(
         .fetch_one(&mut *tx)
         .await
         .map_err(|e| match classify(&e) {
-            DbFailure::UniqueViolation => {
-                AppError::Conflict {
-                    code: ErrorCode::AlreadyExists, th: format!("ชื่อผู้ใช้ '{username}' มีอยู่แล้ว"), en: format!("user {username} exists")
-                }
-            }
+            DbFailure::UniqueViolation => AppError::conflict(ErrorCode::AlreadyExists, AccessDetail::UsernameTaken { username: &username }),
             _ => e.into(),
         })
 }

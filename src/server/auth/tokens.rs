@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::contract::messages::AccessDetail;
 use crate::contract::{ApiTokenId, ApiTokenInfo, CreatedApiToken, ProjectId, Role, UserId, UserInfo};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
 use crate::server::auth::{store, Access, Caller};
@@ -18,7 +19,7 @@ pub(crate) async fn create(s: &Access, caller: &Caller, name: &str, project_ids:
     let known = store::existing_projects(&s.db, project_ids).await?;
     for p in project_ids {
         if !known.contains(p) {
-            return Err(AppError::not_found(format!("โครงการ '{p}'"), format!("unknown projectId: '{p}'")));
+            return Err(AppError::not_found(AccessDetail::TokenProject { id: p }));
         }
         if admin.role != Role::SuperAdmin {
             caller.require_project_admin(*p)?;
@@ -53,7 +54,7 @@ pub async fn create_as(
 ) -> Result<(ApiTokenInfo, String), AppError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(AppError::validation("ชื่อ token ต้องมี 1–100 ตัวอักษร", "token name must be 1-100 characters"));
+        return Err(AppError::validation(AccessDetail::TokenNameLength));
     }
     let mut ids = project_ids.to_vec();
     ids.sort_unstable();
@@ -88,7 +89,7 @@ pub(crate) async fn list(s: &Access, caller: &Caller) -> Result<Vec<ApiTokenInfo
 /// Revokes an active token the caller administers (403 for another's; 404 when there is no active token of that id).
 pub(crate) async fn revoke(s: &Access, caller: &Caller, id: ApiTokenId) -> Result<(), AppError> {
     let admin = caller.require_admin()?;
-    let gone = || AppError::not_found(format!("API token {id} (หรือถูกเพิกถอนแล้ว)"), format!("active API token {id}"));
+    let gone = || AppError::not_found(AccessDetail::ActiveToken { id: &id });
     let actor = caller.audit_base(s.clock.now_ms());
     let mut tx = s.db.begin_write().await?;
     let token = store::token_by_id(&mut tx, id).await?.ok_or_else(gone)?;

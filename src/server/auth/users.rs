@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
+use crate::contract::messages::AccessDetail;
 use crate::contract::users::{MAX_PASSWORD_BYTES, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 use crate::contract::{NewUser, ProjectId, Role, UserAdminInfo, UserId, UserInfo, UserUpdate};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -32,11 +33,11 @@ impl Validated {
     pub fn new(username: &str, display_name: Option<&str>, password: &str, role: &str) -> Result<Validated, AppError> {
         let username = username.trim();
         if username.is_empty() || username.chars().count() > 50 || username.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(AppError::validation("ชื่อผู้ใช้ต้องมี 1–50 ตัวอักษรและไม่มีช่องว่าง", "username must be 1-50 characters without spaces"));
+            return Err(AppError::validation(AccessDetail::UsernameShape));
         }
         let display_name = display_name.map(str::trim).filter(|d| !d.is_empty()).unwrap_or(username);
         if display_name.chars().count() > 200 || display_name.chars().any(char::is_control) {
-            return Err(AppError::validation("ชื่อที่แสดงยาวเกิน 200 ตัวอักษร", "display name longer than 200 characters"));
+            return Err(AppError::validation(AccessDetail::DisplayNameTooLong));
         }
         check_password(password)?;
         Ok(Validated {
@@ -49,24 +50,17 @@ impl Validated {
 }
 
 fn parse_role(role: &str) -> Result<Role, AppError> {
-    Role::parse(role)
-        .ok_or_else(|| AppError::validation("บทบาทต้องเป็น STAFF, PROJECT_ADMIN หรือ SUPER_ADMIN", "role must be STAFF, PROJECT_ADMIN or SUPER_ADMIN"))
+    Role::parse(role).ok_or_else(|| AppError::validation(AccessDetail::RoleUnknown))
 }
 
 /// A new password: at least [`MIN_PASSWORD_CHARS`] characters, at most what login reads.
 pub(crate) fn check_password(password: &str) -> Result<(), AppError> {
     let chars = password.chars().count();
     if chars > MAX_PASSWORD_CHARS {
-        return Err(AppError::validation(
-            format!("รหัสผ่านยาวเกิน {MAX_PASSWORD_CHARS} ตัวอักษร"),
-            format!("password longer than {MAX_PASSWORD_CHARS} characters"),
-        ));
+        return Err(AppError::validation(AccessDetail::PasswordTooLong { max: &MAX_PASSWORD_CHARS }));
     }
     if chars < MIN_PASSWORD_CHARS {
-        return Err(AppError::validation(
-            format!("รหัสผ่านต้องมีอย่างน้อย {MIN_PASSWORD_CHARS} ตัวอักษร"),
-            format!("password must have at least {MIN_PASSWORD_CHARS} characters"),
-        ));
+        return Err(AppError::validation(AccessDetail::PasswordTooShort { min: &MIN_PASSWORD_CHARS }));
     }
     Ok(())
 }
@@ -92,14 +86,12 @@ fn project_entry(actor: &AuditEntry, operation: &str, user_id: UserId, username:
 }
 
 fn not_found_user(id: UserId) -> AppError {
-    AppError::not_found(format!("ผู้ใช้ {id}"), format!("user {id}"))
+    AppError::not_found(AccessDetail::User { id: &id })
 }
 
 /// Grants a project-admin right inside `tx`; its audit row, or None when the user had it already.
 async fn grant(tx: &mut Conn, actor: &AuditEntry, user_id: UserId, username: &str, project_id: ProjectId) -> Result<Option<AuditEntry>, AppError> {
-    let code = store::project_code(tx, project_id)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("โครงการ {project_id}"), format!("project {project_id}")))?;
+    let code = store::project_code(tx, project_id).await?.ok_or_else(|| AppError::not_found(AccessDetail::Project { id: &project_id }))?;
     Ok(store::insert_project_admin(tx, user_id, project_id)
         .await?
         .then(|| project_entry(actor, "PROJECT_ADMIN_GRANTED", user_id, username, project_id, &code)))
@@ -152,10 +144,7 @@ async fn admin_info(db: &Db, id: UserId) -> Result<UserAdminInfo, AppError> {
 }
 
 fn last_super_admin(username: &str) -> AppError {
-    AppError::validation(
-        format!("'{username}' เป็นผู้ดูแลระบบสูงสุด (SUPER_ADMIN) คนสุดท้ายที่ใช้งานได้ ต้องมีอย่างน้อยหนึ่งคน"),
-        format!("{username} is the last active super admin"),
-    )
+    AppError::validation(AccessDetail::LastSuperAdmin { username: &username })
 }
 
 /// `PUT /admin/users/{id}`: sets a user's role and the projects they administer (super admins). Each change is its
@@ -165,7 +154,7 @@ pub(crate) async fn update(s: &Access, caller: &Caller, id: UserId, change: &Use
     let me = caller.require_super_admin()?;
     let role = change.role;
     if me.id == id && role != Role::SuperAdmin {
-        return Err(AppError::validation("เปลี่ยนบทบาทของตนเองไม่ได้ ให้ผู้ดูแลระบบสูงสุดคนอื่นเปลี่ยนให้", "a super admin cannot change their own role"));
+        return Err(AppError::validation(AccessDetail::OwnRole));
     }
     let wanted: BTreeSet<ProjectId> = change.admin_project_ids.iter().copied().collect();
     let actor = caller.audit_base(s.clock.now_ms());
@@ -224,7 +213,7 @@ pub async fn set_active_as(db: &Db, actor: &AuditEntry, id: UserId, active: bool
 pub(crate) async fn set_active(s: &Access, caller: &Caller, id: UserId, active: bool) -> Result<UserAdminInfo, AppError> {
     let me = caller.require_super_admin()?;
     if me.id == id && !active {
-        return Err(AppError::validation("ปิดการใช้งานบัญชีของตนเองไม่ได้", "a super admin cannot deactivate themself"));
+        return Err(AppError::validation(AccessDetail::DeactivateSelf));
     }
     set_active_as(&s.db, &caller.audit_base(s.clock.now_ms()), id, active).await?;
     admin_info(&s.db, id).await
@@ -263,7 +252,7 @@ pub(crate) async fn change_own_password(s: &Access, caller: &Caller, current: &s
         return Err(AppError::WrongCurrentPassword);
     }
     if current == new {
-        return Err(AppError::validation("รหัสผ่านใหม่ต้องต่างจากรหัสผ่านปัจจุบัน", "the new password equals the current one"));
+        return Err(AppError::validation(AccessDetail::PasswordUnchanged));
     }
     store_password(&s.db, &caller.audit_base(s.clock.now_ms()), user.id, new, "PASSWORD_CHANGED").await
 }

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use super::AppError;
+use crate::contract::messages::RequestDetail;
 
 /// JSON body extractor whose rejections (malformed JSON, wrong types, wrong content type) answer with
 /// the error body (docs/rules/api.md#errors) instead of axum's plain-text defaults.
@@ -21,13 +22,13 @@ where
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Self::Rejection> {
         use axum::extract::rejection::JsonRejection;
         if !is_json(req.headers()) {
-            return Err(AppError::validation("ต้องส่งข้อมูลแบบ JSON (Content-Type: application/json)", "expected Content-Type: application/json"));
+            return Err(AppError::validation(RequestDetail::NotJson));
         }
         let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 AppError::PayloadTooLarge
             } else {
-                AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text())
+                AppError::validation(RequestDetail::Unreadable { reason: &e.body_text() })
             }
         })?;
         let refused = match axum::Json::<T>::from_bytes(&bytes) {
@@ -42,11 +43,9 @@ where
             }
         }
         Err(match refused {
-            JsonRejection::JsonSyntaxError(e) => AppError::validation("รูปแบบ JSON ไม่ถูกต้อง", format!("malformed JSON: {}", e.body_text())),
-            JsonRejection::JsonDataError(e) => {
-                AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบที่กำหนด ({})", e.body_text()), format!("invalid JSON data: {}", e.body_text()))
-            }
-            e => AppError::validation("อ่านข้อมูลที่ส่งมาไม่ได้", e.body_text()),
+            JsonRejection::JsonSyntaxError(e) => AppError::validation(RequestDetail::MalformedJson { reason: &e.body_text() }),
+            JsonRejection::JsonDataError(e) => AppError::validation(RequestDetail::JsonShape { reason: &e.body_text() }),
+            e => AppError::validation(RequestDetail::Unreadable { reason: &e.body_text() }),
         })
     }
 }
@@ -145,8 +144,13 @@ where
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Path(v)| ApiPath(v))
-            .map_err(|e| AppError::validation("รหัสในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
+            .map_err(|e| AppError::validation(RequestDetail::PathValue { reason: &e.body_text() }))
     }
+}
+
+/// The language of the page a request comes from (its `docnum_lang` cookie): what its refusals are said in.
+pub(crate) fn page_lang(headers: &axum::http::HeaderMap) -> crate::contract::Lang {
+    crate::contract::Lang::from_cookie_headers(headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()))
 }
 
 /// Query-string extractor with the error body.
@@ -163,7 +167,7 @@ where
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Query(v)| ApiQuery(v))
-            .map_err(|e| AppError::validation("พารามิเตอร์ในที่อยู่ (URL) ไม่ถูกต้อง", e.body_text()))
+            .map_err(|e| AppError::validation(RequestDetail::QueryValue { reason: &e.body_text() }))
     }
 }
 

@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::contract::import::{ImportFormat, ImportReport, ImportRowReport};
-use crate::contract::NumberRequest;
+use crate::contract::messages::{AdminDetail, Detail, ImportDetail};
+use crate::contract::{Lang, NumberRequest};
 use crate::numbering::Template;
 use crate::server::admin_ops::{self, store as astore, AdminOp, Override, OverrideResult};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -34,7 +35,6 @@ pub(crate) const MAX_ROWS: usize = 10_000;
 pub(crate) const MAX_BYTES: usize = 2 * 1024 * 1024;
 /// Most sequences one import may pass over in total (each gets an audit row, docs/rules/numbering.md#what-is-never-done-twice: no unexplained gap).
 pub(crate) const MAX_TOTAL_SKIPPED: i64 = 200_000;
-const DEFAULT_REASON: &str = "นำเข้าข้อมูลเลขที่เอกสารและตัวนับ (bulk import)";
 
 /// The columns of a row (JSON keys and CSV header names alike).
 pub(crate) const COLUMNS: &[&str] = &[
@@ -124,14 +124,12 @@ type ReadRow = Result<RowInput, AppError>;
 /// document's reason. A syntax error, a wrong shape or too many rows fails the whole text (400).
 pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), AppError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        AppError::validation(format!("รูปแบบ JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {})", e.line(), e.column()), format!("malformed JSON: {e}"))
+        // the parser's words without the position it ends them with (named apart)
+        let words = e.to_string();
+        let words = words.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&words);
+        AppError::validation(ImportDetail::MalformedJson { line: &e.line(), column: &e.column(), reason: &echo(words) })
     })?;
-    let shape = || {
-        AppError::validation(
-            "JSON ต้องเป็นรายการแถว [...] หรือ {\"reason\": \"…\", \"rows\": [...]}",
-            "expected [row, …] or {\"reason\", \"rows\": [row, …]}",
-        )
-    };
+    let shape = || AppError::validation(ImportDetail::JsonShape);
     let (rows, reason) = match value {
         Value::Array(rows) => (rows, None),
         Value::Object(mut map) => {
@@ -145,7 +143,7 @@ pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), Ap
                 Some(_) => return Err(shape()),
             };
             if let Some(k) = map.keys().next() {
-                return Err(AppError::validation(format!("ไม่รู้จักช่อง '{}' ในเอกสาร JSON", echo(k)), format!("unknown key '{}'", echo(k))));
+                return Err(AppError::validation(ImportDetail::UnknownJsonKey { key: &echo(k) }));
             }
             (rows, reason)
         }
@@ -160,12 +158,9 @@ pub(crate) fn read_json(text: &str) -> Result<(Vec<ReadRow>, Option<String>), Ap
         .map(|(i, v)| {
             // an object: serde would also take a row written as an array of its fields in order
             let v = if v.is_object() { v } else { Value::String(format!("a row is an object, not {v}")) };
-            serde_json::from_value::<RowInput>(v).map(Ok).map_err(|e| {
-                AppError::validation(
-                    format!("แถวที่ {}: ข้อมูลไม่ตรงตามรูปแบบ ({})", i + 1, echo(&e.to_string())),
-                    format!("row {}: invalid row: {e}", i + 1),
-                )
-            })
+            serde_json::from_value::<RowInput>(v)
+                .map(Ok)
+                .map_err(|e| AppError::validation(ImportDetail::JsonRowShape { row: &(i + 1), reason: &echo(&e.to_string()) }))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((rows, reason))
@@ -177,22 +172,16 @@ pub(crate) fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
     let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
     let headers = reader
         .headers()
-        .map_err(|e| AppError::validation("อ่านหัวตาราง CSV ไม่ได้", format!("CSV header: {e}")))?
+        .map_err(|e| AppError::validation(ImportDetail::CsvHeaderUnreadable { reason: &echo(&e.to_string()) }))?
         .iter()
         .map(|h| h.trim().to_string())
         .collect::<Vec<_>>();
     if headers.iter().all(|h| h.is_empty()) {
-        return Err(AppError::validation(
-            "ไฟล์ CSV ต้องมีหัวตาราง (บรรทัดแรก) เช่น projectCode,correspondenceTypeCode,documentNumber",
-            "CSV needs a header row",
-        ));
+        return Err(AppError::validation(ImportDetail::CsvHeaderMissing));
     }
     for h in &headers {
         if !COLUMNS.contains(&h.as_str()) {
-            return Err(AppError::validation(
-                format!("ไม่รู้จักคอลัมน์ '{}' ในไฟล์ CSV (ใช้ได้: {})", echo(h), COLUMNS.join(", ")),
-                format!("unknown CSV column '{}'", echo(h)),
-            ));
+            return Err(AppError::validation(ImportDetail::CsvUnknownColumn { column: &echo(h), allowed: &COLUMNS.join(", ") }));
         }
     }
     let mut rows = Vec::new();
@@ -201,16 +190,13 @@ pub(crate) fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
             return Err(too_many());
         }
         let row = match record {
-            Err(e) => Err(AppError::validation("อ่านแถว CSV นี้ไม่ได้", format!("CSV: {e}"))),
-            Ok(r) if r.len() > headers.len() => Err(AppError::validation(
-                format!("แถวนี้มี {} ช่อง มากกว่าหัวตาราง ({} ช่อง)", r.len(), headers.len()),
-                format!("row has {} fields, the header {}", r.len(), headers.len()),
-            )),
+            Err(e) => Err(AppError::validation(ImportDetail::CsvRowUnreadable { reason: &echo(&e.to_string()) })),
+            Ok(r) if r.len() > headers.len() => Err(AppError::validation(ImportDetail::CsvRowTooWide { fields: &r.len(), header: &headers.len() })),
             Ok(r) => {
                 let map: serde_json::Map<String, Value> =
                     headers.iter().zip(r.iter()).filter(|(_, v)| !v.is_empty()).map(|(h, v)| (h.clone(), Value::String(v.to_string()))).collect();
                 serde_json::from_value::<RowInput>(Value::Object(map))
-                    .map_err(|e| AppError::validation("ข้อมูลในแถวไม่ตรงตามรูปแบบ", format!("invalid row: {e}")))
+                    .map_err(|e| AppError::validation(ImportDetail::CsvRowShape { reason: &echo(&e.to_string()) }))
             }
         };
         rows.push(row);
@@ -220,12 +206,12 @@ pub(crate) fn read_csv(text: &str) -> Result<Vec<ReadRow>, AppError> {
 }
 
 fn too_many() -> AppError {
-    AppError::validation(format!("นำเข้าได้ครั้งละไม่เกิน {MAX_ROWS} แถว"), format!("at most {MAX_ROWS} rows per import"))
+    AppError::validation(ImportDetail::TooManyRows { max: &MAX_ROWS })
 }
 
 fn check_count(n: usize) -> Result<(), AppError> {
     if n == 0 {
-        return Err(AppError::validation("ไม่มีแถวข้อมูลให้นำเข้า", "no rows to import"));
+        return Err(AppError::validation(ImportDetail::NoRows));
     }
     if n > MAX_ROWS {
         return Err(too_many());
@@ -271,7 +257,7 @@ pub(crate) async fn bulk_import(
                 .filter(|r| !r.is_empty())
                 .map(str::to_string)
                 .or(doc_reason.filter(|r| !r.trim().is_empty()))
-                .unwrap_or_else(|| DEFAULT_REASON.to_string());
+                .unwrap_or_else(|| ImportDetail::DefaultReason.render(Lang::Th));
             let reason = admin_ops::check_reason(&reason)?;
             let snapshot = s.reference.get().await?;
             let planned: Vec<Result<Planned, AppError>> = rows.into_iter().map(|r| r.and_then(|r| plan(&snapshot, r, s.clock.now()))).collect();
@@ -300,10 +286,7 @@ pub(crate) async fn bulk_import(
                     let outcome = outcome.and_then(|r| {
                         skipped_total += r.skipped;
                         if skipped_total > MAX_TOTAL_SKIPPED {
-                            Err(AppError::validation(
-                                format!("การนำเข้านี้ข้ามเลขรวมเกิน {MAX_TOTAL_SKIPPED} เลข (แต่ละเลขที่ข้ามต้องมีบันทึกการตรวจสอบ) กรุณาแบ่งนำเข้าเป็นหลายครั้ง"),
-                                format!("this import passes over more than {MAX_TOTAL_SKIPPED} sequences in total; split it"),
-                            ))
+                            Err(AppError::validation(ImportDetail::TooManySkipped { max: &MAX_TOTAL_SKIPPED }))
                         } else {
                             Ok(r)
                         }
@@ -346,11 +329,9 @@ pub(crate) async fn bulk_import(
 
 /// Checks a row against the reference data and computes the numbering request its counter is found with.
 fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<Planned, AppError> {
-    let project = snapshot.project(None, Some(r.project_code.as_deref().ok_or_else(|| required("projectCode", "รหัสโครงการ"))?))?;
-    let correspondence_type = snapshot.correspondence_type(
-        None,
-        Some(r.correspondence_type_code.as_deref().ok_or_else(|| required("correspondenceTypeCode", "รหัสประเภทเอกสาร"))?),
-    )?;
+    let project = snapshot.project(None, Some(r.project_code.as_deref().ok_or_else(|| required(ImportDetail::FieldProjectCode))?))?;
+    let correspondence_type = snapshot
+        .correspondence_type(None, Some(r.correspondence_type_code.as_deref().ok_or_else(|| required(ImportDetail::FieldCorrespondenceTypeCode))?))?;
     let base = NumberRequest { project_id: Some(project.id), correspondence_type_id: Some(correspondence_type.id), ..Default::default() };
     match (r.document_number, r.value) {
         (Some(number), None) => {
@@ -359,10 +340,10 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
             let template =
                 Template::parse(&chosen.template).map_err(|_| AppError::internal(format!("stored template '{}' is invalid", chosen.template)))?;
             let text: String = number.trim().nfc().collect();
-            let parsed = template.parse_number(&text, &project.code).filter(|p| p.seq >= 1).ok_or_else(|| AppError::InvalidFormat {
-                th: format!("เลขที่ '{}' ไม่ตรงกับรูปแบบ {}", echo(&text), template.source()),
-                en: format!("'{}' does not read as {}", echo(&text), template.source()),
-            })?;
+            let parsed = template
+                .parse_number(&text, &project.code)
+                .filter(|p| p.seq >= 1)
+                .ok_or_else(|| AppError::invalid_format(AdminDetail::NumberNotInTemplate { number: &echo(&text), template: &template.source() }))?;
             let (year, month) = crate::numbering::bangkok_date(now);
             let (year, month) = match (parsed.year, parsed.fiscal_year) {
                 // a number that shows only its fiscal year: the first month of that year selects it
@@ -383,11 +364,10 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
             })
         }
         (None, Some(value)) => {
-            let value: i64 = value.parse().ok().filter(|v| *v >= 0).ok_or_else(|| {
-                AppError::validation(format!("ค่าตัวนับ (value) ต้องเป็นจำนวนเต็มไม่ติดลบ ไม่ใช่ '{}'", echo(&value)), "value must be a non-negative integer")
-            })?;
+            let value: i64 =
+                value.parse().ok().filter(|v| *v >= 0).ok_or_else(|| AppError::validation(ImportDetail::ValueNotCount { given: &echo(&value) }))?;
             if r.document_id.is_some() {
-                return Err(AppError::validation("documentId ใช้กับแถวเลขที่เอกสารเท่านั้น", "documentId only goes with documentNumber"));
+                return Err(AppError::validation(ImportDetail::DocumentIdWithValue));
             }
             let (cur_year, cur_month) = crate::numbering::bangkok_date(now);
             let year = match r.year.as_deref() {
@@ -397,7 +377,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .ok()
                     .map(|y| if y > 2400 { y - 543 } else { y })
                     .filter(|y| (1900..=2200).contains(y))
-                    .ok_or_else(|| AppError::validation(format!("ปี '{}' ไม่ถูกต้อง (ใช้ พ.ศ. หรือ ค.ศ.)", echo(y)), "year must be A.D. or B.E."))?,
+                    .ok_or_else(|| AppError::validation(ImportDetail::BadYear { given: &echo(y) }))?,
             };
             let month = match r.month.as_deref() {
                 None => cur_month,
@@ -405,7 +385,7 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
                     .parse::<u32>()
                     .ok()
                     .filter(|m| (1..=12).contains(m))
-                    .ok_or_else(|| AppError::validation(format!("เดือน '{}' ไม่ถูกต้อง (1–12)", echo(m)), "month must be 1-12"))?,
+                    .ok_or_else(|| AppError::validation(ImportDetail::BadMonth { given: &echo(m) }))?,
             };
             // how people name the counter: project, type, the parts given, the year (B.E.) and month asked for
             let parts = [&r.originator_code, &r.recipient_code, &r.sub_type_number, &r.rfa_type_code, &r.discipline_code, &r.contract_code];
@@ -426,16 +406,13 @@ fn plan(snapshot: &Snapshot, r: RowInput, now: chrono::DateTime<Utc>) -> Result<
             };
             Ok(Planned { request, at: instant_in(year, month)?, what: Override::SetValue(value), kind: "COUNTER", key })
         }
-        _ => Err(AppError::validation(
-            "แต่ละแถวต้องระบุอย่างใดอย่างหนึ่ง: เลขที่เอกสาร (documentNumber) หรือค่าตัวนับ (value)",
-            "each row needs exactly one of documentNumber or value",
-        )),
+        _ => Err(AppError::validation(ImportDetail::NumberOrValue)),
     }
 }
 
 /// An instant inside (year, month) in Bangkok: the counter period a row belongs to is computed from it.
 fn instant_in(year: i32, month: u32) -> Result<chrono::DateTime<Utc>, AppError> {
-    Utc.with_ymd_and_hms(year, month, 15, 5, 0, 0).single().ok_or_else(|| AppError::validation("ปี/เดือนไม่ถูกต้อง", "invalid year/month"))
+    Utc.with_ymd_and_hms(year, month, 15, 5, 0, 0).single().ok_or_else(|| AppError::validation(ImportDetail::BadYearMonth))
 }
 
 /// One row inside the import's transaction: its counter (created when missing), then the manual override.
@@ -495,6 +472,7 @@ fn row_report(i: usize, p: &Result<Planned, AppError>, outcome: Result<OverrideR
     }
 }
 
-fn required(en: &str, th: &str) -> AppError {
-    AppError::validation(format!("ต้องระบุ{th} ({en})"), format!("{en} is required"))
+/// A row that leaves out `field` (an `ImportDetail::Field…` word).
+fn required(field: ImportDetail<'_>) -> AppError {
+    AppError::validation(ImportDetail::Required { field: &field })
 }

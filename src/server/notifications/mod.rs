@@ -25,6 +25,7 @@ use rand::Rng;
 use serde_json::{json, Value};
 use sha2::Sha256;
 
+use crate::contract::messages::NotificationDetail;
 use crate::contract::notifications::{
     DeliveryId, DeliveryState, DeliveryView, EventKind, NewWebhook, Replayed, Waiting, WebhookCreated, WebhookId, WebhookView,
     MAX_WEBHOOK_SECRET_CHARS, MAX_WEBHOOK_URL_CHARS, MIN_WEBHOOK_SECRET_CHARS,
@@ -36,7 +37,7 @@ use crate::server::auth::Caller;
 use crate::server::clock::Clock;
 pub use crate::server::config::NotifyConfig;
 use crate::server::db::{ms_to_datetime, Db};
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 use crate::server::secrets;
 
 /// The reset workflow whose pending requests wait for a super admin (`admin_ops::RESET_WORKFLOW`).
@@ -301,17 +302,14 @@ fn webhook_view(w: store::WebhookRow) -> WebhookView {
 }
 
 fn webhook_not_found(id: WebhookId) -> AppError {
-    AppError::not_found(format!("เว็บฮุก {id}"), format!("webhook {id}"))
+    AppError::not_found(NotificationDetail::Webhook { id: &id })
 }
 
 /// A webhook URL: http:// or https:// with a host, at most [`MAX_WEBHOOK_URL_CHARS`].
 fn check_url(url: &str) -> Result<String, AppError> {
     let url = url.trim();
     if url.chars().count() > MAX_WEBHOOK_URL_CHARS {
-        return Err(AppError::validation(
-            format!("URL ของเว็บฮุกต้องยาวไม่เกิน {MAX_WEBHOOK_URL_CHARS} ตัวอักษร"),
-            format!("url longer than {MAX_WEBHOOK_URL_CHARS} characters"),
-        ));
+        return Err(AppError::validation(NotificationDetail::UrlTooLong { max: &MAX_WEBHOOK_URL_CHARS }));
     }
     // as the schema states it (`lenient::schema::webhook_url`): the scheme written first, no control character (the
     // URL parser would drop a tab inside `http` or a control character before it, and accept what the schema refuses)
@@ -321,7 +319,7 @@ fn check_url(url: &str) -> Result<String, AppError> {
         url::Url::parse(url).ok().filter(|u| written && matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty()));
     match parsed {
         Some(_) => Ok(url.to_string()),
-        None => Err(AppError::validation("URL ของเว็บฮุกต้องขึ้นต้นด้วย http:// หรือ https:// และมีชื่อเครื่อง", "url must be http(s)://host…")),
+        None => Err(AppError::validation(NotificationDetail::UrlShape)),
     }
 }
 
@@ -340,10 +338,11 @@ fn secret_of(given: Option<&str>) -> Result<String, AppError> {
         {
             Ok(s.to_string())
         }
-        Some(_) => Err(AppError::validation(
-            format!("รหัสลับของเว็บฮุกต้องเป็นอักขระ ASCII ที่มองเห็นได้ {MIN_WEBHOOK_SECRET_CHARS}–{MAX_WEBHOOK_SECRET_CHARS} ตัว"),
-            format!("secret must be {MIN_WEBHOOK_SECRET_CHARS}-{MAX_WEBHOOK_SECRET_CHARS} visible ASCII characters, not starting with enc:"),
-        )),
+        Some(_) => Err(AppError::validation(NotificationDetail::SecretShape {
+            min: &MIN_WEBHOOK_SECRET_CHARS,
+            max: &MAX_WEBHOOK_SECRET_CHARS,
+            prefix: &"enc:",
+        })),
     }
 }
 
@@ -369,12 +368,9 @@ pub(crate) async fn create_webhook(n: &Notifier, caller: &Caller, new: &NewWebho
     caller.require_super_admin()?;
     let url = check_url(&new.url)?;
     if !n.config.allow_private_targets {
-        let parsed = url::Url::parse(&url).map_err(|_| AppError::validation("URL ของเว็บฮุกไม่ถูกต้อง", "url unparsable"))?;
+        let parsed = url::Url::parse(&url).map_err(|_| AppError::validation(NotificationDetail::UrlUnparsable))?;
         if let Some((ip, why)) = targets::first_refused(&parsed).await {
-            return Err(AppError::validation(
-                format!("ปลายทางของเว็บฮุกต้องเป็นที่อยู่สาธารณะ: {ip} เป็นที่อยู่ภายในเครือข่าย ({why}) ซึ่งไม่อนุญาต"),
-                format!("webhook target {ip} refused ({why}): loopback, link-local, private and unique-local addresses are not allowed"),
-            ));
+            return Err(AppError::validation(NotificationDetail::PrivateTarget { ip: &ip, why: &why }));
         }
     }
     let secret = secret_of(new.secret.as_deref())?;
@@ -440,9 +436,7 @@ pub(crate) async fn deliveries(
     caller.require_super_admin()?;
     let state = match state.map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
-        Some(s) => Some(DeliveryState::parse(s).ok_or_else(|| {
-            AppError::validation("สถานะการส่งต้องเป็น PENDING, DELIVERED หรือ FAILED", format!("state {s:?} is not PENDING, DELIVERED or FAILED"))
-        })?),
+        Some(s) => Some(DeliveryState::parse(s).ok_or_else(|| AppError::validation(NotificationDetail::DeliveryStateUnknown { given: &echo(s) }))?),
     };
     let rows = store::deliveries(&n.db, state, webhook_id, MAX_LISTED).await?;
     Ok(rows
@@ -474,13 +468,9 @@ pub(crate) async fn replay(n: &Notifier, caller: &Caller, id: DeliveryId) -> Res
     let actor = caller.audit_base(n.clock.now_ms());
     let mut tx = n.db.begin_write().await?;
     let (webhook_id, state) =
-        store::delivery_webhook(&mut tx, id).await?.ok_or_else(|| AppError::not_found(format!("การส่งแจ้งเตือน {id}"), format!("delivery {id}")))?;
+        store::delivery_webhook(&mut tx, id).await?.ok_or_else(|| AppError::not_found(NotificationDetail::Delivery { id: &id }))?;
     if state != DeliveryState::Failed.as_str() {
-        return Err(AppError::Conflict {
-            code: crate::contract::ErrorCode::WfInvalidTransition,
-            th: format!("ส่งซ้ำได้เฉพาะการส่งที่ล้มเหลว (สถานะปัจจุบัน {state})"),
-            en: format!("delivery {id} is {state}, not FAILED"),
-        });
+        return Err(AppError::conflict(crate::contract::ErrorCode::WfInvalidTransition, NotificationDetail::ReplayNotFailed { state: &state }));
     }
     let replayed = store::replay(&mut tx, Some(id), None, actor.created_at).await?;
     let entry = audit_entry(&actor, "NOTIFICATION_REPLAYED", Some("FAILED"), Some("PENDING"), json!({ "deliveryId": id, "webhookId": webhook_id }));

@@ -7,6 +7,7 @@ use super::counter_tx::store::status_of;
 use super::counter_tx::State;
 use super::store::{self, BlockRow, BlockScope};
 use super::Engine;
+use crate::contract::messages::NumberingDetail;
 use crate::contract::{ApiTokenId, BlockDetail, BlockNumber, BlockSummary, NumberStatus, Role, UserId};
 use crate::server::auth::Caller;
 use crate::server::db::ms_to_datetime;
@@ -81,7 +82,7 @@ pub(crate) async fn list(engine: &Engine, caller: &Caller) -> Result<Vec<BlockSu
 /// `GET /document-numbering/blocks/{blockId}`: one block and its numbers; 404 for a block the caller may not see,
 /// as for one that does not exist.
 pub(crate) async fn detail(engine: &Engine, caller: &Caller, block_id: &str) -> Result<BlockDetail, AppError> {
-    let not_found = || AppError::not_found(format!("ไม่พบชุดเลข {}", echo(block_id)), format!("no block {}", echo(block_id)));
+    let not_found = || AppError::not_found(NumberingDetail::BlockNotFound { block: &echo(block_id) });
     let id = uuid::Uuid::try_parse(block_id.trim()).map_err(|_| not_found())?.to_string();
     let row = store::blocks(&engine.db, &scope(caller), Some(&id), BLOCK_EXPIRED, 1).await?.into_iter().next().ok_or_else(not_found)?;
     let own = reserved_by(caller, &row);
@@ -119,17 +120,18 @@ pub(crate) async fn page(
     session: &tower_sessions::Session,
     chosen: &crate::contract::forms::ReserveChoices,
     block: Option<&str>,
+    lang: crate::contract::Lang,
 ) -> Result<crate::contract::BlocksPageData, AppError> {
-    use crate::contract::{ApiError, NewBlock};
+    use crate::contract::NewBlock;
     let engine = &numbering.engine;
     let blocks = list(engine, caller).await?;
     let selected = match block {
-        Some(id) => Some(detail(engine, caller, id).await.map_err(|e| ApiError::from(&e))),
+        Some(id) => Some(detail(engine, caller, id).await.map_err(|e| e.api_error(lang))),
         None => None,
     };
     let new_block = match (chosen.project, chosen.correspondence_type) {
         (Some(_), Some(_)) => {
-            let first = super::preview(numbering, caller, &chosen.request_of_every_part()).await.map_err(|e| ApiError::from(&e));
+            let first = super::preview(numbering, caller, &chosen.request_of_every_part()).await.map_err(|e| e.api_error(lang));
             Some(NewBlock { choices: chosen.clone(), first })
         }
         _ => None,
@@ -153,9 +155,10 @@ pub(crate) mod forms {
     use super::super::forms::{choices, field, refusal, see_other, Fields, Posted};
     use super::super::{BlockAsk, Numbering};
     use crate::contract::forms::path;
+    use crate::contract::messages::NumberingDetail;
     use crate::contract::{block_address, BLOCK_FIELD};
     use crate::server::auth::Access;
-    use crate::server::error::AppError;
+    use crate::server::error::{echo, AppError};
 
     /// The session's key of what the last post refused, for the blocks page.
     pub(crate) const REFUSAL_KEY: &str = "blocks.refusal";
@@ -182,29 +185,22 @@ pub(crate) mod forms {
     /// A date field (`YYYY-MM-DD`, as `<input type="date">` sends it): held until the end of that day in Bangkok.
     fn end_of_day_in_bangkok(date: &str) -> Result<DateTime<Utc>, AppError> {
         let day = NaiveDate::parse_from_str(date.trim(), "%Y-%m-%d")
-            .map_err(|_| AppError::validation("วันสิ้นสุดการจองต้องเป็นวันที่ (ปปปป-ดด-วว)", format!("holdUntil: {date:?} is not a date")))?;
-        let next = day
-            .succ_opt()
-            .and_then(|d| d.and_hms_opt(0, 0, 0))
-            .ok_or_else(|| AppError::validation("วันสิ้นสุดการจองไม่ถูกต้อง", "holdUntil out of range"))?;
+            .map_err(|_| AppError::validation(NumberingDetail::BlockHoldNotADate { given: &echo(date) }))?;
+        let next =
+            day.succ_opt().and_then(|d| d.and_hms_opt(0, 0, 0)).ok_or_else(|| AppError::validation(NumberingDetail::BlockHoldDateOutOfRange))?;
         // Thailand keeps +07:00 all year
         Ok(DateTime::<Utc>::from_naive_utc_and_offset(next - chrono::Duration::hours(7), Utc))
     }
 
     fn block_ask(fields: &Fields) -> Result<BlockAsk, AppError> {
         let count = field(fields, "count").unwrap_or_default();
-        let count = count.trim().parse::<i64>().map_err(|_| {
-            AppError::validation(
-                format!("จำนวนเลขในชุด (count) ต้องเป็นจำนวนเต็ม ไม่ใช่ '{}'", count.chars().take(20).collect::<String>()),
-                "count must be a whole number",
-            )
-        })?;
+        let count = count.trim().parse::<i64>().map_err(|_| AppError::validation(NumberingDetail::BlockCountNotWhole { given: &echo(&count) }))?;
         let hold_until = field(fields, "holdUntil").filter(|d| !d.trim().is_empty()).map(|d| end_of_day_in_bangkok(&d)).transpose()?;
         let holder = field(fields, "holder").map(|h| h.trim().to_string()).filter(|h| !h.is_empty());
         Ok(BlockAsk { count, hold_until, holder })
     }
 
-    async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+    async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
         let chosen = choices(&fields);
         let taken = match block_ask(&fields) {
             Ok(ask) => super::super::reserve_block(&s, &caller, &chosen.request_of_every_part(), &ask, None).await,
@@ -212,21 +208,21 @@ pub(crate) mod forms {
         };
         match taken {
             Ok(block) => back(&session, &block_address(&block.block_id), None).await,
-            Err(e) => back(&session, &chosen.address_on(path::BLOCKS), refusal(&e)).await,
+            Err(e) => back(&session, &chosen.address_on(path::BLOCKS), refusal(&e, lang)).await,
         }
     }
 
-    async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+    async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
         let (token, document_id) = (field(&fields, "token").unwrap_or_default(), field(&fields, "documentId").unwrap_or_default());
         let done = super::super::confirm(&s, &caller, &token, &document_id, None).await;
-        back(&session, &block_address(&field(&fields, BLOCK_FIELD).unwrap_or_default()), done.err().and_then(|e| refusal(&e))).await
+        back(&session, &block_address(&field(&fields, BLOCK_FIELD).unwrap_or_default()), done.err().and_then(|e| refusal(&e, lang))).await
     }
 
-    async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+    async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
         let token = field(&fields, "token").unwrap_or_default();
         let reason = field(&fields, "reason").filter(|r| !r.trim().is_empty());
         let done = super::super::cancel(&s, &caller, &token, reason.as_deref(), None).await;
-        back(&session, &block_address(&field(&fields, BLOCK_FIELD).unwrap_or_default()), done.err().and_then(|e| refusal(&e))).await
+        back(&session, &block_address(&field(&fields, BLOCK_FIELD).unwrap_or_default()), done.err().and_then(|e| refusal(&e, lang))).await
     }
 
     #[cfg(test)]

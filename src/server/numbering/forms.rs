@@ -17,9 +17,10 @@ use tower_sessions::Session;
 
 use super::Numbering;
 use crate::contract::forms::{path, HeldNumber, ReserveChoices, ReserveFlash, ReservePageData, Shows};
-use crate::contract::{ApiError, NumberStatus, StatusResult, WorkflowContext};
+use crate::contract::messages::NumberingDetail;
+use crate::contract::{ApiError, Lang, NumberStatus, StatusResult, WorkflowContext};
 use crate::server::auth::{Access, Caller};
-use crate::server::error::AppError;
+use crate::server::error::{echo, page_lang, AppError};
 use crate::server::numbering::counter_tx::State as NumberState;
 use crate::server::reference::Catalog;
 
@@ -63,6 +64,8 @@ pub(crate) fn see_other(location: &str) -> Response {
 pub(super) struct Posted {
     pub(super) caller: Caller,
     pub(super) fields: Fields,
+    /// The page's language, for what the page is told.
+    pub(super) lang: Lang,
 }
 
 impl<S> FromRequest<S> for Posted
@@ -75,8 +78,9 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
         let (mut parts, body) = req.into_parts();
         let caller = Caller::from_request_parts(&mut parts, state).await;
+        let lang = page_lang(&parts.headers);
         let form = Form::<Fields>::from_request(Request::from_parts(parts, body), state).await;
-        admit(caller, form).map(|(caller, fields)| Posted { caller, fields }).map_err(|answer| *answer)
+        admit(caller, form).map(|(caller, fields)| Posted { caller, fields, lang }).map_err(|answer| *answer)
     }
 }
 
@@ -85,7 +89,8 @@ fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormReject
     let fields = match form {
         Ok(Form(fields)) => fields,
         Err(rejection) => {
-            return Err(Box::new(AppError::validation("ต้องส่งข้อมูลเป็นแบบฟอร์ม", format!("a form was expected: {rejection}")).into_response()))
+            let refused = AppError::validation(NumberingDetail::FormExpected { reason: &echo(&rejection.to_string()) });
+            return Err(Box::new(refused.into_response()));
         }
     };
     match caller {
@@ -95,18 +100,19 @@ fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormReject
     }
 }
 
-pub(super) fn refusal(e: &AppError) -> Option<ApiError> {
+/// What a form post's page is told of a refusal, in its language.
+pub(super) fn refusal(e: &AppError, lang: Lang) -> Option<ApiError> {
     if e.status().is_server_error() {
         tracing::error!(error = %e.report(), "form post failed");
     }
-    Some(ApiError::from(e))
+    Some(e.api_error(lang))
 }
 
-async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+async fn reserve(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
     let chosen = choices(&fields);
     let flash = match super::reserve(&s, &caller, &chosen.request_of_every_part(), None).await {
         Ok(result) => ReserveFlash { held: Some(HeldNumber { result, status: NumberStatus::Reserved }), error: None },
-        Err(e) => ReserveFlash { held: None, error: refusal(&e) },
+        Err(e) => ReserveFlash { held: None, error: refusal(&e, lang) },
     };
     back(&session, &chosen, flash).await
 }
@@ -121,28 +127,28 @@ fn held_of(s: &Numbering, fields: &Fields, status: NumberStatus, workflow: Optio
 
 /// What a confirm or cancel did, for the page: the number with its new status and what may follow, or still held
 /// (with what a held number allows) and the refusal.
-fn settled(s: &Numbering, caller: &Caller, fields: &Fields, outcome: Result<StatusResult, AppError>) -> ReserveFlash {
+fn settled(s: &Numbering, caller: &Caller, fields: &Fields, outcome: Result<StatusResult, AppError>, lang: Lang) -> ReserveFlash {
     match outcome {
         Ok(r) => ReserveFlash { held: held_of(s, fields, r.status, r.workflow), error: None },
         Err(e) => {
             let token = field(fields, "token").unwrap_or_default();
             let held = s.engine.lifecycle.context(&token, NumberState::Reserved, s.engine.clock.now_ms(), caller);
-            ReserveFlash { held: held_of(s, fields, NumberStatus::Reserved, Some(held)), error: refusal(&e) }
+            ReserveFlash { held: held_of(s, fields, NumberStatus::Reserved, Some(held)), error: refusal(&e, lang) }
         }
     }
 }
 
-async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+async fn confirm(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
     let token = field(&fields, "token").unwrap_or_default();
     let document_id = field(&fields, "documentId").unwrap_or_default();
-    let flash = settled(&s, &caller, &fields, super::confirm(&s, &caller, &token, &document_id, None).await);
+    let flash = settled(&s, &caller, &fields, super::confirm(&s, &caller, &token, &document_id, None).await, lang);
     back(&session, &choices(&fields), flash).await
 }
 
-async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields }: Posted) -> Response {
+async fn cancel(State(s): State<Arc<Numbering>>, session: Session, Posted { caller, fields, lang }: Posted) -> Response {
     let token = field(&fields, "token").unwrap_or_default();
     let reason = field(&fields, "reason");
-    let flash = settled(&s, &caller, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await);
+    let flash = settled(&s, &caller, &fields, super::cancel(&s, &caller, &token, reason.as_deref(), None).await, lang);
     back(&session, &choices(&fields), flash).await
 }
 
@@ -154,10 +160,11 @@ pub(crate) async fn page(
     caller: &Caller,
     session: &Session,
     chosen: &ReserveChoices,
+    lang: Lang,
 ) -> Result<ReservePageData, AppError> {
     let reference = crate::server::reference::data_for(catalog, caller).await?;
     let template = match (chosen.project, chosen.correspondence_type) {
-        (Some(p), Some(t)) => Some(crate::server::templates::resolved_for(catalog, caller, p, t).await.map_err(|e| ApiError::from(&e))),
+        (Some(p), Some(t)) => Some(crate::server::templates::resolved_for(catalog, caller, p, t).await.map_err(|e| e.api_error(lang))),
         _ => None,
     };
     let request = match &template {
@@ -165,7 +172,7 @@ pub(crate) async fn page(
         _ => None,
     };
     let preview = match request {
-        Some(req) => Some(super::preview(numbering, caller, &req).await.map_err(|e| ApiError::from(&e))),
+        Some(req) => Some(super::preview(numbering, caller, &req).await.map_err(|e| e.api_error(lang))),
         None => None,
     };
     let flash: ReserveFlash = session.remove(FLASH_KEY).await.map_err(|e| AppError::internal_from("session store", e))?.unwrap_or_default();

@@ -20,9 +20,10 @@ use sha2::{Digest, Sha256};
 use super::counter_tx::{JobKind, Outcome};
 use super::idempotency::Keyed;
 use super::Numbering;
+use crate::contract::messages::NumberingDetail;
 use crate::numbering::CounterKey;
 use crate::server::auth::Caller;
-use crate::server::error::{AppError, RemoteError};
+use crate::server::error::{echo, AppError, RemoteError};
 
 /// Where a holder receives forwarded batches.
 pub const PATH: &str = "/internal/forward";
@@ -144,7 +145,7 @@ fn same_secret(given: &[u8], expected: &[u8]) -> bool {
 /// secret has passed.
 pub(crate) async fn receive(State(state): State<std::sync::Arc<Numbering>>, request: Request) -> Response {
     let Some(secret) = state.cluster_secret.as_deref() else {
-        return AppError::not_found("ที่อยู่นี้", "forwarding is off (no CLUSTER_SECRET)").into_response();
+        return AppError::not_found(NumberingDetail::ForwardingOff).into_response();
     };
     let given = request.headers().get(SECRET_HEADER).map(|v| v.as_bytes()).unwrap_or_default();
     if !same_secret(given, secret.as_bytes()) {
@@ -156,11 +157,12 @@ pub(crate) async fn receive(State(state): State<std::sync::Arc<Numbering>>, requ
     };
     let batch: Incoming = match serde_json::from_slice(&body) {
         Ok(b) => b,
-        Err(e) => return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", format!("a forwarded batch that does not parse: {e}")).into_response(),
+        Err(e) => return AppError::validation(NumberingDetail::ForwardedBatchInvalid { reason: &echo(&e.to_string()) }).into_response(),
     };
     // every issue of the batch is for the batch's counter: a job must not reach another counter's worker
     if batch.jobs.iter().any(|j| matches!(&j.kind, JobKind::Issue { req, .. } | JobKind::Block { req, .. } if req.key != batch.key)) {
-        return AppError::validation("ข้อมูลที่ส่งต่อไม่ถูกต้อง", "a forwarded issue for another counter than its batch's").into_response();
+        let reason = NumberingDetail::ForwardedIssueOfAnotherCounter;
+        return AppError::validation(NumberingDetail::ForwardedBatchInvalid { reason: &reason }).into_response();
     }
     let jobs = batch.jobs.into_iter().map(|j| (j.kind, j.caller, j.keyed)).collect();
     match state.engine.serve_forwarded(batch.key, jobs).await {
@@ -176,7 +178,7 @@ async fn read_body(body: axum::body::Body) -> Result<axum::body::Bytes, AppError
         if std::error::Error::source(&e).is_some_and(|inner| inner.is::<http_body_util::LengthLimitError>()) {
             AppError::PayloadTooLarge
         } else {
-            AppError::validation("อ่านข้อมูลที่ส่งต่อไม่ครบ", format!("a forwarded batch whose body broke off: {e}"))
+            AppError::validation(NumberingDetail::ForwardedBatchBrokeOff { reason: &echo(&e.to_string()) })
         }
     })
 }

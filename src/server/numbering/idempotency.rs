@@ -20,11 +20,12 @@ use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::contract::messages::NumberingDetail;
 use crate::contract::ErrorCode;
 use crate::server::auth::{Caller, Principal};
 use crate::server::db::failure::{classify, DbFailure};
 use crate::server::db::{Conn, Db};
-use crate::server::error::AppError;
+use crate::server::error::{echo, AppError};
 
 /// The request header.
 pub(crate) const HEADER: &str = "Idempotency-Key";
@@ -57,10 +58,7 @@ impl IdempotencyKey {
 }
 
 fn malformed() -> AppError {
-    AppError::validation(
-        format!("ค่า {HEADER} ต้องเป็นตัวอักษร ASCII ที่มองเห็นได้ 1–{MAX_KEY_CHARS} ตัว (ไม่มีช่องว่างหรือเครื่องหมายคำพูด)"),
-        format!("{HEADER} must be 1-{MAX_KEY_CHARS} visible ASCII characters"),
-    )
+    AppError::validation(NumberingDetail::IdempotencyKeyMalformed { max: &MAX_KEY_CHARS })
 }
 
 /// The `Idempotency-Key` header as the OpenAPI document states it: the operations that take it list
@@ -86,7 +84,7 @@ impl<S: Send + Sync> FromRequestParts<S> for KeyHeader {
         let mut values = parts.headers.get_all(HEADER).iter();
         let Some(value) = values.next() else { return Ok(KeyHeader(None)) };
         if values.next().is_some() {
-            return Err(AppError::validation(format!("ระบุ {HEADER} ได้ครั้งเดียว"), format!("more than one {HEADER} header")));
+            return Err(AppError::validation(NumberingDetail::IdempotencyKeyTwice));
         }
         let text = value.to_str().map_err(|_| malformed())?;
         IdempotencyKey::parse(text).map(|k| KeyHeader(Some(k)))
@@ -135,20 +133,12 @@ impl Keyed {
 
 /// The same key sent with another request.
 pub(crate) fn reused(key: &str) -> AppError {
-    AppError::Conflict {
-        code: ErrorCode::IdempotencyKeyReused,
-        th: format!("คีย์ {HEADER} นี้ใช้กับคำขออื่นไปแล้ว กรุณาใช้คีย์ใหม่สำหรับคำขอใหม่"),
-        en: format!("{HEADER} '{key}' was used for another request"),
-    }
+    AppError::conflict(ErrorCode::IdempotencyKeyReused, NumberingDetail::IdempotencyKeyReused { key: &echo(key) })
 }
 
 /// The same key while its first request is still being served.
 pub(crate) fn in_progress(key: &str) -> AppError {
-    AppError::Conflict {
-        code: ErrorCode::IdempotencyInProgress,
-        th: format!("คำขอที่ใช้คีย์ {HEADER} นี้กำลังดำเนินการอยู่ กรุณาลองใหม่อีกครั้ง"),
-        en: format!("a request with {HEADER} '{key}' is still being served"),
-    }
+    AppError::conflict(ErrorCode::IdempotencyInProgress, NumberingDetail::IdempotencyKeyInProgress { key: &echo(key) })
 }
 
 /// A key to store in the transaction, with its answer (JSON).

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
+use crate::contract::messages::{AllOf, NumberingDetail};
 use crate::contract::{
     BlockResult, GenerateResult, NumberRequest, PreviewResult, ProjectItem, ReservationResult, StatusResult, MAX_BLOCK, MAX_BLOCK_HOLD_DAYS,
     MIN_BLOCK,
@@ -109,31 +110,25 @@ pub fn resolve_within(
 ) -> Result<Resolved, AppError> {
     let project = project_for(snapshot, req, allowed)?;
     if !project.active {
-        return Err(AppError::validation(format!("โครงการ {} ปิดใช้งานแล้ว", project.code), format!("project {} is inactive", project.code)));
+        return Err(AppError::validation(NumberingDetail::ProjectInactive { project: &project.code }));
     }
     let correspondence_type = snapshot.correspondence_type(req.correspondence_type_id, req.correspondence_type_code.as_deref())?;
     let chosen = templates::resolve(snapshot, project.id, correspondence_type.id);
-    let template = Template::parse(&chosen.template).map_err(|errors| AppError::InvalidFormat {
-        th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
-        en: format!("stored template '{}' is invalid", chosen.template),
-    })?;
+    let template = Template::parse(&chosen.template)
+        .map_err(|errors| AppError::invalid_format(NumberingDetail::StoredTemplateInvalid { template: &chosen.template, errors: &AllOf(&errors) }))?;
     let parts = template.key_parts();
     let mut ids = PartIds::default();
-    let member = |id: OrganizationId, code: &str, part: Part| -> Result<(), AppError> {
+    let member = |id: OrganizationId, code: &str, part: NumberingDetail<'_>| -> Result<(), AppError> {
         if snapshot.is_member(project.id, id) {
             Ok(())
         } else {
-            let (th, en) = part.names();
-            Err(AppError::validation(
-                format!("{th} {code} ไม่ได้เป็นสมาชิกของโครงการ {}", project.code),
-                format!("{en} {code} is not a member of project {}", project.code),
-            ))
+            Err(AppError::validation(NumberingDetail::NotProjectMember { part: &part, code: &code, project: &project.code }))
         }
     };
     let mut originator = String::new();
     if parts.originator {
         let o = snapshot.org(req.originator_org_id, req.originator_code.as_deref(), Part::Originator)?;
-        member(o.id, &o.code, Part::Originator)?;
+        member(o.id, &o.code, NumberingDetail::PartOriginator)?;
         ids.originator = o.id;
         originator = o.code.clone();
     }
@@ -141,7 +136,7 @@ pub fn resolve_within(
     let mut recipient = String::new();
     if parts.recipient {
         let o = snapshot.org(recipient_id, recipient_code, Part::Recipient)?;
-        member(o.id, &o.code, Part::Recipient)?;
+        member(o.id, &o.code, NumberingDetail::PartRecipient)?;
         ids.recipient = o.id;
         recipient = o.code.clone();
     }
@@ -174,12 +169,7 @@ pub fn resolve_within(
         None => "A".to_string(),
         Some(r) => {
             let r = r.to_ascii_uppercase();
-            parse_rev(&r).ok_or_else(|| {
-                AppError::validation(
-                    format!("รหัสฉบับแก้ไข '{r}' ไม่ถูกต้อง (ใช้ A–Z, AA, AB, …)"),
-                    format!("invalid revision label '{r}' (A-Z, AA, AB, ...)"),
-                )
-            })?;
+            parse_rev(&r).ok_or_else(|| AppError::validation(NumberingDetail::RevisionInvalid { given: &echo(&r) }))?;
             r
         }
     };
@@ -187,21 +177,9 @@ pub fn resolve_within(
     let current = Period::at_in(chosen.reset_scope, now, project.fiscal_year_first_month).of_contract(contract_id);
     let (period, backdated) = match (req.year, req.backdate_reason.as_deref()) {
         (Some(asked), Some(reason)) => (backdated_period(&current, asked, project.fiscal_year_first_month)?, Some(backdate_reason(reason)?)),
-        (None, Some(_)) => {
-            return Err(AppError::validation(
-                "การออกเลขย้อนหลังต้องระบุปี (year) ของรอบที่ปิดแล้ว",
-                "backdateReason needs the year of the earlier period to continue",
-            ))
-        }
+        (None, Some(_)) => return Err(AppError::validation(NumberingDetail::BackdateWithoutYear)),
         (Some(asked), None) if asked != year && asked != year + 543 => {
-            return Err(AppError::validation(
-                format!(
-                    "ปีที่ระบุ ({asked}) ต้องเป็นปีปัจจุบัน ({} หรือ พ.ศ. {}) — การออกเลขย้อนหลังต้องระบุเหตุผล (backdateReason) และทำได้เฉพาะผู้ดูแลระบบสูงสุด",
-                    year,
-                    year + 543
-                ),
-                format!("year {asked} is not the current year {year}; back-dating needs a super admin and a backdateReason"),
-            ));
+            return Err(AppError::validation(NumberingDetail::YearNotCurrent { asked: &asked, year: &year, year_be: &(year + 543) }));
         }
         _ => (current, None),
     };
@@ -248,15 +226,9 @@ fn project_for<'a>(snapshot: &'a Snapshot, req: &NumberRequest, allowed: &dyn Fn
         codes.push_str(", …");
     }
     Err(if choices.is_empty() {
-        AppError::validation(
-            format!("ต้องระบุโครงการ — หน่วยงานผู้ส่ง {} ไม่ได้เป็นสมาชิกของโครงการใดที่เปิดใช้งาน", org.code),
-            format!("missing projectId or projectCode: originator {} belongs to no active project", org.code),
-        )
+        AppError::validation(NumberingDetail::OriginatorInNoProject { originator: &org.code })
     } else {
-        AppError::validation(
-            format!("ต้องระบุโครงการ — หน่วยงานผู้ส่ง {} เป็นสมาชิกของหลายโครงการ: {codes}", org.code),
-            format!("missing projectId or projectCode: originator {} belongs to several active projects: {codes}", org.code),
-        )
+        AppError::validation(NumberingDetail::OriginatorInSeveralProjects { originator: &org.code, projects: &codes })
     })
 }
 
@@ -274,10 +246,7 @@ impl AddresseeRole {
             Some("CC") => Ok(AddresseeRole::Copy),
             Some(other) => {
                 let other: String = other.chars().take(20).collect();
-                Err(AppError::validation(
-                    format!("ประเภทผู้รับ '{other}' ไม่ถูกต้อง (ใช้ TO หรือ CC)"),
-                    format!("recipients[{position}]: recipientType '{other}' is neither TO nor CC"),
-                ))
+                Err(AppError::validation(NumberingDetail::RecipientTypeUnknown { item: &(position + 1), given: &other }))
             }
         }
     }
@@ -290,24 +259,15 @@ fn main_recipient(req: &NumberRequest) -> Result<(Option<OrganizationId>, Option
         return Ok((req.recipient_org_id, req.recipient_code.as_deref()));
     };
     if req.recipient_org_id.is_some() || req.recipient_code.is_some() {
-        return Err(AppError::validation(
-            "ระบุผู้รับได้ทางเดียว: recipients หรือ recipientOrgId/recipientCode อย่างใดอย่างหนึ่ง",
-            "give either recipients or recipientOrgId/recipientCode, not both",
-        ));
+        return Err(AppError::validation(NumberingDetail::RecipientsTwoWays));
     }
     if addressees.len() > crate::contract::MAX_ADDRESSEES {
-        return Err(AppError::validation(
-            format!("ระบุผู้รับได้ไม่เกิน {} รายการ", crate::contract::MAX_ADDRESSEES),
-            format!("at most {} recipients", crate::contract::MAX_ADDRESSEES),
-        ));
+        return Err(AppError::validation(NumberingDetail::TooManyRecipients { max: &crate::contract::MAX_ADDRESSEES }));
     }
     let mut main: Option<(i64, &crate::contract::Addressee)> = None;
     for (position, addressee) in addressees.iter().enumerate() {
         if addressee.organization_id.is_none() && addressee.organization_code.is_none() {
-            return Err(AppError::validation(
-                format!("ผู้รับรายการที่ {} ต้องระบุหน่วยงาน (organizationId หรือ organizationCode)", position + 1),
-                format!("recipients[{position}]: missing organizationId or organizationCode"),
-            ));
+            return Err(AppError::validation(NumberingDetail::RecipientWithoutOrganization { item: &(position + 1) }));
         }
         if AddresseeRole::of(position, addressee.recipient_type.as_deref())? == AddresseeRole::Copy {
             continue;
@@ -323,23 +283,16 @@ fn main_recipient(req: &NumberRequest) -> Result<(Option<OrganizationId>, Option
 /// The earlier period a back-dated request names, or the 400 that says why it cannot be.
 fn backdated_period(current: &Period, asked: i32, first_month: u32) -> Result<Period, AppError> {
     current.earlier(asked, first_month).map_err(|e| match e {
-        BackdateError::NotByYear(scope) => AppError::validation(
-            format!("ออกเลขย้อนหลังได้เฉพาะตัวนับที่เริ่มใหม่ทุกปีหรือทุกปีงบประมาณ (รูปแบบนี้เริ่มใหม่แบบ {scope})"),
-            format!("back-dating continues a closed calendar or fiscal year; this template resets {scope}"),
-        ),
-        BackdateError::NotEarlier { asked, current } => AppError::validation(
-            format!("ปี {asked} ยังไม่ปิด: ออกเลขย้อนหลังได้เฉพาะรอบก่อนรอบปัจจุบัน ({} / พ.ศ. {})", current, current + 543),
-            format!("year {asked} is not an earlier, closed period (the current one is {current})"),
-        ),
+        BackdateError::NotByYear(scope) => AppError::validation(NumberingDetail::BackdateNotByYear { scope: &scope }),
+        BackdateError::NotEarlier { asked, current } => {
+            AppError::validation(NumberingDetail::BackdateNotEarlier { asked: &asked, current: &current, current_be: &(current + 543) })
+        }
     })
 }
 
 fn backdate_reason(reason: &str) -> Result<String, AppError> {
     if reason.chars().count() > MAX_REASON_CHARS || reason.chars().any(char::is_control) {
-        return Err(AppError::validation(
-            format!("เหตุผลของการออกเลขย้อนหลังต้องยาวไม่เกิน {MAX_REASON_CHARS} ตัวอักษร"),
-            format!("backdateReason must be at most {MAX_REASON_CHARS} printable characters"),
-        ));
+        return Err(AppError::validation(NumberingDetail::BackdateReasonTooLong { max: &MAX_REASON_CHARS }));
     }
     Ok(reason.to_string())
 }
@@ -408,21 +361,16 @@ const MAX_HOLDER_CHARS: usize = 200;
 impl BlockAsk {
     /// The count, the hold in ms from `now_ms`, and the holder, or the 400 saying which is out of bounds.
     fn check(&self, now_ms: i64, ttl: Duration) -> Result<(u32, i64, Option<String>), AppError> {
-        let count = u32::try_from(self.count).ok().filter(|c| (MIN_BLOCK..=MAX_BLOCK).contains(c)).ok_or_else(|| {
-            AppError::validation(
-                format!("จำนวนเลขที่ในชุด (count) ต้องเป็น {MIN_BLOCK}–{MAX_BLOCK} (ได้ {})", self.count),
-                format!("count must be {MIN_BLOCK}-{MAX_BLOCK}, got {}", self.count),
-            )
-        })?;
+        let count = u32::try_from(self.count)
+            .ok()
+            .filter(|c| (MIN_BLOCK..=MAX_BLOCK).contains(c))
+            .ok_or_else(|| AppError::validation(NumberingDetail::BlockCountOutOfRange { min: &MIN_BLOCK, max: &MAX_BLOCK, given: &self.count }))?;
         let ttl_ms = match self.hold_until {
             None => ttl.as_millis() as i64,
             Some(until) => {
                 let ms = until.timestamp_millis() - now_ms;
                 if ms <= 0 || ms > MAX_BLOCK_HOLD_DAYS * 86_400_000 {
-                    return Err(AppError::validation(
-                        format!("เวลาสิ้นสุดการถือเลขที่ (holdUntil) ต้องอยู่ในอนาคต และไม่เกิน {MAX_BLOCK_HOLD_DAYS} วันจากนี้"),
-                        format!("holdUntil must be in the future and at most {MAX_BLOCK_HOLD_DAYS} days away"),
-                    ));
+                    return Err(AppError::validation(NumberingDetail::BlockHoldOutOfRange { days: &MAX_BLOCK_HOLD_DAYS }));
                 }
                 ms
             }
@@ -430,10 +378,7 @@ impl BlockAsk {
         let holder = self.holder.as_deref().map(str::trim).filter(|h| !h.is_empty());
         if let Some(h) = holder {
             if h.chars().count() > MAX_HOLDER_CHARS || h.chars().any(char::is_control) {
-                return Err(AppError::validation(
-                    format!("ผู้ถือชุดเลขที่ (holder) ต้องยาวไม่เกิน {MAX_HOLDER_CHARS} ตัวอักษร"),
-                    format!("holder must be at most {MAX_HOLDER_CHARS} printable characters"),
-                ));
+                return Err(AppError::validation(NumberingDetail::BlockHolderTooLong { max: &MAX_HOLDER_CHARS }));
             }
         }
         Ok((count, ttl_ms, holder.map(str::to_string)))
@@ -770,10 +715,7 @@ impl Engine {
             let token = check_token(token)?;
             let reason = reason.map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
             if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON_CHARS) {
-                return Err(AppError::validation(
-                    format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
-                    format!("reason longer than {MAX_REASON_CHARS} characters"),
-                ));
+                return Err(AppError::validation(NumberingDetail::CancelReasonTooLong { max: &MAX_REASON_CHARS }));
             }
             let request = serde_json::json!({ "token": token, "reason": reason });
             let (keyed, _claim) = match self.keying(caller, key, "CANCEL", &request).await? {
@@ -947,15 +889,14 @@ fn check_token(token: &str) -> Result<String, AppError> {
         .ok()
         .filter(|_| hyphenated)
         .map(|u| u.to_string())
-        .ok_or_else(|| AppError::validation("รหัสการจอง (token) ไม่ถูกต้อง", format!("malformed reservation token '{}'", echo(token))))
+        .ok_or_else(|| AppError::validation(NumberingDetail::TokenMalformed { given: &echo(token) }))
 }
 
 fn check_document_id(document_id: &str) -> Result<DocumentId, AppError> {
     DocumentId::parse(document_id).map_err(|e| match e {
-        DocumentIdError::Empty => AppError::validation("ต้องระบุรหัสเอกสาร (documentId)", "documentId is required"),
-        DocumentIdError::TooLong | DocumentIdError::Control => AppError::validation(
-            format!("รหัสเอกสารต้องยาวไม่เกิน {MAX_DOCUMENT_ID_CHARS} ตัวอักษร"),
-            format!("documentId must be at most {MAX_DOCUMENT_ID_CHARS} printable characters"),
-        ),
+        DocumentIdError::Empty => AppError::validation(NumberingDetail::DocumentIdMissing),
+        DocumentIdError::TooLong | DocumentIdError::Control => {
+            AppError::validation(NumberingDetail::DocumentIdTooLong { max: &MAX_DOCUMENT_ID_CHARS })
+        }
     })
 }

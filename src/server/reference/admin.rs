@@ -13,6 +13,7 @@ use super::store::{self, ItemDetail};
 use crate::contract::import::{
     CodeNameInput, ContractInput, ImportReport, ImportRowReport, OrganizationInput, ProjectInput, ReferenceDocument, SubTypeInput,
 };
+use crate::contract::messages::ReferenceDetail;
 use crate::contract::{CorrespondenceTypeId, OrganizationId, ProjectId};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::server::audit::{self, AuditEntry, ADMIN_CHAIN};
@@ -62,9 +63,8 @@ impl Item {
     }
     /// Reads one item of `kind` from a JSON body (unknown fields and wrong types are a 400).
     pub(crate) fn from_json(kind: Kind, body: Value) -> Result<Item, AppError> {
-        let bad = |e: serde_json::Error| {
-            AppError::validation(format!("ข้อมูลไม่ตรงตามรูปแบบ ({})", e.to_string().chars().take(120).collect::<String>()), format!("invalid item: {e}"))
-        };
+        let bad =
+            |e: serde_json::Error| AppError::validation(ReferenceDetail::ItemShape { reason: &e.to_string().chars().take(120).collect::<String>() });
         Ok(match kind {
             Kind::Projects => Item::Project(serde_json::from_value(body).map_err(bad)?),
             Kind::Organizations => Item::Organization(serde_json::from_value(body).map_err(bad)?),
@@ -143,11 +143,8 @@ pub(crate) async fn import_text(s: &Catalog, caller: &Caller, text: &str, dry_ru
 /// A reference document from JSON text; errors name the line and column.
 pub(crate) fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> {
     serde_json::from_str::<ReferenceDocument>(text).map_err(|e| {
-        let what = e.to_string().chars().take(160).collect::<String>();
-        AppError::validation(
-            format!("เอกสาร JSON ไม่ถูกต้อง (บรรทัด {} ตำแหน่ง {}): {what}", e.line(), e.column()),
-            format!("invalid reference document: {e}"),
-        )
+        let reason = e.to_string().chars().take(160).collect::<String>();
+        AppError::validation(ReferenceDetail::DocumentJson { line: &e.line(), column: &e.column(), reason: &reason })
     })
 }
 
@@ -156,10 +153,10 @@ pub(crate) fn parse_document(text: &str) -> Result<ReferenceDocument, AppError> 
 pub(crate) async fn import_document(s: &Catalog, caller: &Caller, doc: ReferenceDocument, dry_run: bool) -> Result<ImportReport, AppError> {
     caller.require_super_admin()?;
     if doc.is_empty() {
-        return Err(AppError::validation("เอกสารไม่มีรายการข้อมูลอ้างอิงให้นำเข้า", "the document holds no items"));
+        return Err(AppError::validation(ReferenceDetail::DocumentEmpty));
     }
     if doc.len() > MAX_ITEMS {
-        return Err(AppError::validation(format!("นำเข้าได้ครั้งละไม่เกิน {MAX_ITEMS} รายการ"), format!("at most {MAX_ITEMS} items per document")));
+        return Err(AppError::validation(ReferenceDetail::DocumentTooLarge { max: &MAX_ITEMS }));
     }
     // dependency order: organizations and types before the projects and sub-types that name them
     let mut items: Vec<(usize, Item)> = Vec::with_capacity(doc.len());
@@ -180,10 +177,7 @@ pub(crate) async fn import_document(s: &Catalog, caller: &Caller, doc: Reference
     for (row, item) in &items {
         let identity = (item.kind(), identity(item));
         let outcome = match seen.get(&identity) {
-            Some(first) => Err(AppError::validation(
-                format!("{} '{}' ซ้ำกับรายการที่ {first} ของหมวดเดียวกัน", item.kind().th(), item.label()),
-                format!("'{}' repeats item {first} of the same section", item.label()),
-            )),
+            Some(first) => Err(repeated(item, *first)),
             None => {
                 seen.insert(identity, *row);
                 write_item(&mut tx, s.db.dialect, caller, item, Mode::Upsert).await
@@ -257,23 +251,20 @@ fn audit_entry(caller: &Caller, item: &Item, c: &Change, now: i64, via: Option<&
 fn name(raw: &str) -> Result<String, AppError> {
     let n = raw.trim();
     if n.is_empty() || n.chars().count() > MAX_NAME_CHARS || n.chars().any(char::is_control) {
-        return Err(AppError::validation(
-            format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"),
-            format!("name must be 1-{MAX_NAME_CHARS} printable characters"),
-        ));
+        return Err(AppError::validation(ReferenceDetail::NameLength { max: &MAX_NAME_CHARS }));
     }
     Ok(n.to_string())
 }
 
 fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
-    validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
+    validate_code(kind, raw).map_err(AppError::validation)
 }
 
 fn fiscal_first_month(m: u32) -> Result<i64, AppError> {
     if (1..=12).contains(&m) {
         Ok(m.into())
     } else {
-        Err(AppError::validation(format!("เดือนแรกของปีงบประมาณต้องเป็น 1–12 (ได้ {m})"), format!("fiscalYearFirstMonth must be 1-12, got {m}")))
+        Err(AppError::validation(ReferenceDetail::FiscalFirstMonth { month: &m }))
     }
 }
 
@@ -282,39 +273,39 @@ fn role(raw: &str) -> Result<String, AppError> {
     if ["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
         Ok(role)
     } else {
-        Err(AppError::validation(
-            "บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER",
-            "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER",
-        ))
+        Err(AppError::validation(ReferenceDetail::OrganizationRole))
     }
 }
 
 fn sub_type_number(raw: &str) -> Result<String, AppError> {
     let number = raw.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
-        return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
+        return Err(AppError::validation(ReferenceDetail::SubTypeNumber));
     }
     Ok(number)
 }
 
-fn exists(kind: Kind, label: &str) -> AppError {
-    AppError::Conflict {
-        code: ErrorCode::AlreadyExists,
-        th: format!("{} '{}' มีอยู่แล้ว", kind.th(), label),
-        en: format!("{} '{label}' already exists", kind.section()),
-    }
+/// The item repeats the one of its section at `first`.
+fn repeated(item: &Item, first: usize) -> AppError {
+    AppError::validation(ReferenceDetail::RepeatedItem { kind: &item.kind().word(), label: &item.label(), first: &first })
 }
 
-fn missing(kind: Kind, what: &str) -> AppError {
-    AppError::not_found(format!("{} {}", kind.th(), what), format!("{} {what}", kind.section()))
+fn exists(kind: Kind, label: &str) -> AppError {
+    AppError::conflict(ErrorCode::AlreadyExists, ReferenceDetail::Exists { kind: &kind.word(), label: &label })
+}
+
+/// No item of `kind` has this id.
+fn missing_id(kind: Kind, id: i64) -> AppError {
+    AppError::not_found(ReferenceDetail::ItemById { kind: &kind.word(), id: &id })
+}
+
+/// No item of `kind` has this code (named by its first 40 characters).
+fn missing_code(kind: Kind, code: &str) -> AppError {
+    AppError::not_found(ReferenceDetail::ItemByCode { kind: &kind.word(), code: &code.chars().take(40).collect::<String>() })
 }
 
 fn code_is_fixed(kind: Kind, stored: &str) -> AppError {
-    AppError::Conflict {
-        code: ErrorCode::CodeImmutable,
-        th: format!("รหัสของ{}เปลี่ยนไม่ได้ (รหัสเดิม '{stored}') เพราะเลขที่เอกสารที่ออกแล้วอ้างถึงรหัสนี้ — สร้างรายการใหม่แทน", kind.th()),
-        en: format!("the code of {} '{stored}' cannot change: issued numbers refer to it", kind.section()),
-    }
+    AppError::conflict(ErrorCode::CodeImmutable, ReferenceDetail::CodeFixed { kind: &kind.word(), stored: &stored })
 }
 
 fn unique(kind: Kind, label: &str) -> impl Fn(sqlx::Error) -> AppError + '_ {
@@ -432,7 +423,7 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &I
             let type_code = crate::numbering::normalize_code(&x.correspondence_type_code);
             let correspondence_type_id: CorrespondenceTypeId = match store::correspondence_type_id_by_code(tx, &type_code).await? {
                 Some(id) => CorrespondenceTypeId(id),
-                None => return Err(missing(Kind::CorrespondenceTypes, &format!("'{}'", type_code.chars().take(40).collect::<String>()))),
+                None => return Err(missing_code(Kind::CorrespondenceTypes, &type_code)),
             };
             let number = sub_type_number(&x.sub_type_number)?;
             let code = code(CodeKind::Party, &x.code)?;
@@ -440,13 +431,9 @@ async fn write_item(tx: &mut Tx<'_>, dialect: Dialect, caller: &Caller, item: &I
             let label = format!("{type_code}/{number}");
             let found = match by_id {
                 Some(id) => match find(tx, kind, Some(id), "").await? {
-                    None => return Err(missing(kind, &id.to_string())),
-                    Some((id, _, cur)) if cur["corrTypeId"] != json!(correspondence_type_id) || cur["subTypeNumber"] != json!(number) => {
-                        return Err(AppError::Conflict {
-                            code: ErrorCode::CodeImmutable,
-                            th: "ประเภทเอกสารและหมายเลขของประเภทย่อยเปลี่ยนไม่ได้ เพราะเลขที่เอกสารที่ออกแล้วอ้างถึง — สร้างรายการใหม่แทน".into(),
-                            en: format!("the type and number of sub-type {id} cannot change"),
-                        })
+                    None => return Err(missing_id(kind, id)),
+                    Some((_, _, cur)) if cur["corrTypeId"] != json!(correspondence_type_id) || cur["subTypeNumber"] != json!(number) => {
+                        return Err(AppError::conflict(ErrorCode::CodeImmutable, ReferenceDetail::SubTypeFixed))
                     }
                     Some(found) => Some(found),
                 },
@@ -480,7 +467,7 @@ async fn write_contract(tx: &mut Tx<'_>, caller: &Caller, x: &ContractInput, mod
     let project_code = crate::numbering::normalize_code(&x.project_code);
     let project_id = match store::project_id_by_code(tx, &project_code).await? {
         Some(id) => id,
-        None => return Err(missing(Kind::Projects, &format!("'{}'", project_code.chars().take(40).collect::<String>()))),
+        None => return Err(missing_code(Kind::Projects, &project_code)),
     };
     caller.require_project_admin(project_id)?;
     let code = code(CodeKind::Party, &x.code)?;
@@ -488,7 +475,7 @@ async fn write_contract(tx: &mut Tx<'_>, caller: &Caller, x: &ContractInput, mod
     let label = format!("{project_code}/{code}");
     let found = match mode {
         Mode::Update(id) => match store::find_contract(tx, Some(id), ProjectId::NONE, "").await? {
-            None => return Err(missing(kind, &id.to_string())),
+            None => return Err(missing_id(kind, id)),
             Some(c) if c.project_id != project_id || c.code != code => {
                 // the stored contract is only disclosed to who administers its project
                 caller.require_project_admin(c.project_id)?;
@@ -525,7 +512,7 @@ async fn write_contract(tx: &mut Tx<'_>, caller: &Caller, x: &ContractInput, mod
 async fn located(tx: &mut Tx<'_>, kind: Kind, by_id: Option<i64>, code: &str, mode: Mode) -> Result<Option<(i64, String, Value)>, AppError> {
     match mode {
         Mode::Update(id) => match find(tx, kind, by_id, code).await? {
-            None => Err(missing(kind, &id.to_string())),
+            None => Err(missing_id(kind, id)),
             Some((_, stored, _)) if stored != code => Err(code_is_fixed(kind, &stored)),
             found => Ok(found),
         },
@@ -543,7 +530,7 @@ async fn org_ids(tx: &mut Tx<'_>, codes: &[String]) -> Result<Vec<OrganizationId
         let code = crate::numbering::normalize_code(raw);
         match store::organization_id_by_code(tx, &code).await? {
             Some(id) => ids.push(id),
-            None => return Err(missing(Kind::Organizations, &format!("'{}' (members)", code.chars().take(40).collect::<String>()))),
+            None => return Err(AppError::not_found(ReferenceDetail::UnknownMember { code: &code.chars().take(40).collect::<String>() })),
         }
     }
     ids.sort_unstable();

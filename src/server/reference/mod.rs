@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, RwLock};
 
+use crate::contract::messages::ReferenceDetail;
 use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::normalize_code;
 use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
@@ -55,12 +56,7 @@ pub(crate) async fn list_for(state: &Catalog, _caller: &crate::server::auth::Cal
         "rfa-types" => serde_json::to_value(&d.rfa_types),
         "disciplines" => serde_json::to_value(&d.disciplines),
         "contracts" => serde_json::to_value::<&Vec<ContractItem>>(&d.contracts),
-        other => {
-            return Err(AppError::not_found(
-                format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
-                format!("reference kind '{other}'"),
-            ))
-        }
+        other => return Err(AppError::not_found(ReferenceDetail::UnknownKind { kind: &other.chars().take(40).collect::<String>() })),
     };
     value.map_err(|e| AppError::internal_from("reference data to JSON", e))
 }
@@ -149,10 +145,7 @@ impl Snapshot {
         };
         match found {
             Some(s) if s.correspondence_type_id == correspondence_type_id => Ok(s),
-            Some(s) => Err(AppError::validation(
-                format!("ประเภทย่อย {} ไม่ได้อยู่ในประเภทเอกสารที่เลือก", s.sub_type_number),
-                format!("sub-type {} does not belong to the chosen correspondence type", s.sub_type_number),
-            )),
+            Some(s) => Err(AppError::validation(ReferenceDetail::SubTypeOfOtherType { number: &s.sub_type_number })),
             None => Err(Part::SubType.unknown(&id.map(|i| i.to_string()).or(number.map(str::to_string)).unwrap_or_default())),
         }
     }
@@ -163,29 +156,16 @@ impl Snapshot {
             (Some(id), _) => self.contract_by_id.get(&id).map(|i| &self.data.contracts[*i]).ok_or_else(|| Part::Contract.unknown(&id.to_string()))?,
             (None, Some(code)) => {
                 let code = normalize_code(code);
-                self.contract_in(project.id, &code).ok_or_else(|| {
-                    let value = echo(&code);
-                    AppError::not_found(
-                        format!("สัญญา '{value}' ในโครงการ {}", project.code),
-                        format!("unknown contractCode '{value}' in project {}", project.code),
-                    )
-                })?
+                self.contract_in(project.id, &code)
+                    .ok_or_else(|| AppError::not_found(ReferenceDetail::ContractByCode { contract: &echo(&code), project: &project.code }))?
             }
-            (None, None) => {
-                return Err(AppError::validation(
-                    format!("ต้องระบุสัญญา (contractId หรือ contractCode): รูปแบบเลขที่ของโครงการ {} แยกหรือแสดงเลขตามสัญญา", project.code),
-                    format!("missing required part: contractId or contractCode (the template of project {} numbers per contract)", project.code),
-                ))
-            }
+            (None, None) => return Err(AppError::validation(ReferenceDetail::ContractMissing { project: &project.code })),
         };
         if c.project_id != project.id {
-            return Err(AppError::validation(
-                format!("สัญญา {} ไม่ได้อยู่ในโครงการ {}", c.code, project.code),
-                format!("contract {} does not belong to project {}", c.code, project.code),
-            ));
+            return Err(AppError::validation(ReferenceDetail::ContractOfOtherProject { contract: &c.code, project: &project.code }));
         }
         if !c.active {
-            return Err(AppError::validation(format!("สัญญา {} ปิดใช้งานแล้ว", c.code), format!("contract {} is inactive", c.code)));
+            return Err(AppError::validation(ReferenceDetail::ContractInactive { contract: &c.code }));
         }
         Ok(c)
     }
@@ -212,27 +192,41 @@ pub enum Part {
 }
 
 impl Part {
-    pub(crate) fn names(&self) -> (&'static str, &'static str) {
+    /// The part as a sentence names it, in each language.
+    pub(crate) fn word(self) -> ReferenceDetail<'static> {
         match self {
-            Part::Project => ("โครงการ", "projectId or projectCode"),
-            Part::CorrespondenceType => ("ประเภทเอกสาร", "correspondenceTypeId or correspondenceTypeCode"),
-            Part::Originator => ("หน่วยงานผู้ส่ง", "originatorOrgId or originatorCode"),
-            Part::Recipient => ("หน่วยงานผู้รับ", "recipientOrgId or recipientCode"),
-            Part::SubType => ("ประเภทย่อย", "subTypeId or subTypeNumber"),
-            Part::RfaType => ("ประเภท RFA", "rfaTypeId or rfaTypeCode"),
-            Part::Discipline => ("สาขางาน", "disciplineId or disciplineCode"),
-            Part::Contract => ("สัญญา", "contractId or contractCode"),
+            Part::Project => ReferenceDetail::KindProjects,
+            Part::CorrespondenceType => ReferenceDetail::KindCorrespondenceTypes,
+            Part::Originator => ReferenceDetail::PartOriginator,
+            Part::Recipient => ReferenceDetail::PartRecipient,
+            Part::SubType => ReferenceDetail::KindSubTypes,
+            Part::RfaType => ReferenceDetail::KindRfaTypes,
+            Part::Discipline => ReferenceDetail::KindDisciplines,
+            Part::Contract => ReferenceDetail::KindContracts,
+        }
+    }
+    /// The request's fields that name the part: by id, by code.
+    pub(crate) fn fields(self) -> (&'static str, &'static str) {
+        match self {
+            Part::Project => ("projectId", "projectCode"),
+            Part::CorrespondenceType => ("correspondenceTypeId", "correspondenceTypeCode"),
+            Part::Originator => ("originatorOrgId", "originatorCode"),
+            Part::Recipient => ("recipientOrgId", "recipientCode"),
+            Part::SubType => ("subTypeId", "subTypeNumber"),
+            Part::RfaType => ("rfaTypeId", "rfaTypeCode"),
+            Part::Discipline => ("disciplineId", "disciplineCode"),
+            Part::Contract => ("contractId", "contractCode"),
         }
     }
     pub(crate) fn missing(&self) -> AppError {
-        let (th, en) = self.names();
-        AppError::validation(format!("ต้องระบุ{th}"), format!("missing required part: {en}"))
+        let (id_field, code_field) = self.fields();
+        AppError::validation(ReferenceDetail::PartMissing { part: &self.word(), id_field: &id_field, code_field: &code_field })
     }
     pub(crate) fn unknown(&self, value: &str) -> AppError {
-        let (th, en) = self.names();
-        let value = echo(value);
+        let (id_field, code_field) = self.fields();
+        let (part, value) = (self.word(), echo(value));
         // well formed, but nothing of that id or code: not found (404), as an unknown id in a path is
-        AppError::not_found(format!("{th} '{value}'"), format!("unknown {en}: '{value}'"))
+        AppError::not_found(ReferenceDetail::PartUnknown { part: &part, value: &value, id_field: &id_field, code_field: &code_field })
     }
 }
 

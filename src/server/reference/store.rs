@@ -1,5 +1,6 @@
 //! SQL for reference data.
 
+use crate::contract::messages::ReferenceDetail;
 use crate::contract::{ContractItem, OrgItem, ProjectItem, RefItem, ReferenceData, SubTypeItem};
 use crate::numbering::{validate_code, CodeKind, DEFAULT_FISCAL_FIRST_MONTH};
 use crate::numbering::{ContractId, CorrespondenceTypeId, DisciplineId, OrganizationId, ProjectId, RfaTypeId, SubTypeId};
@@ -29,12 +30,7 @@ impl Kind {
             "rfa-types" => Kind::RfaTypes,
             "disciplines" => Kind::Disciplines,
             "contracts" => Kind::Contracts,
-            other => {
-                return Err(AppError::not_found(
-                    format!("ข้อมูลอ้างอิงประเภท '{}'", other.chars().take(40).collect::<String>()),
-                    format!("reference kind '{}'", other.chars().take(40).collect::<String>()),
-                ))
-            }
+            other => return Err(AppError::not_found(ReferenceDetail::UnknownKind { kind: &other.chars().take(40).collect::<String>() })),
         })
     }
     /// The section name in a reference document (and in reports).
@@ -49,16 +45,16 @@ impl Kind {
             Kind::Contracts => "contracts",
         }
     }
-    /// The kind's name in Thai (for messages).
-    pub(crate) fn th(self) -> &'static str {
+    /// One item of the kind as a sentence names it, in each language.
+    pub(crate) fn word(self) -> ReferenceDetail<'static> {
         match self {
-            Kind::Projects => "โครงการ",
-            Kind::Organizations => "หน่วยงาน",
-            Kind::CorrespondenceTypes => "ประเภทเอกสาร",
-            Kind::SubTypes => "ประเภทย่อย",
-            Kind::RfaTypes => "ประเภท RFA",
-            Kind::Disciplines => "สาขางาน",
-            Kind::Contracts => "สัญญา",
+            Kind::Projects => ReferenceDetail::KindProjects,
+            Kind::Organizations => ReferenceDetail::KindOrganizations,
+            Kind::CorrespondenceTypes => ReferenceDetail::KindCorrespondenceTypes,
+            Kind::SubTypes => ReferenceDetail::KindSubTypes,
+            Kind::RfaTypes => ReferenceDetail::KindRfaTypes,
+            Kind::Disciplines => ReferenceDetail::KindDisciplines,
+            Kind::Contracts => ReferenceDetail::KindContracts,
         }
     }
 }
@@ -116,22 +112,18 @@ pub(crate) const MAX_NAME_CHARS: usize = 200;
 fn name(raw: &str) -> Result<String, AppError> {
     let n = raw.trim();
     if n.is_empty() || n.chars().count() > MAX_NAME_CHARS {
-        return Err(AppError::validation(format!("ชื่อต้องมี 1–{MAX_NAME_CHARS} ตัวอักษร"), format!("name must be 1-{MAX_NAME_CHARS} characters")));
+        return Err(AppError::validation(ReferenceDetail::NameLength { max: &MAX_NAME_CHARS }));
     }
     Ok(n.to_string())
 }
 
 fn code(kind: CodeKind, raw: &str) -> Result<String, AppError> {
-    validate_code(kind, raw).map_err(|e| AppError::validation(e.message_th(), e.to_string()))
+    validate_code(kind, raw).map_err(AppError::validation)
 }
 
-fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
+fn conflict_on_duplicate(e: sqlx::Error, kind: Kind, value: &str) -> AppError {
     match classify(&e) {
-        DbFailure::UniqueViolation => {
-            AppError::Conflict {
-                code: ErrorCode::AlreadyExists, th: format!("{what} '{value}' มีอยู่แล้ว"), en: format!("'{value}' already exists")
-            }
-        }
+        DbFailure::UniqueViolation => AppError::conflict(ErrorCode::AlreadyExists, ReferenceDetail::Exists { kind: &kind.word(), label: &value }),
         _ => e.into(),
     }
 }
@@ -139,10 +131,10 @@ fn conflict_on_duplicate(e: sqlx::Error, what: &str, value: &str) -> AppError {
 async fn insert_returning_id<'q>(
     db: &Db,
     query: sqlx::query::QueryScalar<'q, sqlx::Any, i64, sqlx::any::AnyArguments<'q>>,
-    what: &str,
+    kind: Kind,
     value: &str,
 ) -> Result<i64, AppError> {
-    query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, what, value))
+    query.fetch_one(&db.writer).await.map_err(|e| conflict_on_duplicate(e, kind, value))
 }
 
 pub(crate) async fn create_project(db: &Db, raw_code: &str, name_raw: &str, active: bool) -> Result<ProjectId, AppError> {
@@ -152,24 +144,21 @@ pub(crate) async fn create_project(db: &Db, raw_code: &str, name_raw: &str, acti
         .bind(name(name_raw)?)
         .bind(active as i64)
         .bind(now_ms());
-    insert_returning_id(db, q, "โครงการ", &code).await.map(ProjectId)
+    insert_returning_id(db, q, Kind::Projects, &code).await.map(ProjectId)
 }
 
 pub(crate) async fn create_organization(db: &Db, raw_code: &str, name_raw: &str, role: &str) -> Result<OrganizationId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let role = role.trim().to_ascii_uppercase();
     if !["OWNER", "CONSULTANT", "CONTRACTOR", "OTHER"].contains(&role.as_str()) {
-        return Err(AppError::validation(
-            "บทบาทหน่วยงานต้องเป็น OWNER, CONSULTANT, CONTRACTOR หรือ OTHER",
-            "organization role must be OWNER, CONSULTANT, CONTRACTOR or OTHER",
-        ));
+        return Err(AppError::validation(ReferenceDetail::OrganizationRole));
     }
     let q = sqlx::query_scalar("INSERT INTO organizations (code, name, role, created_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(role)
         .bind(now_ms());
-    insert_returning_id(db, q, "หน่วยงาน", &code).await.map(OrganizationId)
+    insert_returning_id(db, q, Kind::Organizations, &code).await.map(OrganizationId)
 }
 
 pub(crate) async fn add_member(db: &Db, project_id: ProjectId, org_id: OrganizationId) -> Result<(), AppError> {
@@ -183,7 +172,7 @@ pub(crate) async fn create_correspondence_type(db: &Db, raw_code: &str, name_raw
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(now_ms());
-    insert_returning_id(db, q, "ประเภทเอกสาร", &code).await.map(CorrespondenceTypeId)
+    insert_returning_id(db, q, Kind::CorrespondenceTypes, &code).await.map(CorrespondenceTypeId)
 }
 
 pub(crate) async fn create_sub_type(
@@ -195,7 +184,7 @@ pub(crate) async fn create_sub_type(
 ) -> Result<SubTypeId, AppError> {
     let number = number.trim().to_string();
     if number.is_empty() || number.len() > 5 || !number.chars().all(|c| c.is_ascii_digit()) {
-        return Err(AppError::validation("หมายเลขประเภทย่อยต้องเป็นตัวเลข 1–5 หลัก", "sub-type number must be 1-5 digits"));
+        return Err(AppError::validation(ReferenceDetail::SubTypeNumber));
     }
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO sub_types (correspondence_type_id, sub_type_number, code, name) VALUES (?, ?, ?, ?) RETURNING id")
@@ -203,19 +192,19 @@ pub(crate) async fn create_sub_type(
         .bind(number.clone())
         .bind(code)
         .bind(name(name_raw)?);
-    insert_returning_id(db, q, "ประเภทย่อย", &number).await.map(SubTypeId)
+    insert_returning_id(db, q, Kind::SubTypes, &number).await.map(SubTypeId)
 }
 
 pub(crate) async fn create_rfa_type(db: &Db, raw_code: &str, name_raw: &str) -> Result<RfaTypeId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO rfa_types (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
-    insert_returning_id(db, q, "ประเภท RFA", &code).await.map(RfaTypeId)
+    insert_returning_id(db, q, Kind::RfaTypes, &code).await.map(RfaTypeId)
 }
 
 pub(crate) async fn create_discipline(db: &Db, raw_code: &str, name_raw: &str) -> Result<DisciplineId, AppError> {
     let code = code(CodeKind::Party, raw_code)?;
     let q = sqlx::query_scalar("INSERT INTO disciplines (code, name) VALUES (?, ?) RETURNING id").bind(code.clone()).bind(name(name_raw)?);
-    insert_returning_id(db, q, "สาขางาน", &code).await.map(DisciplineId)
+    insert_returning_id(db, q, Kind::Disciplines, &code).await.map(DisciplineId)
 }
 
 pub(crate) async fn create_contract(db: &Db, project_id: ProjectId, raw_code: &str, name_raw: &str) -> Result<ContractId, AppError> {
@@ -225,7 +214,7 @@ pub(crate) async fn create_contract(db: &Db, project_id: ProjectId, raw_code: &s
         .bind(code.clone())
         .bind(name(name_raw)?)
         .bind(now_ms());
-    insert_returning_id(db, q, "สัญญา", &code).await.map(ContractId)
+    insert_returning_id(db, q, Kind::Contracts, &code).await.map(ContractId)
 }
 
 pub(crate) async fn is_empty(db: &Db) -> Result<bool, AppError> {

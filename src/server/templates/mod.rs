@@ -6,8 +6,9 @@ pub(crate) mod http;
 pub(crate) mod store;
 
 use crate::contract::live::LiveEvent;
-use crate::contract::{ResolvedTemplate, TemplateConfig, TemplateId, TemplateVersion};
-use crate::numbering::{resolution, ResetScope, Step, Stored, Template};
+use crate::contract::messages::{AllOf, Arg, Detail, TemplateDetail};
+use crate::contract::{Lang, ResolvedTemplate, TemplateConfig, TemplateId, TemplateVersion};
+use crate::numbering::{resolution, KeyParts, ResetScope, Step, Stored, Template};
 use crate::numbering::{CorrespondenceTypeId, ProjectId};
 use crate::server::audit::AuditEntry;
 use crate::server::auth::Caller;
@@ -104,25 +105,36 @@ pub(crate) struct SaveOptions<'a> {
     pub(crate) operation: Option<&'a str>,
 }
 
-/// Whether replacing `old` by `new` changes the counter key: the parts shown, or the reset period.
-fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> Option<(String, String)> {
+/// Whether replacing `old` by `new` changes the counter key: the parts shown, or the reset period. Answers the key
+/// before and after.
+fn key_change(old: &ResolvedTemplate, new: &Template, new_scope: ResetScope) -> Option<(KeyShown, KeyShown)> {
     let old_template = Template::parse(&old.template).ok()?;
     if old_template.keeps_counters_of(old.reset_scope, new, new_scope) {
         return None;
     }
-    let (before, after) = (old_template.key_parts(), new.key_parts());
-    let describe = |k: crate::numbering::KeyParts, scope: ResetScope| {
-        let mut parts = vec![];
-        for (shown, th) in
-            [(k.originator, "ผู้ส่ง"), (k.recipient, "ผู้รับ"), (k.sub_type, "ประเภทย่อย"), (k.rfa_type, "ประเภท RFA"), (k.discipline, "สาขางาน")]
-        {
-            if shown {
-                parts.push(th);
-            }
-        }
-        format!("[{}] รีเซ็ต {}", parts.join(", "), scope.as_str())
-    };
-    Some((describe(before, old.reset_scope), describe(after, new_scope)))
+    let before = KeyShown { parts: old_template.key_parts(), scope: old.reset_scope };
+    Some((before, KeyShown { parts: new.key_parts(), scope: new_scope }))
+}
+
+/// A counter key as a refusal names it (`[originator, recipient] reset YEARLY`), each part in the answer's language.
+struct KeyShown {
+    parts: KeyParts,
+    scope: ResetScope,
+}
+
+impl Arg for KeyShown {
+    fn text(&self, lang: Lang) -> String {
+        let k = self.parts;
+        let words = [
+            (k.originator, TemplateDetail::KeyOriginator),
+            (k.recipient, TemplateDetail::KeyRecipient),
+            (k.sub_type, TemplateDetail::KeySubType),
+            (k.rfa_type, TemplateDetail::KeyRfaType),
+            (k.discipline, TemplateDetail::KeyDiscipline),
+        ];
+        let parts = words.iter().filter(|(shown, _)| *shown).map(|(_, word)| word.render(lang)).collect::<Vec<_>>().join(", ");
+        TemplateDetail::CounterKey { parts: &parts, scope: &self.scope }.render(lang)
+    }
 }
 
 /// Saves a new version of the template of (project, type or default), after every rule of docs/rules/numbering.md#which-template-numbers-a-request.
@@ -145,20 +157,13 @@ pub(crate) async fn save(
         None => String::new(),
     };
     let reason = check_reason(reason)?;
-    let template = Template::validate(text, &correspondence_type_code, reset_scope).map_err(|errors| AppError::InvalidFormat {
-        th: errors.iter().map(|e| e.message_th()).collect::<Vec<_>>().join("; "),
-        en: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "),
-    })?;
+    let template = Template::validate(text, &correspondence_type_code, reset_scope).map_err(|errors| AppError::invalid_format(AllOf(&errors)))?;
     // A change of the parts shown or of the reset period starts numbering on a new counter: say so, and
     // require the admin to acknowledge it.
     let current = resolve(&snapshot, project.id, correspondence_type_id.unwrap_or(CorrespondenceTypeId::NONE));
     if let Some((before, after)) = key_change(&current, &template, reset_scope) {
         if !options.acknowledge_key_change {
-            return Err(AppError::Conflict {
-                code: ErrorCode::KeyChangeNotAcknowledged,
-                th: format!("การเปลี่ยนแปลงนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยันการเปลี่ยนแปลง"),
-                en: format!("the change moves numbering from counter key {before} to {after}; acknowledge it to save"),
-            });
+            return Err(AppError::conflict(ErrorCode::KeyChangeNotAcknowledged, TemplateDetail::KeyChangeOnSave { before: &before, after: &after }));
         }
     }
     let now = state.clock.now_ms();
@@ -197,13 +202,10 @@ pub(crate) async fn save(
 fn check_reason(reason: &str) -> Result<&str, AppError> {
     let reason = reason.trim();
     if reason.is_empty() {
-        return Err(AppError::validation("ต้องระบุเหตุผลของการเปลี่ยนแปลง", "a reason is required"));
+        return Err(AppError::validation(TemplateDetail::ReasonRequired));
     }
     if reason.chars().count() > MAX_REASON_CHARS {
-        return Err(AppError::validation(
-            format!("เหตุผลยาวเกิน {MAX_REASON_CHARS} ตัวอักษร"),
-            format!("reason longer than {MAX_REASON_CHARS} characters"),
-        ));
+        return Err(AppError::validation(TemplateDetail::ReasonTooLong { max: &MAX_REASON_CHARS }));
     }
     Ok(reason)
 }
@@ -234,11 +236,10 @@ pub(crate) async fn retire(
         let now_used = resolve(&snapshot, found.project_id, type_id);
         if let Some((before, after)) = key_change(&now_used, &next_template, next.scope) {
             if !acknowledge_key_change {
-                return Err(AppError::Conflict {
-                    code: ErrorCode::KeyChangeNotAcknowledged,
-                    th: format!("การเลิกใช้แม่แบบนี้เปลี่ยนตัวนับเลขที่จาก {before} เป็น {after}: เลขลำดับจะเริ่มใหม่สำหรับตัวนับใหม่ กรุณายืนยัน"),
-                    en: format!("retiring moves numbering from counter key {before} to {after}; acknowledge it"),
-                });
+                return Err(AppError::conflict(
+                    ErrorCode::KeyChangeNotAcknowledged,
+                    TemplateDetail::KeyChangeOnRetire { before: &before, after: &after },
+                ));
             }
         }
     }
@@ -276,10 +277,8 @@ pub(crate) async fn rollback(
 ) -> Result<TemplateConfig, AppError> {
     caller.require_project_admin(project_id)?;
     let versions = store::list_versions(&state.db, project_id, correspondence_type_id).await?;
-    let old = versions
-        .iter()
-        .find(|v| v.version == version)
-        .ok_or_else(|| AppError::not_found(format!("รุ่นที่ {version} ของแม่แบบนี้"), format!("template version {version}")))?;
+    let old =
+        versions.iter().find(|v| v.version == version).ok_or_else(|| AppError::not_found(TemplateDetail::VersionNotFound { version: &version }))?;
     let options = SaveOptions { acknowledge_key_change, rollback_of: Some(version), operation: Some("TEMPLATE_ROLLBACK") };
     save(state, caller, project_id, correspondence_type_id, &old.template, old.reset_scope, reason, options).await
 }

@@ -24,6 +24,7 @@ use tlog_tiles::{
     prove_record, prove_tree, record_hash, stored_hash_index, stored_hashes_for_record_hash, tree_hash, Checkpoint, Hash, HashReader, Tile,
 };
 
+use crate::contract::messages::LogDetail;
 use crate::numbering::CounterId;
 use crate::receipt::{self, Entry, Receipt};
 use crate::server::audit::AuditEntry;
@@ -379,24 +380,19 @@ impl Log {
     ) -> Result<(String, [&'a str; 3]), AppError> {
         if let Some(e) = event {
             if !receipt::EVENTS.contains(&e) {
-                return Err(AppError::validation(
-                    format!("event ต้องเป็นหนึ่งใน {}", receipt::EVENTS.join(", ")),
-                    format!("event must be one of {}", receipt::EVENTS.join(", ")),
-                ));
+                return Err(AppError::validation(LogDetail::EventUnknown { events: &receipt::EVENTS.join(", ") }));
             }
         }
         for (name, value, max) in [("projectCode", project, 64), ("correspondenceTypeCode", type_code, 64), ("documentNumber", number, 255)] {
             if value.trim().is_empty() || value.chars().count() > max {
-                return Err(AppError::validation(format!("{name} ต้องยาว 1–{max} ตัวอักษร"), format!("{name}: 1–{max} characters")));
+                return Err(AppError::validation(LogDetail::CoordinateLength { name: &name, max: &max }));
             }
         }
         let (project, type_code, number) = (project.trim(), type_code.trim(), number.trim());
-        let found = self.receipt(project, type_code, number, event).await?.ok_or_else(|| {
-            AppError::not_found(
-                format!("บันทึกความโปร่งใสของเลขที่ {number}"),
-                format!("the transparency log's entry of {number} in {project}/{type_code}"),
-            )
-        })?;
+        let found = self
+            .receipt(project, type_code, number, event)
+            .await?
+            .ok_or_else(|| AppError::not_found(LogDetail::NoEntry { number: &number, project: &project, type_code: &type_code }))?;
         Ok((found, [project, type_code, number]))
     }
 

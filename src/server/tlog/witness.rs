@@ -17,6 +17,7 @@ use base64::prelude::{Engine as _, BASE64_STANDARD};
 use signed_note::{Note, NoteError, StandardVerifier, VerifierList};
 use tlog_tiles::{Checkpoint, Hash, EMPTY_HASH};
 
+use crate::contract::messages::{Detail, LogDetail};
 use crate::receipt;
 use crate::receipt::cosignature::CosignatureSigner;
 
@@ -55,7 +56,7 @@ pub struct Witness {
 /// Why a checkpoint is not cosigned: the status the protocol gives each case, and what to tell the caller.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refused {
-    Malformed(&'static str),
+    Malformed(Malformation),
     UnknownLog,
     Signature,
     /// The old size is not the size the witness knows: the size it knows.
@@ -64,23 +65,57 @@ pub enum Refused {
     Storage(String),
 }
 
+/// What is wrong with a request that does not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Malformation {
+    NotUtf8,
+    NoBlankLine,
+    NoOldLine,
+    OldNotDecimal,
+    ProofNotBase64,
+    ProofNotHash,
+    TooManyProofLines,
+    NotSignedNote,
+    NotCheckpoint,
+    OldBeyondCheckpoint,
+}
+
+impl Malformation {
+    fn detail(self) -> LogDetail<'static> {
+        match self {
+            Malformation::NotUtf8 => LogDetail::BodyNotUtf8,
+            Malformation::NoBlankLine => LogDetail::NoBlankLine,
+            Malformation::NoOldLine => LogDetail::FirstLineNotOld,
+            Malformation::OldNotDecimal => LogDetail::OldSizeNotDecimal,
+            Malformation::ProofNotBase64 => LogDetail::ProofLineNotBase64,
+            Malformation::ProofNotHash => LogDetail::ProofLineNotHash,
+            Malformation::TooManyProofLines => LogDetail::TooManyProofLines,
+            Malformation::NotSignedNote => LogDetail::NotSignedNote,
+            Malformation::NotCheckpoint => LogDetail::NoteNotCheckpoint,
+            Malformation::OldBeyondCheckpoint => LogDetail::OldSizeBeyondCheckpoint,
+        }
+    }
+}
+
+/// A refusal's text: the witness knows no caller's language, so Thai, then the English in parentheses.
+fn in_both(detail: LogDetail<'_>) -> String {
+    let (th, en) = detail.both();
+    format!("{th} ({en})")
+}
+
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {
         let (status, text) = match self {
             Refused::Conflict(size) => {
                 return (StatusCode::CONFLICT, [(header::CONTENT_TYPE, "text/x.tlog.size")], format!("{size}\n")).into_response()
             }
-            Refused::Malformed(what) => (StatusCode::BAD_REQUEST, format!("คำขอไม่ถูกรูปแบบ ({what})")),
-            Refused::UnknownLog => (StatusCode::NOT_FOUND, "พยานไม่ได้รับรองบันทึกนี้ (unknown log origin)".to_string()),
-            Refused::Signature => {
-                (StatusCode::FORBIDDEN, "จุดตรวจไม่ได้ลงนามด้วยกุญแจของบันทึก (the checkpoint is not signed by the log's key)".to_string())
-            }
-            Refused::Proof => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "จุดตรวจไม่สอดคล้องกับจุดตรวจที่พยานรับรองไว้ (the consistency proof does not verify)".to_string())
-            }
+            Refused::Malformed(what) => (StatusCode::BAD_REQUEST, in_both(LogDetail::MalformedRequest { what: &what.detail() })),
+            Refused::UnknownLog => (StatusCode::NOT_FOUND, in_both(LogDetail::UnknownLog)),
+            Refused::Signature => (StatusCode::FORBIDDEN, in_both(LogDetail::NotSignedByLog)),
+            Refused::Proof => (StatusCode::UNPROCESSABLE_ENTITY, in_both(LogDetail::InconsistentCheckpoint)),
             Refused::Storage(e) => {
                 tracing::error!(error = %e, "witness: its state could not be written");
-                (StatusCode::INTERNAL_SERVER_ERROR, "พยานบันทึกสถานะไม่สำเร็จ (the witness could not store its state)".to_string())
+                (StatusCode::INTERNAL_SERVER_ERROR, in_both(LogDetail::StateNotStored))
             }
         };
         (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], format!("{text}\n")).into_response()
@@ -125,30 +160,30 @@ impl Witness {
 
     /// The protocol's checks, in its order; the cosignature line once the new tree is stored.
     pub async fn add_checkpoint(&self, body: &[u8]) -> Result<String, Refused> {
-        let body = std::str::from_utf8(body).map_err(|_| Refused::Malformed("not UTF-8"))?;
-        let (head, note_text) = body.split_once("\n\n").ok_or(Refused::Malformed("no blank line before the checkpoint"))?;
+        let body = std::str::from_utf8(body).map_err(|_| Refused::Malformed(Malformation::NotUtf8))?;
+        let (head, note_text) = body.split_once("\n\n").ok_or(Refused::Malformed(Malformation::NoBlankLine))?;
         let mut lines = head.split('\n');
-        let old = lines.next().and_then(|l| l.strip_prefix("old ")).ok_or(Refused::Malformed("the first line is not `old <size>`"))?;
-        let old = decimal(old).ok_or(Refused::Malformed("the old size is not a decimal number"))?;
+        let old = lines.next().and_then(|l| l.strip_prefix("old ")).ok_or(Refused::Malformed(Malformation::NoOldLine))?;
+        let old = decimal(old).ok_or(Refused::Malformed(Malformation::OldNotDecimal))?;
         let proof = lines
             .map(|l| {
-                let bytes = BASE64_STANDARD.decode(l).map_err(|_| Refused::Malformed("a proof line is not base64"))?;
-                Ok(Hash(bytes.try_into().map_err(|_| Refused::Malformed("a proof line is not a 32-byte hash"))?))
+                let bytes = BASE64_STANDARD.decode(l).map_err(|_| Refused::Malformed(Malformation::ProofNotBase64))?;
+                Ok(Hash(bytes.try_into().map_err(|_| Refused::Malformed(Malformation::ProofNotHash))?))
             })
             .collect::<Result<Vec<Hash>, Refused>>()?;
         if proof.len() > MAX_PROOF_LINES {
-            return Err(Refused::Malformed("too many proof lines"));
+            return Err(Refused::Malformed(Malformation::TooManyProofLines));
         }
-        let note = Note::from_bytes(note_text.as_bytes()).map_err(|_| Refused::Malformed("the checkpoint is not a signed note"))?;
-        let cp = Checkpoint::from_bytes(note.text()).map_err(|_| Refused::Malformed("the note is not a checkpoint"))?;
+        let note = Note::from_bytes(note_text.as_bytes()).map_err(|_| Refused::Malformed(Malformation::NotSignedNote))?;
+        let cp = Checkpoint::from_bytes(note.text()).map_err(|_| Refused::Malformed(Malformation::NotCheckpoint))?;
         let log = self.logs.get(cp.origin()).ok_or(Refused::UnknownLog)?;
         match note.verify(&VerifierList::new(vec![Box::new(log.clone())])) {
             Ok(_) => {}
-            Err(NoteError::MalformedNote) => return Err(Refused::Malformed("the checkpoint is not a signed note")),
+            Err(NoteError::MalformedNote) => return Err(Refused::Malformed(Malformation::NotSignedNote)),
             Err(_) => return Err(Refused::Signature),
         }
         if old > cp.size() {
-            return Err(Refused::Malformed("the old size is larger than the checkpoint's"));
+            return Err(Refused::Malformed(Malformation::OldBeyondCheckpoint));
         }
         let mut state = self.state.lock().await;
         let known = state.get(cp.origin()).cloned();

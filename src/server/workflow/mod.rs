@@ -7,12 +7,13 @@
 
 pub(crate) mod store;
 
+use crate::contract::messages::WorkflowDetail;
 use crate::contract::Role;
 pub(crate) use crate::contract::{Envelope, EventView, WorkflowContext};
 use crate::contract::{UserId, WorkflowInstanceId};
 use crate::server::auth::Caller;
 use crate::server::db::{ms_to_datetime, Tx};
-use crate::server::error::{AppError, ErrorCode};
+use crate::server::error::{echo, AppError, ErrorCode};
 
 /// The pseudo-state before an instance exists: transitions from it create instances.
 pub(crate) const START: &str = "NEW";
@@ -98,10 +99,8 @@ impl Machine {
         if !self.transitions.iter().any(|t| holds_role(caller, &t.required_role)) {
             return Err(AppError::forbidden(format!("{} takes no part in workflow {}", caller.display_name(), self.code)));
         }
-        let t = self.transitions.iter().find(|t| t.from_state == state && t.action == action).ok_or_else(|| AppError::Conflict {
-            code: ErrorCode::WfInvalidTransition,
-            th: format!("ไม่สามารถดำเนินการนี้ได้ในสถานะปัจจุบัน ({state}) กรุณาตรวจสอบขั้นตอนการอนุมัติ"),
-            en: format!("action {action} not allowed from state {state}"),
+        let t = self.transitions.iter().find(|t| t.from_state == state && t.action == action).ok_or_else(|| {
+            AppError::conflict(ErrorCode::WfInvalidTransition, WorkflowDetail::ActionNotAllowed { action: &echo(&action), state: &state })
         })?;
         if !holds_role(caller, &t.required_role) {
             return Err(AppError::forbidden(format!("{action} needs role {}", t.required_role)));
@@ -177,11 +176,7 @@ pub(crate) async fn transition(
     let machine = Machine::load(&mut **tx, &instance.workflow_code).await?;
     let t = machine.decide(&instance.state, instance.created_by, action, caller)?.clone();
     if !store::advance(tx, &instance, &t.to_state, now_ms).await? {
-        return Err(AppError::Conflict {
-            code: ErrorCode::WfVersionConflict,
-            th: "รายการนี้ถูกดำเนินการโดยผู้อื่นแล้ว กรุณาโหลดข้อมูลใหม่".into(),
-            en: format!("workflow instance {public_id} changed since it was read"),
-        });
+        return Err(AppError::conflict(ErrorCode::WfVersionConflict, WorkflowDetail::TakenByOthers));
     }
     store::insert_event(tx, instance.id, &t.action, &instance.state, &t.to_state, caller.user_id(), &caller.display_name(), comment, now_ms).await?;
     let moved = Instance { state: t.to_state.clone(), version: instance.version + 1, updated_at: now_ms, ..instance };
@@ -194,5 +189,5 @@ pub(crate) async fn workflow_of(db: &crate::server::db::Db, public_id: &str) -> 
 }
 
 pub(crate) fn not_found(public_id: &str) -> AppError {
-    AppError::not_found(format!("รายการในขั้นตอนอนุมัติ {public_id}"), format!("workflow instance {public_id}"))
+    AppError::not_found(WorkflowDetail::InstanceNotFound { id: &echo(public_id) })
 }

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::lifecycle::{Action, Lifecycle, State};
 use super::store::{Counter, CounterRow, NewNumber, StatusChange, StoredNumber};
+use crate::contract::messages::NumberingDetail;
 use crate::contract::{IssuedNumber, NumberRequest, NumberStatus, OverrideResult, ResetRequestId, VoidResult};
 use crate::numbering::CounterId;
 use crate::numbering::{next_rev, parse_rev, ParsedNumber, RenderValues, Segment, Template, Token};
@@ -91,18 +92,14 @@ pub(crate) fn revise(
     lifecycle.allow(Some(State::of_stored(original)), Action::Revise, caller, &original.number)?;
     let template = stored_template(original)?;
     if !template.segments().iter().any(|seg| matches!(seg, Segment::Token(Token::Rev))) {
-        return Err(AppError::validation(
-            format!("รูปแบบของเลขที่ {} ไม่มี {{REV}} จึงออกฉบับแก้ไขไม่ได้", original.number),
-            format!("the template of {} shows no {{REV}}: a revision could not be told apart", original.number),
-        ));
+        return Err(AppError::validation(NumberingDetail::RevisionNotInTemplate { number: &original.number }));
     }
     let parsed = read_back(&template, original, project_code)?;
     let latest = revisions.iter().max_by_key(|r| parse_rev(r));
-    let revision = latest.map(String::as_str).and_then(next_rev).ok_or_else(|| AppError::Conflict {
-        code: ErrorCode::RevisionExhausted,
-        th: format!("เลขที่ {} ไม่มีรหัสฉบับแก้ไขถัดไปแล้ว", original.number),
-        en: format!("no revision label after {latest:?}"),
-    })?;
+    let revision = latest
+        .map(String::as_str)
+        .and_then(next_rev)
+        .ok_or_else(|| AppError::conflict(ErrorCode::RevisionExhausted, NumberingDetail::RevisionsExhausted { number: &original.number }))?;
     let number = render_parsed(&template, &parsed, project_code, &revision);
     let document_id = document_id.or_else(|| original.document_id.clone());
     let counter = &locked.counter;
@@ -268,11 +265,8 @@ pub(crate) fn manual_override(
         (Prepared::SetValue(set_to), OverrideFacts::HighestIssued(issued)) => {
             let (set_to, floor) = (*set_to, last.max(*issued));
             if set_to < floor {
-                return Err(AppError::Conflict {
-                    code: ErrorCode::OverrideBelowIssued,
-                    th: format!("ค่าที่กำหนด ({set_to}) ต่ำกว่าเลขที่ออกไปแล้ว ({floor}) การลดค่าตัวนับต้องขออนุมัติรีเซ็ต"),
-                    en: format!("value {set_to} is below the highest issued {floor}; lowering a counter is a reset"),
-                });
+                let detail = NumberingDetail::OverrideBelowIssued { value: &set_to, issued: &floor };
+                return Err(AppError::conflict(ErrorCode::OverrideBelowIssued, detail));
             }
             let entry = AuditEntry {
                 status: "SUCCESS".into(),
@@ -306,10 +300,7 @@ pub(crate) fn manual_override(
         _ => return Err(AppError::internal("an override was read for the other kind of override")),
     };
     if new_last - last > MAX_SKIP {
-        return Err(AppError::validation(
-            format!("ข้ามเลขได้ครั้งละไม่เกิน {MAX_SKIP} เลข"),
-            format!("an override may pass over at most {MAX_SKIP} sequences"),
-        ));
+        return Err(AppError::validation(NumberingDetail::OverrideSkipsTooMany { max: &MAX_SKIP }));
     }
     let registered_seq = registered.as_ref().map(|r| r.sequence);
     let skipped: Vec<AuditEntry> = (last + 1..=new_last)
@@ -350,21 +341,13 @@ pub(crate) struct ResetAsk<'a> {
 /// A super admin asks for a counter to restart at `new_value`: never above its last number (raising a counter is
 /// an override), never below a confirmed number (`highest_confirmed`), one pending request per counter.
 pub(crate) fn check_reset_request(locked: &Locked, highest_confirmed: i64, pending: Option<&str>, new_value: i64) -> Result<(), AppError> {
-    let (counter_id, last) = (locked.counter.row.id, locked.counter.row.last_number);
+    let last = locked.counter.row.last_number;
     if new_value > last {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetAboveLast,
-            th: format!("ค่าใหม่ ({new_value}) ต้องไม่เกินเลขล่าสุดของตัวนับ ({last}); การเลื่อนตัวนับขึ้นใช้การกำหนดเลขเอง (manual override)"),
-            en: format!("newValue {new_value} is above the counter's last number {last}; raising a counter is a manual override"),
-        });
+        return Err(AppError::conflict(ErrorCode::ResetAboveLast, NumberingDetail::ResetAboveLast { value: &new_value, last: &last }));
     }
-    check_floor(counter_id, highest_confirmed, new_value)?;
+    check_floor(highest_confirmed, new_value)?;
     if let Some(pending) = pending {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetAlreadyPending,
-            th: "ตัวนับนี้มีคำขอรีเซ็ตที่รออนุมัติอยู่แล้ว".into(),
-            en: format!("counter {counter_id} already has a pending reset request {pending}"),
-        });
+        return Err(AppError::conflict(ErrorCode::ResetAlreadyPending, NumberingDetail::ResetAlreadyPending { request: &pending }));
     }
     Ok(())
 }
@@ -407,13 +390,9 @@ pub(crate) fn reset_approved(
 ) -> Result<Write, AppError> {
     let counter = &locked.counter;
     let (last, new_value) = (counter.row.last_number, ask.new_value);
-    check_floor(counter.row.id, highest_confirmed, new_value)?;
+    check_floor(highest_confirmed, new_value)?;
     if new_value > last {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetAboveLast,
-            th: format!("เลขล่าสุดของตัวนับ ({last}) ต่ำกว่าค่าที่ขอ ({new_value}) แล้ว การรีเซ็ตนี้จะทำให้เลขขาดช่วง"),
-            en: format!("counter {} is at {last}, below the requested {new_value}", counter.row.id),
-        });
+        return Err(AppError::conflict(ErrorCode::ResetAboveLast, NumberingDetail::ResetAboveLastNow { last: &last, value: &new_value }));
     }
     for n in above {
         lifecycle.allow(Some(State::of_stored(n)), Action::Release, caller, &n.number)?;
@@ -449,13 +428,10 @@ pub(crate) fn reset_approved(
 }
 
 /// A counter may not restart below a number that was confirmed: it would issue that number twice.
-fn check_floor(counter_id: CounterId, highest_confirmed: i64, new_value: i64) -> Result<(), AppError> {
+fn check_floor(highest_confirmed: i64, new_value: i64) -> Result<(), AppError> {
     if new_value < highest_confirmed {
-        return Err(AppError::Conflict {
-            code: ErrorCode::ResetBelowConfirmed,
-            th: format!("ค่าใหม่ ({new_value}) ต่ำกว่าเลขลำดับที่ยืนยันแล้วสูงสุด ({highest_confirmed}) ของตัวนับนี้ จะทำให้ออกเลขที่ซ้ำ"),
-            en: format!("newValue {new_value} is below the highest confirmed sequence {highest_confirmed} of counter {counter_id}"),
-        });
+        let detail = NumberingDetail::ResetBelowConfirmed { value: &new_value, confirmed: &highest_confirmed };
+        return Err(AppError::conflict(ErrorCode::ResetBelowConfirmed, detail));
     }
     Ok(())
 }
@@ -556,12 +532,9 @@ pub(crate) fn parts_request(parsed: &ParsedNumber, base: NumberRequest) -> Numbe
 
 /// The parts of an issued number, read back through the template it was issued with (and rendered again to be sure).
 pub(crate) fn read_back(t: &Template, n: &StoredNumber, project_code: &str) -> Result<ParsedNumber, AppError> {
-    t.parse_number(&n.number, project_code).filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number).ok_or_else(
-        || AppError::InvalidFormat {
-            th: format!("อ่านส่วนประกอบของเลขที่ {} ตามรูปแบบ {} ไม่ได้", n.number, n.template),
-            en: format!("{} does not read back through its template {}", n.number, n.template),
-        },
-    )
+    t.parse_number(&n.number, project_code)
+        .filter(|p| render_parsed(t, p, project_code, p.rev.as_deref().unwrap_or("")) == n.number)
+        .ok_or_else(|| AppError::invalid_format(NumberingDetail::NumberDoesNotReadBack { number: &n.number, template: &n.template }))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! `expired`.
 
 use super::store::StoredNumber;
+use crate::contract::messages::NumberingDetail;
 use crate::contract::NumberStatus;
 use crate::contract::{WorkflowContext, WorkflowInstanceId};
 use crate::server::auth::Caller;
@@ -116,8 +117,8 @@ impl Lifecycle {
         let from = state.map_or(START, State::as_str);
         match self.machine.decide(from, None, action.as_str(), caller) {
             Ok(_) => Ok(()),
-            Err(AppError::Conflict { code: ErrorCode::WfInvalidTransition, th, en }) => {
-                Err(state.and_then(|s| refusal(s, action, number)).unwrap_or(AppError::Conflict { code: ErrorCode::WfInvalidTransition, th, en }))
+            Err(engine @ AppError::Conflict { code: ErrorCode::WfInvalidTransition, .. }) => {
+                Err(state.and_then(|s| refusal(s, action, number)).unwrap_or(engine))
             }
             Err(other) => Err(other),
         }
@@ -183,29 +184,21 @@ fn standard_rows() -> Vec<Transition> {
 
 /// The refusals docs/rules/api.md#errors words for a number.
 fn refusal(state: State, action: Action, number: &str) -> Option<AppError> {
-    let conflict = |code, th: String, en: String| Some(AppError::Conflict { code, th, en });
+    fn conflict(code: ErrorCode, detail: NumberingDetail<'_>) -> Option<AppError> {
+        Some(AppError::conflict(code, detail))
+    }
     match (state, action) {
-        (State::Confirmed, Action::Confirm) => conflict(
-            ErrorCode::AlreadyConfirmed,
-            format!("เลขที่ {number} ได้รับการยืนยันกับเอกสารอื่นแล้ว"),
-            format!("{number} is already confirmed for another document"),
-        ),
-        (State::Confirmed | State::Void, Action::Cancel) => conflict(
-            ErrorCode::AlreadyConfirmed,
-            format!("เลขที่ {number} ได้รับการยืนยันแล้ว ยกเลิกไม่ได้ (ใช้การ void แทน)"),
-            format!("{number} is confirmed and cannot be cancelled (void it instead)"),
-        ),
+        (State::Confirmed, Action::Confirm) => conflict(ErrorCode::AlreadyConfirmed, NumberingDetail::AlreadyConfirmedElsewhere { number: &number }),
+        (State::Confirmed | State::Void, Action::Cancel) => {
+            conflict(ErrorCode::AlreadyConfirmed, NumberingDetail::ConfirmedNotCancellable { number: &number })
+        }
         (State::Expired, Action::Confirm) => Some(AppError::ReservationExpired),
-        (State::Cancelled | State::Void, Action::Confirm) => conflict(
-            ErrorCode::ReservationCancelled,
-            format!("การจองเลขที่ {number} ถูกยกเลิกแล้ว กรุณาจองใหม่"),
-            format!("reservation of {number} was cancelled"),
-        ),
-        (s, Action::Revise | Action::Void) if s != State::Confirmed => conflict(
-            ErrorCode::NotConfirmed,
-            format!("เลขที่ {number} มีสถานะ {} ไม่ใช่เลขที่ยืนยันแล้ว", s.as_str()),
-            format!("{number} is {}, not CONFIRMED", s.as_str()),
-        ),
+        (State::Cancelled | State::Void, Action::Confirm) => {
+            conflict(ErrorCode::ReservationCancelled, NumberingDetail::ReservationCancelled { number: &number })
+        }
+        (s, Action::Revise | Action::Void) if s != State::Confirmed => {
+            conflict(ErrorCode::NotConfirmed, NumberingDetail::NotConfirmed { number: &number, state: &s.as_str() })
+        }
         _ => None,
     }
 }

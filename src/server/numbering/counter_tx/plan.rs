@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::lifecycle::{Action, Lifecycle, State, BLOCK_EXPIRED};
 use super::store::{CounterRow, NewNumber, NumberRow, StatusChange};
+use crate::contract::messages::NumberingDetail;
 use crate::contract::NumberStatus;
 use crate::numbering::DocumentId;
 use crate::numbering::{CounterId, NumberId};
@@ -515,7 +516,7 @@ fn confirmed_event(counter_id: CounterId, number: &str, sequence: i64, document_
 }
 
 pub(crate) fn reservation_not_found(token: &str) -> AppError {
-    AppError::not_found(format!("การจองเลขที่ (token {token})"), format!("reservation token {token}"))
+    AppError::not_found(NumberingDetail::ReservationNotFound { token: &token })
 }
 
 /// A reservation's expiry, and for a back-dated number its period and reason (audited as such).

@@ -7,6 +7,46 @@ use serde::{Deserialize, Serialize};
 
 use super::ErrorCode;
 
+mod access;
+mod admin;
+mod details;
+mod import;
+mod log;
+mod notifications;
+mod numbering;
+mod reference;
+mod requests;
+mod templates;
+mod workflow;
+
+pub use access::AccessDetail;
+pub use admin::AdminDetail;
+pub use details::{fill, placeholders, AllOf, Arg, Detail, Entry};
+pub use import::ImportDetail;
+pub use log::LogDetail;
+pub use notifications::NotificationDetail;
+pub use numbering::NumberingDetail;
+pub use reference::ReferenceDetail;
+pub use requests::RequestDetail;
+pub use templates::TemplateDetail;
+pub use workflow::WorkflowDetail;
+
+/// Every catalogue of details, by name, for the catalogue's test.
+pub fn detail_catalogues() -> Vec<(&'static str, &'static [Entry])> {
+    vec![
+        ("access", AccessDetail::ENTRIES),
+        ("admin", AdminDetail::ENTRIES),
+        ("import", ImportDetail::ENTRIES),
+        ("log", LogDetail::ENTRIES),
+        ("notifications", NotificationDetail::ENTRIES),
+        ("numbering", NumberingDetail::ENTRIES),
+        ("reference", ReferenceDetail::ENTRIES),
+        ("requests", RequestDetail::ENTRIES),
+        ("templates", TemplateDetail::ENTRIES),
+        ("workflow", WorkflowDetail::ENTRIES),
+    ]
+}
+
 /// The cookie that keeps a browser's choice of language (the pages are rendered in it).
 pub const LANG_COOKIE: &str = "docnum_lang";
 
@@ -57,6 +97,11 @@ impl Lang {
             .find(|(k, _)| *k == LANG_COOKIE)
             .map(|(_, v)| if v.trim() == "en" { Lang::En } else { Lang::Th })
             .unwrap_or_default()
+    }
+
+    /// The language a request's `Cookie:` headers choose (a page's language): English when one of them says so.
+    pub fn from_cookie_headers<'a>(headers: impl IntoIterator<Item = &'a str>) -> Lang {
+        headers.into_iter().map(Lang::from_cookie_header).find(|l| *l == Lang::En).unwrap_or_default()
     }
 
     /// The language an `Accept-Language` header prefers among Thai and English (by `q`, then by order): Thai when it
@@ -290,6 +335,27 @@ mod tests {
             assert!(!thai(en), "{m:?} in English holds Thai: {en}");
             let filled = m.render(Lang::En, &th_args.iter().map(|a| (*a, "x")).collect::<Vec<_>>());
             assert!(!filled.contains('{'), "{m:?}: {filled}");
+        }
+    }
+
+    #[test]
+    fn every_detail_speaks_both_languages_with_its_declared_arguments() {
+        let mut names = std::collections::HashSet::new();
+        for (catalogue, entries) in detail_catalogues() {
+            assert!(!entries.is_empty(), "{catalogue} is empty");
+            for e in entries {
+                assert!(names.insert((catalogue, e.name)), "{catalogue}::{} twice", e.name);
+                let mut declared = e.arguments.to_vec();
+                declared.sort();
+                for (lang, text) in [(Lang::Th, e.th), (Lang::En, e.en)] {
+                    let mut used = placeholders(text);
+                    used.sort();
+                    assert_eq!(used, declared, "{catalogue}::{} in {lang:?} takes other arguments: {text}", e.name);
+                }
+                assert!(thai(e.th), "{catalogue}::{} in Thai: {}", e.name, e.th);
+                assert!(!thai(e.en), "{catalogue}::{} in English holds Thai: {}", e.name, e.en);
+                assert_ne!(e.th, e.en, "{catalogue}::{}", e.name);
+            }
         }
     }
 
