@@ -306,6 +306,11 @@ pub mod schema {
         text(trimmed(0, 500, KEPT, r"[\s\S]"), true, "at most 500 characters (trimmed)")
     }
 
+    /// A document number named to an admin operation: 1–100 characters (trimmed).
+    pub fn document_number() -> RefOr<Schema> {
+        text(trimmed(1, crate::numbering::MAX_NUMBER_LEN, KEPT, r"[\s\S]"), false, "1–100 characters (trimmed)")
+    }
+
     /// A document id: 1–100 characters (trimmed), no control characters.
     pub fn document_id() -> RefOr<Schema> {
         text(trimmed(1, crate::numbering::MAX_DOCUMENT_ID_CHARS, VISIBLE, NO_CONTROL), false, "1–100 characters (trimmed), no control characters")

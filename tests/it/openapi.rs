@@ -267,6 +267,29 @@ async fn every_body_and_answer_has_a_schema_and_every_reference_resolves() {
     assert_eq!(schemes["session"]["name"], "docnum_session");
 }
 
+/// The schema of property `name` somewhere inside `schema` (through `allOf`, `anyOf` and nesting).
+fn property<'a>(schema: &'a Value, name: &str) -> Option<&'a Value> {
+    if let Some(p) = schema.get("properties").and_then(|p| p.get(name)) {
+        return Some(p);
+    }
+    match schema {
+        Value::Object(m) => m.values().find_map(|v| property(v, name)),
+        Value::Array(a) => a.iter().find_map(|v| property(v, name)),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn an_admin_operation_states_that_its_document_number_is_not_blank() {
+    // a schema-valid blank number was refused with a 400 the document did not state (found by fuzz-api.sh, 2026-12-02)
+    let doc = served_document().await;
+    for name in ["ReviseRequest", "VoidRequest"] {
+        let number = property(&doc["components"]["schemas"][name], "documentNumber").unwrap_or_else(|| panic!("{name}: no documentNumber"));
+        let pattern = number["pattern"].as_str().unwrap_or_else(|| panic!("{name}: documentNumber states no pattern: {number}"));
+        assert!(pattern.starts_with('^') && pattern.ends_with('$') && pattern.contains("{0,98}"), "{name}: 1–100 characters, trimmed: {pattern}");
+    }
+}
+
 fn collect_refs(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {

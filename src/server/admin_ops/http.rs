@@ -188,6 +188,7 @@ pub(crate) struct NumberBody {
     pub(crate) project_code: Option<String>,
     pub(crate) correspondence_type_id: Option<CorrespondenceTypeId>,
     pub(crate) correspondence_type_code: Option<String>,
+    #[schema(schema_with = crate::contract::lenient::schema::document_number)]
     pub(crate) document_number: String,
     /// The document the new number is for (default: the original's).
     #[schema(schema_with = crate::contract::lenient::schema::optional_document_id)]
