@@ -25,8 +25,8 @@ pub use error::{ApiError, ErrorCode};
 pub use messages::{Lang, Message};
 pub use stats::{CounterSeries, DailyIssued, StatsQuery, TypeSeries, UtilizationHistory};
 pub use users::{
-    ApiTokenId, LoginAttempt, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserId, UserUpdate,
-    LOGIN_OUTCOMES,
+    ApiTokenId, LoginAttempt, LoginAttemptId, LoginAttemptPage, LoginAttemptQuery, NewUser, PasswordChange, PasswordSet, UserAdminInfo, UserId,
+    UserUpdate, LOGIN_OUTCOMES,
 };
 
 use crate::numbering::ResetScope;
@@ -41,6 +41,8 @@ crate::numbering::ids::id_types! {
     WorkflowInstanceId;
     /// A row of the error log (`error_log.id`).
     ErrorLogId;
+    /// A row of the audit log (`audit_log.id`): its place in the log, shown to people who trace an event.
+    AuditRowId;
 }
 
 /// docs/rules/numbering.md#counter-resets: a counter reset's reason has at least this many characters (Unicode characters, not bytes). The
@@ -614,7 +616,7 @@ pub struct AuditQuery {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditRow {
-    pub id: i64,
+    pub id: AuditRowId,
     pub created_at: DateTime<Utc>,
     pub operation: String,
     pub status: String,

@@ -11,6 +11,8 @@ crate::numbering::ids::id_types! {
     UserId;
     /// An API token (`api_tokens.id`): the DMS and other systems that call the REST API.
     ApiTokenId;
+    /// A recorded login attempt (`login_attempts.id`).
+    LoginAttemptId;
 }
 
 /// Passwords have at least this many characters (Unicode characters, not bytes).
@@ -116,7 +118,7 @@ pub struct LoginAttemptQuery {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct LoginAttempt {
-    pub id: i64,
+    pub id: LoginAttemptId,
     pub at: DateTime<Utc>,
     /// The username as typed (at most 100 characters).
     pub username: String,

@@ -403,7 +403,7 @@ struct StoredAuditRow {
 impl From<StoredAuditRow> for AuditRow {
     fn from(r: StoredAuditRow) -> AuditRow {
         AuditRow {
-            id: r.id,
+            id: r.id.into(),
             created_at: crate::server::db::ms_to_datetime(r.created_at),
             operation: r.operation,
             status: r.status,

@@ -338,7 +338,7 @@ pub(crate) async fn login_attempts(
         total,
         rows.into_iter()
             .map(|r| crate::contract::LoginAttempt {
-                id: r.id,
+                id: r.id.into(),
                 at: ms_to_datetime(r.created_at),
                 username: r.username,
                 user_id: r.user_id,
