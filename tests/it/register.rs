@@ -103,6 +103,29 @@ async fn the_register_explains_every_sequence_in_xlsx_and_csv() {
     assert_eq!(csv_rows.len(), 11);
     assert_eq!(csv_rows.iter().map(|r| r[..8].to_vec()).collect::<Vec<_>>(), body.iter().map(|r| r[..8].to_vec()).collect::<Vec<_>>());
 
+    // in English to a caller that asks for it: the headings and the reasons; the codes and the people's own words stay
+    for format in ["csv", "xlsx"] {
+        let url = app.url(&format!("/api/v1/document-numbering/register?projectCode=LCBP3&correspondenceTypeCode=LETTER&format={format}"));
+        let r = admin.get(url).header("accept-language", "en-GB,en;q=0.9").send().await.unwrap();
+        assert_eq!((r.status(), r.headers()["content-language"].to_str().unwrap()), (StatusCode::OK, "en"), "{format}");
+        let rows: Vec<Vec<String>> = if format == "csv" {
+            let text = r.text().await.unwrap();
+            csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(text.as_bytes())
+                .records()
+                .map(|r| r.unwrap().iter().map(str::to_string).collect())
+                .collect()
+        } else {
+            let mut book: Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(r.bytes().await.unwrap().to_vec())).unwrap();
+            book.worksheet_range("number register").unwrap().rows().map(|r| r.iter().map(cell).collect()).collect()
+        };
+        assert_eq!(rows[0][..4], ["period", "sequence", "document number", "status"], "{format}");
+        assert_eq!(rows[2][7], "cancelled by admin: พิมพ์ผิดผู้รับ", "{format}");
+        assert_eq!(rows[3][7], "the reservation ran out unconfirmed (expired)", "{format}");
+        assert_eq!(rows.len(), 12, "{format}");
+    }
+
     // refusals: staff, an unknown format or period
     let staff = app.user_client("somchai", docnum::contract::Role::Staff, &[]).await;
     let r = staff.get(app.url("/api/v1/document-numbering/register?projectCode=LCBP3&correspondenceTypeCode=LETTER")).send().await.unwrap();

@@ -72,9 +72,9 @@ fn bangkok(ms: i64) -> String {
     ms_to_datetime(ms).with_timezone(&plus7).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// A sentence of the register, which is written in Thai.
-fn thai(detail: AdminDetail<'_>) -> String {
-    detail.render(Lang::Th)
+/// A sentence of the register, in the language it is asked in.
+fn said(lang: Lang, detail: AdminDetail<'_>) -> String {
+    detail.render(lang)
 }
 
 fn meta(a: &RegAudit, field: &str) -> Option<String> {
@@ -83,7 +83,7 @@ fn meta(a: &RegAudit, field: &str) -> Option<String> {
 }
 
 /// The row of one sequence, from its numbers (every revision, ascending) and its audit rows (chain order). Pure.
-pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits: &[RegAudit]) -> RegisterRow {
+pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits: &[RegAudit], lang: Lang) -> RegisterRow {
     let last_audit = audits.last();
     let who = |a: Option<&RegAudit>| a.and_then(|a| a.username.clone()).unwrap_or_default();
     let mut row = RegisterRow { period: period.to_string(), sequence, ..Default::default() };
@@ -94,17 +94,17 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
         row.document_number = last_audit.and_then(|a| a.document_number.clone()).unwrap_or_default();
         let (status, reason) = match last_audit {
             Some(a) if a.operation == "MANUAL_OVERRIDE" => {
-                ("SKIPPED", thai(AdminDetail::Skipped { who: &row.who, reason: &meta(a, "reason").unwrap_or_default() }))
+                ("SKIPPED", said(lang, AdminDetail::Skipped { who: &row.who, reason: &meta(a, "reason").unwrap_or_default() }))
             }
             Some(a) if a.operation == "RESET_EXECUTE" => {
-                ("RELEASED", thai(AdminDetail::Released { request: &meta(a, "requestId").unwrap_or_default(), who: &row.who }))
+                ("RELEASED", said(lang, AdminDetail::Released { request: &meta(a, "requestId").unwrap_or_default(), who: &row.who }))
             }
             Some(a) if a.status == "FAILED" => {
                 let (reason, error) = (meta(a, "reason").unwrap_or_default(), meta(a, "error").unwrap_or_default());
-                ("FAILED", thai(AdminDetail::FailedSequence { reason: &reason, error: &error }))
+                ("FAILED", said(lang, AdminDetail::FailedSequence { reason: &reason, error: &error }))
             }
-            Some(a) => ("MISSING", thai(AdminDetail::NoNumber { operation: &a.operation, status: &a.status })),
-            None => ("MISSING", thai(AdminDetail::Unexplained)),
+            Some(a) => ("MISSING", said(lang, AdminDetail::NoNumber { operation: &a.operation, status: &a.status })),
+            None => ("MISSING", said(lang, AdminDetail::Unexplained)),
         };
         row.status = status.into();
         row.reason = reason;
@@ -114,34 +114,34 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
     row.document_id = n.document_id.clone().unwrap_or_default();
     row.who = who(last_audit);
     row.when = bangkok(last_audit.map_or(n.changed_at, |a| a.created_at.max(n.changed_at)));
-    let block = n.block_holder.as_deref().map(|holder| thai(AdminDetail::OfBlock { holder: &holder })).unwrap_or_default();
+    let block = n.block_holder.as_deref().map(|holder| said(lang, AdminDetail::OfBlock { holder: &holder })).unwrap_or_default();
     let status = NumberStatus::parse(&n.status);
     let (status, reason) = match (status, n.cancel_reason.as_deref()) {
         (Some(NumberStatus::Confirmed), _) => {
             let legacy = audits.iter().any(|a| a.operation == "MANUAL_OVERRIDE" && meta(a, "legacy").as_deref() == Some("true"));
             let reason = if legacy {
                 let a = audits.iter().rev().find(|a| a.operation == "MANUAL_OVERRIDE");
-                thai(AdminDetail::Legacy { who: &who(a), reason: &a.and_then(|a| meta(a, "reason")).unwrap_or_default() })
+                said(lang, AdminDetail::Legacy { who: &who(a), reason: &a.and_then(|a| meta(a, "reason")).unwrap_or_default() })
             } else {
                 String::new()
             };
             ("CONFIRMED", reason)
         }
-        (Some(NumberStatus::Reserved), _) => ("RESERVED", thai(AdminDetail::Reserved { block: &block })),
-        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", thai(AdminDetail::Expired)),
-        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", thai(AdminDetail::BlockExpired { block: &block })),
+        (Some(NumberStatus::Reserved), _) => ("RESERVED", said(lang, AdminDetail::Reserved { block: &block })),
+        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", said(lang, AdminDetail::Expired)),
+        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", said(lang, AdminDetail::BlockExpired { block: &block })),
         (Some(NumberStatus::Cancelled), reason) => {
             let by = audits.iter().rev().find(|a| a.operation == "CANCEL");
-            ("CANCELLED", thai(AdminDetail::Cancelled { who: &who(by), reason: &reason.unwrap_or("cancelled") }))
+            ("CANCELLED", said(lang, AdminDetail::Cancelled { who: &who(by), reason: &reason.unwrap_or("cancelled") }))
         }
         (Some(NumberStatus::Void), _) => {
             let void = audits.iter().rev().find(|a| a.operation == "VOID");
             let replaced =
-                void.and_then(|a| meta(a, "replacedBy")).map(|number| thai(AdminDetail::ReplacedBy { number: &number })).unwrap_or_default();
+                void.and_then(|a| meta(a, "replacedBy")).map(|number| said(lang, AdminDetail::ReplacedBy { number: &number })).unwrap_or_default();
             let reason = void.and_then(|a| meta(a, "reason")).unwrap_or_default();
-            ("VOID", thai(AdminDetail::Voided { who: &who(void), reason: &reason, replaced: &replaced }))
+            ("VOID", said(lang, AdminDetail::Voided { who: &who(void), reason: &reason, replaced: &replaced }))
         }
-        (None, _) => ("MISSING", thai(AdminDetail::UnknownStatus { status: &n.status })),
+        (None, _) => ("MISSING", said(lang, AdminDetail::UnknownStatus { status: &n.status })),
     };
     row.status = status.into();
     row.reason = reason;
@@ -185,7 +185,7 @@ pub(crate) trait RowSink: Send {
     fn row(&mut self, r: RegisterRow) -> impl std::future::Future<Output = Result<(), AppError>> + Send;
 }
 
-pub(crate) async fn rows_of(db: &Db, counter: &Counter, sink: &mut impl RowSink) -> Result<(), AppError> {
+pub(crate) async fn rows_of(db: &Db, counter: &Counter, sink: &mut impl RowSink, lang: Lang) -> Result<(), AppError> {
     let period = counter.key.period.to_string();
     let chain = counter_chain(counter.row.id);
     let mut numbers = sqlx::query_as::<_, RegNumber>(NUMBERS_SQL).bind(counter.row.id).fetch(&db.pool).peekable();
@@ -196,7 +196,7 @@ pub(crate) async fn rows_of(db: &Db, counter: &Counter, sink: &mut impl RowSink)
         aus.clear();
         take_through(&mut numbers, seq, &mut ns, |n: &RegNumber| n.sequence).await?;
         take_through(&mut audits, seq, &mut aus, |a: &RegAudit| a.sequence).await?;
-        sink.row(explain(&period, seq, &ns, &aus)).await?;
+        sink.row(explain(&period, seq, &ns, &aus, lang)).await?;
     }
     Ok(())
 }
@@ -250,7 +250,7 @@ impl RegisterFormat {
 }
 
 /// The register's headings, one a column.
-fn header() -> [String; 9] {
+fn header(lang: Lang) -> [String; 9] {
     [
         AdminDetail::HeadingPeriod,
         AdminDetail::HeadingSequence,
@@ -262,7 +262,7 @@ fn header() -> [String; 9] {
         AdminDetail::HeadingReason,
         AdminDetail::HeadingCounter,
     ]
-    .map(thai)
+    .map(|heading| said(lang, heading))
 }
 
 /// The counters of the register: admins of the project (super admins: any).
@@ -298,16 +298,20 @@ fn counter_label(c: &Counter) -> String {
 pub(crate) async fn register(
     State(s): State<std::sync::Arc<Engine>>,
     caller: Caller,
+    headers: axum::http::HeaderMap,
     ApiQuery(q): ApiQuery<RegisterQuery>,
 ) -> Result<Response, AppError> {
+    // Thai, or English to a caller whose Accept-Language prefers it (as the error messages)
+    let lang = headers.get(axum::http::header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).map(Lang::negotiate).unwrap_or_default();
     let format = RegisterFormat::parse(q.format.as_deref())?;
     let counters = counters_of(&s.db, &s.reference, &caller, &q).await?;
     let name = format!("register-{}-{}", q.project_code, q.correspondence_type_code).replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
     if format == RegisterFormat::Xlsx {
-        let bytes = xlsx_of(&s.db, &counters).await?;
+        let bytes = xlsx_of(&s.db, &counters, lang).await?;
         let headers = [
             (axum::http::header::CONTENT_TYPE, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet".to_string()),
             (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}.xlsx\"")),
+            (axum::http::header::CONTENT_LANGUAGE, lang.code().to_string()),
         ];
         return Ok((headers, bytes).into_response());
     }
@@ -315,10 +319,10 @@ pub(crate) async fn register(
     let db = s.db.clone();
     tokio::spawn(async move {
         let mut sink = CsvSink { w: csv::Writer::from_writer(Vec::with_capacity(CSV_CHUNK)), tx, label: String::new() };
-        let _ = sink.w.write_record(header());
+        let _ = sink.w.write_record(header(lang));
         for c in &counters {
             sink.label = counter_label(c);
-            if let Err(e) = rows_of(&db, c, &mut sink).await {
+            if let Err(e) = rows_of(&db, c, &mut sink, lang).await {
                 let _ = sink.tx.send(Err(std::io::Error::other(e.to_string()))).await;
                 return;
             }
@@ -329,6 +333,7 @@ pub(crate) async fn register(
     let headers = [
         (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
         (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}.csv\"")),
+        (axum::http::header::CONTENT_LANGUAGE, lang.code().to_string()),
     ];
     Ok((headers, body).into_response())
 }
@@ -388,20 +393,20 @@ fn tokio_stream_of<T>(mut rx: tokio::sync::mpsc::Receiver<T>) -> impl Stream<Ite
 }
 
 /// The register as an XLSX workbook, one sheet.
-pub(crate) async fn xlsx_of(db: &Db, counters: &[Counter]) -> Result<Vec<u8>, AppError> {
+pub(crate) async fn xlsx_of(db: &Db, counters: &[Counter], lang: Lang) -> Result<Vec<u8>, AppError> {
     use rust_xlsxwriter::{Format, Workbook};
     let x = xlsx_error;
     let mut book = Workbook::new();
     let sheet = book.add_worksheet_with_constant_memory().map_err(x)?;
-    sheet.set_name(thai(AdminDetail::RegisterSheet)).map_err(x)?;
+    sheet.set_name(said(lang, AdminDetail::RegisterSheet)).map_err(x)?;
     let bold = Format::new().set_bold();
-    for (col, h) in header().into_iter().enumerate() {
+    for (col, h) in header(lang).into_iter().enumerate() {
         sheet.write_string_with_format(0, col as u16, h, &bold).map_err(x)?;
     }
     let mut sink = XlsxSink { sheet, next_row: 1, label: String::new() };
     for c in counters {
         sink.label = counter_label(c);
-        rows_of(db, c, &mut sink).await?;
+        rows_of(db, c, &mut sink, lang).await?;
     }
     book.save_to_buffer().map_err(x)
 }
