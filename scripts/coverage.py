@@ -26,8 +26,9 @@ PARTS = [
     # on the server only their rendering and server functions can count
     ("the pages (src/app, their server side)", ["app/"], None),
     ("the load generator (src/bin/loadgen)", ["bin/loadgen/"], None),
-    # a floor that only guards against going back: 85 % needs the pages' browser side measured
-    ("everything (src/, as the server builds it)", [""], 82.0),
+    # measured 85.1 % in two runs of 2026-12-02 (the margin is about 28 lines): a new page's browser-only code, which
+    # the server build counts but never runs, takes it under; its server side needs a test then
+    ("everything (src/, as the server builds it)", [""], 85.0),
 ]
 
 
