@@ -1,6 +1,6 @@
 //! Details of an admin operation on counters and numbers (reset, revise, void, manual override, resuming past the
 //! witness, the counter browser, the number register, the stats): what it refuses, and the register's words (its
-//! headings and the explanation of each sequence, written in Thai).
+//! headings and the explanation of each sequence, in the caller's language).
 
 crate::details! {
     /// What an admin operation on counters and numbers says: its refusals, and the number register's words.
