@@ -548,9 +548,7 @@ pub fn provide_i18n() -> I18n {
 
 #[cfg(feature = "ssr")]
 pub(super) fn initial_lang() -> Lang {
-    use_context::<axum::http::request::Parts>()
-        .map(|parts| Lang::from_cookie_headers(parts.headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok())))
-        .unwrap_or_default()
+    use_context::<axum::http::request::Parts>().map(|parts| crate::server::error::page_lang(&parts.headers)).unwrap_or_default()
 }
 
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]

@@ -319,8 +319,13 @@ tokio::task_local! {
 
 /// Serves a request with its error bodies in the language of its `Accept-Language` (Thai unless it prefers English).
 pub(crate) async fn answer_in_callers_language(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    let lang = request.headers().get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).map(Lang::negotiate).unwrap_or_default();
+    let lang = callers_lang(request.headers());
     ANSWER_LANG.scope(lang, next.run(request)).await
+}
+
+/// The language a request's `Accept-Language` prefers among Thai and English: what an API answer is said in.
+pub(crate) fn callers_lang(headers: &axum::http::HeaderMap) -> Lang {
+    headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).map(Lang::negotiate).unwrap_or_default()
 }
 
 impl IntoResponse for AppError {

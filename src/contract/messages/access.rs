@@ -7,7 +7,6 @@ crate::details! {
         /// A username searched for in the record of logins.
         SearchedUsernameTooLong { max } => "ชื่อผู้ใช้ยาวเกิน {max} ตัวอักษร", "username longer than {max} characters";
         /// A post of the login page's or the header's plain HTML forms that is not a form.
-        FormExpected { reason } => "ต้องส่งข้อมูลเป็นแบบฟอร์ม ({reason})", "a form was expected ({reason})";
         LanguageUnknown => "ภาษาต้องเป็น th หรือ en", "the language must be th or en";
         UsernameTaken { username } => "ชื่อผู้ใช้ '{username}' มีอยู่แล้ว", "the username '{username}' exists already";
         /// A project an API token was to be scoped to.

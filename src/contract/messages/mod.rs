@@ -283,26 +283,12 @@ impl Message {
 
     /// The message in `lang`, its `{name}`s replaced by `args`' values.
     pub fn render(self, lang: Lang, args: &[(&str, &str)]) -> String {
-        let mut out = self.template(lang).to_string();
-        for (name, value) in args {
-            out = out.replace(&format!("{{{name}}}"), value);
-        }
-        out
+        fill(self.template(lang), args)
     }
 
     /// The argument names of the message in `lang`, in order of first use.
     pub fn arguments(self, lang: Lang) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        let mut rest = self.template(lang);
-        while let Some(open) = rest.find('{') {
-            let Some(close) = rest[open..].find('}') else { break };
-            let name = &rest[open + 1..open + close];
-            if !names.contains(&name) {
-                names.push(name);
-            }
-            rest = &rest[open + close + 1..];
-        }
-        names
+        placeholders(self.template(lang))
     }
 }
 

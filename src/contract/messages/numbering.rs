@@ -73,8 +73,6 @@ crate::details! {
         /// A date that reads, but whose end of day is past the calendar's range.
         BlockHoldDateOutOfRange => "วันสิ้นสุดการจองไม่ถูกต้อง", "holdUntil is out of range";
         BlockCountNotWhole { given } => "จำนวนเลขในชุด (count) ต้องเป็นจำนวนเต็ม ไม่ใช่ '{given}'", "count must be a whole number, not '{given}'";
-        /// A post to a plain form whose body is not a form; `reason` is the framework's.
-        FormExpected { reason } => "ต้องส่งข้อมูลเป็นแบบฟอร์ม ({reason})", "the data must be sent as a form ({reason})";
 
         // ---- a batch forwarded to a counter's lock holder
         /// What was not found: the forwarding route of an instance without a cluster secret (it is not there).

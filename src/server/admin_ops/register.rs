@@ -72,11 +72,6 @@ fn bangkok(ms: i64) -> String {
     ms_to_datetime(ms).with_timezone(&plus7).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-/// A sentence of the register, in the language it is asked in.
-fn said(lang: Lang, detail: AdminDetail<'_>) -> String {
-    detail.render(lang)
-}
-
 fn meta(a: &RegAudit, field: &str) -> Option<String> {
     let v: Value = serde_json::from_str(a.metadata.as_deref()?).ok()?;
     v.get(field).and_then(|x| x.as_str().map(str::to_string).or_else(|| (!x.is_null()).then(|| x.to_string())))
@@ -94,17 +89,17 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
         row.document_number = last_audit.and_then(|a| a.document_number.clone()).unwrap_or_default();
         let (status, reason) = match last_audit {
             Some(a) if a.operation == "MANUAL_OVERRIDE" => {
-                ("SKIPPED", said(lang, AdminDetail::Skipped { who: &row.who, reason: &meta(a, "reason").unwrap_or_default() }))
+                ("SKIPPED", AdminDetail::Skipped { who: &row.who, reason: &meta(a, "reason").unwrap_or_default() }.render(lang))
             }
             Some(a) if a.operation == "RESET_EXECUTE" => {
-                ("RELEASED", said(lang, AdminDetail::Released { request: &meta(a, "requestId").unwrap_or_default(), who: &row.who }))
+                ("RELEASED", AdminDetail::Released { request: &meta(a, "requestId").unwrap_or_default(), who: &row.who }.render(lang))
             }
             Some(a) if a.status == "FAILED" => {
                 let (reason, error) = (meta(a, "reason").unwrap_or_default(), meta(a, "error").unwrap_or_default());
-                ("FAILED", said(lang, AdminDetail::FailedSequence { reason: &reason, error: &error }))
+                ("FAILED", AdminDetail::FailedSequence { reason: &reason, error: &error }.render(lang))
             }
-            Some(a) => ("MISSING", said(lang, AdminDetail::NoNumber { operation: &a.operation, status: &a.status })),
-            None => ("MISSING", said(lang, AdminDetail::Unexplained)),
+            Some(a) => ("MISSING", AdminDetail::NoNumber { operation: &a.operation, status: &a.status }.render(lang)),
+            None => ("MISSING", AdminDetail::Unexplained.render(lang)),
         };
         row.status = status.into();
         row.reason = reason;
@@ -114,34 +109,34 @@ pub(crate) fn explain(period: &str, sequence: i64, numbers: &[RegNumber], audits
     row.document_id = n.document_id.clone().unwrap_or_default();
     row.who = who(last_audit);
     row.when = bangkok(last_audit.map_or(n.changed_at, |a| a.created_at.max(n.changed_at)));
-    let block = n.block_holder.as_deref().map(|holder| said(lang, AdminDetail::OfBlock { holder: &holder })).unwrap_or_default();
+    let block = n.block_holder.as_deref().map(|holder| AdminDetail::OfBlock { holder: &holder }.render(lang)).unwrap_or_default();
     let status = NumberStatus::parse(&n.status);
     let (status, reason) = match (status, n.cancel_reason.as_deref()) {
         (Some(NumberStatus::Confirmed), _) => {
             let legacy = audits.iter().any(|a| a.operation == "MANUAL_OVERRIDE" && meta(a, "legacy").as_deref() == Some("true"));
             let reason = if legacy {
                 let a = audits.iter().rev().find(|a| a.operation == "MANUAL_OVERRIDE");
-                said(lang, AdminDetail::Legacy { who: &who(a), reason: &a.and_then(|a| meta(a, "reason")).unwrap_or_default() })
+                AdminDetail::Legacy { who: &who(a), reason: &a.and_then(|a| meta(a, "reason")).unwrap_or_default() }.render(lang)
             } else {
                 String::new()
             };
             ("CONFIRMED", reason)
         }
-        (Some(NumberStatus::Reserved), _) => ("RESERVED", said(lang, AdminDetail::Reserved { block: &block })),
-        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", said(lang, AdminDetail::Expired)),
-        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", said(lang, AdminDetail::BlockExpired { block: &block })),
+        (Some(NumberStatus::Reserved), _) => ("RESERVED", AdminDetail::Reserved { block: &block }.render(lang)),
+        (Some(NumberStatus::Cancelled), Some("expired")) => ("EXPIRED", AdminDetail::Expired.render(lang)),
+        (Some(NumberStatus::Cancelled), Some(r)) if r == BLOCK_EXPIRED => ("EXPIRED", AdminDetail::BlockExpired { block: &block }.render(lang)),
         (Some(NumberStatus::Cancelled), reason) => {
             let by = audits.iter().rev().find(|a| a.operation == "CANCEL");
-            ("CANCELLED", said(lang, AdminDetail::Cancelled { who: &who(by), reason: &reason.unwrap_or("cancelled") }))
+            ("CANCELLED", AdminDetail::Cancelled { who: &who(by), reason: &reason.unwrap_or("cancelled") }.render(lang))
         }
         (Some(NumberStatus::Void), _) => {
             let void = audits.iter().rev().find(|a| a.operation == "VOID");
             let replaced =
-                void.and_then(|a| meta(a, "replacedBy")).map(|number| said(lang, AdminDetail::ReplacedBy { number: &number })).unwrap_or_default();
+                void.and_then(|a| meta(a, "replacedBy")).map(|number| AdminDetail::ReplacedBy { number: &number }.render(lang)).unwrap_or_default();
             let reason = void.and_then(|a| meta(a, "reason")).unwrap_or_default();
-            ("VOID", said(lang, AdminDetail::Voided { who: &who(void), reason: &reason, replaced: &replaced }))
+            ("VOID", AdminDetail::Voided { who: &who(void), reason: &reason, replaced: &replaced }.render(lang))
         }
-        (None, _) => ("MISSING", said(lang, AdminDetail::UnknownStatus { status: &n.status })),
+        (None, _) => ("MISSING", AdminDetail::UnknownStatus { status: &n.status }.render(lang)),
     };
     row.status = status.into();
     row.reason = reason;
@@ -262,7 +257,7 @@ fn header(lang: Lang) -> [String; 9] {
         AdminDetail::HeadingReason,
         AdminDetail::HeadingCounter,
     ]
-    .map(|heading| said(lang, heading))
+    .map(|heading| heading.render(lang))
 }
 
 /// The counters of the register: admins of the project (super admins: any).
@@ -301,8 +296,7 @@ pub(crate) async fn register(
     headers: axum::http::HeaderMap,
     ApiQuery(q): ApiQuery<RegisterQuery>,
 ) -> Result<Response, AppError> {
-    // Thai, or English to a caller whose Accept-Language prefers it (as the error messages)
-    let lang = headers.get(axum::http::header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()).map(Lang::negotiate).unwrap_or_default();
+    let lang = crate::server::error::callers_lang(&headers);
     let format = RegisterFormat::parse(q.format.as_deref())?;
     let counters = counters_of(&s.db, &s.reference, &caller, &q).await?;
     let name = format!("register-{}-{}", q.project_code, q.correspondence_type_code).replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_");
@@ -398,7 +392,7 @@ pub(crate) async fn xlsx_of(db: &Db, counters: &[Counter], lang: Lang) -> Result
     let x = xlsx_error;
     let mut book = Workbook::new();
     let sheet = book.add_worksheet_with_constant_memory().map_err(x)?;
-    sheet.set_name(said(lang, AdminDetail::RegisterSheet)).map_err(x)?;
+    sheet.set_name(AdminDetail::RegisterSheet.render(lang)).map_err(x)?;
     let bold = Format::new().set_bold();
     for (col, h) in header(lang).into_iter().enumerate() {
         sheet.write_string_with_format(0, col as u16, h, &bold).map_err(x)?;

@@ -17,7 +17,7 @@ use tower_sessions::Session;
 
 use super::{Access, ClientInfo};
 use crate::contract::forms::path;
-use crate::contract::messages::{AccessDetail, Lang};
+use crate::contract::messages::{AccessDetail, Lang, RequestDetail};
 use crate::contract::ApiError;
 use crate::server::error::{page_lang, AppError};
 
@@ -53,7 +53,7 @@ async fn login(
 ) -> Response {
     let Form(fields) = match form {
         Ok(f) => f,
-        Err(rejection) => return AppError::validation(AccessDetail::FormExpected { reason: &rejection }).into_response(),
+        Err(rejection) => return AppError::validation(RequestDetail::FormExpected { reason: &rejection }).into_response(),
     };
     match super::login(&s, &session, &client, &fields.username, &fields.password).await {
         Ok(_) => see_other("/"),
@@ -88,7 +88,7 @@ struct LanguageFields {
 async fn switch_language(form: Result<Form<LanguageFields>, FormRejection>) -> Response {
     let Form(fields) = match form {
         Ok(f) => f,
-        Err(rejection) => return AppError::validation(AccessDetail::FormExpected { reason: &rejection }).into_response(),
+        Err(rejection) => return AppError::validation(RequestDetail::FormExpected { reason: &rejection }).into_response(),
     };
     let Some(lang) = Lang::from_code(&fields.lang) else {
         return AppError::validation(AccessDetail::LanguageUnknown).into_response();

@@ -17,7 +17,7 @@ use tower_sessions::Session;
 
 use super::Numbering;
 use crate::contract::forms::{path, HeldNumber, ReserveChoices, ReserveFlash, ReservePageData, Shows};
-use crate::contract::messages::NumberingDetail;
+use crate::contract::messages::RequestDetail;
 use crate::contract::{ApiError, Lang, NumberStatus, StatusResult, WorkflowContext};
 use crate::server::auth::{Access, Caller};
 use crate::server::error::{echo, page_lang, AppError};
@@ -89,7 +89,7 @@ fn admit(caller: Result<Caller, AppError>, form: Result<Form<Fields>, FormReject
     let fields = match form {
         Ok(Form(fields)) => fields,
         Err(rejection) => {
-            let refused = AppError::validation(NumberingDetail::FormExpected { reason: &echo(&rejection.to_string()) });
+            let refused = AppError::validation(RequestDetail::FormExpected { reason: &echo(&rejection.to_string()) });
             return Err(Box::new(refused.into_response()));
         }
     };
