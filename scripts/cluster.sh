@@ -32,7 +32,8 @@ DB_PORT="$(free_port)"; DB2_PORT="$(free_port)"
 # start_mariadb PORT [mariadbd options…]: the server of that port on its own data directory
 start_mariadb() {
   local port="$1"; shift
-  /usr/sbin/mariadbd --defaults-file="$ROOT/deploy/mariadb/replication.cnf" --user=root --datadir="$W/mysql-$port" --port="$port" \
+  # a tmpdir of its own: a starting mariadbd deletes every `#sql*` file in its tmpdir, another server's temporary tables too
+  /usr/sbin/mariadbd --defaults-file="$ROOT/deploy/mariadb/replication.cnf" --user=root --datadir="$W/mysql-$port" --port="$port" --tmpdir="$W/tmp-$port" \
     --bind-address=127.0.0.1 --socket="$W/mysql-$port.sock" --pid-file="$W/mysql-$port.pid" --log-error="$W/mysql-$port.err" \
     --server-id="$port" --innodb-buffer-pool-size=256M --max-connections=500 "$@" &
   DB_PID[$port]=$!
@@ -49,7 +50,8 @@ replica_running() {
 }
 log "cluster: own MariaDB primary on 127.0.0.1:$DB_PORT, semi-sync replica on 127.0.0.1:$DB2_PORT ($W)"
 for port in "$DB_PORT" "$DB2_PORT"; do
-  mariadb-install-db --no-defaults --datadir="$W/mysql-$port" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
+  mkdir -p "$W/tmp-$port"
+  mariadb-install-db --no-defaults --datadir="$W/mysql-$port" --tmpdir="$W/tmp-$port" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
   start_mariadb "$port"
 done
 as_primary "$DB_PORT"

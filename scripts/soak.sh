@@ -47,8 +47,10 @@ forget() { local keep=() p; for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=(
 # processlist is empty and names every client `localhost`; --skip-name-resolve keeps each client's host:port) -------
 DB_PORT="$(free_port)"
 log "soak: own MariaDB on 127.0.0.1:$DB_PORT ($W)"
-mariadb-install-db --no-defaults --datadir="$W/mysql" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
-/usr/sbin/mariadbd --no-defaults --user=root --datadir="$W/mysql" --port="$DB_PORT" --bind-address=127.0.0.1 \
+# a tmpdir of its own: a starting mariadbd deletes every `#sql*` file in its tmpdir, another server's temporary tables too
+mkdir -p "$W/tmp"
+mariadb-install-db --no-defaults --datadir="$W/mysql" --tmpdir="$W/tmp" --user=root --auth-root-authentication-method=normal --skip-test-db >/dev/null 2>&1
+/usr/sbin/mariadbd --no-defaults --user=root --datadir="$W/mysql" --tmpdir="$W/tmp" --port="$DB_PORT" --bind-address=127.0.0.1 \
   --socket="$W/mysql.sock" --pid-file="$W/mysql.pid" --log-error="$W/mysql.err" --skip-name-resolve \
   --innodb-flush-log-at-trx-commit=1 --innodb-buffer-pool-size=256M --max-connections=500 &
 MARIADB_PID=$!; PIDS+=("$MARIADB_PID")

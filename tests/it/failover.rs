@@ -49,6 +49,11 @@ async fn the_service_follows_a_promoted_replica_and_never_writes_to_a_read_only_
     }
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, mut b) = tokio::join!(MariaDbServer::create(dir_a.path()), MariaDbServer::create(dir_b.path()));
+    // each in a tmpdir of its own: a starting server deletes the `#sql*` files of its tmpdir, so in a shared /tmp
+    // one server's start broke the other's bootstrap ("Unknown table 'mysql.tmp_proxies_priv'")
+    for (server, dir) in [(&a, &dir_a), (&b, &dir_b)] {
+        assert_eq!(server.sql("SELECT @@tmpdir"), dir.path().join("tmp").display().to_string());
+    }
     // a: the primary, as an operator makes one; the service's user has no global privilege, as deploy/README.md says
     a.sql("SET GLOBAL rpl_semi_sync_master_enabled = ON; SET GLOBAL read_only = OFF");
     a.sql(

@@ -182,10 +182,12 @@ impl MariaDbServer {
     /// A new server in `dir`, started with extra `mariadbd` options (its TLS files, say).
     pub async fn create_with(dir: &std::path::Path, extra: &[&str]) -> MariaDbServer {
         let datadir = dir.join("data");
+        std::fs::create_dir_all(dir.join("tmp")).expect("the server's temporary directory");
         let out = Command::new("mariadb-install-db")
             .args([
                 "--no-defaults",
                 &format!("--datadir={}", datadir.display()),
+                &format!("--tmpdir={}", dir.join("tmp").display()),
                 "--user=root",
                 "--auth-root-authentication-method=normal",
                 "--skip-test-db",
@@ -206,6 +208,10 @@ impl MariaDbServer {
             .args([
                 "--user=root".to_string(),
                 format!("--datadir={}", d.join("data").display()),
+                // A starting mariadbd deletes every `#sql*` file of its tmpdir as a crashed server's leftovers: in a
+                // shared /tmp that is the temporary tables of every other server running (the machine's own, another
+                // test's), and their statements fail. Each server of a test has its own.
+                format!("--tmpdir={}", d.join("tmp").display()),
                 format!("--port={}", self.port),
                 "--bind-address=127.0.0.1".to_string(),
                 format!("--socket={}", d.join("mysql.sock").display()),
