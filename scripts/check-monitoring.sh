@@ -16,19 +16,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$ROOT/scripts/services.sh"
 cd "$ROOT"
 
-if ! command -v promtool >/dev/null; then
-  log "installing promtool (Debian package prometheus, no recommends; its service is not started here)"
-  { _services_as_root apt-get update -qq &&
-      _services_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; } ||
-    _services_unavailable "promtool" "apt-get install prometheus failed" || exit 0
-fi
-
-if ! command -v amtool >/dev/null; then
-  log "installing amtool (Debian package prometheus-alertmanager, no recommends; its service is not started here)"
-  { _services_as_root apt-get update -qq &&
-      _services_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus-alertmanager >/dev/null; } ||
-    _services_unavailable "amtool" "apt-get install prometheus-alertmanager failed" || exit 0
-fi
+ensure_monitoring_tools ||
+  _services_unavailable "promtool and amtool" "apt-get install prometheus prometheus-alertmanager failed" || exit 0
 
 log "alert rules: promtool check rules + unit tests"
 promtool check rules deploy/prometheus/alerts.yml

@@ -8,14 +8,20 @@ WASM_BINDGEN_VERSION="0.2.130"   # must equal the wasm-bindgen crate pinned in C
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# The build's own tools (wasm-bindgen-cli, cargo-llvm-cov, docnum-wasm-split) are compiled without optimisation: each
+# does seconds of work per run, and on a fresh machine their release builds held up the first test build for 5.5
+# minutes; their debug builds take about 2 (docs/benchmarks/ci-time.md). What they make is the same: the bound bundle
+# byte for byte, the coverage totals, the split's main module (its manifest's order varies run to run in either build).
+TOOL_PROFILE="--debug"
+
 ensure_wasm_tools() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     log "installing the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
-    log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 3 minutes, once)"
-    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
+    log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
+    cargo install $TOOL_PROFILE wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
   fi
 }
 
@@ -61,8 +67,8 @@ ensure_coverage_tools() {
     rustup component add llvm-tools
   fi
   if ! cargo llvm-cov --version >/dev/null 2>&1; then
-    log "installing cargo-llvm-cov (about 4 minutes, once)"
-    cargo install cargo-llvm-cov --locked --version 0.9.1
+    log "installing cargo-llvm-cov (about 30 seconds, once)"
+    cargo install $TOOL_PROFILE cargo-llvm-cov --locked --version 0.9.1
   fi
 }
 
@@ -87,6 +93,29 @@ ensure_chromium() {
     if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
     else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
   fi
+}
+
+# promtool and amtool (scripts/check-monitoring.sh), from Debian's prometheus and prometheus-alertmanager packages
+# without their recommends; their services are not started. Returns 1 when they cannot be installed.
+ensure_monitoring_tools() {
+  local missing=""
+  command -v promtool >/dev/null || missing="$missing prometheus"
+  command -v amtool >/dev/null || missing="$missing prometheus-alertmanager"
+  [ -n "$missing" ] || return 0
+  log "installing$missing (Debian, no recommends: promtool and amtool)"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null; fi
+}
+
+# Everything the test phases after the builds need from the network: Chromium, promtool and amtool (Debian), the
+# end-to-end packages (npm), Schemathesis (PyPI). scripts/test.sh runs it beside the builds, which wait on the cores
+# while this waits on the network; one job, so that no two apt-gets race for dpkg's lock. Each phase still calls its
+# own ensure_*, which finds the tool in place (or installs it then, and fails there if it cannot).
+ensure_test_tools() {
+  ensure_chromium
+  ensure_monitoring_tools
+  ensure_npm_packages
+  ensure_schemathesis
 }
 
 ensure_npm_packages() {
@@ -117,8 +146,8 @@ ensure_wasm_split() {
   WASM_SPLIT="$WASM_SPLIT_DIR/bin/docnum-wasm-split"
   local stamp; stamp="$(cat "$ROOT/tools/wasm-split/Cargo.toml" "$ROOT/tools/wasm-split/Cargo.lock" "$ROOT/tools/wasm-split/src/main.rs" | sha256sum | cut -c1-16)"
   if ! [ -x "$WASM_SPLIT" ] || [ "$(cat "$WASM_SPLIT_DIR/wasm-split.stamp" 2>/dev/null)" != "$stamp" ]; then
-    log "installing docnum-wasm-split (tools/wasm-split, about 1 minute, once)"
-    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" cargo install --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
+    log "installing docnum-wasm-split (tools/wasm-split, about 30 seconds, once)"
+    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" cargo install $TOOL_PROFILE --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
     printf '%s' "$stamp" > "$WASM_SPLIT_DIR/wasm-split.stamp"
   fi
 }

@@ -11,18 +11,26 @@ source "$ROOT/scripts/services.sh"
 cd "$ROOT"
 
 ensure_redis || true   # the Redis tests start their own servers; this makes sure redis-server is installed
+# MariaDB first, before anything installs in the background: two apt-gets at once would fight over dpkg's lock
+have_mariadb=0; if ensure_mariadb; then have_mariadb=1; fi
 
 lint
+# a fresh machine builds everything once: incremental compilation's caches would only cost time there
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 
-# the browser bundle, in the background from here: in its own target directory, without the coverage wrapper. Its tools
-# are installed first, here, so that an install shows (or fails) in the run's own output.
-ensure_wasm_tools; ensure_wasm_split; ensure_wasm_opt
+# Until the tests run, three jobs share the machine. The test build, in the foreground, is the longest path. Beside it:
+# the test phases' tools (Chromium, promtool, npm packages, Schemathesis), which wait on the network; and the browser
+# bundle with its tools (wasm-bindgen, the split tool, wasm-opt), niced so that it takes the cores the test build leaves
+# (it is needed only by the browser tests), in a target directory of its own, without the coverage wrapper.
+tools_log="$(mktemp)"
+( ensure_test_tools ) > "$tools_log" 2>&1 &
+tools_pid=$!
 bundle_log="$(mktemp)"
-( build_bundle ) > "$bundle_log" 2>&1 &
+( renice -n 10 -p "$BASHPID" >/dev/null; ensure_wasm_tools; ensure_wasm_split; ensure_wasm_opt; build_bundle ) > "$bundle_log" 2>&1 &
 bundle_pid=$!
-# on a failure before the bundle is waited for: its cargo as well as the subshells, so no build outlives the run
-trap 'kill_tree $bundle_pid' EXIT
-log "building the browser bundle in the background (its log: $bundle_log)"
+# on a failure before they are waited for: their cargo and apt as well as the subshells, so nothing outlives the run
+trap 'kill_tree $bundle_pid; kill_tree $tools_pid' EXIT
+log "installing the test tools (log: $tools_log) and building the browser bundle (log: $bundle_log) in the background"
 
 if [ "${COVERAGE:-1}" != 0 ]; then
   ensure_coverage_tools
@@ -37,12 +45,15 @@ fi
 
 log "building the tests (clippy inside)"
 cargo test --features ssr --no-run
-# the builds are done: the test runs wait on disks, databases and timers more than on the two cores, so side by side.
+log "waiting for the test tools"
+wait $tools_pid || true   # a tool that did not install is installed again, or fails, by the phase that needs it
+cat "$tools_log"
+# the builds are done: the two passes side by side keep the two cores about 90 % busy (docs/benchmarks/ci-time.md).
 # Tests that need a port refused hold it bound but unlistened (witness.rs), so the other pass cannot take it.
 beside "unit, property, API (SQLite), Redis-lock and multi-process tests" cargo test --features ssr
 beside "monitoring files: alert rules (promtool check + unit tests), Grafana dashboard queries, Alertmanager routes, the systemd unit" \
   bash "$ROOT/scripts/check-monitoring.sh"
-if ensure_mariadb; then
+if [ $have_mariadb = 1 ]; then
   # the whole integration binary again, each test on a fresh MariaDB database of its own (tests/it/common.rs)
   beside "every integration test against MariaDB" env DOCNUM_TEST_DB=mysql cargo test --features ssr --test it
 fi
@@ -51,21 +62,20 @@ together
 log "waiting for the browser bundle"
 if ! wait $bundle_pid; then cat "$bundle_log"; echo "the browser bundle did not build" >&2; exit 1; fi
 trap - EXIT
-tail -n 12 "$bundle_log"
+grep -Ev "^ *(Compiling|Downloaded|Downloading|Updating|Locking|Adding|Blocking) " "$bundle_log" || true
 build_server --as-tested
-log "browser tests (Playwright, system Chromium)"
-bash "$ROOT/scripts/e2e.sh"
-if ensure_mariadb; then
-  log "live screens across two instances (one MariaDB database, Redis): Playwright"
-  bash "$ROOT/scripts/e2e-live.sh"
-fi
-log "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie"
+# The browser tests keep about 1.6 of the two cores busy, the fuzzer about one (Python): side by side they take little
+# longer than the browser tests alone (docs/benchmarks/ci-time.md). Each starts its own server on a free port and file.
 # under CI the fuzzer's seed is pinned, so that a red run is a change's, not a draw's, and repeats case for case; a run
 # here without CI draws its own and explores further (FUZZ_SEED= to draw under CI too)
 if [ -n "${CI:-}" ]; then export FUZZ_SEED="${FUZZ_SEED-268991078420021675663921044803631509045}"; fi
-bash "$ROOT/scripts/fuzz-api.sh"
-
-if ensure_mariadb; then
+beside "browser tests (Playwright, system Chromium)" bash "$ROOT/scripts/e2e.sh"
+beside "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie" \
+  bash "$ROOT/scripts/fuzz-api.sh"
+together
+if [ $have_mariadb = 1 ]; then
+  log "live screens across two instances (one MariaDB database, Redis): Playwright"
+  bash "$ROOT/scripts/e2e-live.sh"
   log "cluster harness (shortened): own MariaDB, 3 Redis, 3 instances, faults under load"
   bash "$ROOT/scripts/cluster.sh"
 fi
