@@ -12,7 +12,8 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # does seconds of work per run, and on a fresh machine their release builds held up the first test build for 5.5
 # minutes; their debug builds take about 2 (docs/benchmarks/ci-time.md). What they make is the same: the bound bundle
 # byte for byte, the coverage totals, the split's main module (its manifest's order varies run to run in either build).
-TOOL_PROFILE="--debug"
+# Nor with debug info, which nobody reads here: wasm-bindgen-cli's build took 139 CPU-seconds with it, 113 without.
+install_tool() { CARGO_PROFILE_DEV_DEBUG=false cargo install --debug "$@"; }
 
 ensure_wasm_tools() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -21,7 +22,7 @@ ensure_wasm_tools() {
   fi
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
-    cargo install $TOOL_PROFILE wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
+    install_tool wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
   fi
 }
 
@@ -68,7 +69,7 @@ ensure_coverage_tools() {
   fi
   if ! cargo llvm-cov --version >/dev/null 2>&1; then
     log "installing cargo-llvm-cov (about 30 seconds, once)"
-    cargo install $TOOL_PROFILE cargo-llvm-cov --locked --version 0.9.1
+    install_tool cargo-llvm-cov --locked --version 0.9.1
   fi
 }
 
@@ -147,7 +148,7 @@ ensure_wasm_split() {
   local stamp; stamp="$(cat "$ROOT/tools/wasm-split/Cargo.toml" "$ROOT/tools/wasm-split/Cargo.lock" "$ROOT/tools/wasm-split/src/main.rs" | sha256sum | cut -c1-16)"
   if ! [ -x "$WASM_SPLIT" ] || [ "$(cat "$WASM_SPLIT_DIR/wasm-split.stamp" 2>/dev/null)" != "$stamp" ]; then
     log "installing docnum-wasm-split (tools/wasm-split, about 30 seconds, once)"
-    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" cargo install $TOOL_PROFILE --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
+    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" install_tool --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
     printf '%s' "$stamp" > "$WASM_SPLIT_DIR/wasm-split.stamp"
   fi
 }
