@@ -15,11 +15,24 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # Nor with debug info, which nobody reads here: wasm-bindgen-cli's build took 139 CPU-seconds with it, 113 without.
 install_tool() { CARGO_PROFILE_DEV_DEBUG=false cargo install --debug "$@"; }
 
-ensure_wasm_tools() {
+# rustup must not run twice at once on one toolchain: each install rewrites the toolchain's record of what is installed
+# and the last writer wins, so the other component's files stay without a record and the next `rustup component add`
+# fails on them. A script that installs in the background calls these two first, one after the other.
+ensure_wasm_target() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     log "installing the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
+}
+ensure_llvm_tools() {
+  if ! rustup component list --installed | grep -q '^llvm-tools'; then
+    log "installing llvm-tools (rustup)"
+    rustup component add llvm-tools
+  fi
+}
+
+ensure_wasm_tools() {
+  ensure_wasm_target
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
     install_tool wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
@@ -63,10 +76,7 @@ lint() {
 
 # cargo-llvm-cov (coverage in scripts/test.sh) and the LLVM tools it reads the profiles with
 ensure_coverage_tools() {
-  if ! rustup component list --installed | grep -q '^llvm-tools'; then
-    log "installing llvm-tools (rustup)"
-    rustup component add llvm-tools
-  fi
+  ensure_llvm_tools
   if ! cargo llvm-cov --version >/dev/null 2>&1; then
     log "installing cargo-llvm-cov (about 30 seconds, once)"
     install_tool cargo-llvm-cov --locked --version 0.9.1

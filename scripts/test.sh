@@ -22,6 +22,9 @@ if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
 # the test phases' tools (Chromium, promtool, npm packages, Schemathesis), which wait on the network; and the browser
 # bundle with its tools (wasm-bindgen, the split tool, wasm-opt), niced so that it takes the cores the test build leaves
 # (it is needed only by the browser tests), in a target directory of its own, without the coverage wrapper.
+# rustup's installs first, one after the other (lib.sh, ensure_wasm_target)
+ensure_wasm_target
+if [ "${COVERAGE:-1}" != 0 ]; then ensure_llvm_tools; fi
 tools_log="$(mktemp)"
 ( ensure_test_tools ) > "$tools_log" 2>&1 &
 tools_pid=$!
