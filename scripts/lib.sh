@@ -13,7 +13,9 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # minutes; their debug builds take about 2 (docs/benchmarks/ci-time.md). What they make is the same: the bound bundle
 # byte for byte, the coverage totals, the split's main module (its manifest's order varies run to run in either build).
 # Nor with debug info, which nobody reads here: wasm-bindgen-cli's build took 139 CPU-seconds with it, 113 without.
-install_tool() { CARGO_PROFILE_DEV_DEBUG=false cargo install --debug "$@"; }
+# Each builds in a target directory of its own: cargo install in a shared one waits for the other's lock, and
+# cargo-llvm-cov, which the test build waits for, took 80 s instead of 41 behind wasm-bindgen-cli.
+install_tool() { local dir="$1"; shift; CARGO_TARGET_DIR="$dir" CARGO_PROFILE_DEV_DEBUG=false cargo install --debug "$@"; }
 
 # rustup must not run twice at once on one toolchain: each install rewrites the toolchain's record of what is installed
 # and the last writer wins, so the other component's files stay without a record and the next `rustup component add`
@@ -35,7 +37,7 @@ ensure_wasm_tools() {
   ensure_wasm_target
   if ! command -v wasm-bindgen >/dev/null || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
     log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
-    install_tool wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
+    install_tool "$CARGO_TARGET_DIR/tools/wasm-bindgen" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force   # not --locked: with it, a locked dependency is missing from the registry (0.2.130)
   fi
 }
 
@@ -79,7 +81,7 @@ ensure_coverage_tools() {
   ensure_llvm_tools
   if ! cargo llvm-cov --version >/dev/null 2>&1; then
     log "installing cargo-llvm-cov (about 30 seconds, once)"
-    install_tool cargo-llvm-cov --locked --version 0.9.1
+    install_tool "$CARGO_TARGET_DIR/tools/llvm-cov" cargo-llvm-cov --locked --version 0.9.1
   fi
 }
 
@@ -158,7 +160,7 @@ ensure_wasm_split() {
   local stamp; stamp="$(cat "$ROOT/tools/wasm-split/Cargo.toml" "$ROOT/tools/wasm-split/Cargo.lock" "$ROOT/tools/wasm-split/src/main.rs" | sha256sum | cut -c1-16)"
   if ! [ -x "$WASM_SPLIT" ] || [ "$(cat "$WASM_SPLIT_DIR/wasm-split.stamp" 2>/dev/null)" != "$stamp" ]; then
     log "installing docnum-wasm-split (tools/wasm-split, about 30 seconds, once)"
-    CARGO_TARGET_DIR="$WASM_SPLIT_DIR/target" install_tool --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
+    install_tool "$WASM_SPLIT_DIR/target" --quiet --locked --force --path "$ROOT/tools/wasm-split" --root "$WASM_SPLIT_DIR"
     printf '%s' "$stamp" > "$WASM_SPLIT_DIR/wasm-split.stamp"
   fi
 }
