@@ -31,8 +31,13 @@ tools_pid=$!
 bundle_log="$(mktemp)"
 ( renice -n 10 -p "$BASHPID" >/dev/null; ensure_wasm_tools; ensure_wasm_split; ensure_wasm_opt; build_bundle ) > "$bundle_log" 2>&1 &
 bundle_pid=$!
-# on a failure before they are waited for: their cargo and apt as well as the subshells, so nothing outlives the run
-trap 'kill_tree $bundle_pid; kill_tree $tools_pid' EXIT
+# on a failure before they are waited for: their cargo and apt as well as the subshells, and the phases started beside
+# the others, so nothing outlives the run
+stop_background() {
+  [ -z "$bundle_pid" ] || kill_tree "$bundle_pid"; [ -z "$tools_pid" ] || kill_tree "$tools_pid"
+  for pid in "${BESIDE_PIDS[@]}"; do kill_tree "$pid"; done
+}
+trap stop_background EXIT
 log "installing the test tools (log: $tools_log) and building the browser bundle (log: $bundle_log) in the background"
 
 if [ "${COVERAGE:-1}" != 0 ]; then
@@ -49,7 +54,7 @@ fi
 log "building the tests (clippy inside)"
 cargo test --features ssr --no-run
 log "waiting for the test tools"
-wait $tools_pid || true   # a tool that did not install is installed again, or fails, by the phase that needs it
+wait $tools_pid || true; tools_pid=""   # a tool that did not install is installed again, or fails, by the phase that needs it
 cat "$tools_log"
 # the builds are done: the two passes side by side keep the two cores about 90 % busy (docs/benchmarks/ci-time.md).
 # Tests that need a port refused hold it bound but unlistened (witness.rs), so the other pass cannot take it.
@@ -62,20 +67,24 @@ if [ $have_mariadb = 1 ]; then
 fi
 together
 
-log "waiting for the browser bundle"
-if ! wait $bundle_pid; then cat "$bundle_log"; echo "the browser bundle did not build" >&2; exit 1; fi
-trap - EXIT
-grep -Ev "^ *(Compiling|Downloaded|Downloading|Updating|Locking|Adding|Blocking) " "$bundle_log" || true
+# The fuzzer needs the server but not the browser bundle: it starts now, while the bundle may still be building, and
+# runs on beside the browser tests; side by side they take little longer than the browser tests alone, which keep about
+# three quarters of the two cores busy (docs/benchmarks/ci-time.md). Each starts its own server on a free port and file. Under CI the fuzzer's seed is pinned, so that a red run is a change's, not a
+# draw's, and repeats case for case; a run here without CI draws its own and explores further (FUZZ_SEED= to draw under
+# CI too).
 build_server --as-tested
-# The browser tests keep about 1.6 of the two cores busy, the fuzzer about one (Python): side by side they take little
-# longer than the browser tests alone (docs/benchmarks/ci-time.md). Each starts its own server on a free port and file.
-# under CI the fuzzer's seed is pinned, so that a red run is a change's, not a draw's, and repeats case for case; a run
-# here without CI draws its own and explores further (FUZZ_SEED= to draw under CI too)
 if [ -n "${CI:-}" ]; then export FUZZ_SEED="${FUZZ_SEED-268991078420021675663921044803631509045}"; fi
-beside "browser tests (Playwright, system Chromium)" bash "$ROOT/scripts/e2e.sh"
 beside "API fuzzing (Schemathesis): every route of the OpenAPI document, with a token and with the session cookie" \
   bash "$ROOT/scripts/fuzz-api.sh"
+
+log "waiting for the browser bundle"
+if ! wait $bundle_pid; then cat "$bundle_log"; echo "the browser bundle did not build" >&2; exit 1; fi
+bundle_pid=""
+grep -Ev "^ *(Compiling|Downloaded|Downloading|Updating|Locking|Adding|Blocking) " "$bundle_log" || true
+build_server --as-tested   # again, a build with nothing to do: it puts the bundle's hash.txt next to the server
+beside "browser tests (Playwright, system Chromium)" bash "$ROOT/scripts/e2e.sh"
 together
+trap - EXIT
 if [ $have_mariadb = 1 ]; then
   log "live screens across two instances (one MariaDB database, Redis): Playwright"
   bash "$ROOT/scripts/e2e-live.sh"
