@@ -311,6 +311,14 @@ kill_tree() {
   kill "$1" 2>/dev/null || true
 }
 
+# Sets the niceness of a process and everything it started (`renice_tree PID N`); a lower one than the process has
+# needs root, and is then left as it was.
+renice_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do renice_tree "$child" "$2"; done
+  renice -n "$2" -p "$1" >/dev/null 2>&1 || true
+}
+
 # A TCP port free on 127.0.0.1 now (the kernel's pick).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
