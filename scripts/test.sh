@@ -70,9 +70,9 @@ together
 # The browser bundle, if it is still building, is now the longest path: it gets the cores first. The fuzzer needs the
 # server but not the bundle: it starts now, niced, on what the bundle leaves, and runs on beside the browser tests.
 # Alone, the fuzzing keeps one core busy for about 110 s, the browser tests three quarters of two for about 220 s
-# (docs/benchmarks/ci-time.md). Each starts its own server on a free port and file. Under CI the fuzzer's seed is pinned, so that a red run is a change's, not a
-# draw's, and repeats case for case; a run here without CI draws its own and explores further (FUZZ_SEED= to draw under
-# CI too).
+# (docs/benchmarks/ci-time.md). Each starts its own server on a free port and file. Under CI the fuzzer's seed is
+# pinned, so that a red run is a change's, not a draw's, and repeats case for case; a run here without CI draws its own
+# and explores further (FUZZ_SEED= to draw under CI too).
 build_server --as-tested
 if [ -n "${CI:-}" ]; then export FUZZ_SEED="${FUZZ_SEED-268991078420021675663921044803631509045}"; fi
 renice_tree "$bundle_pid" 0
