@@ -29,8 +29,11 @@ test('choices made before the page hydrated are the ones the hydrated page reser
   const recipient = page.getByTestId('select-recipient');
   await recipient.selectOption((await value('select-recipient', 'กทท.'))!);
   await expect(page.locator('body[data-hydrated="true"]')).toHaveCount(0);
+  // the "show the parts" step is for a page without its script: shown until the script is there, then hidden
+  await expect(page.getByTestId('choose-step')).toBeVisible();
   release();
   await waitHydrated(page);
+  await expect(page.getByTestId('choose-step')).toBeHidden();
   await expect(originator.locator('option:checked')).toHaveAttribute('data-code', 'ผรม.2');
   await expect(recipient.locator('option:checked')).toHaveAttribute('data-code', 'กทท.');
   await page.getByTestId('reserve-button').click();

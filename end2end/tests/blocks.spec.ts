@@ -7,6 +7,8 @@ import { STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpe
 test('staff take a block from the reserve page and confirm and cancel its numbers one by one', async ({ page }) => {
   const errors = collectErrors(page);
   await login(page, STAFF);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
   await selectByCode(page, 'select-project', 'LCBP3-C3');
   await selectByCode(page, 'select-type', 'OTHER');
   await selectByCode(page, 'select-originator', 'คคง.');

@@ -6,6 +6,8 @@ import { STAFF, login, selectByCode, waitHydrated } from './helpers';
 test('staff reserves, sees the countdown and confirms a letter number', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await login(page, STAFF);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
 
   await selectByCode(page, 'select-project', 'LCBP3');
   await selectByCode(page, 'select-type', 'LETTER');
@@ -60,6 +62,8 @@ test('staff reserves, sees the countdown and confirms a letter number', async ({
 
 test('cancelling a reservation leaves the number unused and never reused', async ({ page }) => {
   await login(page, STAFF);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
   await selectByCode(page, 'select-project', 'LCBP3-C1');
   await selectByCode(page, 'select-type', 'MEMO');
   await selectByCode(page, 'select-originator', 'ผรม.1');
@@ -79,6 +83,8 @@ test('cancelling a reservation leaves the number unused and never reused', async
 
 test('the form follows the resolved template: sub-type for TRANSMITTAL, RFA type and discipline for RFA', async ({ page }) => {
   await login(page, STAFF);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
   await selectByCode(page, 'select-project', 'LCBP3');
 
   await selectByCode(page, 'select-type', 'TRANSMITTAL');
@@ -129,6 +135,8 @@ test('a wrong password shows the server error', async ({ page }) => {
 // Only this test takes numbers from LCBP3-C1 / MEMO / กทท. → ผรม.1.
 test('a reserve that does not get through offers a retry that reserves the number once', async ({ page }) => {
   await login(page, STAFF);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
   await selectByCode(page, 'select-project', 'LCBP3-C1');
   await selectByCode(page, 'select-type', 'MEMO');
   await selectByCode(page, 'select-originator', 'กทท.');

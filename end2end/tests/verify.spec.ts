@@ -63,6 +63,8 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
 
 test('the reservation card shows the QR code of the verify link and links the stamp', async ({ page }) => {
   await login(page, ADMIN);
+  // the staff script acts on choices made once it is there (one made before waits for the next change)
+  await waitHydrated(page);
   await selectByCode(page, 'select-project', 'LCBP3-C2');
   await selectByCode(page, 'select-type', 'OTHER');
   await selectByCode(page, 'select-originator', 'คคง.');
