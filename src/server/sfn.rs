@@ -35,11 +35,19 @@ pub(crate) fn page_lang() -> Lang {
 
 /// The server state (provided to every server function by the router).
 pub(crate) fn state() -> Result<AppState, ApiError> {
-    use_context::<AppState>().ok_or_else(|| error(AppError::internal("server state missing from the server-function context")))
+    use_context::<AppState>().ok_or_else(|| gone("server state"))
 }
 
 fn parts() -> Result<Parts, ApiError> {
-    use_context::<Parts>().ok_or_else(|| error(AppError::internal("request parts missing from the server-function context")))
+    use_context::<Parts>().ok_or_else(|| gone("request parts"))
+}
+
+/// The router provides the state and the request to every server function and every render; they are missing only
+/// in a render torn down because its client left (`page_owner`), where a resource's server function ran on. Nobody
+/// reads that answer: it is no server fault to log as one.
+fn gone(what: &'static str) -> ApiError {
+    tracing::debug!(what, "a server function ran on in a render whose client has left");
+    AppError::internal(format!("{what} missing from the server-function context")).api_error(Lang::default())
 }
 
 /// The session of this call ("who am I" and the pages' form results work on it directly).
