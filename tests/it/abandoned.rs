@@ -176,7 +176,7 @@ async fn thousands_of_abandoned_page_loads_leave_the_server_answering_and_stoppa
     let first: Vec<String> = panics.iter().take(3).map(|p| p.to_string()).collect();
     assert_eq!(panics.len(), 0, "{} panics in the log of {loads} abandoned page loads, the first:\n{}", panics.len(), first.join("\n"));
     // nor logged an error: a server function that runs on in a render its client left finds the request gone, which is
-    // no fault of the server (an internal error logged for each, about one in five such loads, before)
+    // no fault of the server (before, an internal error was logged for each: 8 in this test's 10,000 loads)
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
     let first: Vec<String> = errors.iter().take(3).map(|e| e.to_string()).collect();
     assert_eq!(errors.len(), 0, "{} errors in the log of {loads} abandoned page loads, the first:\n{}", errors.len(), first.join("\n"));
