@@ -1,14 +1,12 @@
 import { expect, test } from '@playwright/test';
-import { STAFF, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { STAFF, collectErrors, selectByCode, waitHydrated, loginLive } from './helpers';
 
 // /blocks: numbers taken in advance from the reserve page's choices, then confirmed or cancelled one by one.
 // Only this file takes numbers from LCBP3-C3 / OTHER คคง. → ผรม.1.
 
 test('staff take a block from the reserve page and confirm and cancel its numbers one by one', async ({ page }) => {
   const errors = collectErrors(page);
-  await login(page, STAFF);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3-C3');
   await selectByCode(page, 'select-type', 'OTHER');
   await selectByCode(page, 'select-originator', 'คคง.');

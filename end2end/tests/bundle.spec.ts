@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Response } from '@playwright/test';
-import { ADMIN, SAME_ORIGIN, STAFF, collectErrors, login, waitHydrated } from './helpers';
+import { ADMIN, SAME_ORIGIN, STAFF, collectErrors, waitHydrated, loginLive } from './helpers';
 
 // The production bundle as a browser gets it (scripts/run.sh and scripts/e2e.sh build it): the WASM arrives
 // compressed, in a folder named by its hash and cached for a year, and small. The login page loads no script, the
@@ -95,8 +95,7 @@ test('the login page loads no script, the reserve page the staff script alone; a
   expect(scripts).toEqual([]);
   await expect(page.locator('body[data-hydrated]')).toHaveCount(0);
 
-  await login(page, ADMIN);
-  await waitHydrated(page);
+  await loginLive(page, ADMIN);
   await page_settled();
   expect(wasm, 'the reserve page loads the staff script alone').toEqual(['staff_bg.wasm']);
 

@@ -46,6 +46,15 @@ export async function login(page: Page, who: { user: string; password: string })
   await expect(page.getByTestId('logout')).toBeAttached();
 }
 
+/**
+ * Logs in and waits for the reserve page it lands on to be live (its staff script there): a choice made before the
+ * script is there is acted on only at the next change, so a test that chooses at once would race it.
+ */
+export async function loginLive(page: Page, who: { user: string; password: string }) {
+  await login(page, who);
+  await waitHydrated(page);
+}
+
 /** Chooses the option whose `data-code` is `code` (values are ids, which the tests do not know). */
 export async function selectByCode(page: Page, testId: string, code: string) {
   const select = page.getByTestId(testId);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated } from './helpers';
+import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated, loginLive } from './helpers';
 
 // What a person sees at a desk and on a phone: dates under a chart's axis never overlap, the header stays one line at
 // 1366 px with the rarely used admin pages under "more", the counter browser is a column of cards on a phone.
@@ -70,8 +70,7 @@ test.describe('on a phone, 390 × 844', () => {
 
   test('the reserve page', async ({ page }) => {
     test.skip(!shots, 'a picture only');
-    await login(page, STAFF);
-    await waitHydrated(page);
+    await loginLive(page, STAFF);
     await page.screenshot({ path: `${shots}/390-reserve.png`, fullPage: true });
   });
 });

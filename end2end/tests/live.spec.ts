@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, login, selectByCode, waitHydrated, loginLive } from './helpers';
 
 // Live screens across two instances (scripts/e2e-live.sh only: the default run ignores this file). The page is on
 // instance B (BASE_URL); the changes are made on instance A (BASE_URL_A) through the REST API with an API token.
@@ -78,8 +78,7 @@ test('B\'s reset queue shows a request made on A', async ({ page }) => {
 
 test('B\'s reservation form marks its preview stale after a reserve on A of the same counter', async ({ page }) => {
   test.skip(!A || !TOKEN, 'run by scripts/e2e-live.sh');
-  await login(page, ADMIN);
-  await waitHydrated(page);
+  await loginLive(page, ADMIN);
   await selectByCode(page, 'select-project', 'LCBP3-C2');
   await selectByCode(page, 'select-type', 'LETTER');
   await selectByCode(page, 'select-originator', 'คคง.');

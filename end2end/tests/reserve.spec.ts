@@ -1,13 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { STAFF, login, selectByCode, waitHydrated } from './helpers';
+import { STAFF, selectByCode, loginLive } from './helpers';
 
 // Runs against a fresh database with the demo data and the service clock at 2025-06-15 (B.E. 2568).
 // Only this test takes numbers from the LCBP3 / LETTER / คคง. → สคฉ.3 counter.
 test('staff reserves, sees the countdown and confirms a letter number', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  await login(page, STAFF);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, STAFF);
 
   await selectByCode(page, 'select-project', 'LCBP3');
   await selectByCode(page, 'select-type', 'LETTER');
@@ -61,9 +59,7 @@ test('staff reserves, sees the countdown and confirms a letter number', async ({
 });
 
 test('cancelling a reservation leaves the number unused and never reused', async ({ page }) => {
-  await login(page, STAFF);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3-C1');
   await selectByCode(page, 'select-type', 'MEMO');
   await selectByCode(page, 'select-originator', 'ผรม.1');
@@ -82,9 +78,7 @@ test('cancelling a reservation leaves the number unused and never reused', async
 });
 
 test('the form follows the resolved template: sub-type for TRANSMITTAL, RFA type and discipline for RFA', async ({ page }) => {
-  await login(page, STAFF);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3');
 
   await selectByCode(page, 'select-type', 'TRANSMITTAL');
@@ -134,9 +128,7 @@ test('a wrong password shows the server error', async ({ page }) => {
 
 // Only this test takes numbers from LCBP3-C1 / MEMO / กทท. → ผรม.1.
 test('a reserve that does not get through offers a retry that reserves the number once', async ({ page }) => {
-  await login(page, STAFF);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, STAFF);
   await selectByCode(page, 'select-project', 'LCBP3-C1');
   await selectByCode(page, 'select-type', 'MEMO');
   await selectByCode(page, 'select-originator', 'กทท.');

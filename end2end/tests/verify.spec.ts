@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { ADMIN, SAME_ORIGIN, collectErrors, login, selectByCode, waitHydrated } from './helpers';
+import { ADMIN, SAME_ORIGIN, collectErrors, login, selectByCode, waitHydrated, loginLive } from './helpers';
 
 // /verify: anyone checks a number's receipt in the browser, against the log key the page pins.
 const REST = '/api/v1/document-numbering';
@@ -62,9 +62,7 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
 });
 
 test('the reservation card shows the QR code of the verify link and links the stamp', async ({ page }) => {
-  await login(page, ADMIN);
-  // the staff script acts on choices made once it is there (one made before waits for the next change)
-  await waitHydrated(page);
+  await loginLive(page, ADMIN);
   await selectByCode(page, 'select-project', 'LCBP3-C2');
   await selectByCode(page, 'select-type', 'OTHER');
   await selectByCode(page, 'select-originator', 'คคง.');
