@@ -171,15 +171,17 @@ async fn thousands_of_abandoned_page_loads_leave_the_server_answering_and_stoppa
     let log = std::fs::read_to_string(&log_path).unwrap_or_default();
     assert!(status.success(), "the stop after abandoned page loads exited with {status}; the server's log ends:\n{}", tail(&log, 40));
     assert!(!log.contains("request still in flight"), "the stop reported requests left in flight:\n{}", tail(&log, 40));
+    let lines_with = |needle: &str| -> (usize, String) {
+        let found: Vec<&str> = log.lines().filter(|l| l.contains(needle)).collect();
+        (found.len(), found.iter().take(3).copied().collect::<Vec<_>>().join("\n"))
+    };
     // and no render torn down by its client's leaving panicked: a real panic must not drown among those
-    let panics: Vec<&str> = log.lines().filter(|l| l.contains("panicked at")).collect();
-    let first: Vec<String> = panics.iter().take(3).map(|p| p.to_string()).collect();
-    assert_eq!(panics.len(), 0, "{} panics in the log of {loads} abandoned page loads, the first:\n{}", panics.len(), first.join("\n"));
+    let (panics, first) = lines_with("panicked at");
+    assert_eq!(panics, 0, "{panics} panics in the log of {loads} abandoned page loads, the first:\n{first}");
     // nor logged an error: a server function that runs on in a render its client left finds the request gone, which is
     // no fault of the server (before, an internal error was logged for each: 8 in this test's 10,000 loads)
-    let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
-    let first: Vec<String> = errors.iter().take(3).map(|e| e.to_string()).collect();
-    assert_eq!(errors.len(), 0, "{} errors in the log of {loads} abandoned page loads, the first:\n{}", errors.len(), first.join("\n"));
+    let (errors, first) = lines_with("ERROR");
+    assert_eq!(errors, 0, "{errors} errors in the log of {loads} abandoned page loads, the first:\n{first}");
 }
 
 /// A page that needs a session, requested without one, is answered by the server before any rendering: a `303`
