@@ -130,3 +130,81 @@ async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifie
     drop(db);
     drop(mysql);
 }
+
+/// The first migration of the log's staged events in one row per transaction.
+const LOG_STAGED: i64 = 20261203000053;
+
+#[tokio::test]
+async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
+    use docnum::server::clock::Clock;
+    use docnum::server::config::LogConfig;
+    use docnum::server::tlog::Log;
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
+    let url = match &mysql {
+        Some(m) => m.url.clone(),
+        None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
+    };
+    let db = Db::connect(&url).await.unwrap();
+    migrate_before(&db, LOG_STAGED).await;
+    let pool = &db.pool;
+    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('คคง.', 'Project', 0)").execute(pool).await.unwrap();
+    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('LET', 'Letter', 0)").execute(pool).await.unwrap();
+    sqlx::query(
+        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
+         SELECT p.id, t.id, 'YEAR_2569', 2, 9999, 2, 0, 0 FROM projects p, correspondence_types t",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
+    // the earlier schema: one staged row per event
+    for (event, number, sequence, document) in
+        [("reserved", "คคง.-0001-2569", Some(1), None), ("confirmed", "คคง.-0001-2569", Some(1), Some("DOC \"1\"")), ("counter-reset", "-", None, None)]
+    {
+        sqlx::query("INSERT INTO log_pending (event, number, counter_id, sequence, document_id, at) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(event)
+            .bind(number)
+            .bind(counter)
+            .bind(sequence)
+            .bind(document)
+            .bind(1_750_000_000_000i64)
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+
+    db.migrate().await.unwrap();
+
+    let staged: Vec<Vec<u8>> = sqlx::query_scalar("SELECT events FROM log_staged ORDER BY id").fetch_all(pool).await.unwrap();
+    let staged: Vec<serde_json::Value> = staged.iter().map(|json| serde_json::from_slice(json).unwrap()).collect();
+    assert_eq!(
+        staged,
+        vec![
+            serde_json::json!([{ "event": "reserved", "number": "คคง.-0001-2569", "counter": counter, "sequence": 1, "document": null, "at": 1_750_000_000_000i64 }]),
+            serde_json::json!([{ "event": "confirmed", "number": "คคง.-0001-2569", "counter": counter, "sequence": 1, "document": "DOC \"1\"", "at": 1_750_000_000_000i64 }]),
+            serde_json::json!([{ "event": "counter-reset", "number": "-", "counter": counter, "sequence": null, "document": null, "at": 1_750_000_000_000i64 }]),
+        ]
+    );
+    // the sequencer reads them as its own
+    let log = Log::new(db.clone(), Arc::new(Clock::system()), LogConfig::default()).unwrap();
+    assert_eq!(log.integrate(200).await.unwrap(), 3);
+    let logged: Vec<(i64, String, String, String)> =
+        sqlx::query_as("SELECT idx, event, number, project_code FROM log_entries ORDER BY idx").fetch_all(pool).await.unwrap();
+    assert_eq!(
+        logged,
+        vec![
+            (0, "reserved".to_string(), "คคง.-0001-2569".to_string(), "คคง.".to_string()),
+            (1, "confirmed".into(), "คคง.-0001-2569".into(), "คคง.".into()),
+            (2, "counter-reset".into(), "-".into(), "คคง.".into()),
+        ]
+    );
+    let body: Vec<u8> = sqlx::query_scalar("SELECT body FROM log_entries WHERE idx = 1").fetch_one(pool).await.unwrap();
+    let document = format!("document-sha256 {}", docnum::server::tlog::document_sha256("DOC \"1\""));
+    assert!(String::from_utf8(body).unwrap().contains(&document));
+    assert_eq!(sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM log_staged").fetch_one(pool).await.unwrap(), 0);
+    drop(db);
+    drop(mysql);
+}

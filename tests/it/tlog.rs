@@ -195,7 +195,7 @@ async fn proofs_agree_with_ct_merkle_at_random_sizes() {
         assert_eq!(root_of(&ours, at).as_bytes(), theirs.as_bytes());
     }
     // nothing staged is left behind, and each event is in once
-    assert_eq!(app.count("SELECT COUNT(*) FROM log_pending").await, 0);
+    assert_eq!(app.count("SELECT COUNT(*) FROM log_staged").await, 0);
     assert_eq!(app.count("SELECT COUNT(*) FROM log_entries").await, 300);
     assert_eq!(app.count("SELECT COUNT(DISTINCT number) FROM log_entries WHERE event = 'reserved'").await, 300);
 }
@@ -279,14 +279,16 @@ async fn check_finds_each_event_logged_once_and_a_changed_log() {
     );
 
     // an event logged that no audit row explains, and an entry's text changed
-    sqlx::query("INSERT INTO log_pending (event, number, counter_id, sequence, document_id, at) VALUES ('confirmed', 'X-1', 1, 99, NULL, 0)")
+    let staged = br#"[{"event":"confirmed","number":"X-1","counter":1,"sequence":99,"document":null,"at":0}]"#.to_vec();
+    sqlx::query("INSERT INTO log_staged (events) VALUES (?)")
+        .bind(staged)
         .execute(&app.state.db.pool)
         .await
         .unwrap();
     let report = check::check(&app.state.db, &[]).await.unwrap();
     assert!(!report.ok);
     assert_eq!((report.transparency_log.missing, report.transparency_log.extra), (0, 1));
-    sqlx::query("DELETE FROM log_pending").execute(&app.state.db.pool).await.unwrap();
+    sqlx::query("DELETE FROM log_staged").execute(&app.state.db.pool).await.unwrap();
     let body: Vec<u8> = sqlx::query_scalar("SELECT body FROM log_entries WHERE idx = 3").fetch_one(&app.state.db.pool).await.unwrap();
     let forged = String::from_utf8(body).unwrap().replace("event cancelled", "event confirmed").into_bytes();
     sqlx::query("UPDATE log_entries SET body = ?, event = 'confirmed' WHERE idx = 3").bind(forged).execute(&app.state.db.pool).await.unwrap();

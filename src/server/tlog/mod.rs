@@ -33,6 +33,9 @@ use crate::server::config::LogConfig;
 use crate::server::db::{Conn, Db};
 use crate::server::error::AppError;
 
+/// Staged rows the sequencer takes in one transaction (each holds one committed transaction's events).
+const STAGED_ROWS: i64 = 200;
+
 static ENABLED: AtomicBool = AtomicBool::new(true);
 
 /// Whether the counter transaction stages its events (`LOG_ENABLED`, process-wide: the bench's A/B).
@@ -65,25 +68,25 @@ pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = 
     if !ENABLED.load(Ordering::Relaxed) {
         return Ok(());
     }
-    let rows: Vec<store::Staged<'_>> = counters
+    let events: Vec<store::Staged<'_>> = counters
         .into_iter()
-        .flat_map(|(counter_id, entries)| {
+        .flat_map(|(counter, entries)| {
             entries.iter().filter_map(move |e| {
                 Some(store::Staged {
-                    event: event_of(e)?,
-                    number: e.document_number.as_deref().unwrap_or("-"),
-                    counter_id,
+                    event: event_of(e)?.into(),
+                    number: e.document_number.as_deref().unwrap_or("-").into(),
+                    counter,
                     sequence: e.sequence,
-                    document_id: e.document_id.as_deref(),
+                    document: e.document_id.as_deref().map(Into::into),
                     at: e.created_at,
                 })
             })
         })
         .collect();
-    if rows.is_empty() {
+    if events.is_empty() {
         return Ok(());
     }
-    store::insert_pending(tx, &rows).await
+    store::stage(tx, &events).await
 }
 
 fn sql(e: sqlx::Error) -> AppError {
@@ -235,37 +238,46 @@ impl Log {
         Ok(())
     }
 
-    /// Moves up to `limit` staged events into the tree; answers how many.
-    pub async fn integrate(&self, limit: i64) -> Result<usize, AppError> {
+    /// Moves the events of up to `rows` staged rows into the tree; answers how many events.
+    pub async fn integrate(&self, rows: i64) -> Result<usize, AppError> {
+        Ok(self.take(rows).await?.1)
+    }
+
+    /// [`Log::integrate`], answering also how many staged rows it took.
+    async fn take(&self, rows: i64) -> Result<(usize, usize), AppError> {
         let _one = self.busy.lock().await;
         let mut tx = self.db.begin_write().await.map_err(sql)?;
         let (size, _) = store::lock_state(&mut tx, self.db.dialect).await.map_err(sql)?;
-        let pending = store::read_pending(&mut tx, limit).await.map_err(sql)?;
-        if pending.is_empty() {
-            return Ok(0);
+        let staged = store::read_staged(&mut tx, rows).await.map_err(sql)?;
+        if staged.is_empty() {
+            return Ok((0, 0));
         }
+        let counters: Vec<CounterId> = staged.iter().flat_map(|(_, events)| events.iter().map(|e| e.counter)).collect::<BTreeSet<_>>().into_iter().collect();
+        let codes = store::counter_codes(&mut tx, &counters).await.map_err(sql)?;
         let size = size as u64;
-        let mut entries = Vec::with_capacity(pending.len());
-        let mut leaves = Vec::with_capacity(pending.len());
-        for (i, p) in pending.iter().enumerate() {
+        let mut entries = Vec::new();
+        let mut leaves = Vec::new();
+        for p in staged.iter().flat_map(|(_, events)| events) {
+            let (project_code, type_code) =
+                codes.get(&p.counter).ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
             let entry = Entry {
                 number: receipt::one_line(&p.number),
-                project: receipt::one_line(&p.project_code),
-                type_code: receipt::one_line(&p.type_code),
-                event: p.event.clone(),
+                project: receipt::one_line(project_code),
+                type_code: receipt::one_line(type_code),
+                event: p.event.to_string(),
                 at: rfc3339(p.at),
                 sequence: p.sequence,
-                document_sha256: p.document_id.as_deref().map(document_sha256),
+                document_sha256: p.document.as_deref().map(document_sha256),
             };
             let body = entry.to_text().into_bytes();
             leaves.push(record_hash(&body));
             entries.push(store::NewEntry {
-                idx: (size + i as u64) as i64,
-                project_code: p.project_code.clone(),
-                type_code: p.type_code.clone(),
-                number: p.number.clone(),
-                event: p.event.clone(),
-                counter_id: p.counter_id,
+                idx: (size + entries.len() as u64) as i64,
+                project_code: project_code.clone(),
+                type_code: type_code.clone(),
+                number: p.number.to_string(),
+                event: p.event.to_string(),
+                counter_id: p.counter,
                 sequence: p.sequence,
                 body,
             });
@@ -281,10 +293,10 @@ impl Log {
             return Err(AppError::internal("transparency log: new hashes are not the next stored indexes"));
         }
         store::append_hashes(&mut tx, from, &hashes.iter().map(|(_, h)| *h).collect::<Vec<_>>()).await.map_err(sql)?;
-        store::delete_pending(&mut tx, &pending.iter().map(|p| p.id).collect::<Vec<_>>()).await.map_err(sql)?;
+        store::delete_staged(&mut tx, &staged.iter().map(|(id, _)| *id).collect::<Vec<_>>()).await.map_err(sql)?;
         store::set_state(&mut tx, (size + leaves.len() as u64) as i64, &root.0, now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
-        Ok(leaves.len())
+        Ok((staged.len(), leaves.len()))
     }
 
     /// Signs a checkpoint of the tree as it is, unless the newest one is of this size already or is too recent
@@ -317,7 +329,7 @@ impl Log {
 
     /// Integrates everything staged so far and signs a checkpoint of it.
     pub async fn catch_up(&self) -> Result<u64, AppError> {
-        while self.integrate(1000).await? > 0 {}
+        while self.integrate(STAGED_ROWS).await? > 0 {}
         self.sign_if_due(true).await
     }
 
@@ -330,7 +342,7 @@ impl Log {
             loop {
                 tick.tick().await;
                 let step = async {
-                    while log.integrate(1000).await? == 1000 {}
+                    while log.take(STAGED_ROWS).await?.0 == STAGED_ROWS as usize {}
                     log.sign_if_due(false).await
                 };
                 if let Err(e) = step.await {
@@ -400,7 +412,7 @@ impl Log {
     /// one is signed at once if none does yet. None: the number has no such entry.
     pub async fn receipt(&self, project: &str, type_code: &str, number: &str, event: Option<&str>) -> Result<Option<String>, AppError> {
         let mut found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
-        if found.is_none() && store::pending_count(&self.db).await.map_err(sql)? > 0 {
+        if found.is_none() && store::any_staged(&self.db).await.map_err(sql)? {
             self.catch_up().await?;
             found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
         }
@@ -478,8 +490,8 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
             *balance.entry((counter_id, a.sequence, event.to_string(), number)).or_default() += 1;
         }
     }
-    let logged = store::logged_events(conn).await.map_err(sql)?;
-    report.pending = store::pending_count_in(conn).await.map_err(sql)? as u64;
+    let (logged, staged) = store::logged_events(conn).await.map_err(sql)?;
+    report.pending = staged;
     for key in logged {
         *balance.entry(key).or_default() -= 1;
     }

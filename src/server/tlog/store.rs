@@ -1,59 +1,90 @@
 //! The transparency log's SQL.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
+use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 
 use crate::numbering::CounterId;
 use crate::server::db::{Conn, Db, Dialect};
 
-/// An event staged by the transaction that makes it.
+/// A numbering event, staged by the transaction that makes it: one object of a `log_staged` row's JSON array.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Staged<'a> {
-    pub(crate) event: &'static str,
-    pub(crate) number: &'a str,
-    pub(crate) counter_id: CounterId,
+    pub(crate) event: Cow<'a, str>,
+    pub(crate) number: Cow<'a, str>,
+    pub(crate) counter: CounterId,
     pub(crate) sequence: Option<i64>,
-    pub(crate) document_id: Option<&'a str>,
+    pub(crate) document: Option<Cow<'a, str>>,
     pub(crate) at: i64,
 }
 
-pub(crate) async fn insert_pending(tx: &mut Conn, rows: &[Staged<'_>]) -> Result<(), sqlx::Error> {
-    const ROWS: usize = 500;
-    for chunk in rows.chunks(ROWS) {
-        let sql =
-            format!("INSERT INTO log_pending (event, number, counter_id, sequence, document_id, at) VALUES {}", Db::row_placeholders(chunk.len(), 6));
-        let mut q = sqlx::query(&sql);
-        for r in chunk {
-            q = q.bind(r.event).bind(r.number).bind(r.counter_id).bind(r.sequence).bind(r.document_id).bind(r.at);
-        }
-        q.execute(&mut *tx).await?;
+/// Events a staged row holds at most (about 100 KB of JSON).
+const STAGED_PER_ROW: usize = 500;
+
+/// Stages a transaction's events: one row for up to 500 of them.
+pub(crate) async fn stage(tx: &mut Conn, events: &[Staged<'_>]) -> Result<(), sqlx::Error> {
+    for chunk in events.chunks(STAGED_PER_ROW) {
+        let json = serde_json::to_vec(chunk).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        sqlx::query("INSERT INTO log_staged (events) VALUES (?)").bind(json).execute(&mut *tx).await?;
     }
     Ok(())
 }
 
-#[derive(FromRow)]
-pub(crate) struct PendingRow {
-    pub(crate) id: i64,
-    pub(crate) event: String,
-    pub(crate) number: String,
-    pub(crate) counter_id: CounterId,
-    pub(crate) sequence: Option<i64>,
-    pub(crate) document_id: Option<String>,
-    pub(crate) at: i64,
-    pub(crate) project_code: String,
-    pub(crate) type_code: String,
+fn decode(id: i64, json: &[u8]) -> Result<Vec<Staged<'static>>, sqlx::Error> {
+    serde_json::from_slice(json).map_err(|e| sqlx::Error::Protocol(format!("transparency log: staged row {id} does not read: {e}")))
 }
 
-/// The oldest staged events (by id), with their counter's project and type codes.
-pub(crate) async fn read_pending(tx: &mut Conn, limit: i64) -> Result<Vec<PendingRow>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT p.id, p.event, p.number, p.counter_id, p.sequence, p.document_id, p.at, pr.code AS project_code, ct.code AS type_code \
-         FROM log_pending p JOIN counters c ON c.id = p.counter_id JOIN projects pr ON pr.id = c.project_id \
-         JOIN correspondence_types ct ON ct.id = c.correspondence_type_id ORDER BY p.id LIMIT ?",
-    )
-    .bind(limit)
-    .fetch_all(&mut *tx)
-    .await
+/// The oldest `rows` staged rows (by id), each with its events in the order they were made.
+pub(crate) async fn read_staged(tx: &mut Conn, rows: i64) -> Result<Vec<(i64, Vec<Staged<'static>>)>, sqlx::Error> {
+    let read: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT id, events FROM log_staged ORDER BY id LIMIT ?").bind(rows).fetch_all(&mut *tx).await?;
+    read.into_iter().map(|(id, json)| Ok((id, decode(id, &json)?))).collect()
+}
+
+/// Every staged event, oldest first (for the check).
+async fn all_staged(conn: &mut Conn) -> Result<Vec<Staged<'static>>, sqlx::Error> {
+    let mut events = Vec::new();
+    let mut after = 0i64;
+    loop {
+        let read: Vec<(i64, Vec<u8>)> =
+            sqlx::query_as("SELECT id, events FROM log_staged WHERE id > ? ORDER BY id LIMIT 100").bind(after).fetch_all(&mut *conn).await?;
+        let Some((last, _)) = read.last() else { return Ok(events) };
+        after = *last;
+        for (id, json) in read {
+            events.extend(decode(id, &json)?);
+        }
+    }
+}
+
+/// The project and type codes of `counters`.
+pub(crate) async fn counter_codes(conn: &mut Conn, counters: &[CounterId]) -> Result<HashMap<CounterId, (String, String)>, sqlx::Error> {
+    let mut out = HashMap::with_capacity(counters.len());
+    for chunk in counters.chunks(500) {
+        let sql = format!(
+            "SELECT c.id, pr.code, ct.code FROM counters c JOIN projects pr ON pr.id = c.project_id \
+             JOIN correspondence_types ct ON ct.id = c.correspondence_type_id WHERE c.id IN ({})",
+            placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, (CounterId, String, String)>(&sql);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        out.extend(q.fetch_all(&mut *conn).await?.into_iter().map(|(id, project, type_code)| (id, (project, type_code))));
+    }
+    Ok(out)
+}
+
+pub(crate) async fn delete_staged(tx: &mut Conn, ids: &[i64]) -> Result<(), sqlx::Error> {
+    for chunk in ids.chunks(500) {
+        let sql = format!("DELETE FROM log_staged WHERE id IN ({})", placeholders(chunk.len()));
+        let mut q = sqlx::query(&sql);
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    Ok(())
 }
 
 /// The tree's size and root, locked for the rest of the transaction (one sequencer at a time, any instance).
@@ -228,18 +259,6 @@ pub(crate) async fn insert_entries(tx: &mut Conn, entries: &[NewEntry], now: i64
     Ok(())
 }
 
-pub(crate) async fn delete_pending(tx: &mut Conn, ids: &[i64]) -> Result<(), sqlx::Error> {
-    for chunk in ids.chunks(500) {
-        let sql = format!("DELETE FROM log_pending WHERE id IN ({})", placeholders(chunk.len()));
-        let mut q = sqlx::query(&sql);
-        for id in chunk {
-            q = q.bind(*id);
-        }
-        q.execute(&mut *tx).await?;
-    }
-    Ok(())
-}
-
 pub(crate) async fn insert_checkpoint(db: &Db, size: i64, note: &str, now: i64) -> Result<(), sqlx::Error> {
     sqlx::query(&format!(
         "INSERT INTO log_checkpoints (size, note, created_at) VALUES (?, ?, ?) {}",
@@ -299,24 +318,20 @@ pub(crate) async fn find_entry(
     q.fetch_optional(&db.pool).await
 }
 
-pub(crate) async fn pending_count_in(conn: &mut Conn) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM log_pending").fetch_one(&mut *conn).await
+/// Whether anything is staged.
+pub(crate) async fn any_staged(db: &Db) -> Result<bool, sqlx::Error> {
+    Ok(sqlx::query_scalar::<_, i64>("SELECT id FROM log_staged LIMIT 1").fetch_optional(&db.pool).await?.is_some())
 }
 
-pub(crate) async fn pending_count(db: &Db) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM log_pending").fetch_one(&db.pool).await
-}
-
-/// `(counter_id, sequence, event, number)` of every entry and every staged event, for the check against the audit.
-pub(crate) async fn logged_events(conn: &mut Conn) -> Result<Vec<(i64, Option<i64>, String, String)>, sqlx::Error> {
+/// `(counter_id, sequence, event, number)` of every entry, and of every staged event (how many are staged), for the
+/// check against the audit.
+pub(crate) async fn logged_events(conn: &mut Conn) -> Result<(Vec<(i64, Option<i64>, String, String)>, u64), sqlx::Error> {
     let mut rows: Vec<(i64, Option<i64>, String, String)> =
         sqlx::query_as("SELECT counter_id, sequence, event, number FROM log_entries").fetch_all(&mut *conn).await?;
-    rows.extend(
-        sqlx::query_as::<_, (i64, Option<i64>, String, String)>("SELECT counter_id, sequence, event, number FROM log_pending")
-            .fetch_all(&mut *conn)
-            .await?,
-    );
-    Ok(rows)
+    let staged = all_staged(conn).await?;
+    let count = staged.len() as u64;
+    rows.extend(staged.into_iter().map(|e| (e.counter.0, e.sequence, e.event.into_owned(), e.number.into_owned())));
+    Ok((rows, count))
 }
 
 #[derive(FromRow)]
