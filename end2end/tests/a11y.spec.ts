@@ -1,9 +1,10 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, SAME_ORIGIN, STAFF, login, waitHydrated } from './helpers';
+import { ADMIN, SAME_ORIGIN, STAFF, login, loginLive, selectByCode, waitHydrated } from './helpers';
 
 // Accessibility: axe-core on every page, in Thai and in English, at an office screen and a phone,
-// as a super admin and as staff: no violation of any impact. And the reserve flow by keyboard alone. Only this file
+// as a super admin and as staff: no violation of any impact. And the reserve flow by keyboard alone, the focus kept
+// when a live event draws the page again. Only this file
 // takes numbers from LCBP3-C1 / MOM ผรม.2 → สคฉ.3 (and one of LCBP3-C1 / NOTICE, phone.spec.ts' counter).
 
 const ADMIN_PAGES = ['/', '/blocks', '/account', '/templates', '/tokens', '/audit', '/errors', '/counters', '/charts', '/resets', '/reference', '/import', '/users', '/logins', '/notifications'];
@@ -106,6 +107,27 @@ test('staff reserve and confirm a number by keyboard alone', async ({ page }) =>
   await tabTo(page, 'document-id');
   await page.keyboard.type('DOC-KEYS-0001');
   await tabTo(page, 'confirm-button');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'CONFIRMED');
+});
+
+test('the confirm button keeps the focus when a live event draws the page again', async ({ page }) => {
+  await loginLive(page, STAFF);
+  const mom = { projectCode: 'LCBP3-C1', correspondenceTypeCode: 'MOM', originatorCode: 'ผรม.2', recipientCode: 'สคฉ.3' };
+  await selectByCode(page, 'select-project', mom.projectCode);
+  await selectByCode(page, 'select-type', mom.correspondenceTypeCode);
+  await selectByCode(page, 'select-originator', mom.originatorCode);
+  await selectByCode(page, 'select-recipient', mom.recipientCode);
+  await expect(page.getByTestId('preview-number')).toHaveText(/^ผรม\.2-สคฉ\.3-.*2568$/);
+  await expect(page.locator('body[data-live="open"]')).toBeAttached({ timeout: 15_000 });
+  await page.getByTestId('reserve-button').click();
+  await expect(page.getByTestId('reserved-number')).toBeVisible();
+  await page.getByTestId('document-id').fill('DOC-KEYS-0002');
+  await page.getByTestId('confirm-button').focus();
+  // another number of the same counter: its live event draws the part again (the preview moves on, marked stale)
+  expect((await page.request.post('/api/v1/document-numbering/reserve', { headers: SAME_ORIGIN, data: mom })).status()).toBe(200);
+  await expect(page.getByTestId('preview-stale')).toBeVisible();
+  expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset?.testid)).toBe('confirm-button');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('status')).toHaveAttribute('data-status', 'CONFIRMED');
 });
