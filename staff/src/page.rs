@@ -422,10 +422,12 @@ fn swap(html: &str, card: Card) -> bool {
     let Ok(doc) = parser.parse_from_string(html, SupportedType::TextHtml) else { return false };
     let Some(fresh) = doc.get_element_by_id(ROOT) else { return false };
     let focused = document().active_element().filter(|el| current.contains(Some(el)));
+    // the focused control is found again by what names it: a field by its name, a button by its test id (a kept
+    // card's button is the same node, but putting the node back does not give it the focus back)
     let focus = focused.as_ref().and_then(|el| {
-        let name = el.get_attribute("name")?;
+        let selector = ["name", "data-testid", "id"].into_iter().find_map(|attr| Some(format!("[{attr}=\"{}\"]", el.get_attribute(attr)?)))?;
         let caret = el.dyn_ref::<HtmlInputElement>().and_then(|i| i.selection_start().ok().flatten());
-        Some((name, caret))
+        Some((selector, caret))
     });
     let kept = match card {
         Card::Keep if fresh.query_selector("[data-testid=reservation]").ok().flatten().is_none() => {
@@ -445,8 +447,8 @@ fn swap(html: &str, card: Card) -> bool {
         let _ = current.append_with_node_1(&card);
     }
     enhance();
-    if let Some((name, caret)) = focus {
-        if let Some(el) = current.query_selector(&format!("[name=\"{name}\"]")).ok().flatten() {
+    if let Some((selector, caret)) = focus {
+        if let Some(el) = current.query_selector(&selector).ok().flatten() {
             if let Some(el) = el.dyn_ref::<HtmlElement>() {
                 let _ = el.focus();
             }
