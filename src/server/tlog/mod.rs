@@ -1,7 +1,7 @@
 //! The numbers' transparency log (docs/operations/transparency-log.md): every numbering event, in the order it was
 //! committed, as an RFC 6962 tree that anyone can check with the signed checkpoints, the tiles and the receipts.
 //!
-//! Storage level like `outbox`: the counter transaction stages its events here (`stage`, one INSERT per group,
+//! Storage level like `outbox`: the counter transaction stages its events here (`stage`, one row per transaction,
 //! nothing more on the hot path); the sequencer (`Log::integrate`, one task per instance, one at a time across
 //! instances by the `log_state` row's lock) moves staged events into the tree in batches, deleting them in the same
 //! transaction, so an event is in the log exactly once when its transaction committed and never otherwise.
