@@ -161,9 +161,11 @@ async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
     .unwrap();
     let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
     // the earlier schema: one staged row per event
-    for (event, number, sequence, document) in
-        [("reserved", "คคง.-0001-2569", Some(1), None), ("confirmed", "คคง.-0001-2569", Some(1), Some("DOC \"1\"")), ("counter-reset", "-", None, None)]
-    {
+    for (event, number, sequence, document) in [
+        ("reserved", "คคง.-0001-2569", Some(1), None),
+        ("confirmed", "คคง.-0001-2569", Some(1), Some("DOC \"1\"")),
+        ("counter-reset", "-", None, None),
+    ] {
         sqlx::query("INSERT INTO log_pending (event, number, counter_id, sequence, document_id, at) VALUES (?, ?, ?, ?, ?, ?)")
             .bind(event)
             .bind(number)

@@ -280,11 +280,7 @@ async fn check_finds_each_event_logged_once_and_a_changed_log() {
 
     // an event logged that no audit row explains, and an entry's text changed
     let staged = br#"[{"event":"confirmed","number":"X-1","counter":1,"sequence":99,"document":null,"at":0}]"#.to_vec();
-    sqlx::query("INSERT INTO log_staged (events) VALUES (?)")
-        .bind(staged)
-        .execute(&app.state.db.pool)
-        .await
-        .unwrap();
+    sqlx::query("INSERT INTO log_staged (events) VALUES (?)").bind(staged).execute(&app.state.db.pool).await.unwrap();
     let report = check::check(&app.state.db, &[]).await.unwrap();
     assert!(!report.ok);
     assert_eq!((report.transparency_log.missing, report.transparency_log.extra), (0, 1));

@@ -252,14 +252,16 @@ impl Log {
         if staged.is_empty() {
             return Ok((0, 0));
         }
-        let counters: Vec<CounterId> = staged.iter().flat_map(|(_, events)| events.iter().map(|e| e.counter)).collect::<BTreeSet<_>>().into_iter().collect();
+        let counters: Vec<CounterId> =
+            staged.iter().flat_map(|(_, events)| events.iter().map(|e| e.counter)).collect::<BTreeSet<_>>().into_iter().collect();
         let codes = store::counter_codes(&mut tx, &counters).await.map_err(sql)?;
         let size = size as u64;
         let mut entries = Vec::new();
         let mut leaves = Vec::new();
         for p in staged.iter().flat_map(|(_, events)| events) {
-            let (project_code, type_code) =
-                codes.get(&p.counter).ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
+            let (project_code, type_code) = codes
+                .get(&p.counter)
+                .ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
             let entry = Entry {
                 number: receipt::one_line(&p.number),
                 project: receipt::one_line(project_code),
