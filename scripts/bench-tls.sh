@@ -39,9 +39,11 @@ for _ in $(seq 1 120); do mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e 'SELECT 1' 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # statements the database server has run (its own two reads of this counter included)
 questions() { mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'; }
+# the service's counter batches so far: the requests they served and how many there were (its /metrics)
+batches() { curl -s "http://127.0.0.1:$1/metrics" | awk '/^docnum_batch_size_sum/ {s += $NF} /^docnum_batch_size_count/ {c += $NF} END {printf "%d %d", s, c}'; }
 HZ="$(getconf CLK_TCK)"
-echo "| round | mode | numbers/s | p99 ms | CPU µs per number (docnum + mariadbd + redis) | docnum | mariadbd | redis | statements per number |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| round | mode | numbers/s | p99 ms | CPU µs per number (docnum + mariadbd + redis) | docnum | mariadbd | redis | statements per number | requests per batch |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 AB="${BENCH_AB:-tls}"
 if [ "$AB" = log ]; then MODES=(log-on log-off); else MODES=(plain tls); fi
 for round in $(seq 1 "$ROUNDS"); do
@@ -63,20 +65,22 @@ for round in $(seq 1 "$ROUNDS"); do
     token="$(DATABASE_URL="$db_url" "$BIN/docnum" create-token --name bench 2>/dev/null)"
     # a warm-up, then the measured run
     "$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$CALLERS" -n 200 --counters "$COUNTERS" --json >/dev/null
-    a0="$(cpu_ticks "$app")" m0="$(cpu_ticks "$MARIADB_PID")" r0="$(cpu_ticks "$REDIS_PID")" q0="$(questions)"
+    a0="$(cpu_ticks "$app")" m0="$(cpu_ticks "$MARIADB_PID")" r0="$(cpu_ticks "$REDIS_PID")" q0="$(questions)" b0="$(batches "$port")"
     out="$("$BIN/loadgen" --url "http://127.0.0.1:$port" --token "$token" -c "$CALLERS" -n "$N" --counters "$COUNTERS" --json | tail -n1)"
     [ "$AB" = log ] && sleep 2
-    a1="$(cpu_ticks "$app")" m1="$(cpu_ticks "$MARIADB_PID")" r1="$(cpu_ticks "$REDIS_PID")" q1="$(questions)"
+    a1="$(cpu_ticks "$app")" m1="$(cpu_ticks "$MARIADB_PID")" r1="$(cpu_ticks "$REDIS_PID")" q1="$(questions)" b1="$(batches "$port")"
     kill "$app"; wait "$app" 2>/dev/null || true
     mariadb -uroot -h127.0.0.1 -P"$DB_PORT" -e "DROP DATABASE $name"
-    python3 - "$round" "$mode" "$out" "$HZ" "$((a1 - a0))" "$((m1 - m0))" "$((r1 - r0))" "$((q1 - q0))" <<'PY'
+    python3 - "$round" "$mode" "$out" "$HZ" "$((a1 - a0))" "$((m1 - m0))" "$((r1 - r0))" "$((q1 - q0))" "$b0" "$b1" <<'PY'
 import json, sys
 rnd, mode, out, hz = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 a, m, r = (int(x) / hz for x in sys.argv[5:8])
 q = int(sys.argv[8])
+(s0, c0), (s1, c1) = (map(int, b.split()) for b in sys.argv[9:11])
+per_batch = (s1 - s0) / max(c1 - c0, 1)
 ok = out["ok"] or 1
 us = lambda s: s / ok * 1e6
-print(f"| {rnd} | {mode} | {out['numbersPerSecond']:.0f} | {out['p99Ms']:.1f} | {us(a + m + r):.0f} | {us(a):.0f} | {us(m):.0f} | {us(r):.0f} | {q / ok:.2f} |")
+print(f"| {rnd} | {mode} | {out['numbersPerSecond']:.0f} | {out['p99Ms']:.1f} | {us(a + m + r):.0f} | {us(a):.0f} | {us(m):.0f} | {us(r):.0f} | {q / ok:.2f} | {per_batch:.1f} |")
 PY
   done
 done
