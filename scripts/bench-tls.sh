@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A/B of TLS to the backends (docs/benchmarks/tls.md): one MariaDB and one Redis of this script's own (started here
 # on free ports with certificates made by openssl, stopped by PID at the end), one docnum server, the load generator;
-# rounds alternate plain / TLS on the same servers, a fresh database each round. Per round: numbers/s, p99, and the
-# CPU time (user + system) of docnum, mariadbd and redis-server per number.
+# rounds alternate plain / TLS on the same servers, a fresh database each round. Per round: numbers/s, p99, the
+# CPU time (user + system) of docnum, mariadbd and redis-server per number, MariaDB's statements per number and the
+# service's requests per counter batch.
 #   scripts/bench-tls.sh                                   # debug build of this checkout, 4 rounds of each
 #   BENCH_BIN_DIR=$CARGO_TARGET_DIR/release BENCH_ROUNDS=6 BENCH_N=20000 scripts/bench-tls.sh
 #   BENCH_AB=log … scripts/bench-tls.sh   # the same servers in plain text, the arms the transparency log on and off
