@@ -21,6 +21,20 @@ async fn migrate_before(db: &Db, version: i64) {
     migrator.run(pool).await.unwrap();
 }
 
+/// A database of its own (a SQLite file in the folder, or a MariaDB database dropped with its handle) at the schema
+/// before migration `version`.
+async fn earlier_schema(version: i64) -> (Db, Option<MySqlTestDb>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
+    let url = match &mysql {
+        Some(m) => m.url.clone(),
+        None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
+    };
+    let db = Db::connect(&url).await.unwrap();
+    migrate_before(&db, version).await;
+    (db, mysql, dir)
+}
+
 fn entry(operation: &str, counter_id: Option<CounterId>, sequence: Option<i64>) -> AuditEntry {
     AuditEntry {
         operation: operation.into(),
@@ -51,14 +65,7 @@ async fn append_old_style(db: &Db, chain_key: &str, start: &ChainHead, entries: 
 
 #[tokio::test]
 async fn counters_chain_heads_move_into_their_rows_and_every_chain_still_verifies() {
-    let dir = tempfile::tempdir().unwrap();
-    let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
-    let url = match &mysql {
-        Some(m) => m.url.clone(),
-        None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
-    };
-    let db = Db::connect(&url).await.unwrap();
-    migrate_before(&db, CHAIN_HEAD_IN_COUNTER).await;
+    let (db, mysql, _dir) = earlier_schema(CHAIN_HEAD_IN_COUNTER).await;
 
     // the earlier schema: two counters with chains (heads in audit_chains), one counter never audited, the admin chain
     let pool = &db.pool;
@@ -141,14 +148,7 @@ async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
     use docnum::server::tlog::Log;
     use std::sync::Arc;
 
-    let dir = tempfile::tempdir().unwrap();
-    let mysql = if use_mysql() { Some(MySqlTestDb::create().await) } else { None };
-    let url = match &mysql {
-        Some(m) => m.url.clone(),
-        None => format!("sqlite://{}", dir.path().join("docnum.db").display()),
-    };
-    let db = Db::connect(&url).await.unwrap();
-    migrate_before(&db, LOG_STAGED).await;
+    let (db, mysql, _dir) = earlier_schema(LOG_STAGED).await;
     let pool = &db.pool;
     sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('คคง.', 'Project', 0)").execute(pool).await.unwrap();
     sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('LET', 'Letter', 0)").execute(pool).await.unwrap();
