@@ -15,7 +15,9 @@ ROUNDS="${BENCH_ROUNDS:-4}" N="${BENCH_N:-4000}" CALLERS="${BENCH_CALLERS:-16}" 
 [ -x "$BIN/docnum" ] && [ -x "$BIN/loadgen" ] || { echo "no docnum / loadgen in $BIN (cargo build --features ssr --bins)" >&2; exit 1; }
 W="$(mktemp -d /tmp/docnum-bench-tls.XXXXXX)"
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
+# the round's server too: a failed round (one counter asked for more than its 9,999 numbers) exits here, and `wait`
+# would wait for it for ever
+cleanup() { for p in "${PIDS[@]}" ${app:-}; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$W"; }
 trap cleanup EXIT
 
 # certificates: a CA and a server certificate for 127.0.0.1
