@@ -248,7 +248,7 @@ impl Log {
         let _one = self.busy.lock().await;
         let mut tx = self.db.begin_write().await.map_err(sql)?;
         let (size, _) = store::lock_state(&mut tx, self.db.dialect).await.map_err(sql)?;
-        let staged = store::read_staged(&mut tx, rows).await.map_err(sql)?;
+        let staged = store::staged_after(&mut tx, 0, rows).await.map_err(sql)?;
         if staged.is_empty() {
             return Ok((0, 0));
         }

@@ -36,9 +36,10 @@ fn decode(id: i64, json: &[u8]) -> Result<Vec<Staged<'static>>, sqlx::Error> {
     serde_json::from_slice(json).map_err(|e| sqlx::Error::Protocol(format!("transparency log: staged row {id} does not read: {e}")))
 }
 
-/// The oldest `rows` staged rows (by id), each with its events in the order they were made.
-pub(crate) async fn read_staged(tx: &mut Conn, rows: i64) -> Result<Vec<(i64, Vec<Staged<'static>>)>, sqlx::Error> {
-    let read: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT id, events FROM log_staged ORDER BY id LIMIT ?").bind(rows).fetch_all(&mut *tx).await?;
+/// Up to `rows` staged rows after id `after`, oldest first, each with its events in the order they were made.
+pub(crate) async fn staged_after(conn: &mut Conn, after: i64, rows: i64) -> Result<Vec<(i64, Vec<Staged<'static>>)>, sqlx::Error> {
+    let read: Vec<(i64, Vec<u8>)> =
+        sqlx::query_as("SELECT id, events FROM log_staged WHERE id > ? ORDER BY id LIMIT ?").bind(after).bind(rows).fetch_all(&mut *conn).await?;
     read.into_iter().map(|(id, json)| Ok((id, decode(id, &json)?))).collect()
 }
 
@@ -47,13 +48,10 @@ async fn all_staged(conn: &mut Conn) -> Result<Vec<Staged<'static>>, sqlx::Error
     let mut events = Vec::new();
     let mut after = 0i64;
     loop {
-        let read: Vec<(i64, Vec<u8>)> =
-            sqlx::query_as("SELECT id, events FROM log_staged WHERE id > ? ORDER BY id LIMIT 100").bind(after).fetch_all(&mut *conn).await?;
+        let read = staged_after(conn, after, 100).await?;
         let Some((last, _)) = read.last() else { return Ok(events) };
         after = *last;
-        for (id, json) in read {
-            events.extend(decode(id, &json)?);
-        }
+        events.extend(read.into_iter().flat_map(|(_, staged)| staged));
     }
 }
 
