@@ -282,6 +282,9 @@ struct ServeArgs {
     /// Or once this many entries were added since the last checkpoint.
     #[arg(long, env = "LOG_CHECKPOINT_ENTRIES", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     log_checkpoint_entries: u64,
+    /// How often the log's sequencer moves committed events into the tree.
+    #[arg(long, env = "LOG_SEQUENCE_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    log_sequence_ms: u64,
     /// Witnesses asked to cosign each checkpoint: `<witness vkey> <url>` entries, comma-separated.
     #[arg(long, env = "LOG_WITNESSES", value_delimiter = ',')]
     log_witnesses: Vec<String>,
@@ -388,6 +391,7 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     },
                     checkpoint_interval: Duration::from_millis(args.log_checkpoint_ms),
                     checkpoint_entries: args.log_checkpoint_entries,
+                    sequence_interval: Duration::from_millis(args.log_sequence_ms),
                     witnesses: args
                         .log_witnesses
                         .iter()
@@ -395,7 +399,6 @@ async fn run_command(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                         .map(|w| docnum::server::config::parse_log_witness(w))
                         .collect::<Result<_, _>>()?,
                     witness_timeout: Duration::from_millis(args.log_witness_timeout_ms),
-                    ..Default::default()
                 },
                 redis_urls: args.redis_urls.into_iter().filter(|u| !u.trim().is_empty()).collect(),
                 // set once the listener's address is known (below)

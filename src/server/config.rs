@@ -152,7 +152,7 @@ pub struct LogConfig {
     pub checkpoint_interval: Duration,
     /// `LOG_CHECKPOINT_ENTRIES`: or as soon as this many entries were added since the last one.
     pub checkpoint_entries: u64,
-    /// How often the sequencer looks for staged events.
+    /// `LOG_SEQUENCE_MS`: how often the sequencer looks for staged events.
     pub sequence_interval: Duration,
     /// `LOG_WITNESSES`: the witnesses asked to cosign each new checkpoint (`tlog::cosign`).
     pub witnesses: Vec<LogWitness>,
@@ -194,7 +194,7 @@ impl Default for LogConfig {
             signing_key: None,
             checkpoint_interval: Duration::from_secs(1),
             checkpoint_entries: 10_000,
-            sequence_interval: Duration::from_millis(100),
+            sequence_interval: Duration::from_secs(1),
             witnesses: Vec::new(),
             witness_timeout: Duration::from_secs(10),
         }
