@@ -298,6 +298,12 @@ struct ServeArgs {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // Off before the work begins: with them, memory mimalloc had given back came back as 2 MB pages zeroed by the
+    // kernel, which doubled the log sequencer's CPU after each pause (docs/benchmarks/transparency-log.md).
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+        eprintln!("warning: transparent huge pages stay on: {e}");
+    }
     // NAME_FILE secrets become NAME before any thread starts (the runtime's workers would race a change of the
     // environment)
     if let Err(e) = docnum::server::config::load_secret_files() {
