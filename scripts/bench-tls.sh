@@ -12,6 +12,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 BIN="${BENCH_BIN_DIR:-$CARGO_TARGET_DIR/debug}"
 ROUNDS="${BENCH_ROUNDS:-4}" N="${BENCH_N:-4000}" CALLERS="${BENCH_CALLERS:-16}" COUNTERS="${BENCH_COUNTERS:-4}"
+# a counter issues 9,999 numbers at most (its format's four digits), and a run that asked one for about 9,700 with the
+# warm-up's 200 was seen to run out: refuse such a run before starting anything
+if [ $(( (N + 200 + COUNTERS - 1) / COUNTERS )) -gt 9600 ]; then
+  echo "BENCH_N=$N over BENCH_COUNTERS=$COUNTERS asks a counter for more than 9,600 numbers (with the warm-up's 200): it may run out" >&2; exit 1
+fi
 [ -x "$BIN/docnum" ] && [ -x "$BIN/loadgen" ] || { echo "no docnum / loadgen in $BIN (cargo build --features ssr --bins)" >&2; exit 1; }
 W="$(mktemp -d /tmp/docnum-bench-tls.XXXXXX)"
 PIDS=()
