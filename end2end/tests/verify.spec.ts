@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { ADMIN, SAME_ORIGIN, collectErrors, login, selectByCode, waitHydrated, loginLive } from './helpers';
 
 // /verify: anyone checks a number's receipt in the browser, against the log key the page pins.
+// Only this file takes numbers from LCBP3-C2 / NOTICE คคง. → ผรม.1 (charts.spec.ts counts LCBP3-C2 / OTHER's).
 const REST = '/api/v1/document-numbering';
 // DOC_SCREENSHOTS=../docs/screenshots saves the pictures of /verify and the stamp that the docs show;
 // without it they go to the test's own output directory
@@ -9,11 +10,11 @@ const shot = (name: string) => (process.env.DOC_SCREENSHOTS ? `${process.env.DOC
 
 test('a receipt verifies in the browser; one changed byte does not; the stamp prints the number', async ({ page, browser }) => {
   await login(page, ADMIN);
-  const number = { projectCode: 'LCBP3-C2', correspondenceTypeCode: 'OTHER', originatorCode: 'คคง.', recipientCode: 'ผรม.1' };
+  const number = { projectCode: 'LCBP3-C2', correspondenceTypeCode: 'NOTICE', originatorCode: 'คคง.', recipientCode: 'ผรม.1' };
   const r = await page.request.post(`${REST}/reserve`, { headers: SAME_ORIGIN, data: number });
   expect(r.status(), await r.text()).toBe(200);
   const documentNumber: string = (await r.json()).documentNumber;
-  const coords = new URLSearchParams({ projectCode: 'LCBP3-C2', correspondenceTypeCode: 'OTHER', documentNumber }).toString();
+  const coords = new URLSearchParams({ projectCode: 'LCBP3-C2', correspondenceTypeCode: 'NOTICE', documentNumber }).toString();
   const receipt = await page.request.get(`${REST}/receipts?${coords}`);
   expect(receipt.status(), await receipt.text()).toBe(200);
   const text = await receipt.text();
@@ -30,7 +31,7 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
   await expect(result).toContainText('ถูกต้อง / valid');
   await expect(visitor.getByTestId('verify-number')).toHaveText(documentNumber);
   await expect(visitor.getByTestId('verify-project')).toHaveText('LCBP3-C2');
-  await expect(visitor.getByTestId('verify-type')).toHaveText('OTHER');
+  await expect(visitor.getByTestId('verify-type')).toHaveText('NOTICE');
   await expect(visitor.getByTestId('verify-event')).toHaveText('reserved');
   await visitor.screenshot({ path: shot('verify-valid.png'), fullPage: true });
 
@@ -64,7 +65,7 @@ test('a receipt verifies in the browser; one changed byte does not; the stamp pr
 test('the reservation card shows the QR code of the verify link and links the stamp', async ({ page }) => {
   await loginLive(page, ADMIN);
   await selectByCode(page, 'select-project', 'LCBP3-C2');
-  await selectByCode(page, 'select-type', 'OTHER');
+  await selectByCode(page, 'select-type', 'NOTICE');
   await selectByCode(page, 'select-originator', 'คคง.');
   await selectByCode(page, 'select-recipient', 'ผรม.1');
   await page.getByTestId('reserve-button').click();
