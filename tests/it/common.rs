@@ -350,3 +350,16 @@ pub fn assert_error(status: StatusCode, body: &Value, expected_status: u16, expe
     assert!(message.chars().any(|c| ('\u{0E00}'..='\u{0E7F}').contains(&c)), "message is Thai: {message}");
     assert!(body["error"].is_string(), "error name: {body}");
 }
+
+/// Polls `done` every 25 ms until it holds, or fails once `deadline` has passed, saying what was awaited.
+pub async fn eventually<F, Fut>(what: &str, deadline: Duration, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = std::time::Instant::now();
+    while !done().await {
+        assert!(start.elapsed() < deadline, "gave up waiting: {what}");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -134,19 +134,6 @@ async fn counter_of(app: &TestApp, number: &str) -> i64 {
     sqlx::query_scalar("SELECT counter_id FROM document_numbers WHERE number = ?").bind(number).fetch_one(&app.state.db.pool).await.unwrap()
 }
 
-/// Polls `done` until it holds or the deadline passes (then fails, saying what was awaited).
-async fn eventually<F, Fut>(what: &str, mut done: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let start = Instant::now();
-    while !done().await {
-        assert!(start.elapsed() < DEADLINE, "gave up waiting: {what}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_receiver_that_fails_its_first_three_deliveries_still_gets_every_event_once_in_order() {
     let app = TestApp::spawn().await;
@@ -202,7 +189,7 @@ async fn a_receiver_that_fails_its_first_three_deliveries_still_gets_every_event
     assert_eq!(written.len(), 10, "nothing else: reserves and the release emit nothing ({kinds:?})");
 
     let expected: HashSet<&str> = written.iter().map(|(e, _, _)| e.as_str()).collect();
-    eventually("every event accepted by the receiver", || {
+    eventually("every event accepted by the receiver", DEADLINE, || {
         let accepted: HashSet<String> = receiver.accepted().into_iter().map(|r| r.event_id).collect();
         let all = expected.iter().all(|e| accepted.contains(*e));
         async move { all }
@@ -261,7 +248,7 @@ async fn a_receiver_that_fails_its_first_three_deliveries_still_gets_every_event
     assert!(voided["projectId"].as_i64().is_some(), "{voided}");
 
     // the deliveries' own record (written once each answer is read: the last may come a moment after its receipt)
-    eventually("every delivery recorded DELIVERED", || async {
+    eventually("every delivery recorded DELIVERED", DEADLINE, || async {
         let (s, delivered) = send(&app, &admin, "GET", "/api/v1/notifications/deliveries?state=DELIVERED", None).await;
         assert_eq!(s, StatusCode::OK, "{delivered}");
         delivered.as_array().unwrap().len() == written.len()
@@ -292,7 +279,8 @@ async fn a_delivery_that_failed_for_good_is_listed_and_delivered_after_a_replay(
         assert_eq!(s, StatusCode::OK, "{list}");
         list
     };
-    eventually("the delivery marked FAILED after its two attempts", || async { failed().await.as_array().is_some_and(|l| l.len() == 1) }).await;
+    eventually("the delivery marked FAILED after its two attempts", DEADLINE, || async { failed().await.as_array().is_some_and(|l| l.len() == 1) })
+        .await;
     let list = failed().await;
     let d = &list[0];
     assert_eq!(d["eventId"], written[0].0.as_str());
@@ -311,9 +299,9 @@ async fn a_delivery_that_failed_for_good_is_listed_and_delivered_after_a_replay(
     let (s, r) = send(&app, &admin, "POST", &format!("/api/v1/notifications/deliveries/{delivery}/replay"), None).await;
     assert_eq!(s, StatusCode::OK, "{r}");
     assert_eq!(r["replayed"], 1);
-    eventually("the replayed delivery accepted", || async { !receiver.accepted().is_empty() }).await;
+    eventually("the replayed delivery accepted", DEADLINE, || async { !receiver.accepted().is_empty() }).await;
     assert_eq!(receiver.accepted()[0].event_id, written[0].0);
-    eventually("the delivery recorded DELIVERED", || async {
+    eventually("the delivery recorded DELIVERED", DEADLINE, || async {
         let (_, l) = send(&app, &admin, "GET", "/api/v1/notifications/deliveries?state=DELIVERED", None).await;
         l.as_array().is_some_and(|l| l.len() == 1)
     })

@@ -137,7 +137,7 @@ async fn rate_limits_are_shared_by_instances_through_redis() {
     let mut con = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
     // Each instance sends its live events a moment after its first number (`events::COALESCE`) on a connection made
     // then: counted during the ten requests, that one made this test fail on a loaded machine.
-    publishers_connected(&mut con, 2).await;
+    publishers_connected(&con, 2).await;
     let connections =
         |info: String| -> u64 { info.lines().find_map(|l| l.strip_prefix("total_connections_received:")).unwrap().trim().parse().unwrap() };
     let before = connections(redis::cmd("INFO").arg("stats").query_async(&mut con).await.unwrap());
@@ -174,15 +174,12 @@ async fn a_stopped_instance_leaves_no_counter_lock_behind() {
 }
 
 /// Waits (at most 10 s) until `n` connections of a Redis server have sent PUBLISH (one per instance with live events).
-async fn publishers_connected(con: &mut redis::aio::MultiplexedConnection, n: usize) {
-    for _ in 0..100 {
-        let clients: String = redis::cmd("CLIENT").arg("LIST").query_async(con).await.unwrap();
-        if clients.lines().filter(|l| l.split(' ').any(|f| f == "cmd=publish")).count() >= n {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("fewer than {n} instances published their live events to Redis within 10 s");
+async fn publishers_connected(con: &redis::aio::MultiplexedConnection, n: usize) {
+    eventually(&format!("{n} instances publishing their live events to Redis"), std::time::Duration::from_secs(10), || async {
+        let clients: String = redis::cmd("CLIENT").arg("LIST").query_async(&mut con.clone()).await.unwrap();
+        clients.lines().filter(|l| l.split(' ').any(|f| f == "cmd=publish")).count() >= n
+    })
+    .await;
 }
 
 /// The counter locks (not the wait markers) in a Redis server.
