@@ -269,6 +269,7 @@ impl AppState {
         tlog::set_enabled(config.log.enabled);
         let tlog = Arc::new(tlog::Log::new(db.clone(), clock.clone(), config.log.clone())?);
         tlog.page_loose_hashes().await?;
+        tlog.bundle_loose_entries().await?;
         let log_witnesses = if config.log.witnesses.is_empty() {
             None
         } else {

@@ -2,6 +2,7 @@
 //! database, the migrations run in two steps).
 
 use docnum::numbering::CounterId;
+use docnum::receipt;
 use docnum::server::audit::{self, AuditEntry, ChainHead, ADMIN_CHAIN, GENESIS};
 use docnum::server::db::Db;
 use docnum::server::error::AppError;
@@ -160,6 +161,12 @@ async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
     .await
     .unwrap();
     let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
+    counter_audit(
+        &db,
+        counter,
+        &[("RESERVE", Some("คคง.-0001-2569"), Some(1)), ("CONFIRM", Some("คคง.-0001-2569"), Some(1)), ("RESET_EXECUTE", None, None)],
+    )
+    .await;
     // the earlier schema: one staged row per event
     for (event, number, sequence, document) in [
         ("reserved", "คคง.-0001-2569", Some(1), None),
@@ -193,20 +200,137 @@ async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
     // the sequencer reads them as its own
     let log = Log::new(db.clone(), Arc::new(Clock::system()), LogConfig::default()).unwrap();
     assert_eq!(log.integrate(200).await.unwrap(), 3);
-    let logged: Vec<(i64, String, String, String)> =
-        sqlx::query_as("SELECT idx, event, number, project_code FROM log_entries ORDER BY idx").fetch_all(pool).await.unwrap();
+    let logged: Vec<(String, String, String)> =
+        bundled(&db).await.iter().map(|text| receipt::Entry::parse(text).unwrap()).map(|e| (e.event, e.number, e.project)).collect();
     assert_eq!(
         logged,
         vec![
-            (0, "reserved".to_string(), "คคง.-0001-2569".to_string(), "คคง.".to_string()),
-            (1, "confirmed".into(), "คคง.-0001-2569".into(), "คคง.".into()),
-            (2, "counter-reset".into(), "-".into(), "คคง.".into()),
+            ("reserved".to_string(), "คคง.-0001-2569".to_string(), "คคง.".to_string()),
+            ("confirmed".into(), "คคง.-0001-2569".into(), "คคง.".into()),
+            ("counter-reset".into(), "-".into(), "คคง.".into()),
         ]
     );
-    let body: Vec<u8> = sqlx::query_scalar("SELECT body FROM log_entries WHERE idx = 1").fetch_one(pool).await.unwrap();
     let document = format!("document-sha256 {}", docnum::server::tlog::document_sha256("DOC \"1\""));
-    assert!(String::from_utf8(body).unwrap().contains(&document));
+    assert!(bundled(&db).await[1].contains(&document));
+    // staged without their audit rows' places, they found them: one run of the counter
+    assert_eq!(runs(&db).await, vec![(counter, 1, 3, 0, ranges(&[(1, 3)]))]);
     assert_eq!(sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM log_staged").fetch_one(pool).await.unwrap(), 0);
+    drop(db);
+    drop(mysql);
+}
+
+/// Audit rows on a counter's chain from its start: `(operation, number, sequence)`.
+async fn counter_audit(db: &Db, counter: i64, rows: &[(&str, Option<&str>, Option<i64>)]) {
+    let entries: Vec<AuditEntry> = rows
+        .iter()
+        .map(|(op, number, sequence)| AuditEntry { document_number: number.map(str::to_string), ..entry(op, Some(CounterId(counter)), *sequence) })
+        .collect();
+    let chain = audit::counter_chain(CounterId(counter));
+    let placed = audit::place(&chain, &ChainHead { hash: GENESIS.into(), length: 0 }, &entries);
+    let mut conn = db.pool.acquire().await.unwrap();
+    audit::insert_placed(&mut conn, &placed).await.unwrap();
+}
+
+/// The log's entries' texts, from its bundles.
+async fn bundled(db: &Db) -> Vec<String> {
+    let bundles: Vec<Vec<u8>> = sqlx::query_scalar("SELECT entries FROM log_bundles ORDER BY bundle").fetch_all(&db.pool).await.unwrap();
+    let mut out = Vec::new();
+    for bytes in bundles {
+        let mut at = 0;
+        while at < bytes.len() {
+            let len = u16::from_be_bytes([bytes[at], bytes[at + 1]]) as usize;
+            out.push(String::from_utf8(bytes[at + 2..at + 2 + len].to_vec()).unwrap());
+            at += 2 + len;
+        }
+    }
+    out
+}
+
+async fn runs(db: &Db) -> Vec<(i64, i64, i64, i64, Vec<u8>)> {
+    sqlx::query_as("SELECT counter_id, first_chain, last_chain, first_idx, chain FROM log_runs ORDER BY first_idx").fetch_all(&db.pool).await.unwrap()
+}
+
+/// Chain positions as a run stores them: ranges of a big-endian start and length.
+fn ranges(r: &[(i64, i64)]) -> Vec<u8> {
+    r.iter().flat_map(|(start, len)| start.to_be_bytes().into_iter().chain(len.to_be_bytes())).collect()
+}
+
+/// The first migration of the log's bundles and runs.
+const LOG_BUNDLES: i64 = 20261203000054;
+
+#[tokio::test]
+async fn entries_kept_one_per_row_move_into_bundles_and_runs() {
+    use docnum::server::clock::Clock;
+    use docnum::server::config::LogConfig;
+    use docnum::server::tlog::Log;
+    use std::sync::Arc;
+
+    let (db, mysql, _dir) = earlier_schema(LOG_BUNDLES).await;
+    let pool = &db.pool;
+    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('LCBP3-C2', 'Project', 0)").execute(pool).await.unwrap();
+    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('RFA', 'RFA', 0)").execute(pool).await.unwrap();
+    sqlx::query(
+        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
+         SELECT p.id, t.id, 'YEAR_2569', 2, 9999, 2, 0, 0 FROM projects p, correspondence_types t",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
+    // the chain: two numbers reserved, a reset asked for (no event of the log), the first confirmed
+    counter_audit(
+        &db,
+        counter,
+        &[
+            ("RESERVE", Some("R-0001"), Some(1)),
+            ("RESERVE", Some("R-0002"), Some(2)),
+            ("RESET_REQUEST", None, None),
+            ("CONFIRM", Some("R-0001"), Some(1)),
+        ],
+    )
+    .await;
+    // the earlier schema: an entry a row; the last one no audit row explains
+    let logged = [("reserved", "R-0001", Some(1)), ("reserved", "R-0002", Some(2)), ("confirmed", "R-0001", Some(1)), ("voided", "R-0009", Some(9))];
+    let mut texts = Vec::new();
+    for (idx, (event, number, sequence)) in logged.into_iter().enumerate() {
+        let text = receipt::Entry {
+            number: number.into(),
+            project: "LCBP3-C2".into(),
+            type_code: "RFA".into(),
+            event: event.into(),
+            at: "2026-12-03T00:00:00.000Z".into(),
+            sequence,
+            document_sha256: None,
+        }
+        .to_text();
+        sqlx::query(
+            "INSERT INTO log_entries (idx, project_code, type_code, number, event, counter_id, sequence, body, created_at) \
+             VALUES (?, 'LCBP3-C2', 'RFA', ?, ?, ?, ?, ?, 0)",
+        )
+        .bind(idx as i64)
+        .bind(number)
+        .bind(event)
+        .bind(counter)
+        .bind(sequence)
+        .bind(text.clone().into_bytes())
+        .execute(pool)
+        .await
+        .unwrap();
+        texts.push(text);
+    }
+    sqlx::query("UPDATE log_state SET size = 4").execute(pool).await.unwrap();
+
+    db.migrate().await.unwrap();
+    let log = Log::new(db.clone(), Arc::new(Clock::system()), LogConfig::default()).unwrap();
+    log.bundle_loose_entries().await.unwrap();
+
+    assert_eq!(bundled(&db).await, texts, "the texts as they were, in their order");
+    assert_eq!(sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM log_entries").fetch_one(pool).await.unwrap(), 0);
+    // each entry found its audit row (the confirmation past the reset's request); the unexplained one is in no run
+    assert_eq!(runs(&db).await, vec![(counter, 1, 4, 0, ranges(&[(1, 2), (4, 1)]))]);
+    // done once
+    log.bundle_loose_entries().await.unwrap();
+    assert_eq!(bundled(&db).await.len(), 4);
     drop(db);
     drop(mysql);
 }

@@ -63,15 +63,16 @@ pub(crate) fn event_of(e: &AuditEntry) -> Option<&'static str> {
     })
 }
 
-/// Stages the log's events among a counter's audit rows, inside the transaction that writes them.
-pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = (CounterId, &'a [AuditEntry])>) -> Result<(), sqlx::Error> {
+/// Stages the log's events among a counter's audit rows, inside the transaction that writes them. Each counter comes
+/// with its chain's length before these rows: the rows take the positions after it.
+pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = (CounterId, i64, &'a [AuditEntry])>) -> Result<(), sqlx::Error> {
     if !ENABLED.load(Ordering::Relaxed) {
         return Ok(());
     }
     let events: Vec<store::Staged<'_>> = counters
         .into_iter()
-        .flat_map(|(counter, entries)| {
-            entries.iter().filter_map(move |e| {
+        .flat_map(|(counter, chain_length, entries)| {
+            entries.iter().enumerate().filter_map(move |(i, e)| {
                 Some(store::Staged {
                     event: event_of(e)?.into(),
                     number: e.document_number.as_deref().unwrap_or("-").into(),
@@ -79,6 +80,7 @@ pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = 
                     sequence: e.sequence,
                     document: e.document_id.as_deref().map(Into::into),
                     at: e.created_at,
+                    chain: Some(chain_length + 1 + i as i64),
                 })
             })
         })
@@ -87,6 +89,66 @@ pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = 
         return Ok(());
     }
     store::stage(tx, &events).await
+}
+
+/// What identifies an event among its counter's: its sequence, its name, its number (as the entry writes it).
+type EventKey = (Option<i64>, String, String);
+
+fn audit_key(a: &store::AuditEvent) -> Option<(CounterId, i64, EventKey)> {
+    let counter = a.chain_key.strip_prefix("counter:").and_then(|id| id.parse::<i64>().ok())?;
+    let entry = AuditEntry {
+        operation: a.operation.clone(),
+        document_number: a.document_number.clone(),
+        metadata: a.metadata.clone(),
+        ..AuditEntry::default()
+    };
+    let event = event_of(&entry)?;
+    Some((CounterId(counter), a.chain_seq, (a.sequence, event.to_string(), receipt::one_line(a.document_number.as_deref().unwrap_or("-")))))
+}
+
+/// Gives their chain positions to events that have none (staged, or kept in `log_entries`, by a version before the
+/// runs): each takes the first position of its counter's chain that is no other event's in the log or in `events`
+/// and whose audit row is the same event. An event no audit row explains keeps none (`docnum check` counts it).
+async fn assign_chains(conn: &mut Conn, events: &mut [(CounterId, Option<i64>, EventKey)]) -> Result<(), AppError> {
+    let counters: BTreeSet<CounterId> = events.iter().filter(|e| e.1.is_none()).map(|e| e.0).collect();
+    for counter in counters {
+        let mut taken: std::collections::HashSet<i64> = events.iter().filter(|e| e.0 == counter).filter_map(|e| e.1).collect();
+        for (_, _, ranges) in store::runs(conn, Some(counter)).await.map_err(sql)? {
+            taken.extend(store::decode_ranges(&ranges).unwrap_or_default());
+        }
+        let mut free: Vec<(i64, EventKey)> = store::chain_events(conn, counter)
+            .await
+            .map_err(sql)?
+            .iter()
+            .filter_map(audit_key)
+            .filter(|(_, chain, _)| !taken.contains(chain))
+            .map(|(_, chain, key)| (chain, key))
+            .collect();
+        for e in events.iter_mut().filter(|e| e.0 == counter && e.1.is_none()) {
+            if let Some(at) = free.iter().position(|(_, key)| *key == e.2) {
+                e.1 = Some(free.remove(at).0);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The runs of leaves `first_idx..`: each stretch of one counter's events that have chain positions.
+fn runs_from(first_idx: i64, events: &[(CounterId, Option<i64>)]) -> Vec<store::Run> {
+    let mut runs: Vec<store::Run> = Vec::new();
+    let mut open = false;
+    for (k, (counter, chain)) in events.iter().enumerate() {
+        let Some(chain) = chain else {
+            open = false;
+            continue;
+        };
+        match runs.last_mut() {
+            Some(run) if open && run.counter == *counter => run.chain.push(*chain),
+            _ => runs.push(store::Run { counter: *counter, first_idx: first_idx + k as i64, chain: vec![*chain] }),
+        }
+        open = true;
+    }
+    runs
 }
 
 fn sql(e: sqlx::Error) -> AppError {
@@ -252,13 +314,24 @@ impl Log {
         if staged.is_empty() {
             return Ok((0, 0));
         }
-        let counters: Vec<CounterId> =
-            staged.iter().flat_map(|(_, events)| events.iter().map(|e| e.counter)).collect::<BTreeSet<_>>().into_iter().collect();
+        let ids: Vec<i64> = staged.iter().map(|(id, _)| *id).collect();
+        let mut events: Vec<store::Staged<'static>> = staged.into_iter().flat_map(|(_, events)| events).collect();
+        if events.iter().any(|e| e.chain.is_none()) {
+            let mut keyed: Vec<_> =
+                events.iter().map(|e| (e.counter, e.chain, (e.sequence, e.event.to_string(), receipt::one_line(&e.number)))).collect();
+            assign_chains(&mut tx, &mut keyed).await?;
+            for (e, (_, chain, _)) in events.iter_mut().zip(keyed) {
+                e.chain = chain;
+            }
+        }
+        // each counter's events together, in the order they were made, so that a batch is one run per counter;
+        // events no audit row explains last, in no run
+        events.sort_by_key(|e| (e.chain.is_none(), e.counter));
+        let counters: Vec<CounterId> = events.iter().map(|e| e.counter).collect::<BTreeSet<_>>().into_iter().collect();
         let codes = store::counter_codes(&mut tx, &counters).await.map_err(sql)?;
-        let size = size as u64;
-        let mut entries = Vec::new();
-        let mut leaves = Vec::new();
-        for p in staged.iter().flat_map(|(_, events)| events) {
+        let mut bundled = Vec::with_capacity(events.len());
+        let mut leaves = Vec::with_capacity(events.len());
+        for p in &events {
             let (project_code, type_code) = codes
                 .get(&p.counter)
                 .ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
@@ -273,32 +346,69 @@ impl Log {
             };
             let body = entry.to_text().into_bytes();
             leaves.push(record_hash(&body));
-            entries.push(store::NewEntry {
-                idx: (size + entries.len() as u64) as i64,
-                project_code: project_code.clone(),
-                type_code: type_code.clone(),
-                number: p.number.to_string(),
-                event: p.event.to_string(),
-                counter_id: p.counter,
-                sequence: p.sequence,
-                body,
-            });
+            bundled.push(store::bundled(&body).map_err(sql)?);
         }
+        let unexplained = events.iter().filter(|e| e.chain.is_none()).count();
+        if unexplained > 0 {
+            tracing::warn!(unexplained, "transparency log: staged events that no audit row explains are logged in no run");
+        }
+        let runs = runs_from(size, &events.iter().map(|e| (e.counter, e.chain)).collect::<Vec<_>>());
         let mut known = Known::default();
+        let size = size as u64;
         let (hashes, root) = with_hashes(&mut tx, &mut known, |k| grow(k, size, &leaves))
             .await?
             .ok_or_else(|| AppError::internal("transparency log: the tree's stored hashes are incomplete"))?;
         let now = self.clock.now_ms();
-        store::insert_entries(&mut tx, &entries, now).await.map_err(sql)?;
+        store::append(&mut tx, store::Paged::Entries, size as i64, &bundled).await.map_err(sql)?;
+        store::insert_runs(&mut tx, &runs).await.map_err(sql)?;
         let from = tlog_tiles::stored_hash_count(size) as i64;
         if hashes.iter().enumerate().any(|(k, (index, _))| *index != from + k as i64) {
             return Err(AppError::internal("transparency log: new hashes are not the next stored indexes"));
         }
         store::append_hashes(&mut tx, from, &hashes.iter().map(|(_, h)| *h).collect::<Vec<_>>()).await.map_err(sql)?;
-        store::delete_staged(&mut tx, &staged.iter().map(|(id, _)| *id).collect::<Vec<_>>()).await.map_err(sql)?;
+        store::delete_staged(&mut tx, &ids).await.map_err(sql)?;
         store::set_state(&mut tx, (size + leaves.len() as u64) as i64, &root.0, now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
-        Ok((staged.len(), leaves.len()))
+        Ok((ids.len(), leaves.len()))
+    }
+
+    /// Moves entries an earlier version kept one per row (`log_entries`) into bundles and runs, as they are (a no-op
+    /// once done).
+    pub async fn bundle_loose_entries(&self) -> Result<(), AppError> {
+        let mut tx = self.db.begin_write().await.map_err(sql)?;
+        let (size, _) = store::lock_state(&mut tx, self.db.dialect).await.map_err(sql)?;
+        let mut loose = Vec::new();
+        loop {
+            let after = loose.last().map_or(0, |e: &store::LegacyEntry| e.0 + 1);
+            let page = store::legacy_entries(&mut tx, after, 10_000).await.map_err(sql)?;
+            if page.is_empty() {
+                break;
+            }
+            loose.extend(page);
+        }
+        if loose.is_empty() {
+            return Ok(());
+        }
+        // the loose entries are the tree's last ones: all of them, or those an older instance wrote beside this version
+        let first = size - loose.len() as i64;
+        let mut keyed: Vec<(CounterId, Option<i64>, EventKey)> = Vec::with_capacity(loose.len());
+        let mut bundled = Vec::with_capacity(loose.len());
+        for (k, (idx, counter, sequence, event, number, body)) in loose.into_iter().enumerate() {
+            if idx != first + k as i64 {
+                return Err(AppError::internal(format!("transparency log: entry {} is missing from log_entries", first + k as i64)));
+            }
+            keyed.push((counter, None, (sequence, event, receipt::one_line(&number))));
+            bundled.push(store::bundled(&body).map_err(sql)?);
+        }
+        assign_chains(&mut tx, &mut keyed).await?;
+        let runs = runs_from(first, &keyed.iter().map(|(counter, chain, _)| (*counter, *chain)).collect::<Vec<_>>());
+        store::append(&mut tx, store::Paged::Entries, first, &bundled).await.map_err(sql)?;
+        store::insert_runs(&mut tx, &runs).await.map_err(sql)?;
+        store::delete_legacy_entries(&mut tx).await.map_err(sql)?;
+        tx.commit().await.map_err(sql)?;
+        let unexplained = keyed.iter().filter(|e| e.1.is_none()).count();
+        tracing::info!(moved = keyed.len(), unexplained, "transparency log: entries moved into bundles and runs");
+        Ok(())
     }
 
     /// Signs a checkpoint of the tree as it is, unless the newest one is of this size already or is too recent
@@ -369,17 +479,15 @@ impl Log {
 
     /// An entry bundle: entries `n·256 ..` (`w` of them), each a big-endian u16 length and its text.
     pub async fn entries(&self, n: u64, w: u32) -> Result<Option<Vec<u8>>, AppError> {
-        let from = (n * 256) as i64;
-        let rows = store::bodies(&self.db, from, from + i64::from(w)).await.map_err(sql)?;
-        if rows.len() != w as usize {
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let Some(mut bundle) = store::page(&mut conn, store::Paged::Entries, n as i64).await.map_err(sql)? else { return Ok(None) };
+        let entries = store::split_bundle(&bundle).ok_or_else(|| AppError::internal(format!("transparency log: bundle {n} does not read")))?;
+        if entries.len() < w as usize {
             return Ok(None);
         }
-        let mut out = Vec::new();
-        for (_, body) in rows {
-            out.extend_from_slice(&(body.len() as u16).to_be_bytes());
-            out.extend_from_slice(&body);
-        }
-        Ok(Some(out))
+        let len: usize = entries[..w as usize].iter().map(|e| 2 + e.len()).sum();
+        bundle.truncate(len);
+        Ok(Some(bundle))
     }
 
     /// The receipt of a number as a link or a query names it, with the number's coordinates trimmed: each value
@@ -413,12 +521,12 @@ impl Log {
     /// A receipt for the newest entry of a number (of `event`, if named), in the newest checkpoint that holds it;
     /// one is signed at once if none does yet. None: the number has no such entry.
     pub async fn receipt(&self, project: &str, type_code: &str, number: &str, event: Option<&str>) -> Result<Option<String>, AppError> {
-        let mut found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
-        if found.is_none() && store::any_staged(&self.db).await.map_err(sql)? {
+        let mut found = self.find_entry(project, type_code, number, event).await?;
+        if found.1 && store::any_staged(&self.db).await.map_err(sql)? {
             self.catch_up().await?;
-            found = store::find_entry(&self.db, project, type_code, number, event).await.map_err(sql)?;
+            found = self.find_entry(project, type_code, number, event).await?;
         }
-        let Some((idx, body)) = found else { return Ok(None) };
+        let Some((idx, body)) = found.0 else { return Ok(None) };
         let mut latest = store::latest_checkpoint(&self.db).await.map_err(sql)?;
         if latest.as_ref().is_none_or(|(size, _, _)| *size <= idx) {
             self.catch_up().await?;
@@ -431,6 +539,47 @@ impl Log {
             .await?
             .ok_or_else(|| AppError::internal("transparency log: the proof's hashes are not stored"))?;
         Ok(Some(Receipt { entry: body, index: idx as u64, proof, checkpoint: note }.to_text()))
+    }
+
+    /// The newest entry in the log of a number (of one event, if named): its leaf index and text; and whether an
+    /// event of it is not in the log yet.
+    async fn find_entry(
+        &self,
+        project: &str,
+        type_code: &str,
+        number: &str,
+        event: Option<&str>,
+    ) -> Result<(Option<(i64, Vec<u8>)>, bool), AppError> {
+        let mut conn = self.db.pool.acquire().await.map_err(sql)?;
+        let mut candidates: Vec<(CounterId, i64)> = store::number_events(&mut conn, number)
+            .await
+            .map_err(sql)?
+            .iter()
+            .filter(|a| a.document_number.as_deref() == Some(number))
+            .filter_map(audit_key)
+            .filter(|(_, _, (_, e, _))| event.is_none_or(|want| want == e))
+            .map(|(counter, chain, _)| (counter, chain))
+            .collect();
+        let counters: Vec<CounterId> = candidates.iter().map(|(c, _)| *c).collect::<BTreeSet<_>>().into_iter().collect();
+        let codes = store::counter_codes(&mut conn, &counters).await.map_err(sql)?;
+        candidates.retain(|(c, _)| codes.get(c).is_some_and(|(p, t)| p == project && t == type_code));
+        let mut newest = None;
+        let mut not_yet = false;
+        for (counter, chain) in candidates {
+            match store::leaf_of(&mut conn, counter, chain).await.map_err(sql)? {
+                Some(idx) => newest = newest.max(Some(idx)),
+                None => not_yet = true,
+            }
+        }
+        let Some(idx) = newest else { return Ok((None, not_yet)) };
+        let bundle = store::page(&mut conn, store::Paged::Entries, idx / store::PER_PAGE)
+            .await
+            .map_err(sql)?
+            .ok_or_else(|| AppError::internal(format!("transparency log: the bundle of entry {idx} is not stored")))?;
+        let body = store::split_bundle(&bundle)
+            .and_then(|entries| entries.get((idx % store::PER_PAGE) as usize).map(|e| e.to_vec()))
+            .ok_or_else(|| AppError::internal(format!("transparency log: entry {idx} is not in its bundle")))?;
+        Ok((Some((idx, body)), not_yet))
     }
 
     /// The inclusion proof of entry `index` in the tree of `size` entries.
@@ -483,32 +632,31 @@ pub struct LogCheck {
 pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
     let mut report = LogCheck { checkpoints_consistent: true, ..LogCheck::default() };
     // events: audit rows +1, log entries and staged events −1
-    let mut balance: HashMap<(i64, Option<i64>, String, String), i64> = HashMap::new();
-    for a in store::audit_events(conn).await.map_err(sql)? {
-        let Some(counter_id) = a.chain_key.strip_prefix("counter:").and_then(|id| id.parse::<i64>().ok()) else { continue };
-        let entry = AuditEntry { operation: a.operation, document_number: a.document_number, metadata: a.metadata, ..AuditEntry::default() };
-        if let Some(event) = event_of(&entry) {
-            let number = entry.document_number.unwrap_or_else(|| "-".into());
-            *balance.entry((counter_id, a.sequence, event.to_string(), number)).or_default() += 1;
+    let mut balance: HashMap<(CounterId, EventKey), i64> = HashMap::new();
+    let mut by_chain: HashMap<(CounterId, i64), EventKey> = HashMap::new();
+    for (counter, chain, key) in store::audit_events(conn).await.map_err(sql)?.iter().filter_map(audit_key) {
+        *balance.entry((counter, key.clone())).or_default() += 1;
+        by_chain.insert((counter, chain), key);
+    }
+    let staged = store::all_staged(conn).await.map_err(sql)?;
+    report.pending = staged.len() as u64;
+    for e in staged {
+        *balance.entry((e.counter, (e.sequence, e.event.into_owned(), receipt::one_line(&e.number)))).or_default() -= 1;
+    }
+    // the runs: which counter's event, at which chain position, each leaf is
+    let mut placed: HashMap<i64, (CounterId, i64)> = HashMap::new();
+    for (counter, first_idx, ranges) in store::runs(conn, None).await.map_err(sql)? {
+        let Some(chain) = store::decode_ranges(&ranges) else {
+            report.problems.push(format!("transparency log: a run of counter {} from entry {first_idx} does not read", counter.0));
+            continue;
+        };
+        for (k, c) in chain.into_iter().enumerate() {
+            if placed.insert(first_idx + k as i64, (counter, c)).is_some() {
+                report.problems.push(format!("transparency log: entry {} is in two runs", first_idx + k as i64));
+            }
         }
     }
-    let (logged, staged) = store::logged_events(conn).await.map_err(sql)?;
-    report.pending = staged;
-    for key in logged {
-        *balance.entry(key).or_default() -= 1;
-    }
-    for ((counter, sequence, event, number), n) in &balance {
-        if *n > 0 {
-            report.missing += *n as u64;
-        } else if *n < 0 {
-            report.extra += n.unsigned_abs();
-        }
-        if *n != 0 && report.problems.len() < 10 {
-            let what = if *n > 0 { "missing from" } else { "extra in" };
-            report.problems.push(format!("transparency log: {event} of {number} (counter {counter}, sequence {sequence:?}) {what} the log"));
-        }
-    }
-    // the tree, from the entries' texts
+    // the checkpoints to compare with the tree recomputed from the entries' texts
     let (size, root) = store::state_in(conn).await.map_err(sql)?;
     let checkpoints = store::checkpoints_in(conn).await.map_err(sql)?;
     report.checkpoints = checkpoints.len() as u64;
@@ -523,23 +671,65 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
     let known = Known::default();
     let mut roots: HashMap<u64, Hash> = HashMap::new();
     let mut next = 0i64;
-    loop {
-        let page = store::bodies_page(conn, next, 10_000).await.map_err(sql)?;
-        if page.is_empty() {
+    'bundles: loop {
+        let bundles = store::pages(conn, store::Paged::Entries, next / store::PER_PAGE, 100).await.map_err(sql)?;
+        if bundles.is_empty() {
             break;
         }
-        for (idx, body) in page {
-            if idx != next {
-                report.problems.push(format!("transparency log: entry {next} is missing (next is {idx})"));
-                return Ok(report.finish(false));
+        for (number, bytes) in bundles {
+            let entries = store::split_bundle(&bytes);
+            if number * store::PER_PAGE != next || entries.as_ref().is_none_or(|e| e.len() > store::PER_PAGE as usize) {
+                report.problems.push(format!("transparency log: bundle {number} is out of place or does not read"));
+                break 'bundles;
             }
-            let hashes = stored_hashes_for_record_hash(idx as u64, record_hash(&body), &known).map_err(tlog_err)?;
-            let base = stored_hash_index(0, idx as u64);
-            known.added.borrow_mut().extend(hashes.into_iter().enumerate().map(|(k, h)| (base + k as u64, h)));
-            next += 1;
-            if wanted.iter().any(|(s, _)| *s == next as u64) {
-                roots.insert(next as u64, tree_hash(next as u64, &known).map_err(tlog_err)?);
+            let entries = entries.unwrap_or_default();
+            let full = entries.len() == store::PER_PAGE as usize;
+            for body in entries {
+                let idx = next;
+                let key = std::str::from_utf8(body).ok().and_then(|text| Entry::parse(text).ok()).map(|e| (e.sequence, e.event, e.number));
+                match (placed.get(&idx), key) {
+                    (Some((counter, chain)), Some(key)) => {
+                        if by_chain.get(&(*counter, *chain)) != Some(&key) && report.problems.len() < 10 {
+                            report.problems.push(format!("transparency log: entry {idx} is not the event at {chain} of counter {}", counter.0));
+                        }
+                        *balance.entry((*counter, key)).or_default() -= 1;
+                    }
+                    (None, Some(_)) => {
+                        report.extra += 1;
+                        report.problems.truncate(9);
+                        report.problems.push(format!("transparency log: entry {idx} is in no run"));
+                    }
+                    (_, None) => {
+                        report.extra += 1;
+                        report.problems.truncate(9);
+                        report.problems.push(format!("transparency log: entry {idx} does not read as an entry"));
+                    }
+                }
+                let hashes = stored_hashes_for_record_hash(idx as u64, record_hash(body), &known).map_err(tlog_err)?;
+                let base = stored_hash_index(0, idx as u64);
+                known.added.borrow_mut().extend(hashes.into_iter().enumerate().map(|(k, h)| (base + k as u64, h)));
+                next += 1;
+                if wanted.iter().any(|(s, _)| *s == next as u64) {
+                    roots.insert(next as u64, tree_hash(next as u64, &known).map_err(tlog_err)?);
+                }
             }
+            if !full {
+                break 'bundles;
+            }
+        }
+    }
+    if placed.keys().any(|idx| *idx >= next) {
+        report.problems.push("transparency log: a run names entries that are not there".into());
+    }
+    for ((counter, (sequence, event, number)), n) in &balance {
+        if *n > 0 {
+            report.missing += *n as u64;
+        } else if *n < 0 {
+            report.extra += n.unsigned_abs();
+        }
+        if *n != 0 && report.problems.len() < 10 {
+            let what = if *n > 0 { "missing from" } else { "extra in" };
+            report.problems.push(format!("transparency log: {event} of {number} (counter {}, sequence {sequence:?}) {what} the log", counter.0));
         }
     }
     report.entries = next as u64;
@@ -552,18 +742,18 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
     let expected = tlog_tiles::stored_hash_count(next as u64) as i64;
     let (mut page_number, mut stored) = (0i64, 0i64);
     'pages: loop {
-        let pages = store::hash_pages(conn, page_number, 1000).await.map_err(sql)?;
+        let pages = store::pages(conn, store::Paged::Hashes, page_number, 1000).await.map_err(sql)?;
         if pages.is_empty() {
             break;
         }
         for (number, bytes) in pages {
-            let full = bytes.len() as i64 == store::HASHES_PER_PAGE * 32;
-            if number != page_number || bytes.len() % 32 != 0 || (!full && number != expected / store::HASHES_PER_PAGE) {
+            let full = bytes.len() as i64 == store::PER_PAGE * 32;
+            if number != page_number || bytes.len() % 32 != 0 || (!full && number != expected / store::PER_PAGE) {
                 report.problems.push(format!("transparency log: hash page {number} is out of place or of the wrong size"));
                 break 'pages;
             }
             let recomputed = known.added.borrow();
-            let first = number * store::HASHES_PER_PAGE;
+            let first = number * store::PER_PAGE;
             let differs = bytes.chunks(32).enumerate().any(|(k, h)| recomputed.get(&((first + k as i64) as u64)).is_none_or(|r| r.0 != h));
             if differs {
                 report.problems.push(format!("transparency log: hash page {number} differs from the hashes of the entries"));
@@ -619,6 +809,30 @@ mod tests {
 
     fn audit(op: &str, number: Option<&str>, meta: Option<&str>) -> AuditEntry {
         AuditEntry { operation: op.into(), document_number: number.map(str::to_string), metadata: meta.map(str::to_string), ..AuditEntry::default() }
+    }
+
+    #[test]
+    fn a_batch_is_one_run_per_stretch_of_a_counters_events() {
+        let (a, b) = (CounterId(1), CounterId(2));
+        let runs = runs_from(10, &[(a, Some(4)), (a, Some(5)), (a, Some(7)), (b, Some(1)), (b, None), (b, Some(2))]);
+        assert_eq!(
+            runs,
+            vec![
+                store::Run { counter: a, first_idx: 10, chain: vec![4, 5, 7] },
+                store::Run { counter: b, first_idx: 13, chain: vec![1] },
+                store::Run { counter: b, first_idx: 15, chain: vec![2] },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_runs_chain_positions_read_back_as_written() {
+        for chain in [vec![1], vec![4, 5, 7], (1..=6000).collect::<Vec<i64>>(), vec![9, 3, 4]] {
+            assert_eq!(store::decode_ranges(&store::encode_ranges(&chain)), Some(chain));
+        }
+        assert_eq!(store::encode_ranges(&[4, 5, 6, 9]).len(), 32, "two ranges");
+        assert_eq!(store::decode_ranges(&[0; 15]), None);
+        assert_eq!(store::decode_ranges(&[0; 16]), None, "a range of no positions");
     }
 
     #[test]

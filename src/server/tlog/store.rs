@@ -18,6 +18,10 @@ pub(crate) struct Staged<'a> {
     pub(crate) sequence: Option<i64>,
     pub(crate) document: Option<Cow<'a, str>>,
     pub(crate) at: i64,
+    /// The event's audit row: its position on the counter's chain (`counter:<id>`). Rows staged before the log kept
+    /// runs have none; the sequencer finds it (`assign_chains`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) chain: Option<i64>,
 }
 
 /// Events a staged row holds at most (about 100 KB of JSON).
@@ -44,7 +48,7 @@ pub(crate) async fn staged_after(conn: &mut Conn, after: i64, rows: i64) -> Resu
 }
 
 /// Every staged event, oldest first (for the check).
-async fn all_staged(conn: &mut Conn) -> Result<Vec<Staged<'static>>, sqlx::Error> {
+pub(crate) async fn all_staged(conn: &mut Conn) -> Result<Vec<Staged<'static>>, sqlx::Error> {
     let mut events = Vec::new();
     let mut after = 0i64;
     loop {
@@ -108,15 +112,62 @@ fn placeholders(n: usize) -> String {
     vec!["?"; n].join(", ")
 }
 
-/// Stored hashes per row of `log_hash_pages`. Stored-hash indexes are dense and only ever appended to, so page `p`
-/// holds the hashes of indexes `p·256 ..`, 32 bytes each: a batch of events writes a few rows, not two per event.
-pub(crate) const HASHES_PER_PAGE: i64 = 256;
+/// Items per page of a paged table: stored hashes in `log_hash_pages`, entries in `log_bundles`. Both are dense and
+/// only ever appended to, so page `p` holds items `p·256 ..`: a batch of events writes a few rows, not one per item.
+pub(crate) const PER_PAGE: i64 = 256;
 
-/// The pages `pages`, by number.
-async fn read_pages(conn: &mut Conn, pages: &[i64]) -> Result<HashMap<i64, Vec<u8>>, sqlx::Error> {
+/// A table of pages of 256 items, appended to only.
+#[derive(Clone, Copy)]
+pub(crate) enum Paged {
+    /// The tree's stored hashes, 32 bytes each.
+    Hashes,
+    /// The entries' texts, each a big-endian u16 length and the text: a full page is the entries tile.
+    Entries,
+}
+
+impl Paged {
+    fn sql(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Paged::Hashes => ("log_hash_pages", "page", "hashes"),
+            Paged::Entries => ("log_bundles", "bundle", "entries"),
+        }
+    }
+
+    /// How many items a stored page holds; None when its bytes are not whole items.
+    fn count(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            Paged::Hashes => bytes.len().is_multiple_of(32).then_some(bytes.len() / 32),
+            Paged::Entries => split_bundle(bytes).map(|e| e.len()),
+        }
+    }
+}
+
+/// The entries of a bundle (their texts, without the lengths); None when its bytes do not read as entries.
+pub(crate) fn split_bundle(mut bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let len = u16::from_be_bytes(bytes.get(..2)?.try_into().ok()?) as usize;
+        out.push(bytes.get(2..2 + len)?);
+        bytes = &bytes[2 + len..];
+    }
+    Some(out)
+}
+
+/// An entry's text as a bundle holds it: its length (big-endian u16), then the text.
+pub(crate) fn bundled(text: &[u8]) -> Result<Vec<u8>, sqlx::Error> {
+    let len = u16::try_from(text.len()).map_err(|_| sqlx::Error::Protocol(format!("transparency log: an entry of {} bytes", text.len())))?;
+    let mut out = Vec::with_capacity(2 + text.len());
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(text);
+    Ok(out)
+}
+
+/// The pages `pages` of a paged table, by number.
+async fn read_pages(conn: &mut Conn, paged: Paged, pages: &[i64]) -> Result<HashMap<i64, Vec<u8>>, sqlx::Error> {
+    let (table, key, blob) = paged.sql();
     let mut out = HashMap::with_capacity(pages.len());
     for chunk in pages.chunks(500) {
-        let sql = format!("SELECT page, hashes FROM log_hash_pages WHERE page IN ({})", placeholders(chunk.len()));
+        let sql = format!("SELECT {key}, {blob} FROM {table} WHERE {key} IN ({})", placeholders(chunk.len()));
         let mut q = sqlx::query_as::<_, (i64, Vec<u8>)>(&sql);
         for page in chunk {
             q = q.bind(*page);
@@ -126,51 +177,65 @@ async fn read_pages(conn: &mut Conn, pages: &[i64]) -> Result<HashMap<i64, Vec<u
     Ok(out)
 }
 
+/// One page of a paged table, if it is stored.
+pub(crate) async fn page(conn: &mut Conn, paged: Paged, page: i64) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    Ok(read_pages(conn, paged, &[page]).await?.remove(&page))
+}
+
 /// The stored hashes of `ids` that are stored (by stored-hash index).
 pub(crate) async fn read_hashes(conn: &mut Conn, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-    let pages: BTreeSet<i64> = ids.iter().map(|id| id / HASHES_PER_PAGE).collect();
-    let pages = read_pages(conn, &pages.into_iter().collect::<Vec<_>>()).await?;
+    let pages: BTreeSet<i64> = ids.iter().map(|id| id / PER_PAGE).collect();
+    let pages = read_pages(conn, Paged::Hashes, &pages.into_iter().collect::<Vec<_>>()).await?;
     Ok(ids
         .iter()
         .filter_map(|&id| {
-            let at = (id % HASHES_PER_PAGE) as usize * 32;
-            let hash = pages.get(&(id / HASHES_PER_PAGE))?.get(at..at + 32)?;
+            let at = (id % PER_PAGE) as usize * 32;
+            let hash = pages.get(&(id / PER_PAGE))?.get(at..at + 32)?;
             Some((id, hash.to_vec()))
         })
         .collect())
 }
 
-/// Appends `hashes` at stored-hash index `from`, the number stored so far: the last page is written again with
-/// them, full pages after it are added.
+/// Appends `hashes` at stored-hash index `from`, the number stored so far.
 pub(crate) async fn append_hashes(tx: &mut Conn, from: i64, hashes: &[[u8; 32]]) -> Result<(), sqlx::Error> {
-    if hashes.is_empty() {
+    append(tx, Paged::Hashes, from, hashes).await
+}
+
+/// Appends items (already in the page's form) at item `from`, the number stored so far: the last page is written
+/// again with them, full pages after it are added.
+pub(crate) async fn append<T: AsRef<[u8]> + Sync>(tx: &mut Conn, paged: Paged, from: i64, items: &[T]) -> Result<(), sqlx::Error> {
+    let (table, key, blob) = paged.sql();
+    if items.is_empty() {
         return Ok(());
     }
-    let first = from / HASHES_PER_PAGE;
-    let kept = (from % HASHES_PER_PAGE) as usize * 32;
-    let mut page = Vec::with_capacity(HASHES_PER_PAGE as usize * 32);
+    let first = from / PER_PAGE;
+    let kept = (from % PER_PAGE) as usize;
+    let mut page = Vec::new();
+    let mut in_page = kept;
     if kept > 0 {
-        let stored = read_pages(tx, &[first]).await?.remove(&first).unwrap_or_default();
-        if stored.len() != kept {
-            return Err(sqlx::Error::Protocol(format!("transparency log: hash page {first} holds {} bytes, {kept} expected", stored.len())));
+        let stored = read_pages(tx, paged, &[first]).await?.remove(&first).unwrap_or_default();
+        if paged.count(&stored) != Some(kept) {
+            return Err(sqlx::Error::Protocol(format!("transparency log: {table} {first} does not hold the {kept} items expected")));
         }
         page = stored;
-        sqlx::query("DELETE FROM log_hash_pages WHERE page = ?").bind(first).execute(&mut *tx).await?;
+        sqlx::query(&format!("DELETE FROM {table} WHERE {key} = ?")).bind(first).execute(&mut *tx).await?;
     }
     let mut pages = Vec::new();
     let mut number = first;
-    for hash in hashes {
-        page.extend_from_slice(hash);
-        if page.len() == HASHES_PER_PAGE as usize * 32 {
+    for item in items {
+        page.extend_from_slice(item.as_ref());
+        in_page += 1;
+        if in_page == PER_PAGE as usize {
             pages.push((number, std::mem::take(&mut page)));
             number += 1;
+            in_page = 0;
         }
     }
-    if !page.is_empty() {
+    if in_page > 0 {
         pages.push((number, page));
     }
     for chunk in pages.chunks(64) {
-        let sql = format!("INSERT INTO log_hash_pages (page, hashes) VALUES {}", Db::row_placeholders(chunk.len(), 2));
+        let sql = format!("INSERT INTO {table} ({key}, {blob}) VALUES {}", Db::row_placeholders(chunk.len(), 2));
         let mut q = sqlx::query(&sql);
         for (number, bytes) in chunk {
             q = q.bind(*number).bind(bytes.clone());
@@ -181,8 +246,13 @@ pub(crate) async fn append_hashes(tx: &mut Conn, from: i64, hashes: &[[u8; 32]])
 }
 
 /// Every hash page in order (for the check).
-pub(crate) async fn hash_pages(conn: &mut Conn, from: i64, limit: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-    sqlx::query_as("SELECT page, hashes FROM log_hash_pages WHERE page >= ? ORDER BY page LIMIT ?").bind(from).bind(limit).fetch_all(&mut *conn).await
+pub(crate) async fn pages(conn: &mut Conn, paged: Paged, from: i64, limit: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    let (table, key, blob) = paged.sql();
+    sqlx::query_as(&format!("SELECT {key}, {blob} FROM {table} WHERE {key} >= ? ORDER BY {key} LIMIT ?"))
+        .bind(from)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await
 }
 
 /// Hashes left one per row in `log_hashes` by a version that stored them so, moved into pages (once, at start).
@@ -222,39 +292,101 @@ pub(crate) async fn page_loose_hashes(db: &Db) -> Result<u64, sqlx::Error> {
     Ok(next as u64)
 }
 
-pub(crate) struct NewEntry {
-    pub(crate) idx: i64,
-    pub(crate) project_code: String,
-    pub(crate) type_code: String,
-    pub(crate) number: String,
-    pub(crate) event: String,
-    pub(crate) counter_id: CounterId,
-    pub(crate) sequence: Option<i64>,
-    pub(crate) body: Vec<u8>,
+/// A counter's events at consecutive leaves from `first_idx`: the receipts' index. `chain` holds the events' positions
+/// on the counter's audit chain, in leaf order, as ranges: a batch of the sequencer writes one run per counter, not a
+/// row per event, and a receipt finds the number's audit row, then its leaf in the run.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub(crate) counter: CounterId,
+    pub(crate) first_idx: i64,
+    pub(crate) chain: Vec<i64>,
 }
 
-pub(crate) async fn insert_entries(tx: &mut Conn, entries: &[NewEntry], now: i64) -> Result<(), sqlx::Error> {
-    for chunk in entries.chunks(400) {
-        let sql = format!(
-            "INSERT INTO log_entries (idx, project_code, type_code, number, event, counter_id, sequence, body, created_at) VALUES {}",
-            Db::row_placeholders(chunk.len(), 9)
-        );
+/// Chain positions as ranges, each a big-endian i64 start and length.
+pub(crate) fn encode_ranges(chain: &[i64]) -> Vec<u8> {
+    let mut ranges: Vec<(i64, i64)> = Vec::new();
+    for &c in chain {
+        match ranges.last_mut() {
+            Some((start, len)) if *start + *len == c => *len += 1,
+            _ => ranges.push((c, 1)),
+        }
+    }
+    ranges.iter().flat_map(|(start, len)| start.to_be_bytes().into_iter().chain(len.to_be_bytes())).collect()
+}
+
+/// The chain positions of a run's stored ranges; None when they do not read as ranges.
+pub(crate) fn decode_ranges(bytes: &[u8]) -> Option<Vec<i64>> {
+    if !bytes.len().is_multiple_of(16) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for range in bytes.chunks(16) {
+        let start = i64::from_be_bytes(range[..8].try_into().ok()?);
+        let len = i64::from_be_bytes(range[8..].try_into().ok()?);
+        if !(1..=1 << 32).contains(&len) {
+            return None;
+        }
+        out.extend(start..start + len);
+    }
+    Some(out)
+}
+
+pub(crate) async fn insert_runs(tx: &mut Conn, runs: &[Run]) -> Result<(), sqlx::Error> {
+    for chunk in runs.chunks(500) {
+        let sql =
+            format!("INSERT INTO log_runs (counter_id, first_chain, last_chain, first_idx, chain) VALUES {}", Db::row_placeholders(chunk.len(), 5));
         let mut q = sqlx::query(&sql);
-        for e in chunk {
-            q = q
-                .bind(e.idx)
-                .bind(e.project_code.clone())
-                .bind(e.type_code.clone())
-                .bind(e.number.clone())
-                .bind(e.event.clone())
-                .bind(e.counter_id)
-                .bind(e.sequence)
-                .bind(e.body.clone())
-                .bind(now);
+        for r in chunk {
+            let (first, last) = (r.chain.iter().min().copied().unwrap_or(0), r.chain.iter().max().copied().unwrap_or(0));
+            q = q.bind(r.counter).bind(first).bind(last).bind(r.first_idx).bind(encode_ranges(&r.chain));
         }
         q.execute(&mut *tx).await?;
     }
     Ok(())
+}
+
+/// The leaf index of the event at position `chain` of `counter`'s audit chain, if it is in the log.
+pub(crate) async fn leaf_of(conn: &mut Conn, counter: CounterId, chain: i64) -> Result<Option<i64>, sqlx::Error> {
+    // runs of one counter do not overlap, so the newest starting at or before the position is the one; a few more
+    // are read for runs of single events made when an older log was moved over
+    let runs: Vec<(i64, Vec<u8>)> = sqlx::query_as(
+        "SELECT first_idx, chain FROM log_runs WHERE counter_id = ? AND first_chain <= ? AND last_chain >= ? ORDER BY first_chain DESC LIMIT 16",
+    )
+    .bind(counter)
+    .bind(chain)
+    .bind(chain)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(runs.into_iter().find_map(|(first_idx, ranges)| {
+        let at = decode_ranges(&ranges)?.iter().position(|c| *c == chain)?;
+        Some(first_idx + at as i64)
+    }))
+}
+
+/// Every run of `counter` (`None`: of every counter), as stored.
+pub(crate) async fn runs(conn: &mut Conn, counter: Option<CounterId>) -> Result<Vec<(CounterId, i64, Vec<u8>)>, sqlx::Error> {
+    let sql = format!("SELECT counter_id, first_idx, chain FROM log_runs{}", if counter.is_some() { " WHERE counter_id = ?" } else { "" });
+    let mut q = sqlx::query_as(&sql);
+    if let Some(c) = counter {
+        q = q.bind(c);
+    }
+    q.fetch_all(&mut *conn).await
+}
+
+/// The entries an earlier version kept one per row in `log_entries`, in log order: `(idx, counter, sequence, event,
+/// number, body)`.
+pub(crate) type LegacyEntry = (i64, CounterId, Option<i64>, String, String, Vec<u8>);
+
+pub(crate) async fn legacy_entries(conn: &mut Conn, from: i64, limit: i64) -> Result<Vec<LegacyEntry>, sqlx::Error> {
+    sqlx::query_as("SELECT idx, counter_id, sequence, event, number, body FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?")
+        .bind(from)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await
+}
+
+pub(crate) async fn delete_legacy_entries(tx: &mut Conn) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM log_entries").execute(&mut *tx).await.map(|_| ())
 }
 
 pub(crate) async fn insert_checkpoint(db: &Db, size: i64, note: &str, now: i64) -> Result<(), sqlx::Error> {
@@ -292,49 +424,15 @@ pub(crate) async fn checkpoints(db: &Db) -> Result<Vec<(i64, String)>, sqlx::Err
     sqlx::query_as("SELECT size, note FROM log_checkpoints ORDER BY size").fetch_all(&db.pool).await
 }
 
-/// Entries `from..to` in log order.
-pub(crate) async fn bodies(db: &Db, from: i64, to: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-    sqlx::query_as("SELECT idx, body FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx").bind(from).bind(to).fetch_all(&db.pool).await
-}
-
-/// The newest entry of a number (of one event, if named).
-pub(crate) async fn find_entry(
-    db: &Db,
-    project_code: &str,
-    type_code: &str,
-    number: &str,
-    event: Option<&str>,
-) -> Result<Option<(i64, Vec<u8>)>, sqlx::Error> {
-    let sql = format!(
-        "SELECT idx, body FROM log_entries WHERE number = ? AND project_code = ? AND type_code = ?{} ORDER BY idx DESC LIMIT 1",
-        if event.is_some() { " AND event = ?" } else { "" }
-    );
-    let mut q = sqlx::query_as(&sql).bind(number).bind(project_code).bind(type_code);
-    if let Some(e) = event {
-        q = q.bind(e);
-    }
-    q.fetch_optional(&db.pool).await
-}
-
 /// Whether anything is staged.
 pub(crate) async fn any_staged(db: &Db) -> Result<bool, sqlx::Error> {
     Ok(sqlx::query_scalar::<_, i64>("SELECT id FROM log_staged LIMIT 1").fetch_optional(&db.pool).await?.is_some())
 }
 
-/// `(counter_id, sequence, event, number)` of every entry, and of every staged event (how many are staged), for the
-/// check against the audit.
-pub(crate) async fn logged_events(conn: &mut Conn) -> Result<(Vec<(i64, Option<i64>, String, String)>, u64), sqlx::Error> {
-    let mut rows: Vec<(i64, Option<i64>, String, String)> =
-        sqlx::query_as("SELECT counter_id, sequence, event, number FROM log_entries").fetch_all(&mut *conn).await?;
-    let staged = all_staged(conn).await?;
-    let count = staged.len() as u64;
-    rows.extend(staged.into_iter().map(|e| (e.counter.0, e.sequence, e.event.into_owned(), e.number.into_owned())));
-    Ok((rows, count))
-}
-
 #[derive(FromRow)]
 pub(crate) struct AuditEvent {
     pub(crate) chain_key: String,
+    pub(crate) chain_seq: i64,
     pub(crate) operation: String,
     pub(crate) document_number: Option<String>,
     pub(crate) sequence: Option<i64>,
@@ -344,20 +442,37 @@ pub(crate) struct AuditEvent {
 /// The counters' audit rows written since the log began.
 pub(crate) async fn audit_events(conn: &mut Conn) -> Result<Vec<AuditEvent>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT chain_key, operation, document_number, sequence, metadata FROM audit_log \
+        "SELECT chain_key, chain_seq, operation, document_number, sequence, metadata FROM audit_log \
          WHERE chain_key LIKE 'counter:%' AND id > (SELECT audit_from FROM log_state WHERE id = 1)",
     )
     .fetch_all(&mut *conn)
     .await
 }
 
-pub(crate) async fn state_in(conn: &mut Conn) -> Result<(i64, Vec<u8>), sqlx::Error> {
-    sqlx::query_as("SELECT size, root FROM log_state WHERE id = 1").fetch_one(&mut *conn).await
+/// The audit rows of one counter's chain written since the log began, in chain order.
+pub(crate) async fn chain_events(conn: &mut Conn, counter: CounterId) -> Result<Vec<AuditEvent>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT chain_key, chain_seq, operation, document_number, sequence, metadata FROM audit_log \
+         WHERE chain_key = ? AND id > (SELECT audit_from FROM log_state WHERE id = 1) ORDER BY chain_seq",
+    )
+    .bind(crate::server::audit::counter_chain(counter))
+    .fetch_all(&mut *conn)
+    .await
 }
 
-/// Entries' bodies from `from` on, `limit` of them, in log order.
-pub(crate) async fn bodies_page(conn: &mut Conn, from: i64, limit: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-    sqlx::query_as("SELECT idx, body FROM log_entries WHERE idx >= ? ORDER BY idx LIMIT ?").bind(from).bind(limit).fetch_all(&mut *conn).await
+/// The counters' audit rows of a number (any case: the column's collation) written since the log began.
+pub(crate) async fn number_events(conn: &mut Conn, number: &str) -> Result<Vec<AuditEvent>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT chain_key, chain_seq, operation, document_number, sequence, metadata FROM audit_log \
+         WHERE document_number = ? AND chain_key LIKE 'counter:%' AND id > (SELECT audit_from FROM log_state WHERE id = 1)",
+    )
+    .bind(number)
+    .fetch_all(&mut *conn)
+    .await
+}
+
+pub(crate) async fn state_in(conn: &mut Conn) -> Result<(i64, Vec<u8>), sqlx::Error> {
+    sqlx::query_as("SELECT size, root FROM log_state WHERE id = 1").fetch_one(&mut *conn).await
 }
 
 pub(crate) async fn checkpoints_in(conn: &mut Conn) -> Result<Vec<(i64, String)>, sqlx::Error> {

@@ -164,7 +164,7 @@ pub async fn apply(tx: &mut Conn, write: &Write, now: i64) -> Result<(), AppErro
     }
     let written: Vec<&audit::Placed<'_>> = placed.iter().filter(|p| !p.is_empty()).collect();
     audit::insert_placed_many(tx, &written).await?;
-    tlog::stage(tx, write.counters.iter().map(|c| (c.counter.id, c.audits.as_slice()))).await.map_err(sql)
+    tlog::stage(tx, write.counters.iter().zip(&placed).map(|(c, p)| (c.counter.id, p.start.length, c.audits.as_slice()))).await.map_err(sql)
 }
 
 // ---- the batch: read, (plan), apply ----
@@ -250,7 +250,7 @@ pub(crate) async fn apply_batch(tx: &mut Conn, start: &Start, mut plan: Plan, ma
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed(tx, &placed).await?;
-    tlog::stage(tx, [(start.counter.id, entries.as_slice())]).await?;
+    tlog::stage(tx, [(start.counter.id, placed.start.length, entries.as_slice())]).await?;
     let events: Vec<outbox::Event> = events.into_iter().map(|(_, e)| e).collect();
     outbox::append(tx, &events, now).await?;
     let counter = CounterRow { id: start.counter.id, last_number, version: start.counter.version + 1 };
@@ -351,7 +351,7 @@ pub(crate) async fn apply_group(tx: &mut Conn, planned: Vec<Planned>, now: i64) 
     store::apply_status_changes(tx, &changes).await?;
     idempotency::insert(tx, &keys).await?;
     audit::insert_placed_many(tx, &moved).await?;
-    tlog::stage(tx, counters.iter().zip(&entries).map(|((c, _, _), e)| (c.id, e.as_slice()))).await?;
+    tlog::stage(tx, counters.iter().zip(&entries).zip(&placed).map(|(((c, _, _), e), p)| (c.id, p.start.length, e.as_slice()))).await?;
     // the group's notifications in one statement, and none at all for a group without any (reserves)
     outbox::append(tx, &events, now).await?;
     Ok(counters
