@@ -1,12 +1,17 @@
 //! A database of an earlier schema, migrated: what it holds reads back the same (a real SQLite file or MariaDB
 //! database, the migrations run in two steps).
 
+use std::sync::Arc;
+
 use docnum::numbering::CounterId;
 use docnum::receipt;
 use docnum::server::audit::{self, AuditEntry, ChainHead, ADMIN_CHAIN, GENESIS};
+use docnum::server::clock::Clock;
+use docnum::server::config::LogConfig;
 use docnum::server::db::Db;
 use docnum::server::error::AppError;
 use docnum::server::numbering::counter_tx::{self, admin::CounterWrite, Write};
+use docnum::server::tlog::Log;
 use sqlx::migrate::Migrator;
 
 use crate::common::{use_mysql, MySqlTestDb};
@@ -144,23 +149,9 @@ const LOG_STAGED: i64 = 20261203000053;
 
 #[tokio::test]
 async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
-    use docnum::server::clock::Clock;
-    use docnum::server::config::LogConfig;
-    use docnum::server::tlog::Log;
-    use std::sync::Arc;
-
     let (db, mysql, _dir) = earlier_schema(LOG_STAGED).await;
     let pool = &db.pool;
-    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('คคง.', 'Project', 0)").execute(pool).await.unwrap();
-    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('LET', 'Letter', 0)").execute(pool).await.unwrap();
-    sqlx::query(
-        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
-         SELECT p.id, t.id, 'YEAR_2569', 2, 9999, 2, 0, 0 FROM projects p, correspondence_types t",
-    )
-    .execute(pool)
-    .await
-    .unwrap();
-    let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
+    let counter = one_counter(&db, "คคง.", "LET").await;
     counter_audit(
         &db,
         counter,
@@ -219,6 +210,21 @@ async fn events_staged_one_per_row_move_over_in_order_and_enter_the_log() {
     drop(mysql);
 }
 
+/// The one project, type and counter of a log test: the counter's id.
+async fn one_counter(db: &Db, project: &str, type_code: &str) -> i64 {
+    let pool = &db.pool;
+    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES (?, 'Project', 0)").bind(project).execute(pool).await.unwrap();
+    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES (?, 'Type', 0)").bind(type_code).execute(pool).await.unwrap();
+    sqlx::query(
+        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
+         SELECT p.id, t.id, 'YEAR_2569', 2, 9999, 2, 0, 0 FROM projects p, correspondence_types t",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap()
+}
+
 /// Audit rows on a counter's chain from its start: `(operation, number, sequence)`.
 async fn counter_audit(db: &Db, counter: i64, rows: &[(&str, Option<&str>, Option<i64>)]) {
     let entries: Vec<AuditEntry> = rows
@@ -260,23 +266,9 @@ const LOG_BUNDLES: i64 = 20261203000054;
 
 #[tokio::test]
 async fn entries_kept_one_per_row_move_into_bundles_and_runs() {
-    use docnum::server::clock::Clock;
-    use docnum::server::config::LogConfig;
-    use docnum::server::tlog::Log;
-    use std::sync::Arc;
-
     let (db, mysql, _dir) = earlier_schema(LOG_BUNDLES).await;
     let pool = &db.pool;
-    sqlx::query("INSERT INTO projects (code, name, created_at) VALUES ('LCBP3-C2', 'Project', 0)").execute(pool).await.unwrap();
-    sqlx::query("INSERT INTO correspondence_types (code, name, created_at) VALUES ('RFA', 'RFA', 0)").execute(pool).await.unwrap();
-    sqlx::query(
-        "INSERT INTO counters (project_id, correspondence_type_id, period, last_number, max_number, version, created_at, updated_at) \
-         SELECT p.id, t.id, 'YEAR_2569', 2, 9999, 2, 0, 0 FROM projects p, correspondence_types t",
-    )
-    .execute(pool)
-    .await
-    .unwrap();
-    let counter: i64 = sqlx::query_scalar("SELECT id FROM counters").fetch_one(pool).await.unwrap();
+    let counter = one_counter(&db, "LCBP3-C2", "RFA").await;
     // the chain: two numbers reserved, a reset asked for (no event of the log), the first confirmed
     counter_audit(
         &db,
