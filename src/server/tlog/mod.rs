@@ -203,16 +203,58 @@ async fn with_hashes<T>(conn: &mut Conn, known: &mut Known, f: impl Fn(&Known) -
         if missing.is_empty() {
             return out.map(Some).map_err(tlog_err);
         }
-        let rows = store::read_hashes(conn, &missing).await.map_err(sql)?;
-        if rows.len() < missing.len() {
+        if !fetch(conn, known, &missing).await? {
             return Ok(None);
-        }
-        for (id, h) in rows {
-            let h: [u8; 32] = h.try_into().map_err(|_| AppError::internal("transparency log: a stored hash is not 32 bytes"))?;
-            known.fetched.insert(id as u64, Hash(h));
         }
     }
     Err(AppError::internal("transparency log: hashes still missing after reading them"))
+}
+
+/// [`with_hashes`] for work too long for a worker thread (a batch's new hashes: some thousands of SHA-256 a pass),
+/// each pass on the blocking pool.
+async fn with_hashes_off_thread<T: Send + 'static>(
+    conn: &mut Conn,
+    f: impl Fn(&Known) -> Result<T, tlog_tiles::Error> + Send + Sync + 'static,
+) -> Result<Option<T>, AppError> {
+    let f = Arc::new(f);
+    let mut known = Known::default();
+    for _ in 0..3 {
+        let pass = f.clone();
+        let (back, out, missing) = off_thread(move || {
+            known.added.borrow_mut().clear();
+            known.missing.borrow_mut().clear();
+            let out = pass(&known);
+            let missing: Vec<i64> = known.missing.borrow().iter().map(|&i| i as i64).collect();
+            (known, out, missing)
+        })
+        .await?;
+        known = back;
+        if missing.is_empty() {
+            return out.map(Some).map_err(tlog_err);
+        }
+        if !fetch(conn, &mut known, &missing).await? {
+            return Ok(None);
+        }
+    }
+    Err(AppError::internal("transparency log: hashes still missing after reading them"))
+}
+
+/// Reads the stored hashes `missing` into `known`; false when one is not stored.
+async fn fetch(conn: &mut Conn, known: &mut Known, missing: &[i64]) -> Result<bool, AppError> {
+    let rows = store::read_hashes(conn, missing).await.map_err(sql)?;
+    if rows.len() < missing.len() {
+        return Ok(false);
+    }
+    for (id, h) in rows {
+        let h: [u8; 32] = h.try_into().map_err(|_| AppError::internal("transparency log: a stored hash is not 32 bytes"))?;
+        known.fetched.insert(id as u64, Hash(h));
+    }
+    Ok(true)
+}
+
+/// Runs CPU work of a batch on the blocking pool, so that no worker thread is held by it.
+async fn off_thread<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, AppError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| AppError::internal(format!("transparency log: {e}")))
 }
 
 /// Stored hashes by their index in the tree.
@@ -233,6 +275,43 @@ fn grow(known: &Known, size: u64, leaves: &[Hash]) -> Result<(IndexedHashes, Has
     }
     let root = tree_hash(size + leaves.len() as u64, known)?;
     Ok((new, root))
+}
+
+/// A batch's events in log order (each counter's together, in the order they were made; events no audit row explains
+/// last, in no run).
+struct Batch {
+    /// Each event's counter and chain position.
+    placed: Vec<(CounterId, Option<i64>)>,
+    /// Each event's text as a bundle holds it.
+    bundled: Vec<Vec<u8>>,
+    leaves: Vec<Hash>,
+}
+
+/// Orders a batch's events and makes their texts and leaf hashes: CPU work, run off the worker threads.
+fn entries_of(mut events: Vec<store::Staged<'static>>, codes: &HashMap<CounterId, (String, String)>) -> Result<Batch, AppError> {
+    events.sort_by_key(|e| (e.chain.is_none(), e.counter));
+    let mut placed = Vec::with_capacity(events.len());
+    let mut bundled = Vec::with_capacity(events.len());
+    let mut leaves = Vec::with_capacity(events.len());
+    for p in &events {
+        let (project_code, type_code) = codes
+            .get(&p.counter)
+            .ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
+        let entry = Entry {
+            number: receipt::one_line(&p.number),
+            project: receipt::one_line(project_code),
+            type_code: receipt::one_line(type_code),
+            event: p.event.to_string(),
+            at: rfc3339(p.at),
+            sequence: p.sequence,
+            document_sha256: p.document.as_deref().map(document_sha256),
+        };
+        let body = entry.to_text().into_bytes();
+        leaves.push(record_hash(&body));
+        bundled.push(store::bundled(&body).map_err(sql)?);
+        placed.push((p.counter, p.chain));
+    }
+    Ok(Batch { placed, bundled, leaves })
 }
 
 /// The log's handle: the database, the signer, the settings.
@@ -310,12 +389,20 @@ impl Log {
         let _one = self.busy.lock().await;
         let mut tx = self.db.begin_write().await.map_err(sql)?;
         let (size, _) = store::lock_state(&mut tx, self.db.dialect).await.map_err(sql)?;
-        let staged = store::staged_after(&mut tx, 0, rows).await.map_err(sql)?;
+        let staged = store::staged_rows(&mut tx, 0, rows).await.map_err(sql)?;
         if staged.is_empty() {
             return Ok((0, 0));
         }
         let ids: Vec<i64> = staged.iter().map(|(id, _)| *id).collect();
-        let mut events: Vec<store::Staged<'static>> = staged.into_iter().flat_map(|(_, events)| events).collect();
+        let mut events = off_thread(move || -> Result<Vec<store::Staged<'static>>, sqlx::Error> {
+            let mut events = Vec::new();
+            for (id, json) in staged {
+                events.extend(store::decode(id, &json)?);
+            }
+            Ok(events)
+        })
+        .await?
+        .map_err(sql)?;
         if events.iter().any(|e| e.chain.is_none()) {
             let mut keyed: Vec<_> =
                 events.iter().map(|e| (e.counter, e.chain, (e.sequence, e.event.to_string(), receipt::one_line(&e.number)))).collect();
@@ -324,38 +411,17 @@ impl Log {
                 e.chain = chain;
             }
         }
-        // each counter's events together, in the order they were made, so that a batch is one run per counter;
-        // events no audit row explains last, in no run
-        events.sort_by_key(|e| (e.chain.is_none(), e.counter));
         let counters: Vec<CounterId> = events.iter().map(|e| e.counter).collect::<BTreeSet<_>>().into_iter().collect();
         let codes = store::counter_codes(&mut tx, &counters).await.map_err(sql)?;
-        let mut bundled = Vec::with_capacity(events.len());
-        let mut leaves = Vec::with_capacity(events.len());
-        for p in &events {
-            let (project_code, type_code) = codes
-                .get(&p.counter)
-                .ok_or_else(|| AppError::internal(format!("transparency log: staged event of counter {} that is not there", p.counter.0)))?;
-            let entry = Entry {
-                number: receipt::one_line(&p.number),
-                project: receipt::one_line(project_code),
-                type_code: receipt::one_line(type_code),
-                event: p.event.to_string(),
-                at: rfc3339(p.at),
-                sequence: p.sequence,
-                document_sha256: p.document.as_deref().map(document_sha256),
-            };
-            let body = entry.to_text().into_bytes();
-            leaves.push(record_hash(&body));
-            bundled.push(store::bundled(&body).map_err(sql)?);
-        }
-        let unexplained = events.iter().filter(|e| e.chain.is_none()).count();
+        let Batch { placed, bundled, leaves } = off_thread(move || entries_of(events, &codes)).await??;
+        let unexplained = placed.iter().filter(|(_, chain)| chain.is_none()).count();
         if unexplained > 0 {
             tracing::warn!(unexplained, "transparency log: staged events that no audit row explains are logged in no run");
         }
-        let runs = runs_from(size, &events.iter().map(|e| (e.counter, e.chain)).collect::<Vec<_>>());
-        let mut known = Known::default();
+        let runs = runs_from(size, &placed);
         let size = size as u64;
-        let (hashes, root) = with_hashes(&mut tx, &mut known, |k| grow(k, size, &leaves))
+        let added = leaves.len() as u64;
+        let (hashes, root) = with_hashes_off_thread(&mut tx, move |k| grow(k, size, &leaves))
             .await?
             .ok_or_else(|| AppError::internal("transparency log: the tree's stored hashes are incomplete"))?;
         let now = self.clock.now_ms();
@@ -367,9 +433,9 @@ impl Log {
         }
         store::append_hashes(&mut tx, from, &hashes.iter().map(|(_, h)| *h).collect::<Vec<_>>()).await.map_err(sql)?;
         store::delete_staged(&mut tx, &ids).await.map_err(sql)?;
-        store::set_state(&mut tx, (size + leaves.len() as u64) as i64, &root.0, now).await.map_err(sql)?;
+        store::set_state(&mut tx, (size + added) as i64, &root.0, now).await.map_err(sql)?;
         tx.commit().await.map_err(sql)?;
-        Ok((ids.len(), leaves.len()))
+        Ok((ids.len(), added as usize))
     }
 
     /// Moves entries an earlier version kept one per row (`log_entries`) into bundles and runs, as they are (a no-op

@@ -36,15 +36,19 @@ pub(crate) async fn stage(tx: &mut Conn, events: &[Staged<'_>]) -> Result<(), sq
     Ok(())
 }
 
-fn decode(id: i64, json: &[u8]) -> Result<Vec<Staged<'static>>, sqlx::Error> {
+/// A staged row's events, in the order they were made.
+pub(crate) fn decode(id: i64, json: &[u8]) -> Result<Vec<Staged<'static>>, sqlx::Error> {
     serde_json::from_slice(json).map_err(|e| sqlx::Error::Protocol(format!("transparency log: staged row {id} does not read: {e}")))
 }
 
+/// Up to `rows` staged rows after id `after`, oldest first, as stored (`decode` reads each).
+pub(crate) async fn staged_rows(conn: &mut Conn, after: i64, rows: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, events FROM log_staged WHERE id > ? ORDER BY id LIMIT ?").bind(after).bind(rows).fetch_all(&mut *conn).await
+}
+
 /// Up to `rows` staged rows after id `after`, oldest first, each with its events in the order they were made.
-pub(crate) async fn staged_after(conn: &mut Conn, after: i64, rows: i64) -> Result<Vec<(i64, Vec<Staged<'static>>)>, sqlx::Error> {
-    let read: Vec<(i64, Vec<u8>)> =
-        sqlx::query_as("SELECT id, events FROM log_staged WHERE id > ? ORDER BY id LIMIT ?").bind(after).bind(rows).fetch_all(&mut *conn).await?;
-    read.into_iter().map(|(id, json)| Ok((id, decode(id, &json)?))).collect()
+async fn staged_after(conn: &mut Conn, after: i64, rows: i64) -> Result<Vec<(i64, Vec<Staged<'static>>)>, sqlx::Error> {
+    staged_rows(conn, after, rows).await?.into_iter().map(|(id, json)| Ok((id, decode(id, &json)?))).collect()
 }
 
 /// Every staged event, oldest first (for the check).
