@@ -286,6 +286,28 @@ async fn check_finds_each_event_logged_once_and_a_changed_log() {
         ]
     );
 
+    // entries in no run: each counted as extra, and its audit row's event as missing
+    let pool = &app.state.db.pool;
+    let runs: Vec<(i64, i64, i64, i64, Vec<u8>)> =
+        sqlx::query_as("SELECT counter_id, first_chain, last_chain, first_idx, chain FROM log_runs").fetch_all(pool).await.unwrap();
+    sqlx::query("DELETE FROM log_runs").execute(pool).await.unwrap();
+    let report = check::check(&app.state.db, &[]).await.unwrap();
+    assert!(!report.ok);
+    assert_eq!((report.transparency_log.missing, report.transparency_log.extra), (11, 11));
+    assert!(report.problems.iter().any(|p| p.contains("entry 0 is in no run")), "{:?}", report.problems);
+    for (counter, first, last, idx, chain) in runs {
+        sqlx::query("INSERT INTO log_runs (counter_id, first_chain, last_chain, first_idx, chain) VALUES (?, ?, ?, ?, ?)")
+            .bind(counter)
+            .bind(first)
+            .bind(last)
+            .bind(idx)
+            .bind(chain)
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+    assert!(check::check(&app.state.db, &[]).await.unwrap().ok);
+
     // an event logged that no audit row explains, and an entry's text changed
     let staged = br#"[{"event":"confirmed","number":"X-1","counter":1,"sequence":99,"document":null,"at":0}]"#.to_vec();
     sqlx::query("INSERT INTO log_staged (events) VALUES (?)").bind(staged).execute(&app.state.db.pool).await.unwrap();

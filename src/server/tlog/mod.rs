@@ -762,13 +762,15 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
                     }
                     (None, Some(_)) => {
                         report.extra += 1;
-                        report.problems.truncate(9);
-                        report.problems.push(format!("transparency log: entry {idx} is in no run"));
+                        if report.problems.len() < 10 {
+                            report.problems.push(format!("transparency log: entry {idx} is in no run"));
+                        }
                     }
                     (_, None) => {
                         report.extra += 1;
-                        report.problems.truncate(9);
-                        report.problems.push(format!("transparency log: entry {idx} does not read as an entry"));
+                        if report.problems.len() < 10 {
+                            report.problems.push(format!("transparency log: entry {idx} does not read as an entry"));
+                        }
                     }
                 }
                 let hashes = stored_hashes_for_record_hash(idx as u64, record_hash(body), &known).map_err(tlog_err)?;
