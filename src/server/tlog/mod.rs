@@ -94,6 +94,10 @@ pub(crate) async fn stage<'a>(tx: &mut Conn, counters: impl IntoIterator<Item = 
 /// What identifies an event among its counter's: its sequence, its name, its number (as the entry writes it).
 type EventKey = (Option<i64>, String, String);
 
+fn staged_key(e: &store::Staged<'_>) -> EventKey {
+    (e.sequence, e.event.to_string(), receipt::one_line(&e.number))
+}
+
 fn audit_key(a: &store::AuditEvent) -> Option<(CounterId, i64, EventKey)> {
     let counter = a.chain_key.strip_prefix("counter:").and_then(|id| id.parse::<i64>().ok())?;
     let entry = AuditEntry {
@@ -404,8 +408,7 @@ impl Log {
         .await?
         .map_err(sql)?;
         if events.iter().any(|e| e.chain.is_none()) {
-            let mut keyed: Vec<_> =
-                events.iter().map(|e| (e.counter, e.chain, (e.sequence, e.event.to_string(), receipt::one_line(&e.number)))).collect();
+            let mut keyed: Vec<_> = events.iter().map(|e| (e.counter, e.chain, staged_key(e))).collect();
             assign_chains(&mut tx, &mut keyed).await?;
             for (e, (_, chain, _)) in events.iter_mut().zip(keyed) {
                 e.chain = chain;
@@ -707,7 +710,7 @@ pub(crate) async fn check_in(conn: &mut Conn) -> Result<LogCheck, AppError> {
     let staged = store::all_staged(conn).await.map_err(sql)?;
     report.pending = staged.len() as u64;
     for e in staged {
-        *balance.entry((e.counter, (e.sequence, e.event.into_owned(), receipt::one_line(&e.number)))).or_default() -= 1;
+        *balance.entry((e.counter, staged_key(&e))).or_default() -= 1;
     }
     // the runs: which counter's event, at which chain position, each leaf is
     let mut placed: HashMap<i64, (CounterId, i64)> = HashMap::new();
