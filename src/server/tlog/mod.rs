@@ -120,17 +120,23 @@ async fn assign_chains(conn: &mut Conn, events: &mut [(CounterId, Option<i64>, E
         for (_, _, ranges) in store::runs(conn, Some(counter)).await.map_err(sql)? {
             taken.extend(store::decode_ranges(&ranges).unwrap_or_default());
         }
-        let mut free: Vec<(i64, EventKey)> = store::chain_events(conn, counter)
+        let mut free: Vec<Option<(i64, EventKey)>> = store::chain_events(conn, counter)
             .await
             .map_err(sql)?
             .iter()
             .filter_map(audit_key)
             .filter(|(_, chain, _)| !taken.contains(chain))
-            .map(|(_, chain, key)| (chain, key))
+            .map(|(_, chain, key)| Some((chain, key)))
             .collect();
+        // the events come in their chain's order, so the match is nearly always the first position still free: the
+        // search starts there, and a position used is emptied, not removed (a whole chain moved over stays linear)
+        let mut first_free = 0;
         for e in events.iter_mut().filter(|e| e.0 == counter && e.1.is_none()) {
-            if let Some(at) = free.iter().position(|(_, key)| *key == e.2) {
-                e.1 = Some(free.remove(at).0);
+            while free.get(first_free).is_some_and(Option::is_none) {
+                first_free += 1;
+            }
+            if let Some(slot) = free[first_free..].iter_mut().find(|slot| slot.as_ref().is_some_and(|(_, key)| *key == e.2)) {
+                e.1 = slot.take().map(|(chain, _)| chain);
             }
         }
     }
